@@ -1,0 +1,160 @@
+/*
+ * Convolution (correlation), CPU reference.
+ *
+ * Direct: for each output row, one float accumulator per byte of the row;
+ * each of the k*k weights adds weight * (shifted source row) to it.  The
+ * inner loop runs along the row, so it vectorises and reads memory in order.
+ * Separable: a horizontal pass into float rows, then a vertical pass, k + k
+ * multiplies per value instead of k*k.  Both convert with jf_saturate_round.
+ */
+#include "filters/conv/conv.h"
+#include "filters/filters.h"
+#include "pipeline/context.h"
+#include "pipeline/errors.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int jf_kernel_separate(const float *w, int k, float *col, float *row)
+{
+    int i, j, pr = 0, pc = 0;
+    float maxabs = 0.0f, pivot;
+    for (j = 0; j < k; j++)
+        for (i = 0; i < k; i++)
+            if (fabsf(w[j * k + i]) > maxabs) {
+                maxabs = fabsf(w[j * k + i]);
+                pr = j;
+                pc = i;
+            }
+    if (maxabs == 0.0f)
+        return 0;
+    pivot = w[pr * k + pc];
+    for (j = 0; j < k; j++)
+        col[j] = w[j * k + pc];
+    for (i = 0; i < k; i++)
+        row[i] = w[pr * k + i] / pivot;
+    for (j = 0; j < k; j++)
+        for (i = 0; i < k; i++)
+            if (fabsf(w[j * k + i] - col[j] * row[i]) > 1e-6f * maxabs)
+                return 0;
+    return 1;
+}
+
+typedef struct conv_job {
+    const jf_image *src; /* padded */
+    jf_image *dst;
+    int ksize;
+    const float *weights, *col, *row;
+    float *tmp;          /* separable: horizontal pass, padded height x out bytes */
+    jf_status status;
+} conv_job;
+
+static void conv_direct_rows(void *arg, int y0, int y1)
+{
+    conv_job *job = (conv_job *)arg;
+    const jf_image *s = job->src;
+    const int k = job->ksize, ch = s->channels;
+    const size_t n = (size_t)job->dst->width * (size_t)ch;
+    float *acc = (float *)malloc(n * sizeof *acc);
+    int y, i, j;
+    size_t x;
+
+    if (!acc) {
+        job->status = JF_ERR_NOMEM;
+        return;
+    }
+    for (y = y0; y < y1; y++) {
+        unsigned char *d = job->dst->data + (size_t)y * job->dst->stride;
+        memset(acc, 0, n * sizeof *acc);
+        for (j = 0; j < k; j++) {
+            const unsigned char *r = s->data + (size_t)(y + j) * s->stride;
+            for (i = 0; i < k; i++) {
+                const float wv = job->weights[j * k + i];
+                const unsigned char *p = r + (size_t)i * ch;
+                if (wv == 0.0f)
+                    continue;
+                for (x = 0; x < n; x++)
+                    acc[x] += wv * (float)p[x];
+            }
+        }
+        for (x = 0; x < n; x++)
+            d[x] = jf_saturate_round(acc[x]);
+    }
+    free(acc);
+}
+
+static void conv_horizontal_rows(void *arg, int y0, int y1)
+{
+    conv_job *job = (conv_job *)arg;
+    const jf_image *s = job->src;
+    const int k = job->ksize, ch = s->channels;
+    const size_t n = (size_t)job->dst->width * (size_t)ch;
+    int y, i;
+    size_t x;
+    for (y = y0; y < y1; y++) {
+        const unsigned char *r = s->data + (size_t)y * s->stride;
+        float *t = job->tmp + (size_t)y * n;
+        memset(t, 0, n * sizeof *t);
+        for (i = 0; i < k; i++) {
+            const float wv = job->row[i];
+            const unsigned char *p = r + (size_t)i * ch;
+            for (x = 0; x < n; x++)
+                t[x] += wv * (float)p[x];
+        }
+    }
+}
+
+static void conv_vertical_rows(void *arg, int y0, int y1)
+{
+    conv_job *job = (conv_job *)arg;
+    const int k = job->ksize;
+    const size_t n = (size_t)job->dst->width * (size_t)job->dst->channels;
+    float *acc = (float *)malloc(n * sizeof *acc);
+    int y, j;
+    size_t x;
+    if (!acc) {
+        job->status = JF_ERR_NOMEM;
+        return;
+    }
+    for (y = y0; y < y1; y++) {
+        unsigned char *d = job->dst->data + (size_t)y * job->dst->stride;
+        memset(acc, 0, n * sizeof *acc);
+        for (j = 0; j < k; j++) {
+            const float wv = job->col[j];
+            const float *t = job->tmp + (size_t)(y + j) * n;
+            for (x = 0; x < n; x++)
+                acc[x] += wv * t[x];
+        }
+        for (x = 0; x < n; x++)
+            d[x] = jf_saturate_round(acc[x]);
+    }
+    free(acc);
+}
+
+jf_status jf_conv_cpu(const jf_image *padded, int ksize, const float *weights,
+                      const float *col, const float *row, jf_image *dst, int threads)
+{
+    conv_job job;
+    memset(&job, 0, sizeof job);
+    job.src = padded;
+    job.dst = dst;
+    job.ksize = ksize;
+    job.weights = weights;
+    job.col = col;
+    job.row = row;
+    if (col && row) {
+        size_t n = (size_t)dst->width * (size_t)dst->channels;
+        job.tmp = (float *)malloc(n * (size_t)padded->height * sizeof(float));
+        if (!job.tmp)
+            return jf_fail(JF_ERR_NOMEM, "jf_convolve: out of memory");
+        jf_parallel_for(threads, padded->height, conv_horizontal_rows, &job);
+        jf_parallel_for(threads, dst->height, conv_vertical_rows, &job);
+        free(job.tmp);
+    } else {
+        jf_parallel_for(threads, dst->height, conv_direct_rows, &job);
+    }
+    if (job.status != JF_OK)
+        return jf_fail(job.status, "jf_convolve: out of memory");
+    return JF_OK;
+}

@@ -1,0 +1,72 @@
+/* Internal to filters/: argument checks and helpers every operation shares. */
+#ifndef JF_FILTERS_FILTERS_H
+#define JF_FILTERS_FILTERS_H
+
+#include "jetfilter.h"
+
+#if defined(__CUDACC__)
+#define JF_HD __host__ __device__ __forceinline__
+#else
+#define JF_HD static inline
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A readable host image: data, sizes and stride make sense.  `fn` names the
+ * calling function in the error. */
+jf_status jf_check_host_image(const char *fn, const char *what, const jf_image *img);
+
+/* An odd kernel size in 1..max. */
+jf_status jf_check_ksize(const char *fn, int ksize, int max);
+
+/* Border mode and variant values are known, and the variant suits the
+ * context's backend. */
+jf_status jf_check_border(const char *fn, jf_border border);
+jf_status jf_check_variant(const char *fn, const jf_context *ctx, jf_variant variant);
+
+#ifdef __cplusplus
+}
+#endif
+
+/*
+ * Source index for position i (may be outside 0..n-1) of a row of n pixels,
+ * or -1 for "zero".  Reflect and mirror repeat with period 2n and 2n-2, so
+ * pads wider than the image (k = 63 on a 7x5 image) stay defined, as in scipy.
+ */
+JF_HD int jf_border_index(int i, int n, jf_border border)
+{
+    int p;
+    if (i >= 0 && i < n)
+        return i;
+    switch (border) {
+    case JF_BORDER_ZERO:
+        return -1;
+    case JF_BORDER_REPLICATE:
+        return i < 0 ? 0 : n - 1;
+    case JF_BORDER_REFLECT:
+        p = 2 * n;
+        i %= p;
+        if (i < 0) i += p;
+        return i < n ? i : p - 1 - i;
+    case JF_BORDER_MIRROR:
+    default:
+        if (n == 1)
+            return 0;
+        p = 2 * n - 2;
+        i %= p;
+        if (i < 0) i += p;
+        return i < n ? i : p - i;
+    }
+}
+
+/* Round half away from zero and saturate to 0..255, the convolution's one
+ * conversion rule on every backend. */
+JF_HD unsigned char jf_saturate_round(float v)
+{
+    return v <= 0.0f ? (unsigned char)0
+                     : v >= 254.5f ? (unsigned char)255 : (unsigned char)(int)(v + 0.5f);
+}
+
+#endif

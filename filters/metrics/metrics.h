@@ -1,0 +1,25 @@
+/* Internal to filters/: metric variants. */
+#ifndef JF_FILTERS_METRICS_H
+#define JF_FILTERS_METRICS_H
+
+#include "jetfilter.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Sum of squared differences over every byte of two same-shaped host images. */
+jf_status jf_sse_cpu(const jf_image *a, const jf_image *b, int threads, double *sse);
+
+/* Mean SSIM of one channel (see jetfilter.h for the definition). */
+jf_status jf_ssim_cpu(const jf_image *a, const jf_image *b, int channel, int threads,
+                      double *ssim);
+
+/* The SSIM window: 11 taps of a Gaussian with sigma 1.5, normalised. */
+#define JF_SSIM_RADIUS 5
+void jf_ssim_window(double g[2 * JF_SSIM_RADIUS + 1]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,140 @@
+/*
+ * SSIM, CPU reference: exactly the mean SSIM of
+ *   Z. Wang, A. C. Bovik, H. R. Sheikh, E. P. Simoncelli, "Image quality
+ *   assessment: from error visibility to structural similarity", IEEE Trans.
+ *   Image Processing 13(4), 600-612, 2004,
+ * as scikit-image computes it with gaussian_weights=True, sigma=1.5,
+ * use_sample_covariance=False, data_range=255:
+ *   window   w: 11 taps exp(-x^2 / (2 * 1.5^2)), x = -5..5, normalised (2-D = w w^T)
+ *   mu_a = w*a, mu_b = w*b, s_aa = w*(a a) - mu_a^2, s_bb likewise,
+ *   s_ab = w*(a b) - mu_a mu_b          (population statistics)
+ *   C1 = (0.01 * 255)^2, C2 = (0.03 * 255)^2
+ *   SSIM = (2 mu_a mu_b + C1)(2 s_ab + C2) / ((mu_a^2 + mu_b^2 + C1)(s_aa + s_bb + C2))
+ * averaged over the pixels whose whole window lies inside the image (the
+ * 5-pixel frame is left out, as scikit-image crops it).  All in double.
+ *
+ * Each thread owns a band of output rows and keeps the 11 horizontally
+ * filtered rows it needs in a ring, so memory stays O(width).
+ */
+#include "filters/metrics/metrics.h"
+#include "pipeline/context.h"
+#include "pipeline/errors.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TAPS (2 * JF_SSIM_RADIUS + 1)
+#define QUANTITIES 5 /* a, b, aa, bb, ab */
+
+void jf_ssim_window(double g[TAPS])
+{
+    double sum = 0.0;
+    int i;
+    for (i = 0; i < TAPS; i++) {
+        double x = (double)(i - JF_SSIM_RADIUS);
+        g[i] = exp(-0.5 * x * x / (1.5 * 1.5));
+        sum += g[i];
+    }
+    for (i = 0; i < TAPS; i++)
+        g[i] /= sum;
+}
+
+typedef struct ssim_job {
+    const jf_image *a, *b;
+    int channel;
+    int vw;            /* valid width = width - 10 */
+    double g[TAPS];
+    double *row_sums;  /* one per valid output row */
+    jf_status status;
+} ssim_job;
+
+/* Horizontal pass of source row y into out[q][x], x in 0..vw-1. */
+static void filter_row(const ssim_job *job, int y, double *out)
+{
+    const int ch = job->a->channels, c = job->channel, vw = job->vw;
+    const unsigned char *pa = job->a->data + (size_t)y * job->a->stride + c;
+    const unsigned char *pb = job->b->data + (size_t)y * job->b->stride + c;
+    int x, i;
+    for (x = 0; x < vw; x++) {
+        double s[QUANTITIES] = {0, 0, 0, 0, 0};
+        for (i = 0; i < TAPS; i++) {
+            double va = pa[(size_t)(x + i) * ch], vb = pb[(size_t)(x + i) * ch];
+            double w = job->g[i];
+            s[0] += w * va;
+            s[1] += w * vb;
+            s[2] += w * va * va;
+            s[3] += w * vb * vb;
+            s[4] += w * va * vb;
+        }
+        for (i = 0; i < QUANTITIES; i++)
+            out[(size_t)i * vw + x] = s[i];
+    }
+}
+
+static void ssim_rows(void *arg, int r0, int r1)
+{
+    ssim_job *job = (ssim_job *)arg;
+    const int vw = job->vw;
+    const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
+    const size_t row_len = (size_t)QUANTITIES * vw;
+    double *ring = (double *)malloc(sizeof(double) * row_len * TAPS);
+    int r, j, x, next;
+
+    if (!ring) {
+        job->status = JF_ERR_NOMEM;
+        return;
+    }
+    /* output row r (0-based in the valid region) centres on source row r + 5 */
+    for (next = r0; next < r0 + TAPS - 1; next++)
+        filter_row(job, next, ring + (size_t)(next % TAPS) * row_len);
+    for (r = r0; r < r1; r++) {
+        double sum = 0.0;
+        filter_row(job, r + TAPS - 1, ring + (size_t)((r + TAPS - 1) % TAPS) * row_len);
+        for (x = 0; x < vw; x++) {
+            double m[QUANTITIES] = {0, 0, 0, 0, 0};
+            double ua, ub, vaa, vbb, vab;
+            int q;
+            for (j = 0; j < TAPS; j++) {
+                const double *h = ring + (size_t)((r + j) % TAPS) * row_len + x;
+                for (q = 0; q < QUANTITIES; q++)
+                    m[q] += job->g[j] * h[(size_t)q * vw];
+            }
+            ua = m[0];
+            ub = m[1];
+            vaa = m[2] - ua * ua;
+            vbb = m[3] - ub * ub;
+            vab = m[4] - ua * ub;
+            sum += ((2 * ua * ub + c1) * (2 * vab + c2)) /
+                   ((ua * ua + ub * ub + c1) * (vaa + vbb + c2));
+        }
+        job->row_sums[r] = sum;
+    }
+    free(ring);
+}
+
+jf_status jf_ssim_cpu(const jf_image *a, const jf_image *b, int channel, int threads,
+                      double *ssim)
+{
+    ssim_job job;
+    const int vh = a->height - (TAPS - 1);
+    double total = 0.0;
+    int r;
+    memset(&job, 0, sizeof job);
+    job.a = a;
+    job.b = b;
+    job.channel = channel;
+    job.vw = a->width - (TAPS - 1);
+    jf_ssim_window(job.g);
+    job.row_sums = (double *)malloc(sizeof(double) * (size_t)vh);
+    if (!job.row_sums)
+        return jf_fail(JF_ERR_NOMEM, "jf_ssim: out of memory");
+    jf_parallel_for(threads, vh, ssim_rows, &job);
+    for (r = 0; r < vh; r++) /* in row order: the result does not depend on threads */
+        total += job.row_sums[r];
+    free(job.row_sums);
+    if (job.status != JF_OK)
+        return jf_fail(job.status, "jf_ssim: out of memory");
+    *ssim = total / ((double)vh * (double)job.vw);
+    return JF_OK;
+}

@@ -1,0 +1,285 @@
+/*
+ * JPEG through libjpeg-turbo's libjpeg API.
+ *
+ * Decoding is strict: libjpeg treats truncated or corrupt entropy data as a
+ * warning and fills the gap with grey; jetfilter refuses such files instead,
+ * so that a damaged photo never turns into a "denoised" half-grey output.
+ * Neither libjpeg nor this file prints anything: messages go to jf_last_error.
+ *
+ * Metadata: EXIF (APP1 "Exif\0\0") and the ICC profile (APP2 "ICC_PROFILE",
+ * possibly split over several markers) are lifted into the picture so they
+ * survive a change of format; other APPn markers (XMP, IPTC, ...) and
+ * comments are kept verbatim.  APP0 (JFIF) and APP14 (Adobe) are written
+ * anew by libjpeg.  The pixels are not rotated, so the EXIF orientation stays
+ * true.
+ */
+#include "io/io.h"
+#include "pipeline/errors.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+typedef struct jf_jpeg_error {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    char message[JMSG_LENGTH_MAX];
+} jf_jpeg_error;
+
+static void on_error(j_common_ptr cinfo)
+{
+    jf_jpeg_error *err = (jf_jpeg_error *)cinfo->err;
+    (*cinfo->err->format_message)(cinfo, err->message);
+    longjmp(err->jump, 1);
+}
+
+/* Warnings that mean the pixels are not what the file's author encoded. */
+static int is_damage(int code)
+{
+    switch (code) {
+    case JWRN_JPEG_EOF:
+    case JWRN_HIT_MARKER:
+    case JWRN_EXTRANEOUS_DATA:
+    case JWRN_MUST_RESYNC:
+    case JWRN_BOGUS_PROGRESSION:
+    case JWRN_HUFF_BAD_CODE:
+    case JWRN_NOT_SEQUENTIAL:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static void on_message(j_common_ptr cinfo, int level)
+{
+    if (level < 0 && is_damage(cinfo->err->msg_code))
+        on_error(cinfo);
+    /* trace messages and harmless warnings are dropped: the library is silent */
+}
+
+static void on_output(j_common_ptr cinfo) { (void)cinfo; }
+
+static void setup_error(struct jpeg_error_mgr *pub)
+{
+    jpeg_std_error(pub);
+    pub->error_exit = on_error;
+    pub->emit_message = on_message;
+    pub->output_message = on_output;
+}
+
+static const char ICC_ID[12] = "ICC_PROFILE"; /* with its NUL */
+static const char EXIF_ID[6] = {'E', 'x', 'i', 'f', 0, 0};
+
+/* Gather the ICC profile from its APP2 chunks (sequence numbers 1..count). */
+static jf_status gather_icc(j_decompress_ptr cinfo, jf_picture *pic)
+{
+    jpeg_saved_marker_ptr m;
+    size_t total = 0, at;
+    int count = 0, seq;
+
+    for (m = cinfo->marker_list; m; m = m->next)
+        if (m->marker == JPEG_APP0 + 2 && m->data_length > 14 &&
+            memcmp(m->data, ICC_ID, 12) == 0) {
+            count = m->data[13];
+            total += m->data_length - 14;
+        }
+    if (count == 0 || total == 0)
+        return JF_OK;
+    pic->icc = (unsigned char *)malloc(total);
+    if (!pic->icc)
+        return jf_fail(JF_ERR_NOMEM, "out of memory for the ICC profile");
+    at = 0;
+    for (seq = 1; seq <= count; seq++)
+        for (m = cinfo->marker_list; m; m = m->next)
+            if (m->marker == JPEG_APP0 + 2 && m->data_length > 14 &&
+                memcmp(m->data, ICC_ID, 12) == 0 && m->data[12] == seq) {
+                memcpy(pic->icc + at, m->data + 14, m->data_length - 14);
+                at += m->data_length - 14;
+            }
+    if (at != total) { /* missing or repeated chunks: drop rather than corrupt */
+        free(pic->icc);
+        pic->icc = NULL;
+        return JF_OK;
+    }
+    pic->icc_size = total;
+    return JF_OK;
+}
+
+static jf_status keep_markers(j_decompress_ptr cinfo, jf_picture *pic)
+{
+    jpeg_saved_marker_ptr m;
+    jf_status st;
+    for (m = cinfo->marker_list; m; m = m->next) {
+        if (m->marker == JPEG_APP0 + 2 && m->data_length > 14 && memcmp(m->data, ICC_ID, 12) == 0)
+            continue;
+        if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && !pic->exif &&
+            memcmp(m->data, EXIF_ID, 6) == 0) {
+            pic->exif = (unsigned char *)malloc(m->data_length - 6);
+            if (!pic->exif)
+                return jf_fail(JF_ERR_NOMEM, "out of memory for EXIF");
+            memcpy(pic->exif, m->data + 6, m->data_length - 6);
+            pic->exif_size = m->data_length - 6;
+            continue;
+        }
+        st = jf_picture_add_blob(pic, m->marker, NULL, m->data, m->data_length);
+        if (st != JF_OK)
+            return st;
+    }
+    return gather_icc(cinfo, pic);
+}
+
+jf_status jf_jpeg_decode(const unsigned char *bytes, size_t size, jf_picture *pic)
+{
+    struct jpeg_decompress_struct cinfo;
+    jf_jpeg_error err;
+    jf_status st = JF_OK;
+    int n;
+
+    memset(&cinfo, 0, sizeof cinfo);
+    cinfo.err = &err.pub;
+    setup_error(&err.pub);
+    if (setjmp(err.jump)) {
+        /* libjpeg's "Premature end of JPEG file" reads better in lower case */
+        if (err.message[0] >= 'A' && err.message[0] <= 'Z')
+            err.message[0] = (char)(err.message[0] - 'A' + 'a');
+        jpeg_destroy_decompress(&cinfo);
+        jf_image_free(&pic->color);
+        return jf_fail(JF_ERR_DECODE, "%s", err.message);
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, (unsigned char *)bytes, (unsigned long)size);
+    for (n = 1; n < 16; n++)
+        if (n != 14)
+            jpeg_save_markers(&cinfo, JPEG_APP0 + n, 0xFFFF);
+    jpeg_save_markers(&cinfo, JPEG_COM, 0xFFFF);
+    jpeg_read_header(&cinfo, TRUE);
+
+    st = jf_check_dims("JPEG header", cinfo.image_width, cinfo.image_height, 1);
+    if (st != JF_OK)
+        goto done;
+    switch (cinfo.jpeg_color_space) {
+    case JCS_GRAYSCALE:
+        cinfo.out_color_space = JCS_GRAYSCALE;
+        break;
+    case JCS_YCbCr:
+    case JCS_RGB:
+        cinfo.out_color_space = JCS_RGB;
+        break;
+    case JCS_CMYK:
+    case JCS_YCCK:
+        st = jf_fail(JF_ERR_UNSUPPORTED,
+                     "CMYK JPEG is not supported (its colours need the embedded print "
+                     "profile; convert it to RGB first)");
+        goto done;
+    default:
+        st = jf_fail(JF_ERR_UNSUPPORTED, "JPEG colour space %d is not supported",
+                     (int)cinfo.jpeg_color_space);
+        goto done;
+    }
+    if (cinfo.num_components == 3) {
+        pic->jpeg_h_samp = cinfo.comp_info[0].h_samp_factor;
+        pic->jpeg_v_samp = cinfo.comp_info[0].v_samp_factor;
+    }
+    st = keep_markers(&cinfo, pic);
+    if (st != JF_OK)
+        goto done;
+
+    jpeg_start_decompress(&cinfo);
+    st = jf_image_alloc(&pic->color, (int)cinfo.output_width, (int)cinfo.output_height,
+                        cinfo.output_components);
+    if (st != JF_OK)
+        goto done;
+    while (cinfo.output_scanline < cinfo.output_height) {
+        JSAMPROW row = pic->color.data + (size_t)cinfo.output_scanline * pic->color.stride;
+        jpeg_read_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_decompress(&cinfo);
+    pic->format = JF_FORMAT_JPEG;
+done:
+    jpeg_destroy_decompress(&cinfo);
+    return st;
+}
+
+static void write_icc(j_compress_ptr cinfo, const unsigned char *icc, size_t size)
+{
+    enum { CHUNK = 65533 - 14 };
+    unsigned char buf[65533];
+    size_t count = (size + CHUNK - 1) / CHUNK, i;
+    if (count > 255)
+        return; /* a profile over 16 MB cannot be carried in JPEG markers */
+    for (i = 0; i < count; i++) {
+        size_t len = size - i * CHUNK < CHUNK ? size - i * CHUNK : CHUNK;
+        memcpy(buf, ICC_ID, 12);
+        buf[12] = (unsigned char)(i + 1);
+        buf[13] = (unsigned char)count;
+        memcpy(buf + 14, icc + i * CHUNK, len);
+        jpeg_write_marker(cinfo, JPEG_APP0 + 2, buf, (unsigned int)(len + 14));
+    }
+}
+
+jf_status jf_jpeg_encode(const jf_picture *pic, int quality, unsigned char **out,
+                         size_t *out_size)
+{
+    struct jpeg_compress_struct cinfo;
+    jf_jpeg_error err;
+    unsigned char *volatile mem = NULL;
+    unsigned long mem_size = 0;
+    const jf_image *img = &pic->color;
+    int i;
+
+    memset(&cinfo, 0, sizeof cinfo);
+    cinfo.err = &err.pub;
+    setup_error(&err.pub);
+    if (setjmp(err.jump)) {
+        jpeg_destroy_compress(&cinfo);
+        free(mem);
+        return jf_fail(JF_ERR_ENCODE, "JPEG encoder: %s", err.message);
+    }
+    jpeg_create_compress(&cinfo);
+    jpeg_mem_dest(&cinfo, (unsigned char **)&mem, &mem_size);
+    cinfo.image_width = (JDIMENSION)img->width;
+    cinfo.image_height = (JDIMENSION)img->height;
+    cinfo.input_components = img->channels;
+    cinfo.in_color_space = img->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    if (img->channels == 3 && pic->jpeg_h_samp >= 1 && pic->jpeg_h_samp <= 4 &&
+        pic->jpeg_v_samp >= 1 && pic->jpeg_v_samp <= 4) {
+        /* keep the input's chroma subsampling (4:4:4 stays 4:4:4) */
+        cinfo.comp_info[0].h_samp_factor = pic->jpeg_h_samp;
+        cinfo.comp_info[0].v_samp_factor = pic->jpeg_v_samp;
+    }
+    jpeg_start_compress(&cinfo, TRUE);
+
+    if (pic->exif && pic->exif_size + 6 <= 65533) {
+        unsigned char *buf = (unsigned char *)malloc(pic->exif_size + 6);
+        if (buf) {
+            memcpy(buf, EXIF_ID, 6);
+            memcpy(buf + 6, pic->exif, pic->exif_size);
+            jpeg_write_marker(&cinfo, JPEG_APP0 + 1, buf, (unsigned int)(pic->exif_size + 6));
+            free(buf);
+        }
+    }
+    if (pic->icc && pic->icc_size)
+        write_icc(&cinfo, pic->icc, pic->icc_size);
+    for (i = 0; i < pic->extra_count; i++) {
+        const jf_blob *b = &pic->extra[i];
+        /* PNG text chunks carry a keyword; JPEG markers do not */
+        if (b->key[0] == '\0' && b->size <= 65533 &&
+            ((b->tag > JPEG_APP0 && b->tag <= JPEG_APP0 + 15) || b->tag == JPEG_COM))
+            jpeg_write_marker(&cinfo, b->tag, b->data, (unsigned int)b->size);
+    }
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = img->data + (size_t)cinfo.next_scanline * img->stride;
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    *out = mem;
+    *out_size = mem_size;
+    return JF_OK;
+}

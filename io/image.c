@@ -1,0 +1,108 @@
+/* Host image buffers with overflow-checked sizes and a pixel limit. */
+#include "io/io.h"
+#include "pipeline/errors.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* 2^28 pixels: 16384 x 16384, 768 MiB as RGB.  Generous for photos, yet a
+ * hostile header claiming 100000 x 100000 is refused before any allocation. */
+static uint64_t g_max_pixels = (uint64_t)1 << 28;
+
+uint64_t jf_max_pixels(void) { return g_max_pixels; }
+
+void jf_set_max_pixels(uint64_t max_pixels) { g_max_pixels = max_pixels ? max_pixels : 1; }
+
+jf_status jf_check_dims(const char *what, uint64_t width, uint64_t height, int channels)
+{
+    if (width < 1 || height < 1)
+        return jf_fail(JF_ERR_LIMIT, "%s: invalid dimensions %llux%llu", what,
+                       (unsigned long long)width, (unsigned long long)height);
+    if (channels < 1 || channels > 4)
+        return jf_fail(JF_ERR_ARG, "%s: %d channels (1 to 4 supported)", what, channels);
+    if (width > INT32_MAX || height > INT32_MAX || width > g_max_pixels / height)
+        return jf_fail(JF_ERR_LIMIT, "%s: %llux%llu exceeds the limit of %llu pixels", what,
+                       (unsigned long long)width, (unsigned long long)height,
+                       (unsigned long long)g_max_pixels);
+    if (width * height > SIZE_MAX / 4)
+        return jf_fail(JF_ERR_LIMIT, "%s: image too large for this machine", what);
+    return JF_OK;
+}
+
+jf_status jf_image_alloc(jf_image *img, int width, int height, int channels)
+{
+    jf_status st;
+    size_t stride;
+    if (!img)
+        return jf_fail(JF_ERR_ARG, "jf_image_alloc: img is NULL");
+    if (width < 1 || height < 1)
+        return jf_fail(JF_ERR_ARG, "jf_image_alloc: invalid size %dx%d", width, height);
+    st = jf_check_dims("jf_image_alloc", (uint64_t)width, (uint64_t)height, channels);
+    if (st != JF_OK)
+        return st;
+    stride = (size_t)width * (size_t)channels;
+    memset(img, 0, sizeof *img);
+    img->data = (unsigned char *)malloc(stride * (size_t)height);
+    if (!img->data)
+        return jf_fail(JF_ERR_NOMEM, "jf_image_alloc: cannot allocate %dx%dx%d", width,
+                       height, channels);
+    img->width = width;
+    img->height = height;
+    img->channels = channels;
+    img->stride = stride;
+    img->location = JF_LOC_HOST;
+    img->owned = 1;
+    return JF_OK;
+}
+
+jf_image jf_image_wrap(unsigned char *data, int width, int height, int channels,
+                       size_t stride)
+{
+    jf_image img;
+    memset(&img, 0, sizeof img);
+    img.data = data;
+    img.width = width;
+    img.height = height;
+    img.channels = channels;
+    img.stride = stride ? stride : (size_t)width * (size_t)channels;
+    img.location = JF_LOC_HOST;
+    return img;
+}
+
+void jf_image_free(jf_image *img)
+{
+    if (!img)
+        return;
+    if (img->owned && img->location == JF_LOC_HOST)
+        free(img->data);
+    memset(img, 0, sizeof *img);
+}
+
+jf_status jf_image_prepare(jf_image *img, int width, int height, int channels)
+{
+    if (!img)
+        return jf_fail(JF_ERR_ARG, "output image is NULL");
+    if (!img->data)
+        return jf_image_alloc(img, width, height, channels);
+    if (img->width != width || img->height != height || img->channels != channels)
+        return jf_fail(JF_ERR_ARG, "output image is %dx%dx%d, expected %dx%dx%d",
+                       img->width, img->height, img->channels, width, height, channels);
+    if (img->stride < (size_t)width * (size_t)channels)
+        return jf_fail(JF_ERR_ARG, "output stride %zu is shorter than a row", img->stride);
+    return JF_OK;
+}
+
+jf_status jf_image_copy(const jf_image *src, jf_image *dst)
+{
+    size_t row;
+    int y;
+    if (!src || !dst || !src->data || !dst->data)
+        return jf_fail(JF_ERR_ARG, "jf_image_copy: NULL image");
+    if (src->width != dst->width || src->height != dst->height ||
+        src->channels != dst->channels)
+        return jf_fail(JF_ERR_ARG, "jf_image_copy: shapes differ");
+    row = (size_t)src->width * (size_t)src->channels;
+    for (y = 0; y < src->height; y++)
+        memcpy(dst->data + (size_t)y * dst->stride, src->data + (size_t)y * src->stride, row);
+    return JF_OK;
+}

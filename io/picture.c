@@ -1,0 +1,157 @@
+/* Pictures: format sniffing, decode/encode dispatch, metadata blobs. */
+#include "io/io.h"
+#include "pipeline/errors.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Compressed files larger than this are refused before reading them whole. */
+#define JF_MAX_FILE_BYTES ((size_t)1 << 30)
+
+jf_format jf_sniff_format(const unsigned char *b, size_t n)
+{
+    static const unsigned char png_magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    if (!b)
+        return JF_FORMAT_UNKNOWN;
+    if (n >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF)
+        return JF_FORMAT_JPEG;
+    if (n >= 8 && memcmp(b, png_magic, 8) == 0)
+        return JF_FORMAT_PNG;
+    return JF_FORMAT_UNKNOWN;
+}
+
+const char *jf_format_name(jf_format f)
+{
+    switch (f) {
+    case JF_FORMAT_JPEG: return "jpeg";
+    case JF_FORMAT_PNG: return "png";
+    default: return "unknown";
+    }
+}
+
+jf_status jf_picture_add_blob(jf_picture *pic, int tag, const char *key,
+                              const unsigned char *data, size_t size)
+{
+    jf_blob *grown, *b;
+    grown = (jf_blob *)realloc(pic->extra, (size_t)(pic->extra_count + 1) * sizeof *grown);
+    if (!grown)
+        return jf_fail(JF_ERR_NOMEM, "out of memory for metadata");
+    pic->extra = grown;
+    b = &pic->extra[pic->extra_count];
+    memset(b, 0, sizeof *b);
+    /* one spare byte: PNG text must be NUL-terminated for libpng */
+    b->data = (unsigned char *)malloc(size + 1);
+    if (!b->data)
+        return jf_fail(JF_ERR_NOMEM, "out of memory for metadata");
+    if (size)
+        memcpy(b->data, data, size);
+    b->data[size] = '\0';
+    b->size = size;
+    b->tag = tag;
+    if (key) {
+        strncpy(b->key, key, sizeof b->key - 1);
+        b->key[sizeof b->key - 1] = '\0';
+    }
+    pic->extra_count++;
+    return JF_OK;
+}
+
+void jf_picture_free(jf_picture *pic)
+{
+    int i;
+    if (!pic)
+        return;
+    jf_image_free(&pic->color);
+    jf_image_free(&pic->alpha);
+    free(pic->icc);
+    free(pic->exif);
+    for (i = 0; i < pic->extra_count; i++)
+        free(pic->extra[i].data);
+    free(pic->extra);
+    memset(pic, 0, sizeof *pic);
+}
+
+jf_status jf_picture_decode(const unsigned char *bytes, size_t size, const char *name,
+                            jf_picture *pic)
+{
+    jf_status st;
+    if (!pic)
+        return jf_fail(JF_ERR_ARG, "jf_picture_decode: pic is NULL");
+    memset(pic, 0, sizeof *pic);
+    if (!name)
+        name = "<memory>";
+    if (!bytes || size == 0) {
+        st = jf_fail(JF_ERR_DECODE, "%s: empty file", name);
+        return st;
+    }
+    switch (jf_sniff_format(bytes, size)) {
+    case JF_FORMAT_JPEG: st = jf_jpeg_decode(bytes, size, pic); break;
+    case JF_FORMAT_PNG: st = jf_png_decode(bytes, size, pic); break;
+    default:
+        return jf_fail(JF_ERR_DECODE, "%s: not a JPEG or PNG file", name);
+    }
+    if (st != JF_OK) {
+        jf_picture_free(pic);
+        jf_error_prefix(name);
+    }
+    return st;
+}
+
+jf_status jf_picture_read(const char *path, jf_picture *pic)
+{
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    jf_status st;
+    if (pic)
+        memset(pic, 0, sizeof *pic);
+    st = jf_read_file(path, JF_MAX_FILE_BYTES, &bytes, &size);
+    if (st == JF_OK)
+        st = jf_picture_decode(bytes, size, path, pic);
+    free(bytes);
+    return st;
+}
+
+jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *opt,
+                            unsigned char **bytes, size_t *size)
+{
+    jf_encode_options defaults = {JF_FORMAT_PNG, 0, -1};
+    if (!pic || !bytes || !size || !pic->color.data)
+        return jf_fail(JF_ERR_ARG, "jf_picture_encode: NULL argument");
+    *bytes = NULL;
+    *size = 0;
+    if (!opt) {
+        defaults.format = pic->format == JF_FORMAT_JPEG ? JF_FORMAT_JPEG : JF_FORMAT_PNG;
+        opt = &defaults;
+    }
+    if (pic->color.location != JF_LOC_HOST && pic->color.location != JF_LOC_MAPPED)
+        return jf_fail(JF_ERR_ARG, "jf_picture_encode: image is not in host memory");
+    if (pic->color.channels != 1 && pic->color.channels != 3)
+        return jf_fail(JF_ERR_ARG, "jf_picture_encode: %d colour channels (1 or 3 expected)",
+                       pic->color.channels);
+    switch (opt->format) {
+    case JF_FORMAT_JPEG:
+        if (opt->quality < 0 || opt->quality > 100)
+            return jf_fail(JF_ERR_ARG, "JPEG quality %d outside 1..100", opt->quality);
+        return jf_jpeg_encode(pic, opt->quality ? opt->quality : 92, bytes, size);
+    case JF_FORMAT_PNG:
+        if (opt->png_level > 9)
+            return jf_fail(JF_ERR_ARG, "PNG compression level %d outside 0..9", opt->png_level);
+        return jf_png_encode(pic, opt->png_level < 0 ? 6 : opt->png_level, bytes, size);
+    default:
+        return jf_fail(JF_ERR_ARG, "jf_picture_encode: unknown output format");
+    }
+}
+
+jf_status jf_picture_write(const char *path, const jf_picture *pic,
+                           const jf_encode_options *opt)
+{
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    jf_status st = jf_picture_encode(pic, opt, &bytes, &size);
+    if (st == JF_OK)
+        st = jf_write_file_atomic(path, bytes, size);
+    else
+        jf_error_prefix(path);
+    free(bytes);
+    return st;
+}

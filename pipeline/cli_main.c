@@ -1,0 +1,98 @@
+/* jetfilter: the command-line tool.  Subcommands live in cli_*.c; options in
+ * the table of cli_options.c. */
+#define _POSIX_C_SOURCE 200809L
+#include "pipeline/cli.h"
+#include "io/io.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct command {
+    const char *name;
+    int bit;
+    int (*run)(cli_settings *s);
+    const char *summary;
+} COMMANDS[] = {
+    {"denoise", CMD_DENOISE, cli_denoise, "filter files and folders of JPEG/PNG images"},
+    {"noise", CMD_NOISE, cli_noise, "write noisy copies (salt-and-pepper, Gaussian)"},
+    {"metrics", CMD_METRICS, cli_metrics, "PSNR, SSIM and MSE of two images"},
+    {"info", CMD_INFO, cli_info, "version, backends and devices"},
+};
+#define COMMAND_COUNT (int)(sizeof COMMANDS / sizeof COMMANDS[0])
+
+static void usage(FILE *out)
+{
+    int i;
+    fprintf(out, "usage: jetfilter COMMAND [options]   (jetfilter COMMAND --help for details)\n\n"
+                 "commands:\n");
+    for (i = 0; i < COMMAND_COUNT; i++)
+        fprintf(out, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fprintf(out, "\n  --version  print the version\n");
+}
+
+/* Remove half-written outputs, then die of the signal as usual. */
+static void on_signal(int sig)
+{
+    jf_atomic_cleanup();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+int main(int argc, char **argv)
+{
+    struct sigaction sa;
+    cli_settings s;
+    int i, rc;
+
+    if (argc < 2) {
+        usage(stderr);
+        return JF_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("jetfilter %s (%s)\n", jf_version(), jf_built_with_cuda() ? "CPU and CUDA" : "CPU only");
+        return JF_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        if (argc > 2)
+            for (i = 0; i < COMMAND_COUNT; i++)
+                if (strcmp(argv[2], COMMANDS[i].name) == 0) {
+                    cli_help(stdout, COMMANDS[i].bit, COMMANDS[i].name);
+                    return JF_EXIT_OK;
+                }
+        usage(stdout);
+        return JF_EXIT_OK;
+    }
+    for (i = 0; i < COMMAND_COUNT; i++)
+        if (strcmp(argv[1], COMMANDS[i].name) == 0)
+            break;
+    if (i == COMMAND_COUNT) {
+        fprintf(stderr, "jetfilter: unknown command '%s'\n", argv[1]);
+        usage(stderr);
+        return JF_EXIT_USAGE;
+    }
+    rc = cli_parse(COMMANDS[i].bit, COMMANDS[i].name, argc - 2, argv + 2, &s);
+    if (rc != 0) {
+        free(s.inputs);
+        return rc;
+    }
+    if (s.help) {
+        cli_help(stdout, COMMANDS[i].bit, COMMANDS[i].name);
+        free(s.inputs);
+        return JF_EXIT_OK;
+    }
+    cli_quiet = s.quiet;
+    jf_set_max_pixels((uint64_t)(s.max_mpix * 1e6));
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+
+    rc = COMMANDS[i].run(&s);
+    free(s.inputs);
+    return rc;
+}

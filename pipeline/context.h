@@ -1,0 +1,44 @@
+/* Internal: the context's insides and the CPU worker pool. */
+#ifndef JF_PIPELINE_CONTEXT_H
+#define JF_PIPELINE_CONTEXT_H
+
+#include "jetfilter.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct jf_context {
+    jf_backend backend;
+    int device;
+    int threads;
+    void *stream;
+    char note[256];
+    jf_stat *stats;
+    size_t stats_count, stats_cap;
+};
+
+/* Run fn(arg, begin, end) over [0, n) split into contiguous chunks, one per
+ * worker, on up to `threads` threads (the calling thread takes a share).
+ * Falls back to a single call when n is small or threads == 1. */
+typedef void (*jf_range_fn)(void *arg, int begin, int end);
+void jf_parallel_for(int threads, int n, jf_range_fn fn, void *arg);
+
+/* Worker count of a possibly NULL context. */
+int jf_threads_of(const jf_context *ctx);
+
+/* Number of online CPUs (>= 1). */
+int jf_cpu_count(void);
+
+/* Monotonic clock in milliseconds. */
+double jf_now_ms(void);
+
+/* Append a CPU timing record when the context collects stats. */
+void jf_record(jf_context *ctx, const char *name, const char *variant, int ksize,
+               const jf_image *img, double ms, uint64_t bytes_read,
+               uint64_t bytes_written);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
