@@ -1,0 +1,198 @@
+#define _DEFAULT_SOURCE
+#include "common.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+uint64_t t_rand(uint64_t *s)
+{
+    uint64_t x = *s ? *s : 0x2545F4914F6CDD1Dull;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+
+jf_image t_random_image(int w, int h, int ch, int pad, uint64_t seed)
+{
+    size_t stride = (size_t)w * ch + (size_t)pad, i;
+    unsigned char *data = malloc(stride * (size_t)h);
+    jf_image img;
+    uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+    assert_non_null(data);
+    for (i = 0; i < stride * (size_t)h; i++)
+        data[i] = (unsigned char)(t_rand(&s) >> 56);
+    img = jf_image_wrap(data, w, h, ch, stride);
+    img.owned = 1; /* jf_image_free releases it */
+    return img;
+}
+
+jf_image t_poisoned_like(const jf_image *like, int pad)
+{
+    size_t stride = (size_t)like->width * like->channels + (size_t)pad;
+    unsigned char *data = malloc(stride * (size_t)like->height);
+    jf_image img;
+    assert_non_null(data);
+    memset(data, 0xA5, stride * (size_t)like->height);
+    img = jf_image_wrap(data, like->width, like->height, like->channels, stride);
+    img.owned = 1;
+    return img;
+}
+
+int t_images_equal(const jf_image *a, const jf_image *b)
+{
+    int x, y;
+    if (a->width != b->width || a->height != b->height || a->channels != b->channels) {
+        print_error("shape %dx%dx%d vs %dx%dx%d\n", a->width, a->height, a->channels, b->width,
+                    b->height, b->channels);
+        return 0;
+    }
+    for (y = 0; y < a->height; y++)
+        for (x = 0; x < a->width * a->channels; x++) {
+            int va = a->data[(size_t)y * a->stride + x], vb = b->data[(size_t)y * b->stride + x];
+            if (va != vb) {
+                print_error("first difference at x=%d y=%d c=%d: %d vs %d\n", x / a->channels,
+                            y, x % a->channels, va, vb);
+                return 0;
+            }
+        }
+    return 1;
+}
+
+int t_max_abs_diff(const jf_image *a, const jf_image *b)
+{
+    int x, y, m = 0;
+    for (y = 0; y < a->height; y++)
+        for (x = 0; x < a->width * a->channels; x++) {
+            int d = abs((int)a->data[(size_t)y * a->stride + x] -
+                        (int)b->data[(size_t)y * b->stride + x]);
+            if (d > m)
+                m = d;
+        }
+    return m;
+}
+
+int t_border_index(int i, int n, jf_border border)
+{
+    if (border == JF_BORDER_ZERO)
+        return i >= 0 && i < n ? i : -1;
+    if (border == JF_BORDER_REPLICATE)
+        return i < 0 ? 0 : i >= n ? n - 1 : i;
+    if (border == JF_BORDER_MIRROR && n == 1)
+        return 0;
+    while (i < 0 || i >= n) {
+        if (border == JF_BORDER_REFLECT)
+            i = i < 0 ? -i - 1 : 2 * n - 1 - i;
+        else
+            i = i < 0 ? -i : 2 * n - 2 - i;
+    }
+    return i;
+}
+
+/* Full sort of the window: insertion sort for small windows, counting sort
+ * for large ones; either way every element is placed, then the middle read. */
+static unsigned char middle_of(unsigned char *win, int n)
+{
+    int i, j, count[256] = {0}, seen = 0;
+    if (n <= 81) {
+        for (i = 1; i < n; i++) {
+            unsigned char v = win[i];
+            for (j = i; j > 0 && win[j - 1] > v; j--)
+                win[j] = win[j - 1];
+            win[j] = v;
+        }
+        return win[n / 2];
+    }
+    for (i = 0; i < n; i++)
+        count[win[i]]++;
+    for (i = 0; i < 256; i++) {
+        seen += count[i];
+        if (seen > n / 2)
+            return (unsigned char)i;
+    }
+    return 255;
+}
+
+static int sample(const jf_image *src, int x, int y, int c, jf_border border)
+{
+    int sx = t_border_index(x, src->width, border), sy = t_border_index(y, src->height, border);
+    if (sx < 0 || sy < 0)
+        return 0;
+    return src->data[(size_t)sy * src->stride + (size_t)sx * src->channels + c];
+}
+
+void t_median_reference(const jf_image *src, int k, jf_border border, jf_image *dst)
+{
+    int r = k / 2, x, y, c, i, j, n;
+    unsigned char *win = malloc((size_t)k * k);
+    assert_non_null(win);
+    for (y = 0; y < src->height; y++)
+        for (x = 0; x < src->width; x++)
+            for (c = 0; c < src->channels; c++) {
+                n = 0;
+                for (j = -r; j <= r; j++)
+                    for (i = -r; i <= r; i++)
+                        win[n++] = (unsigned char)sample(src, x + i, y + j, c, border);
+                dst->data[(size_t)y * dst->stride + (size_t)x * dst->channels + c] =
+                    middle_of(win, n);
+            }
+    free(win);
+}
+
+double t_conv_reference_at(const jf_image *src, int x, int y, int c, int k, const float *w,
+                           jf_border border)
+{
+    int r = k / 2, i, j;
+    double acc = 0.0;
+    for (j = 0; j < k; j++)
+        for (i = 0; i < k; i++)
+            acc += (double)w[j * k + i] * sample(src, x + i - r, y + j - r, c, border);
+    return acc;
+}
+
+const char *t_source_path(const char *relative)
+{
+    static char buf[8][4096];
+    static int next = 0;
+    char *out = buf[next++ % 8];
+    snprintf(out, 4096, "%s/%s", JF_SOURCE_DIR, relative);
+    return out;
+}
+
+const char *t_make_tmpdir(void)
+{
+    static char buf[8][256];
+    static int next = 0;
+    char *out = buf[next++ % 8];
+    snprintf(out, 256, "/tmp/jetfilter-test-XXXXXX");
+    assert_non_null(mkdtemp(out));
+    return out;
+}
+
+void t_rmtree(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    char sub[4096];
+    struct stat sb;
+    if (!d) {
+        unlink(path);
+        return;
+    }
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+        if (lstat(sub, &sb) == 0 && S_ISDIR(sb.st_mode))
+            t_rmtree(sub);
+        else
+            unlink(sub);
+    }
+    closedir(d);
+    rmdir(path);
+}

@@ -1,0 +1,48 @@
+/* Helpers shared by the tests: seeded random images, independent reference
+ * implementations, sample paths and temporary folders. */
+#ifndef JF_TESTS_COMMON_H
+#define JF_TESTS_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "jetfilter.h"
+
+/* Deterministic generator for test data (xorshift64*). */
+uint64_t t_rand(uint64_t *state);
+
+/* A host image with random bytes and a stride `pad` bytes longer than a row,
+ * so every test also exercises non-contiguous rows. */
+jf_image t_random_image(int w, int h, int ch, int pad, uint64_t seed);
+
+/* Same-shape image filled with 0xA5 ("poison") so unwritten pixels show. */
+jf_image t_poisoned_like(const jf_image *like, int pad);
+
+/* Bytes of two images equal? Prints the first difference. */
+int t_images_equal(const jf_image *a, const jf_image *b);
+
+/* Largest absolute byte difference. */
+int t_max_abs_diff(const jf_image *a, const jf_image *b);
+
+/* Border index by repeated folding (the definition), independent of the
+ * library's modular arithmetic.  -1 means zero. */
+int t_border_index(int i, int n, jf_border border);
+
+/* Brute-force median: gather the window through t_border_index and sort. */
+void t_median_reference(const jf_image *src, int k, jf_border border, jf_image *dst);
+
+/* Direct convolution in double through t_border_index, unrounded. */
+double t_conv_reference_at(const jf_image *src, int x, int y, int c, int k,
+                           const float *w, jf_border border);
+
+/* Absolute path of a file in the source tree (samples/images/x, tests/data/x). */
+const char *t_source_path(const char *relative);
+
+/* A fresh empty folder under /tmp; removed by t_rmtree. */
+const char *t_make_tmpdir(void);
+void t_rmtree(const char *path);
+
+#endif

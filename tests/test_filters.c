@@ -1,0 +1,376 @@
+/* Pad, median and convolution on the CPU backend against independent
+ * references, on random data at awkward sizes with padded strides. */
+#include "common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const int SIZES[][2] = {{1, 1}, {7, 5}, {33, 17}, {64, 3}, {2, 9}};
+#define NSIZES (int)(sizeof SIZES / sizeof SIZES[0])
+
+static jf_context *cpu_context(int threads)
+{
+    jf_context_options o = {JF_BACKEND_CPU, 0, threads, NULL};
+    jf_context *ctx = NULL;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    return ctx;
+}
+
+static void test_border_index_matches_definition(void **state)
+{
+    /* the scipy examples for n = 4 ("abcd"), as documented in scipy.ndimage */
+    static const int reflect[] = {1, 0, 0, 1, 2, 3, 3, 2};   /* b a | a b c d | d c */
+    static const int mirror[] = {2, 1, 0, 1, 2, 3, 2, 1};    /* c b | a b c d | c b */
+    static const int replicate[] = {0, 0, 0, 1, 2, 3, 3, 3};
+    jf_image src = t_random_image(4, 1, 1, 0, 1), dst = {0};
+    int i;
+    (void)state;
+    assert_int_equal(jf_pad(NULL, &src, 2, JF_BORDER_REFLECT, &dst), JF_OK);
+    for (i = 0; i < 8; i++)
+        assert_int_equal(dst.data[2 * dst.stride + i], src.data[reflect[i]]);
+    assert_int_equal(jf_pad(NULL, &src, 2, JF_BORDER_MIRROR, &dst), JF_OK);
+    for (i = 0; i < 8; i++)
+        assert_int_equal(dst.data[2 * dst.stride + i], src.data[mirror[i]]);
+    assert_int_equal(jf_pad(NULL, &src, 2, JF_BORDER_REPLICATE, &dst), JF_OK);
+    for (i = 0; i < 8; i++)
+        assert_int_equal(dst.data[2 * dst.stride + i], src.data[replicate[i]]);
+    assert_int_equal(jf_pad(NULL, &src, 2, JF_BORDER_ZERO, &dst), JF_OK);
+    assert_int_equal(dst.data[0], 0);
+    assert_int_equal(dst.data[2 * dst.stride + 1], 0);
+    assert_int_equal(dst.data[2 * dst.stride + 2], src.data[0]);
+    jf_image_free(&src);
+    jf_image_free(&dst);
+}
+
+static void test_pad_all_modes_sizes(void **state)
+{
+    int s, b, ch, r, x, y, c;
+    (void)state;
+    for (s = 0; s < NSIZES; s++)
+        for (ch = 1; ch <= 3; ch += 2)
+            for (b = 0; b < JF_BORDER_COUNT; b++)
+                for (r = 0; r <= 31; r += (r < 3 ? 1 : 14)) {
+                    jf_image src = t_random_image(SIZES[s][0], SIZES[s][1], ch, 3, (uint64_t)s * 7 + ch);
+                    jf_image dst = {0};
+                    assert_int_equal(jf_pad(NULL, &src, r, (jf_border)b, &dst), JF_OK);
+                    assert_int_equal(dst.width, src.width + 2 * r);
+                    assert_int_equal(dst.height, src.height + 2 * r);
+                    for (y = 0; y < dst.height; y++)
+                        for (x = 0; x < dst.width; x++)
+                            for (c = 0; c < ch; c++) {
+                                int sx = t_border_index(x - r, src.width, (jf_border)b);
+                                int sy = t_border_index(y - r, src.height, (jf_border)b);
+                                int want = sx < 0 || sy < 0 ? 0
+                                         : src.data[(size_t)sy * src.stride + (size_t)sx * ch + c];
+                                if (dst.data[(size_t)y * dst.stride + (size_t)x * ch + c] != want)
+                                    fail_msg("pad %s r=%d %dx%dx%d at %d,%d", jf_border_name((jf_border)b),
+                                             r, src.width, src.height, ch, x, y);
+                            }
+                    jf_image_free(&src);
+                    jf_image_free(&dst);
+                }
+}
+
+static void check_median(jf_context *ctx, int w, int h, int ch, int k, jf_border b, uint64_t seed)
+{
+    jf_image src = t_random_image(w, h, ch, 5, seed);
+    jf_image got = t_poisoned_like(&src, 7);
+    jf_image want = t_poisoned_like(&src, 0);
+    jf_median_options mo = {k, b, JF_VARIANT_AUTO};
+    assert_int_equal(jf_median(ctx, &src, &got, &mo), JF_OK);
+    t_median_reference(&src, k, b, &want);
+    if (!t_images_equal(&got, &want))
+        fail_msg("median k=%d %s %dx%dx%d differs from the brute-force median", k,
+                 jf_border_name(b), w, h, ch);
+    jf_image_free(&src);
+    jf_image_free(&got);
+    jf_image_free(&want);
+}
+
+static void test_median_matches_brute_force(void **state)
+{
+    static const int ks[] = {1, 3, 5, 7, 9, 11, 15, 21, 31, 63};
+    jf_context *ctx = cpu_context(3);
+    int s, b, ch, k;
+    (void)state;
+    for (s = 0; s < NSIZES; s++)
+        for (ch = 1; ch <= 3; ch += 2)
+            for (b = 0; b < JF_BORDER_COUNT; b++)
+                for (k = 0; k < (int)(sizeof ks / sizeof ks[0]); k++)
+                    check_median(ctx, SIZES[s][0], SIZES[s][1], ch, ks[k], (jf_border)b,
+                                 (uint64_t)(s * 100 + k));
+    jf_context_destroy(ctx);
+}
+
+static void test_median_large_image(void **state)
+{
+    jf_context *ctx = cpu_context(2);
+    int b;
+    (void)state;
+    for (b = 0; b < JF_BORDER_COUNT; b++) {
+        check_median(ctx, 1023, 577, 1, 3, (jf_border)b, 11);
+        check_median(ctx, 1023, 577, 3, 5, (jf_border)b, 12);
+    }
+    check_median(ctx, 301, 199, 3, 11, JF_BORDER_MIRROR, 13);
+    jf_context_destroy(ctx);
+}
+
+/* A photo-like image (few distinct values, long runs) stresses the
+ * histogram's median walk differently from uniform noise. */
+static void test_median_real_photo(void **state)
+{
+    jf_picture pic;
+    jf_context *ctx = cpu_context(2);
+    int k, b;
+    (void)state;
+    assert_int_equal(jf_picture_read(t_source_path("samples/images/chelsea.png"), &pic), JF_OK);
+    for (k = 3; k <= 9; k += 6)
+        for (b = 0; b < JF_BORDER_COUNT; b++) {
+            jf_image got = t_poisoned_like(&pic.color, 0), want = t_poisoned_like(&pic.color, 0);
+            jf_median_options mo = {k, (jf_border)b, JF_VARIANT_AUTO};
+            assert_int_equal(jf_median(ctx, &pic.color, &got, &mo), JF_OK);
+            t_median_reference(&pic.color, k, (jf_border)b, &want);
+            assert_true(t_images_equal(&got, &want));
+            jf_image_free(&got);
+            jf_image_free(&want);
+        }
+    jf_picture_free(&pic);
+    jf_context_destroy(ctx);
+}
+
+/* scipy.ndimage.median_filter outputs, made by tests/data/make_reference.py:
+ * an implementation that shares no code or author with this one. */
+static void test_median_matches_scipy(void **state)
+{
+    static const char *modes[] = {"constant", "nearest", "reflect", "mirror"};
+    jf_picture in, ref;
+    char name[128];
+    int b, k;
+    (void)state;
+    assert_int_equal(jf_picture_read(t_source_path("tests/data/random_37x23.png"), &in), JF_OK);
+    for (b = 0; b < JF_BORDER_COUNT; b++)
+        for (k = 3; k <= 7; k += 4) {
+            jf_image got = t_poisoned_like(&in.color, 0);
+            jf_median_options mo = {k, (jf_border)b, JF_VARIANT_AUTO};
+            snprintf(name, sizeof name, "tests/data/scipy_median_k%d_%s.png", k, modes[b]);
+            assert_int_equal(jf_picture_read(t_source_path(name), &ref), JF_OK);
+            assert_int_equal(jf_median(NULL, &in.color, &got, &mo), JF_OK);
+            if (!t_images_equal(&got, &ref.color))
+                fail_msg("median differs from scipy: %s", name);
+            jf_image_free(&got);
+            jf_picture_free(&ref);
+        }
+    jf_picture_free(&in);
+}
+
+static void test_median_rejects_bad_k(void **state)
+{
+    jf_image src = t_random_image(9, 9, 1, 0, 3), dst = {0};
+    jf_median_options mo = {4, JF_BORDER_REPLICATE, JF_VARIANT_AUTO};
+    (void)state;
+    assert_int_equal(jf_median(NULL, &src, &dst, &mo), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "odd"));
+    mo.ksize = -3;
+    assert_int_equal(jf_median(NULL, &src, &dst, &mo), JF_ERR_ARG);
+    mo.ksize = JF_MEDIAN_MAX_KSIZE + 2;
+    assert_int_equal(jf_median(NULL, &src, &dst, &mo), JF_ERR_ARG);
+    mo.ksize = 3;
+    mo.variant = JF_VARIANT_SHARED; /* CUDA-only variant on the CPU backend */
+    assert_int_equal(jf_median(NULL, &src, &dst, &mo), JF_ERR_ARG);
+    assert_null(dst.data);
+    jf_image_free(&src);
+}
+
+static void check_conv(jf_context *ctx, int w, int h, int ch, int k, const float *wts,
+                       jf_border b, uint64_t seed)
+{
+    jf_image src = t_random_image(w, h, ch, 2, seed);
+    jf_image got = t_poisoned_like(&src, 1);
+    jf_conv_options co = {k, wts, b, JF_VARIANT_AUTO};
+    int x, y, c;
+    assert_int_equal(jf_convolve(ctx, &src, &got, &co), JF_OK);
+    for (y = 0; y < h; y++)
+        for (x = 0; x < w; x++)
+            for (c = 0; c < ch; c++) {
+                double ref = t_conv_reference_at(&src, x, y, c, k, wts, b);
+                double want = ref <= 0 ? 0 : ref >= 255 ? 255 : floor(ref + 0.5);
+                int v = got.data[(size_t)y * got.stride + (size_t)x * ch + c];
+                /* stated tolerance: 1 level, for float accumulation near .5 */
+                if (fabs(v - want) > 1.0)
+                    fail_msg("conv k=%d %s at %d,%d,%d: got %d, double reference %.4f", k,
+                             jf_border_name(b), x, y, c, v, ref);
+            }
+    jf_image_free(&src);
+    jf_image_free(&got);
+}
+
+static void test_conv_random_weights(void **state)
+{
+    static const int ks[] = {1, 3, 5, 7, 9, 15, 31};
+    jf_context *ctx = cpu_context(2);
+    uint64_t rs = 42;
+    int s, b, k, i;
+    (void)state;
+    for (k = 0; k < (int)(sizeof ks / sizeof ks[0]); k++) {
+        int n = ks[k] * ks[k];
+        float *w = malloc(sizeof(float) * (size_t)n);
+        double sum = 0;
+        for (i = 0; i < n; i++) {
+            w[i] = (float)((double)(t_rand(&rs) >> 11) / 9007199254740992.0 - 0.3);
+            sum += w[i];
+        }
+        for (i = 0; i < n; i++)
+            w[i] = (float)(w[i] / sum); /* keep outputs mostly in range */
+        for (s = 0; s < NSIZES; s++)
+            for (b = 0; b < JF_BORDER_COUNT; b++)
+                check_conv(ctx, SIZES[s][0], SIZES[s][1], 1 + 2 * (s % 2), ks[k], w, (jf_border)b,
+                           (uint64_t)(k * 10 + s));
+        check_conv(ctx, 1023, 577, 3, ks[k] > 9 ? 9 : ks[k], w, JF_BORDER_REFLECT, 99);
+        free(w);
+    }
+    jf_context_destroy(ctx);
+}
+
+static void test_conv_presets_separable(void **state)
+{
+    static const jf_kernel_preset presets[] = {JF_KERNEL_BOX, JF_KERNEL_GAUSS, JF_KERNEL_SHARPEN};
+    jf_context *ctx = cpu_context(2);
+    int p, k, b;
+    (void)state;
+    for (p = 0; p < 3; p++)
+        for (k = 3; k <= 31; k += (k < 11 ? 2 : 10))
+            for (b = 0; b < JF_BORDER_COUNT; b++) {
+                jf_kernel kern;
+                assert_int_equal(jf_kernel_make(presets[p], k, 0.0, &kern), JF_OK);
+                check_conv(ctx, 67, 41, 3, k, kern.weights, (jf_border)b, (uint64_t)(p * 100 + k));
+                jf_kernel_free(&kern);
+            }
+    jf_context_destroy(ctx);
+}
+
+static void test_conv_rounding_and_saturation(void **state)
+{
+    unsigned char px[4] = {3, 5, 200, 1};
+    jf_image src = jf_image_wrap(px, 4, 1, 1, 4), dst = {0};
+    float half = 0.5f, neg = -1.0f, big = 2.0f;
+    jf_conv_options co = {1, &half, JF_BORDER_ZERO, JF_VARIANT_AUTO};
+    (void)state;
+    assert_int_equal(jf_convolve(NULL, &src, &dst, &co), JF_OK);
+    assert_int_equal(dst.data[0], 2);   /* 1.5 rounds half away from zero */
+    assert_int_equal(dst.data[1], 3);   /* 2.5 -> 3 */
+    assert_int_equal(dst.data[2], 100);
+    assert_int_equal(dst.data[3], 1);   /* 0.5 -> 1 */
+    co.weights = &neg;
+    assert_int_equal(jf_convolve(NULL, &src, &dst, &co), JF_OK);
+    assert_int_equal(dst.data[0], 0);   /* negative saturates to 0 */
+    co.weights = &big;
+    assert_int_equal(jf_convolve(NULL, &src, &dst, &co), JF_OK);
+    assert_int_equal(dst.data[2], 255); /* 400 saturates to 255 */
+    assert_int_equal(dst.data[1], 10);
+    jf_image_free(&dst);
+}
+
+static void test_kernel_presets(void **state)
+{
+    jf_kernel k;
+    double sum;
+    int i;
+    (void)state;
+    assert_int_equal(jf_kernel_make(JF_KERNEL_GAUSS, 0, 1.0, &k), JF_OK);
+    assert_int_equal(k.ksize, 7); /* 2*ceil(3 sigma)+1 */
+    for (sum = 0, i = 0; i < 49; i++)
+        sum += k.weights[i];
+    assert_true(fabs(sum - 1.0) < 1e-5);
+    assert_true(fabsf(k.weights[0] - k.weights[48]) < 1e-9f);
+    assert_true(k.weights[24] > k.weights[23]);
+    jf_kernel_free(&k);
+    assert_int_equal(jf_kernel_make(JF_KERNEL_SHARPEN, 5, 0, &k), JF_OK);
+    for (sum = 0, i = 0; i < 25; i++)
+        sum += k.weights[i];
+    assert_true(fabs(sum - 1.0) < 1e-5);
+    jf_kernel_free(&k);
+    assert_int_equal(jf_kernel_make(JF_KERNEL_LAPLACE, 0, 0, &k), JF_OK);
+    assert_int_equal(k.ksize, 3);
+    assert_true(k.weights[4] == -4.0f && k.weights[1] == 1.0f && k.weights[0] == 0.0f);
+    jf_kernel_free(&k);
+    assert_int_equal(jf_kernel_make(JF_KERNEL_LAPLACE, 5, 0, &k), JF_ERR_ARG);
+    assert_int_equal(jf_kernel_make(JF_KERNEL_BOX, 4, 0, &k), JF_ERR_ARG);
+    assert_int_equal(jf_kernel_make(JF_KERNEL_BOX, JF_CONV_MAX_KSIZE + 2, 0, &k), JF_ERR_ARG);
+}
+
+static const char *write_text(const char *dir, const char *name, const char *text)
+{
+    static char path[4096];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void test_kernel_files(void **state)
+{
+    const char *dir = t_make_tmpdir();
+    jf_kernel k;
+    (void)state;
+    assert_int_equal(jf_kernel_load(write_text(dir, "ok.txt",
+                     "# emboss\n-2 -1 0\n-1, 1, 1\n 0 1 2 # last row\n\n"), &k), JF_OK);
+    assert_int_equal(k.ksize, 3);
+    assert_true(k.weights[0] == -2.0f && k.weights[4] == 1.0f && k.weights[8] == 2.0f);
+    jf_kernel_free(&k);
+    assert_int_equal(jf_kernel_load(write_text(dir, "word.txt", "1 2 x\n"), &k), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "word.txt:1: 'x' is not a number"));
+    assert_int_equal(jf_kernel_load(write_text(dir, "ragged.txt", "1 2 3\n4 5\n6 7 8\n"), &k),
+                     JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "ragged.txt:2"));
+    assert_int_equal(jf_kernel_load(write_text(dir, "even.txt", "1 2\n3 4\n"), &k), JF_ERR_ARG);
+    assert_int_equal(jf_kernel_load(write_text(dir, "short.txt", "1 2 3\n4 5 6\n"), &k), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "2 rows"));
+    assert_int_equal(jf_kernel_load(write_text(dir, "long.txt", "1\n2\n"), &k), JF_ERR_ARG);
+    assert_int_equal(jf_kernel_load(write_text(dir, "empty.txt", "# nothing\n"), &k), JF_ERR_ARG);
+    assert_int_equal(jf_kernel_load(write_text(dir, "nan.txt", "nan\n"), &k), JF_ERR_ARG);
+    assert_int_equal(jf_kernel_load("/nonexistent/kernel.txt", &k), JF_ERR_IO);
+    assert_null(k.weights);
+    t_rmtree(dir);
+}
+
+static void test_threads_do_not_change_results(void **state)
+{
+    jf_image src = t_random_image(301, 97, 3, 0, 77);
+    jf_image a = {0}, b2 = {0};
+    jf_context *one = cpu_context(1), *many = cpu_context(7);
+    jf_median_options mo = {7, JF_BORDER_MIRROR, JF_VARIANT_AUTO};
+    (void)state;
+    assert_int_equal(jf_median(one, &src, &a, &mo), JF_OK);
+    assert_int_equal(jf_median(many, &src, &b2, &mo), JF_OK);
+    assert_true(t_images_equal(&a, &b2));
+    jf_image_free(&a);
+    jf_image_free(&b2);
+    jf_image_free(&src);
+    jf_context_destroy(one);
+    jf_context_destroy(many);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_border_index_matches_definition),
+        cmocka_unit_test(test_pad_all_modes_sizes),
+        cmocka_unit_test(test_median_matches_brute_force),
+        cmocka_unit_test(test_median_large_image),
+        cmocka_unit_test(test_median_real_photo),
+        cmocka_unit_test(test_median_matches_scipy),
+        cmocka_unit_test(test_median_rejects_bad_k),
+        cmocka_unit_test(test_conv_random_weights),
+        cmocka_unit_test(test_conv_presets_separable),
+        cmocka_unit_test(test_conv_rounding_and_saturation),
+        cmocka_unit_test(test_kernel_presets),
+        cmocka_unit_test(test_kernel_files),
+        cmocka_unit_test(test_threads_do_not_change_results),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
