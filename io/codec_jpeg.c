@@ -252,6 +252,11 @@ jf_status jf_jpeg_encode(const jf_picture *pic, int quality, unsigned char **out
         /* keep the input's chroma subsampling (4:4:4 stays 4:4:4) */
         cinfo.comp_info[0].h_samp_factor = pic->jpeg_h_samp;
         cinfo.comp_info[0].v_samp_factor = pic->jpeg_v_samp;
+    } else if (img->channels == 3 && quality >= 90) {
+        /* from PNG at high quality: no chroma subsampling (libvips' rule too),
+         * else 4:2:0 would cap the fidelity the quality asks for */
+        cinfo.comp_info[0].h_samp_factor = 1;
+        cinfo.comp_info[0].v_samp_factor = 1;
     }
     jpeg_start_compress(&cinfo, TRUE);
 

@@ -130,6 +130,16 @@ jf_status jf_png_decode(const unsigned char *bytes, size_t size, jf_picture *pic
     unsigned char *volatile full = NULL;
     jf_status st = JF_OK;
 
+    /* IHDR is always the first chunk: refuse absurd sizes before libpng
+     * reads (or allocates) anything more */
+    if (size >= 24 && memcmp(bytes + 12, "IHDR", 4) == 0) {
+        uint64_t w = ((uint64_t)bytes[16] << 24) | ((uint64_t)bytes[17] << 16) |
+                     ((uint64_t)bytes[18] << 8) | bytes[19];
+        uint64_t h = ((uint64_t)bytes[20] << 24) | ((uint64_t)bytes[21] << 16) |
+                     ((uint64_t)bytes[22] << 8) | bytes[23];
+        if ((st = jf_check_dims("PNG header", w, h, 1)) != JF_OK)
+            return st;
+    }
     memset(&io, 0, sizeof io);
     io.bytes = bytes;
     io.size = size;

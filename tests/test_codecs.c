@@ -1,1 +1,564 @@
-int main(void){return 0;}
+/* JPEG and PNG: round trips, every layout the decoders promise, metadata
+ * carried across formats, and damaged or hostile files refused cleanly. */
+#include "common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <png.h>
+#include <zlib.h>
+
+/* ---- writers that use libjpeg/libpng directly, for layouts jetfilter
+ *      itself never writes (progressive, CMYK, palette, 16-bit, ...) ---- */
+
+typedef struct membuf {
+    unsigned char *data;
+    size_t size;
+} membuf;
+
+static membuf jpeg_special(int w, int h, int comps, J_COLOR_SPACE cs, int progressive, int hs,
+                           int vs, uint64_t seed)
+{
+    struct jpeg_compress_struct c;
+    struct jpeg_error_mgr err;
+    unsigned char *out = NULL;
+    unsigned long out_size = 0;
+    jf_image img = t_random_image(w, h, comps, 0, seed);
+    membuf m;
+    int y;
+    /* smooth the noise a little so it looks more like a photo */
+    for (y = 0; y < h; y++) {
+        int x;
+        for (x = comps; x < w * comps; x++)
+            img.data[y * img.stride + x] = (unsigned char)((img.data[y * img.stride + x] +
+                                                            3 * img.data[y * img.stride + x - comps]) / 4);
+    }
+    c.err = jpeg_std_error(&err);
+    jpeg_create_compress(&c);
+    jpeg_mem_dest(&c, &out, &out_size);
+    c.image_width = (JDIMENSION)w;
+    c.image_height = (JDIMENSION)h;
+    c.input_components = comps;
+    c.in_color_space = cs;
+    jpeg_set_defaults(&c);
+    jpeg_set_quality(&c, 90, TRUE);
+    if (comps == 3) {
+        c.comp_info[0].h_samp_factor = hs;
+        c.comp_info[0].v_samp_factor = vs;
+    }
+    if (progressive)
+        jpeg_simple_progression(&c);
+    jpeg_start_compress(&c, TRUE);
+    for (y = 0; y < h; y++) {
+        JSAMPROW row = img.data + (size_t)y * img.stride;
+        jpeg_write_scanlines(&c, &row, 1);
+    }
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    jf_image_free(&img);
+    m.data = out;
+    m.size = out_size;
+    return m;
+}
+
+static void png_write_cb(png_structp png, png_bytep d, png_size_t n)
+{
+    membuf *m = png_get_io_ptr(png);
+    m->data = realloc(m->data, m->size + n);
+    memcpy(m->data + m->size, d, n);
+    m->size += n;
+}
+
+static void png_flush_cb(png_structp png) { (void)png; }
+
+/* Write raw rows of the given PNG type; returns the file bytes. */
+static membuf png_special(int w, int h, int color_type, int depth, int interlace,
+                          const unsigned char *rows, size_t row_bytes, int with_trns)
+{
+    membuf m = {NULL, 0};
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    int y, pass, passes;
+    assert_int_equal(setjmp(png_jmpbuf(png)), 0);
+    png_set_write_fn(png, &m, png_write_cb, png_flush_cb);
+    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, depth, color_type, interlace,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (color_type == PNG_COLOR_TYPE_PALETTE) {
+        png_color pal[16];
+        png_byte trns[16];
+        for (y = 0; y < 16; y++) {
+            pal[y].red = (png_byte)(y * 16);
+            pal[y].green = (png_byte)(255 - y * 16);
+            pal[y].blue = (png_byte)(y * 7);
+            trns[y] = (png_byte)(y * 17);
+        }
+        png_set_PLTE(png, info, pal, 16);
+        if (with_trns)
+            png_set_tRNS(png, info, trns, 16, NULL);
+    }
+    png_write_info(png, info);
+    passes = png_set_interlace_handling(png);
+    for (pass = 0; pass < passes; pass++)
+        for (y = 0; y < h; y++)
+            png_write_row(png, rows + (size_t)y * row_bytes);
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    return m;
+}
+
+static jf_picture decode_ok(const membuf *m, const char *what)
+{
+    jf_picture pic;
+    jf_status st = jf_picture_decode(m->data, m->size, what, &pic);
+    if (st != JF_OK)
+        fail_msg("%s: %s", what, jf_last_error());
+    return pic;
+}
+
+static double psnr_of(const jf_image *a, const jf_image *b)
+{
+    double p;
+    assert_int_equal(jf_psnr(NULL, a, b, &p, NULL), JF_OK);
+    return p;
+}
+
+/* ---- tests ---- */
+
+static void test_sniffing(void **state)
+{
+    static const unsigned char jpg[] = {0xFF, 0xD8, 0xFF, 0xE0};
+    static const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    (void)state;
+    assert_int_equal(jf_sniff_format(jpg, 4), JF_FORMAT_JPEG);
+    assert_int_equal(jf_sniff_format(png, 8), JF_FORMAT_PNG);
+    assert_int_equal(jf_sniff_format(png, 7), JF_FORMAT_UNKNOWN);
+    assert_int_equal(jf_sniff_format((const unsigned char *)"hello there", 11), JF_FORMAT_UNKNOWN);
+}
+
+static void test_samples_decode(void **state)
+{
+    static const struct { const char *name; int w, h, ch; } S[] = {
+        {"astronaut.png", 512, 512, 3}, {"coffee.png", 600, 400, 3}, {"chelsea.png", 451, 300, 3},
+        {"rocket.jpg", 640, 427, 3}, {"hubble_deep_field.jpg", 1000, 872, 3},
+        {"retina.jpg", 1411, 1411, 3}};
+    char path[256];
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof S / sizeof S[0]; i++) {
+        jf_picture pic;
+        snprintf(path, sizeof path, "samples/images/%s", S[i].name);
+        assert_int_equal(jf_picture_read(t_source_path(path), &pic), JF_OK);
+        assert_int_equal(pic.color.width, S[i].w);
+        assert_int_equal(pic.color.height, S[i].h);
+        assert_int_equal(pic.color.channels, S[i].ch);
+        assert_null(pic.alpha.data);
+        jf_picture_free(&pic);
+    }
+}
+
+static void test_png_round_trip_exact(void **state)
+{
+    static const int sizes[][2] = {{1, 1}, {7, 5}, {33, 17}, {1023, 577}};
+    int s, ch, alpha;
+    (void)state;
+    for (s = 0; s < 4; s++)
+        for (ch = 1; ch <= 3; ch += 2)
+            for (alpha = 0; alpha <= 1; alpha++) {
+                jf_picture pic, back;
+                unsigned char *bytes;
+                size_t size;
+                jf_encode_options eo = {JF_FORMAT_PNG, 0, 1};
+                memset(&pic, 0, sizeof pic);
+                pic.color = t_random_image(sizes[s][0], sizes[s][1], ch, 3, (uint64_t)s);
+                if (alpha)
+                    pic.alpha = t_random_image(sizes[s][0], sizes[s][1], 1, 1, (uint64_t)s + 9);
+                assert_int_equal(jf_picture_encode(&pic, &eo, &bytes, &size), JF_OK);
+                assert_int_equal(jf_picture_decode(bytes, size, "rt.png", &back), JF_OK);
+                assert_int_equal(back.format, JF_FORMAT_PNG);
+                assert_true(t_images_equal(&pic.color, &back.color));
+                if (alpha)
+                    assert_true(t_images_equal(&pic.alpha, &back.alpha));
+                else
+                    assert_null(back.alpha.data);
+                free(bytes);
+                jf_picture_free(&pic);
+                jf_picture_free(&back);
+            }
+}
+
+static void test_jpeg_round_trip_photo(void **state)
+{
+    jf_picture pic, back;
+    unsigned char *bytes;
+    size_t size;
+    jf_encode_options eo = {JF_FORMAT_JPEG, 95, 0};
+    (void)state;
+    assert_int_equal(jf_picture_read(t_source_path("samples/images/coffee.png"), &pic), JF_OK);
+    assert_int_equal(jf_picture_encode(&pic, &eo, &bytes, &size), JF_OK);
+    assert_int_equal(jf_picture_decode(bytes, size, "coffee.jpg", &back), JF_OK);
+    /* stated: quality 95 keeps a photo above 38 dB */
+    assert_true(psnr_of(&pic.color, &back.color) > 38.0);
+    free(bytes);
+    jf_picture_free(&back);
+    /* grey JPEG */
+    {
+        jf_image grey = {0};
+        int x, y;
+        assert_int_equal(jf_image_alloc(&grey, pic.color.width, pic.color.height, 1), JF_OK);
+        for (y = 0; y < grey.height; y++)
+            for (x = 0; x < grey.width; x++)
+                grey.data[y * grey.stride + x] = pic.color.data[y * pic.color.stride + x * 3 + 1];
+        jf_image_free(&pic.color);
+        pic.color = grey;
+    }
+    assert_int_equal(jf_picture_encode(&pic, &eo, &bytes, &size), JF_OK);
+    assert_int_equal(jf_picture_decode(bytes, size, "grey.jpg", &back), JF_OK);
+    assert_int_equal(back.color.channels, 1);
+    assert_true(psnr_of(&pic.color, &back.color) > 38.0);
+    free(bytes);
+    jf_picture_free(&back);
+    jf_picture_free(&pic);
+}
+
+static void test_jpeg_layouts(void **state)
+{
+    static const int samp[][2] = {{1, 1}, {2, 1}, {2, 2}, {1, 2}};
+    int i, prog;
+    (void)state;
+    for (prog = 0; prog <= 1; prog++)
+        for (i = 0; i < 4; i++) {
+            membuf m = jpeg_special(97, 61, 3, JCS_RGB, prog, samp[i][0], samp[i][1], (uint64_t)i);
+            jf_picture pic = decode_ok(&m, prog ? "progressive.jpg" : "baseline.jpg");
+            assert_int_equal(pic.color.width, 97);
+            assert_int_equal(pic.color.channels, 3);
+            assert_int_equal(pic.jpeg_h_samp, samp[i][0]);
+            assert_int_equal(pic.jpeg_v_samp, samp[i][1]);
+            jf_picture_free(&pic);
+            free(m.data);
+        }
+    {
+        membuf m = jpeg_special(33, 17, 1, JCS_GRAYSCALE, 1, 1, 1, 5);
+        jf_picture pic = decode_ok(&m, "grey-progressive.jpg");
+        assert_int_equal(pic.color.channels, 1);
+        jf_picture_free(&pic);
+        free(m.data);
+    }
+}
+
+static void test_jpeg_cmyk_refused(void **state)
+{
+    membuf m = jpeg_special(16, 16, 4, JCS_CMYK, 0, 1, 1, 3);
+    jf_picture pic;
+    (void)state;
+    assert_int_equal(jf_picture_decode(m.data, m.size, "print.jpg", &pic), JF_ERR_UNSUPPORTED);
+    assert_non_null(strstr(jf_last_error(), "print.jpg: CMYK JPEG is not supported"));
+    assert_null(pic.color.data);
+    free(m.data);
+}
+
+static void test_png_layouts(void **state)
+{
+    enum { W = 13, H = 9 };
+    unsigned char rows[H * W * 8];
+    size_t i;
+    jf_picture pic;
+    membuf m;
+    (void)state;
+    for (i = 0; i < sizeof rows; i++)
+        rows[i] = (unsigned char)(i * 37 + 11);
+
+    /* interlaced RGB equals the same pixels non-interlaced */
+    m = png_special(W, H, PNG_COLOR_TYPE_RGB, 8, PNG_INTERLACE_ADAM7, rows, W * 3, 0);
+    pic = decode_ok(&m, "interlaced.png");
+    for (i = 0; i < H; i++)
+        assert_memory_equal(pic.color.data + i * pic.color.stride, rows + i * W * 3, W * 3);
+    jf_picture_free(&pic);
+    free(m.data);
+
+    /* grey + alpha splits into grey and an alpha plane */
+    m = png_special(W, H, PNG_COLOR_TYPE_GRAY_ALPHA, 8, PNG_INTERLACE_NONE, rows, W * 2, 0);
+    pic = decode_ok(&m, "ga.png");
+    assert_int_equal(pic.color.channels, 1);
+    assert_non_null(pic.alpha.data);
+    assert_int_equal(pic.color.data[pic.color.stride + 2], rows[W * 2 + 4]);
+    assert_int_equal(pic.alpha.data[pic.alpha.stride + 2], rows[W * 2 + 5]);
+    jf_picture_free(&pic);
+    free(m.data);
+
+    /* 4-bit palette without and with transparency */
+    for (i = 0; i < sizeof rows; i++)
+        rows[i] = (unsigned char)((i * 7) & 0xFF);
+    m = png_special(W, H, PNG_COLOR_TYPE_PALETTE, 4, PNG_INTERLACE_NONE, rows, (W + 1) / 2, 0);
+    pic = decode_ok(&m, "palette.png");
+    assert_int_equal(pic.color.channels, 3);
+    assert_null(pic.alpha.data);
+    /* first pixel: high nibble of rows[0] = 0 -> palette entry 0 = (0, 255, 0) */
+    assert_int_equal(pic.color.data[0], 0);
+    assert_int_equal(pic.color.data[1], 255);
+    jf_picture_free(&pic);
+    free(m.data);
+    m = png_special(W, H, PNG_COLOR_TYPE_PALETTE, 4, PNG_INTERLACE_NONE, rows, (W + 1) / 2, 1);
+    pic = decode_ok(&m, "palette-trns.png");
+    assert_int_equal(pic.color.channels, 3);
+    assert_non_null(pic.alpha.data);
+    jf_picture_free(&pic);
+    free(m.data);
+
+    /* 1-bit grey expands to 0/255 */
+    m = png_special(W, H, PNG_COLOR_TYPE_GRAY, 1, PNG_INTERLACE_NONE, rows, (W + 7) / 8, 0);
+    pic = decode_ok(&m, "bilevel.png");
+    assert_int_equal(pic.color.channels, 1);
+    for (i = 0; i < W; i++)
+        assert_true(pic.color.data[i] == 0 || pic.color.data[i] == 255);
+    jf_picture_free(&pic);
+    free(m.data);
+
+    /* 16-bit refused with a reason, not truncated */
+    m = png_special(W, H, PNG_COLOR_TYPE_RGB, 16, PNG_INTERLACE_NONE, rows, W * 6, 0);
+    assert_int_equal(jf_picture_decode(m.data, m.size, "deep.png", &pic), JF_ERR_UNSUPPORTED);
+    assert_non_null(strstr(jf_last_error(), "deep.png: 16-bit PNG"));
+    free(m.data);
+}
+
+/* A profile libpng accepts: a valid header (length, 'acsp', monitor class,
+ * RGB data, XYZ connection space, D50) and no tags, padded with noise. */
+static unsigned char *make_icc(size_t size, uint64_t seed)
+{
+    unsigned char *p = malloc(size);
+    size_t k;
+    for (k = 0; k < size; k++)
+        p[k] = (unsigned char)(t_rand(&seed) >> 56);
+    memset(p, 0, 132);
+    p[0] = (unsigned char)(size >> 24); p[1] = (unsigned char)(size >> 16);
+    p[2] = (unsigned char)(size >> 8);  p[3] = (unsigned char)size;
+    p[8] = 2; p[9] = 0x10;                 /* version 2.1 */
+    memcpy(p + 12, "mntrRGB XYZ ", 12);
+    memcpy(p + 36, "acsp", 4);
+    p[70] = 0xF6; p[71] = 0xD6;            /* D50 X 0.9642 */
+    p[73] = 0x01;                          /* Y 1.0 */
+    p[78] = 0xD3; p[79] = 0x2D;            /* Z 0.8249 */
+    return p;                              /* tag count at 128 stays 0 */
+}
+
+static void test_metadata_survives(void **state)
+{
+    static const jf_format chain[][2] = {{JF_FORMAT_JPEG, JF_FORMAT_JPEG},
+                                         {JF_FORMAT_JPEG, JF_FORMAT_PNG},
+                                         {JF_FORMAT_PNG, JF_FORMAT_JPEG},
+                                         {JF_FORMAT_PNG, JF_FORMAT_PNG}};
+    unsigned char exif[200];
+    unsigned char *icc = make_icc(150000, 3); /* larger than one JPEG marker */
+    int i;
+    size_t k;
+    (void)state;
+    memcpy(exif, "MM\0*\0\0\0\x08", 8); /* a TIFF header, as EXIF holds */
+    for (k = 8; k < sizeof exif; k++)
+        exif[k] = (unsigned char)k;
+    for (i = 0; i < 4; i++) {
+        jf_picture pic, mid, back;
+        jf_encode_options e1 = {chain[i][0], 90, 6}, e2 = {chain[i][1], 90, 6};
+        unsigned char *b1, *b2;
+        size_t s1, s2;
+        memset(&pic, 0, sizeof pic);
+        pic.color = t_random_image(40, 30, 3, 0, 4);
+        pic.icc = malloc(150000);
+        memcpy(pic.icc, icc, 150000);
+        pic.icc_size = 150000;
+        pic.exif = malloc(sizeof exif);
+        memcpy(pic.exif, exif, sizeof exif);
+        pic.exif_size = sizeof exif;
+        assert_int_equal(jf_picture_encode(&pic, &e1, &b1, &s1), JF_OK);
+        assert_int_equal(jf_picture_decode(b1, s1, "first", &mid), JF_OK);
+        assert_int_equal(jf_picture_encode(&mid, &e2, &b2, &s2), JF_OK);
+        assert_int_equal(jf_picture_decode(b2, s2, "second", &back), JF_OK);
+        assert_int_equal(back.icc_size, 150000);
+        assert_memory_equal(back.icc, icc, 150000);
+        assert_int_equal(back.exif_size, sizeof exif);
+        assert_memory_equal(back.exif, exif, sizeof exif);
+        free(b1);
+        free(b2);
+        jf_picture_free(&pic);
+        jf_picture_free(&mid);
+        jf_picture_free(&back);
+    }
+    free(icc);
+}
+
+static void test_jpeg_markers_kept(void **state)
+{
+    /* an XMP packet (APP1, not EXIF) and a comment travel JPEG to JPEG */
+    static const char xmp[] = "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta/>";
+    jf_picture pic, back;
+    unsigned char *bytes;
+    size_t size;
+    jf_encode_options eo = {JF_FORMAT_JPEG, 90, 0};
+    int i, found = 0;
+    (void)state;
+    memset(&pic, 0, sizeof pic);
+    pic.color = t_random_image(16, 16, 3, 0, 1);
+    pic.extra = calloc(2, sizeof *pic.extra);
+    pic.extra[0].tag = 0xE1;
+    pic.extra[0].size = sizeof xmp;
+    pic.extra[0].data = malloc(sizeof xmp);
+    memcpy(pic.extra[0].data, xmp, sizeof xmp);
+    pic.extra[1].tag = 0xFE;
+    pic.extra[1].size = 5;
+    pic.extra[1].data = malloc(5);
+    memcpy(pic.extra[1].data, "hello", 5);
+    pic.extra_count = 2;
+    assert_int_equal(jf_picture_encode(&pic, &eo, &bytes, &size), JF_OK);
+    assert_int_equal(jf_picture_decode(bytes, size, "xmp.jpg", &back), JF_OK);
+    for (i = 0; i < back.extra_count; i++)
+        if ((back.extra[i].tag == 0xE1 && back.extra[i].size == sizeof xmp &&
+             memcmp(back.extra[i].data, xmp, sizeof xmp) == 0) ||
+            (back.extra[i].tag == 0xFE && back.extra[i].size == 5))
+            found++;
+    assert_int_equal(found, 2);
+    free(bytes);
+    jf_picture_free(&pic);
+    jf_picture_free(&back);
+}
+
+/* A PNG claiming an absurd size, with a valid CRC. */
+static membuf png_huge_header(unsigned w, unsigned h)
+{
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    unsigned char *d = malloc(33);
+    unsigned char ihdr[17] = {'I', 'H', 'D', 'R'};
+    uLong crc;
+    membuf m;
+    ihdr[4] = (unsigned char)(w >> 24); ihdr[5] = (unsigned char)(w >> 16);
+    ihdr[6] = (unsigned char)(w >> 8);  ihdr[7] = (unsigned char)w;
+    ihdr[8] = (unsigned char)(h >> 24); ihdr[9] = (unsigned char)(h >> 16);
+    ihdr[10] = (unsigned char)(h >> 8); ihdr[11] = (unsigned char)h;
+    ihdr[12] = 8; ihdr[13] = 2; ihdr[14] = ihdr[15] = ihdr[16] = 0;
+    crc = crc32(0, ihdr, 17);
+    memcpy(d, sig, 8);
+    d[8] = 0; d[9] = 0; d[10] = 0; d[11] = 13;
+    memcpy(d + 12, ihdr, 17);
+    d[29] = (unsigned char)(crc >> 24); d[30] = (unsigned char)(crc >> 16);
+    d[31] = (unsigned char)(crc >> 8);  d[32] = (unsigned char)crc;
+    m.data = d;
+    m.size = 33;
+    return m;
+}
+
+static void expect_refused(const unsigned char *d, size_t n, const char *name, jf_status want,
+                           const char *reason)
+{
+    jf_picture pic;
+    jf_status st = jf_picture_decode(d, n, name, &pic);
+    if (st != want || !strstr(jf_last_error(), reason) || strncmp(jf_last_error(), name, strlen(name)))
+        fail_msg("%s: status %d, message '%s' (wanted %d, '%s')", name, st, jf_last_error(), want,
+                 reason);
+    assert_null(pic.color.data);
+    assert_null(pic.alpha.data);
+}
+
+static void test_damaged_files_refused(void **state)
+{
+    jf_picture ok;
+    unsigned char *jpg, *png;
+    size_t jpg_n, png_n, i, k;
+    jf_encode_options ej = {JF_FORMAT_JPEG, 90, 0}, ep = {JF_FORMAT_PNG, 0, 6};
+    membuf huge;
+    (void)state;
+    assert_int_equal(jf_picture_read(t_source_path("samples/images/chelsea.png"), &ok), JF_OK);
+    assert_int_equal(jf_picture_encode(&ok, &ej, &jpg, &jpg_n), JF_OK);
+    assert_int_equal(jf_picture_encode(&ok, &ep, &png, &png_n), JF_OK);
+
+    expect_refused(NULL, 0, "empty.jpg", JF_ERR_DECODE, "empty file");
+    expect_refused((const unsigned char *)"just some text\n", 15, "notes.jpg", JF_ERR_DECODE,
+                   "not a JPEG or PNG");
+    expect_refused(jpg, jpg_n * 6 / 10, "cut.jpg", JF_ERR_DECODE, "premature end");
+    expect_refused(jpg, 300, "header-only.jpg", JF_ERR_DECODE, "");
+    expect_refused(png, png_n * 6 / 10, "cut.png", JF_ERR_DECODE, "");
+    /* damage the first IDAT: its CRC, then its compressed data */
+    for (i = 8; i + 8 < png_n; i++)
+        if (memcmp(png + i, "IDAT", 4) == 0)
+            break;
+    {
+        size_t len = ((size_t)png[i - 4] << 24) | ((size_t)png[i - 3] << 16) |
+                     ((size_t)png[i - 2] << 8) | png[i - 1];
+        png[i + 4 + len] ^= 0x55;
+        expect_refused(png, png_n, "badcrc.png", JF_ERR_DECODE, "CRC error");
+        png[i + 4 + len] ^= 0x55;
+        for (k = 0; k < 64; k++)
+            png[i + 8 + k] ^= 0xA7;
+        expect_refused(png, png_n, "baddata.png", JF_ERR_DECODE, "IDAT");
+    }
+    huge = png_huge_header(100000, 100000);
+    expect_refused(huge.data, huge.size, "huge.png", JF_ERR_LIMIT, "exceeds the limit");
+    free(huge.data);
+    /* a JPEG whose SOF claims 65535 x 65535 */
+    for (i = 2; i + 9 < jpg_n; i++)
+        if (jpg[i] == 0xFF && (jpg[i + 1] == 0xC0 || jpg[i + 1] == 0xC2)) {
+            jpg[i + 5] = jpg[i + 6] = jpg[i + 7] = jpg[i + 8] = 0xFF;
+            break;
+        }
+    expect_refused(jpg, jpg_n, "huge.jpg", JF_ERR_LIMIT, "exceeds the limit");
+    /* zero height */
+    jpg[i + 5] = jpg[i + 6] = 0;
+    expect_refused(jpg, jpg_n, "zero.jpg", JF_ERR_DECODE, "");
+    free(jpg);
+    free(png);
+    jf_picture_free(&ok);
+}
+
+static void test_pixel_limit_configurable(void **state)
+{
+    jf_picture pic;
+    uint64_t old = jf_max_pixels();
+    (void)state;
+    jf_set_max_pixels(1000);
+    assert_int_equal(jf_picture_read(t_source_path("samples/images/rocket.jpg"), &pic), JF_ERR_LIMIT);
+    assert_non_null(strstr(jf_last_error(), "rocket.jpg"));
+    jf_set_max_pixels(old);
+    assert_int_equal(jf_picture_read(t_source_path("samples/images/rocket.jpg"), &pic), JF_OK);
+    jf_picture_free(&pic);
+}
+
+static void test_atomic_write_leaves_nothing(void **state)
+{
+    const char *dir = t_make_tmpdir();
+    char path[512];
+    jf_picture pic;
+    jf_encode_options eo = {JF_FORMAT_PNG, 0, 6};
+    FILE *f;
+    (void)state;
+    memset(&pic, 0, sizeof pic);
+    pic.color = t_random_image(8, 8, 3, 0, 1);
+    snprintf(path, sizeof path, "%s/out.png", dir);
+    assert_int_equal(jf_picture_write(path, &pic, &eo), JF_OK);
+    f = fopen(path, "rb");
+    assert_non_null(f);
+    fclose(f);
+    /* into a folder that does not exist: an error naming the path, no file */
+    snprintf(path, sizeof path, "%s/missing/out.png", dir);
+    assert_int_equal(jf_picture_write(path, &pic, &eo), JF_ERR_IO);
+    assert_non_null(strstr(jf_last_error(), "missing/out.png"));
+    jf_picture_free(&pic);
+    t_rmtree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sniffing),
+        cmocka_unit_test(test_samples_decode),
+        cmocka_unit_test(test_png_round_trip_exact),
+        cmocka_unit_test(test_jpeg_round_trip_photo),
+        cmocka_unit_test(test_jpeg_layouts),
+        cmocka_unit_test(test_jpeg_cmyk_refused),
+        cmocka_unit_test(test_png_layouts),
+        cmocka_unit_test(test_metadata_survives),
+        cmocka_unit_test(test_jpeg_markers_kept),
+        cmocka_unit_test(test_damaged_files_refused),
+        cmocka_unit_test(test_pixel_limit_configurable),
+        cmocka_unit_test(test_atomic_write_leaves_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
