@@ -493,10 +493,11 @@ static void test_damaged_files_refused(void **state)
     huge = png_huge_header(100000, 100000);
     expect_refused(huge.data, huge.size, "huge.png", JF_ERR_LIMIT, "exceeds the limit");
     free(huge.data);
-    /* a JPEG whose SOF claims 65535 x 65535 */
+    /* a JPEG whose SOF claims 60000 x 60000 (libjpeg itself stops at 65500) */
     for (i = 2; i + 9 < jpg_n; i++)
         if (jpg[i] == 0xFF && (jpg[i + 1] == 0xC0 || jpg[i + 1] == 0xC2)) {
-            jpg[i + 5] = jpg[i + 6] = jpg[i + 7] = jpg[i + 8] = 0xFF;
+            jpg[i + 5] = jpg[i + 7] = 0xEA;
+            jpg[i + 6] = jpg[i + 8] = 0x60;
             break;
         }
     expect_refused(jpg, jpg_n, "huge.jpg", JF_ERR_LIMIT, "exceeds the limit");
