@@ -73,6 +73,24 @@ static int add_item(batch *b, const char *path, const char *rel)
     return 0;
 }
 
+/* Files found in folders: with --suffix, earlier outputs ("x_dn.jpg") are
+ * passed over, so a second run does not filter its own results again. */
+static int add_walked(batch *b, const char *path, const char *rel)
+{
+    const char *suffix = b->s->suffix;
+    const char *base = strrchr(rel, '/'), *dot;
+    size_t stem, n;
+    base = base ? base + 1 : rel;
+    dot = strrchr(base, '.');
+    stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    n = suffix ? strlen(suffix) : 0;
+    if (n && stem >= n && strncmp(base + stem - n, suffix, n) == 0) {
+        b->ignored++;
+        return 0;
+    }
+    return add_item(b, path, rel);
+}
+
 static void fail_item(batch_item *it, const char *fmt, const char *arg)
 {
     it->status = JF_ERR_IO;
@@ -138,7 +156,7 @@ int batch_collect(batch *b, cli_settings *s)
                         "-o, or name outputs apart with --suffix\n", b->verb, s->output, in);
                 return JF_EXIT_USAGE;
             }
-            if (walk_folder(b, in, b->out_real, add_item) != 0)
+            if (walk_folder(b, in, b->out_real, add_walked) != 0)
                 goto nomem;
         } else {
             const char *base = strrchr(in, '/');

@@ -1,1 +1,319 @@
-int main(void){return 0;}
+/* The jetfilter command end to end, on a temporary folder holding good and
+ * broken files: outputs, exit codes, messages, and nothing left half-done. */
+#define _DEFAULT_SOURCE
+#include "common.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char g_dir[256];
+static char g_out[8192]; /* stdout + stderr of the last run */
+
+static int run(const char *fmt, ...)
+{
+    char cmd[4096], log[512];
+    va_list ap;
+    FILE *f;
+    size_t n;
+    int rc;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    snprintf(log, sizeof log, "%s/.log", g_dir);
+    {
+        char full[4096 + 1024];
+        snprintf(full, sizeof full, "cd %s && %s %s > %s 2>&1 < /dev/null", g_dir, JF_CLI_PATH, cmd, log);
+        rc = system(full);
+    }
+    f = fopen(log, "r");
+    assert_non_null(f);
+    n = fread(g_out, 1, sizeof g_out - 1, f);
+    g_out[n] = '\0';
+    fclose(f);
+    unlink(log);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static void write_bytes(const char *rel, const void *data, size_t n)
+{
+    char path[1024];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s", g_dir, rel);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    if (n)
+        assert_int_equal(fwrite(data, 1, n, f), n);
+    fclose(f);
+}
+
+static unsigned char *read_all(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf;
+    long len;
+    *n = 0;
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)len + 1);
+    *n = fread(buf, 1, (size_t)len, f);
+    fclose(f);
+    return buf;
+}
+
+static void copy_in(const char *src_rel, const char *dst_rel, size_t cut)
+{
+    size_t n;
+    unsigned char *d = read_all(t_source_path(src_rel), &n);
+    assert_non_null(d);
+    write_bytes(dst_rel, d, cut && cut < n ? cut : n);
+    free(d);
+}
+
+static int exists(const char *rel)
+{
+    char path[1024];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/%s", g_dir, rel);
+    return stat(path, &sb) == 0;
+}
+
+/* Any temporary (".name.jf-XXXXXX") left under a folder? */
+static int leftovers(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+    if (!d)
+        return 0;
+    while ((e = readdir(d)) != NULL) {
+        char sub[2048];
+        struct stat sb;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+        if (strstr(e->d_name, ".jf-"))
+            found++;
+        if (stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode))
+            found += leftovers(sub);
+    }
+    closedir(d);
+    return found;
+}
+
+static int setup(void **state)
+{
+    char path[512];
+    (void)state;
+    snprintf(g_dir, sizeof g_dir, "%s", t_make_tmpdir());
+    snprintf(path, sizeof path, "%s/in/sub", g_dir);
+    assert_int_equal(system((snprintf(g_out, sizeof g_out, "mkdir -p %s %s/bad", path, g_dir), g_out)), 0);
+    copy_in("samples/images/rocket.jpg", "in/rocket.jpg", 0);
+    copy_in("tests/data/coffee_grey_a.png", "in/sub/grey.png", 0);
+    copy_in("tests/data/chelsea_noisy.png", "in/CHELSEA.PNG", 0);
+    copy_in("tests/data/small_40x12_a.png", "in/no_extension", 0);
+    write_bytes("in/notes.txt", "not an image\n", 13);
+    write_bytes("bad/empty.jpg", "", 0);
+    write_bytes("bad/text.jpg", "hello, I am text\n", 17);
+    copy_in("samples/images/rocket.jpg", "bad/cut.jpg", 40000);
+    copy_in("samples/images/coffee.png", "bad/cut.png", 100000);
+    {
+        /* IHDR claiming 100000 x 100000, CRC correct */
+        static const unsigned char huge[] = {
+            0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
+            0x00, 0x01, 0x86, 0xA0, 0x00, 0x01, 0x86, 0xA0, 8, 2, 0, 0, 0, 0x27, 0x30, 0x9C, 0x9F};
+        write_bytes("bad/huge.png", huge, sizeof huge);
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    t_rmtree(g_dir);
+    return 0;
+}
+
+static void test_batch_with_broken_files(void **state)
+{
+    size_t n1, n2;
+    unsigned char *before = read_all(t_source_path("samples/images/rocket.jpg"), &n1), *after;
+    char path[1024];
+    (void)state;
+    assert_int_equal(run("denoise in bad -o out -k 3"), 1);
+    /* the good files, mirrored; nothing for the broken ones */
+    assert_true(exists("out/rocket.jpg"));
+    assert_true(exists("out/sub/grey.png"));
+    assert_true(exists("out/CHELSEA.PNG"));
+    assert_true(exists("out/no_extension"));
+    assert_false(exists("out/notes.txt"));
+    assert_false(exists("out/empty.jpg") || exists("out/text.jpg") || exists("out/cut.jpg") ||
+                 exists("out/cut.png") || exists("out/huge.png"));
+    /* one line per broken file, naming it and the reason */
+    assert_non_null(strstr(g_out, "bad/empty.jpg: empty file"));
+    assert_non_null(strstr(g_out, "bad/text.jpg: not a JPEG or PNG file"));
+    assert_non_null(strstr(g_out, "bad/cut.jpg: premature end of JPEG file"));
+    assert_non_null(strstr(g_out, "bad/cut.png: "));
+    assert_non_null(strstr(g_out, "bad/huge.png: PNG header: 100000x100000 exceeds the limit"));
+    assert_non_null(strstr(g_out, "4 ok, 5 failed, 0 skipped"));
+    assert_non_null(strstr(g_out, "1 non-image file"));
+    snprintf(path, sizeof path, "%s/out", g_dir);
+    assert_int_equal(leftovers(path), 0);
+    /* inputs untouched */
+    snprintf(path, sizeof path, "%s/in/rocket.jpg", g_dir);
+    after = read_all(path, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(before, after, n1);
+    free(before);
+    free(after);
+}
+
+static void test_usage_errors(void **state)
+{
+    (void)state;
+    assert_int_equal(run("denoise in -o out2 -k 4"), 2);
+    assert_non_null(strstr(g_out, "must be odd"));
+    assert_int_equal(run("denoise in -o out2 -k -3"), 2);
+    assert_int_equal(run("denoise in -o out2 -k 999"), 2);
+    assert_int_equal(run("denoise in -o out2 -f box -k 65"), 2);
+    assert_int_equal(run("denoise in"), 2);
+    assert_non_null(strstr(g_out, "-o OUTDIR"));
+    assert_int_equal(run("denoise in -o out2 --no-such-option"), 2);
+    assert_non_null(strstr(g_out, "unknown option '--no-such-option'"));
+    assert_int_equal(run("denoise in -o out2 -b sideways"), 2);
+    assert_non_null(strstr(g_out, "zero, replicate, reflect, mirror"));
+    assert_int_equal(run("frobnicate"), 2);
+    write_bytes("bad_kernel.txt", "1 2 3\n4 five 6\n7 8 9\n", 22);
+    assert_int_equal(run("denoise in -o out2 -f conv --kernel bad_kernel.txt"), 2);
+    assert_non_null(strstr(g_out, "bad_kernel.txt:2: 'five' is not a number"));
+    assert_int_equal(run("denoise in -o out2 -f conv"), 2);
+    assert_int_equal(run("noise in -o out2"), 2);
+    /* writing into an input folder needs --suffix */
+    assert_int_equal(run("denoise in -o in/clean"), 2);
+    assert_non_null(strstr(g_out, "inside input folder"));
+    assert_false(exists("out2"));
+    assert_int_equal(run("--version"), 0);
+    assert_non_null(strstr(g_out, JF_VERSION_STRING));
+    assert_int_equal(run("denoise --help"), 0);
+    assert_non_null(strstr(g_out, "--border MODE"));
+}
+
+static void test_unwritable_output(void **state)
+{
+    (void)state;
+    write_bytes("a_file", "x", 1);
+    assert_int_equal(run("denoise in -o a_file/out"), 1);
+    assert_non_null(strstr(g_out, "a_file"));
+    assert_non_null(strstr(g_out, "not a folder"));
+}
+
+static void test_median_output_exact_every_border(void **state)
+{
+    static const char *borders[] = {"zero", "replicate", "reflect", "mirror"};
+    char path[1024];
+    int b;
+    (void)state;
+    for (b = 0; b < 4; b++) {
+        jf_picture in, out;
+        jf_image want;
+        assert_int_equal(run("denoise in/sub/grey.png -o med_%s -k 5 -b %s --backend cpu",
+                             borders[b], borders[b]), 0);
+        snprintf(path, sizeof path, "%s/in/sub/grey.png", g_dir);
+        assert_int_equal(jf_picture_read(path, &in), JF_OK);
+        snprintf(path, sizeof path, "%s/med_%s/grey.png", g_dir, borders[b]);
+        assert_int_equal(jf_picture_read(path, &out), JF_OK);
+        want = t_poisoned_like(&in.color, 0);
+        t_median_reference(&in.color, 5, (jf_border)b, &want);
+        assert_true(t_images_equal(&out.color, &want));
+        jf_image_free(&want);
+        jf_picture_free(&in);
+        jf_picture_free(&out);
+    }
+}
+
+static void test_metrics_command(void **state)
+{
+    (void)state;
+    assert_int_equal(run("metrics in/CHELSEA.PNG in/CHELSEA.PNG --json"), 0);
+    assert_non_null(strstr(g_out, "\"psnr_db\":\"inf\""));
+    assert_non_null(strstr(g_out, "\"ssim\":1"));
+    assert_non_null(strstr(g_out, "\"mse\":0"));
+    assert_int_equal(run("metrics in/CHELSEA.PNG in/CHELSEA.PNG"), 0);
+    assert_non_null(strstr(g_out, "psnr_db  inf"));
+    copy_in("samples/images/chelsea.png", "clean_chelsea.png", 0);
+    assert_int_equal(run("metrics clean_chelsea.png in/CHELSEA.PNG --json"), 0);
+    /* the scikit-image figures of tests/data/reference_metrics.txt */
+    assert_non_null(strstr(g_out, "\"psnr_db\":22.1653947"));
+    assert_non_null(strstr(g_out, "\"ssim\":0.3618752"));
+    assert_int_equal(run("metrics clean_chelsea.png in/sub/grey.png"), 1);
+    assert_non_null(strstr(g_out, "cannot compare"));
+    assert_int_equal(run("metrics clean_chelsea.png"), 2);
+}
+
+static void test_reference_json_skip_and_jobs(void **state)
+{
+    size_t n;
+    char path[1024];
+    char *json;
+    (void)state;
+    assert_int_equal(run("noise in -o noisy --salt-pepper 0.08 --seed 5"), 0);
+    assert_int_equal(run("denoise noisy -o clean -k 3 --reference in --json report.json -j 3"), 0);
+    assert_non_null(strstr(g_out, "against the references"));
+    snprintf(path, sizeof path, "%s/report.json", g_dir);
+    json = (char *)read_all(path, &n);
+    assert_non_null(json);
+    json[n] = '\0';
+    assert_non_null(strstr(json, "\"ok\":4"));
+    assert_non_null(strstr(json, "\"psnr_out_db\""));
+    assert_non_null(strstr(json, "\"name\":\"median\""));
+    free(json);
+    /* median removes most impulse noise: the summary says how much */
+    assert_non_null(strstr(g_out, "PSNR "));
+    /* same outputs with one job as with three */
+    assert_int_equal(run("denoise noisy -o clean1 -k 3 -j 1 --quiet"), 0);
+    assert_int_equal(system((snprintf(path, sizeof path, "cmp -s %s/clean/sub/grey.png %s/clean1/sub/grey.png",
+                                      g_dir, g_dir), path)), 0);
+    /* resume */
+    assert_int_equal(run("denoise noisy -o clean -k 3 --skip-existing"), 0);
+    assert_non_null(strstr(g_out, "0 ok, 0 failed, 4 skipped"));
+    /* same seed, same noise */
+    assert_int_equal(run("noise in -o noisy2 --salt-pepper 0.08 --seed 5 --quiet"), 0);
+    assert_int_equal(system((snprintf(path, sizeof path, "cmp -s %s/noisy/CHELSEA.PNG %s/noisy2/CHELSEA.PNG",
+                                      g_dir, g_dir), path)), 0);
+}
+
+static void test_format_and_suffix(void **state)
+{
+    (void)state;
+    assert_int_equal(run("denoise in/rocket.jpg -o as_png --format png"), 0);
+    assert_true(exists("as_png/rocket.png"));
+    assert_int_equal(run("denoise in/sub -o in/sub --suffix _dn"), 0);
+    assert_true(exists("in/sub/grey_dn.png"));
+    /* a second run does not filter its own outputs again */
+    assert_int_equal(run("denoise in/sub -o in/sub --suffix _dn"), 0);
+    assert_false(exists("in/sub/grey_dn_dn.png"));
+    /* an output that would replace its input is refused */
+    assert_int_equal(run("denoise in/rocket.jpg -o in"), 1);
+    assert_non_null(strstr(g_out, "refusing to overwrite the input"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_batch_with_broken_files),
+        cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_unwritable_output),
+        cmocka_unit_test(test_median_output_exact_every_border),
+        cmocka_unit_test(test_metrics_command),
+        cmocka_unit_test(test_reference_json_skip_and_jobs),
+        cmocka_unit_test(test_format_and_suffix),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
