@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Install what jetfilter needs to build and test, on Debian, Ubuntu or JetPack.
+# Runs apt-get through sudo when not root.  Skips what is already there.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config libjpeg-dev libpng-dev zlib1g-dev libcmocka-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all build dependencies present"
+  exit 0
+fi
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "setup: installing ${missing[*]}"
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Set up, build and run every test (GPU tests skip cleanly without a device).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+scripts/build.sh
+cd build && ctest --output-on-failure -j "$(nproc)"
