@@ -19,6 +19,23 @@ jf_status jf_check_host_image(const char *fn, const char *what, const jf_image *
     return JF_OK;
 }
 
+int jf_use_gpu(const jf_context *ctx, jf_variant variant)
+{
+    return jf_context_backend(ctx) == JF_BACKEND_CUDA && variant != JF_VARIANT_CPU;
+}
+
+jf_status jf_check_image(const char *fn, const char *what, const jf_image *img, int on_gpu)
+{
+    if (on_gpu && img && img->data && img->location != JF_LOC_HOST) {
+        if ((unsigned)img->location >= JF_LOC_COUNT || img->width < 1 || img->height < 1 ||
+            img->channels < 1 || img->channels > 4 ||
+            img->stride < (size_t)img->width * (size_t)img->channels)
+            return jf_fail(JF_ERR_ARG, "%s: %s image has an invalid shape or location", fn, what);
+        return JF_OK;
+    }
+    return jf_check_host_image(fn, what, img);
+}
+
 jf_status jf_check_ksize(const char *fn, int ksize, int max)
 {
     if (ksize < 1 || ksize > max || ksize % 2 == 0)

@@ -18,6 +18,13 @@ extern "C" {
  * calling function in the error. */
 jf_status jf_check_host_image(const char *fn, const char *what, const jf_image *img);
 
+/* Does this call run on the GPU?  (CUDA context and a variant other than cpu) */
+int jf_use_gpu(const jf_context *ctx, jf_variant variant);
+
+/* An image an operation may read or write: host memory always; device,
+ * mapped or managed memory only when the call runs on the GPU. */
+jf_status jf_check_image(const char *fn, const char *what, const jf_image *img, int on_gpu);
+
 /* An odd kernel size in 1..max. */
 jf_status jf_check_ksize(const char *fn, int ksize, int max);
 

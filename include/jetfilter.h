@@ -68,7 +68,8 @@ const char *jf_version(void);
 typedef enum jf_location {
     JF_LOC_HOST = 0, /**< ordinary host memory */
     JF_LOC_DEVICE,   /**< CUDA device memory (not dereferenceable on the host) */
-    JF_LOC_MAPPED,   /**< host memory the GPU reads directly (integrated GPUs) */
+    JF_LOC_MAPPED,   /**< pinned host memory mapped into the GPU (zero-copy) */
+    JF_LOC_MANAGED,  /**< CUDA managed memory: one pointer for CPU and GPU */
     JF_LOC_COUNT
 } jf_location;
 
@@ -91,7 +92,8 @@ jf_status jf_image_alloc(jf_image *img, int width, int height, int channels);
 jf_image jf_image_wrap(unsigned char *data, int width, int height,
                        int channels, size_t stride);
 
-/** Release an owned image and zero the struct.  NULL and non-owned are fine. */
+/** Release an owned image (any location) and zero the struct.  NULL and
+ *  non-owned are fine. */
 void jf_image_free(jf_image *img);
 
 /** Copy pixels between two host images of the same shape (strides may differ). */
@@ -167,37 +169,8 @@ jf_status jf_picture_write(const char *path, const jf_picture *pic,
 void jf_picture_free(jf_picture *pic);
 
 /* ------------------------------------------------------------------------ */
-/* Context: backend, threads, stream, stats                                  */
+/* CUDA devices                                                              */
 /* ------------------------------------------------------------------------ */
-
-typedef enum jf_backend {
-    JF_BACKEND_AUTO = 0, /**< CUDA when a usable device exists, else CPU */
-    JF_BACKEND_CPU,
-    JF_BACKEND_CUDA,
-    JF_BACKEND_COUNT
-} jf_backend;
-
-typedef struct jf_context_options {
-    jf_backend backend; /**< default AUTO */
-    int device;         /**< CUDA device index (default 0) */
-    int threads;        /**< CPU worker threads; 0 = all online cores */
-    void *stream;       /**< cudaStream_t of the caller's choosing, or NULL */
-} jf_context_options;
-
-typedef struct jf_context jf_context;
-
-/** Create a context.  `opt` may be NULL for defaults.  With JF_BACKEND_CUDA
- *  and no usable device (or a build without CUDA) returns JF_ERR_NO_DEVICE. */
-jf_status jf_context_create(const jf_context_options *opt, jf_context **out);
-void jf_context_destroy(jf_context *ctx);
-
-/** The backend in use (never AUTO). */
-jf_backend jf_context_backend(const jf_context *ctx);
-/** Why AUTO chose what it chose ("no CUDA device: ..."), or "". */
-const char *jf_context_note(const jf_context *ctx);
-/** Number of CPU threads the context uses. */
-int jf_context_threads(const jf_context *ctx);
-const char *jf_backend_name(jf_backend backend);
 
 /** Facts about one CUDA device, read from the runtime (never assumed). */
 typedef struct jf_device_info {
@@ -221,6 +194,65 @@ jf_status jf_device_query(int index, jf_device_info *info);
 
 /** Non-zero when the library was compiled with CUDA kernels. */
 int jf_built_with_cuda(void);
+
+/* ------------------------------------------------------------------------ */
+/* Context: backend, threads, stream, stats                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef enum jf_backend {
+    JF_BACKEND_AUTO = 0, /**< CUDA when a usable device exists, else CPU */
+    JF_BACKEND_CPU,
+    JF_BACKEND_CUDA,
+    JF_BACKEND_COUNT
+} jf_backend;
+
+/** How host images reach the GPU. */
+typedef enum jf_memory {
+    JF_MEMORY_AUTO = 0, /**< MANAGED on integrated GPUs (Jetson), COPY on discrete ones */
+    JF_MEMORY_COPY,     /**< device buffers; transfers through pinned staging buffers */
+    JF_MEMORY_MANAGED,  /**< managed buffers that CPU and GPU both address: no copies
+                             on integrated GPUs, page migration on discrete ones */
+    JF_MEMORY_COUNT
+} jf_memory;
+
+typedef struct jf_context_options {
+    jf_backend backend; /**< default AUTO */
+    int device;         /**< CUDA device index (default 0) */
+    int threads;        /**< CPU worker threads; 0 = all online cores */
+    void *stream;       /**< cudaStream_t of the caller's choosing, or NULL: the
+                             context makes its own non-blocking stream */
+    jf_memory memory;   /**< default AUTO */
+    double peak_gbps;   /**< override the theoretical bandwidth used in stats (0: the device's) */
+} jf_context_options;
+
+typedef struct jf_context jf_context;
+
+/** Create a context.  `opt` may be NULL for defaults.  With JF_BACKEND_CUDA
+ *  and no usable device (or a build without CUDA) returns JF_ERR_NO_DEVICE. */
+jf_status jf_context_create(const jf_context_options *opt, jf_context **out);
+void jf_context_destroy(jf_context *ctx);
+
+/** The backend in use (never AUTO). */
+jf_backend jf_context_backend(const jf_context *ctx);
+/** Why AUTO chose what it chose ("no CUDA device: ..."), or "". */
+const char *jf_context_note(const jf_context *ctx);
+/** Number of CPU threads the context uses. */
+int jf_context_threads(const jf_context *ctx);
+/** The memory mode in use (never AUTO on a CUDA context; COPY on the CPU). */
+jf_memory jf_context_memory(const jf_context *ctx);
+/** Device facts of a CUDA context (theoretical bandwidth after any override). */
+jf_status jf_context_device(const jf_context *ctx, jf_device_info *info);
+const char *jf_memory_name(jf_memory memory);
+
+/** Allocate an image in `location` (HOST, DEVICE pitched, MAPPED, MANAGED)
+ *  on the context's device.  Only HOST works on a CPU context. */
+jf_status jf_image_alloc_on(jf_context *ctx, jf_image *img, int width, int height,
+                            int channels, jf_location location);
+
+/** Copy pixels between images of the same shape in any two locations
+ *  (host <-> device, device <-> device, ...); waits until done. */
+jf_status jf_image_transfer(jf_context *ctx, const jf_image *src, jf_image *dst);
+const char *jf_backend_name(jf_backend backend);
 
 /* ------------------------------------------------------------------------ */
 /* Operations                                                                */
@@ -260,6 +292,8 @@ typedef struct jf_median_options {
     int ksize;         /**< odd, 1 .. JF_MEDIAN_MAX_KSIZE */
     jf_border border;
     jf_variant variant;
+    int block_x, block_y; /**< CUDA block shape (0: 32 x 8); block_x a multiple of 4,
+                               of 32 for conflict-free shared memory */
 } jf_median_options;
 
 /** k x k median of every channel; `dst` has the size of `src`. */
@@ -273,6 +307,7 @@ typedef struct jf_conv_options {
     const float *weights;  /**< ksize*ksize, row-major, applied as correlation */
     jf_border border;
     jf_variant variant;
+    int block_x, block_y;  /**< CUDA block shape, as for the median */
 } jf_conv_options;
 
 /**
@@ -354,12 +389,15 @@ typedef struct jf_stat {
     char variant[16]; /**< "cpu", "global", "shared", ... or "" */
     int ksize;        /**< 0 when not applicable */
     int width, height, channels;
-    double ms;        /**< wall or event time in milliseconds */
+    double ms;        /**< CUDA event time (GPU work) or wall time (CPU), ms */
     uint64_t bytes_read, bytes_written;
+    double peak_gbps; /**< theoretical bandwidth of the device that ran it; 0 on the CPU */
 } jf_stat;
 
-/** Effective bandwidth (bytes_read + bytes_written) / (ms * 1e6), in GB/s. */
+/** Effective bandwidth BW = (bytes_read + bytes_written) / (ms * 1e6), GB/s. */
 double jf_stat_gbps(const jf_stat *stat);
+/** That as a percentage of peak_gbps (0 when unknown). */
+double jf_stat_percent(const jf_stat *stat);
 
 size_t jf_stats_count(const jf_context *ctx);
 const jf_stat *jf_stats_at(const jf_context *ctx, size_t index);

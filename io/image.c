@@ -1,6 +1,8 @@
 /* Host image buffers with overflow-checked sizes and a pixel limit. */
 #include "io/io.h"
+#include "pipeline/context.h"
 #include "pipeline/errors.h"
+#include "pipeline/gpu.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -73,9 +75,55 @@ void jf_image_free(jf_image *img)
 {
     if (!img)
         return;
-    if (img->owned && img->location == JF_LOC_HOST)
-        free(img->data);
+    if (img->owned && img->data) {
+        if (img->location == JF_LOC_HOST)
+            free(img->data);
+#ifdef JF_HAVE_CUDA
+        else
+            jf_gpu_image_free(img);
+#endif
+    }
     memset(img, 0, sizeof *img);
+}
+
+jf_status jf_image_alloc_on(jf_context *ctx, jf_image *img, int width, int height, int channels,
+                            jf_location location)
+{
+    jf_status st;
+    if (!img)
+        return jf_fail(JF_ERR_ARG, "jf_image_alloc_on: img is NULL");
+    if (location == JF_LOC_HOST)
+        return jf_image_alloc(img, width, height, channels);
+    if ((unsigned)location >= JF_LOC_COUNT)
+        return jf_fail(JF_ERR_ARG, "jf_image_alloc_on: unknown location %d", (int)location);
+    if (width < 1 || height < 1)
+        return jf_fail(JF_ERR_ARG, "jf_image_alloc_on: invalid size %dx%d", width, height);
+    if ((st = jf_check_dims("jf_image_alloc_on", (uint64_t)width, (uint64_t)height, channels)) != JF_OK)
+        return st;
+    if (jf_context_backend(ctx) != JF_BACKEND_CUDA)
+        return jf_fail(JF_ERR_NO_DEVICE, "jf_image_alloc_on: device memory needs a CUDA context");
+#ifdef JF_HAVE_CUDA
+    return jf_gpu_image_alloc(ctx, img, width, height, channels, location);
+#else
+    return jf_fail(JF_ERR_NO_DEVICE, "jf_image_alloc_on: built without CUDA");
+#endif
+}
+
+jf_status jf_image_transfer(jf_context *ctx, const jf_image *src, jf_image *dst)
+{
+    if (!src || !dst || !src->data || !dst->data)
+        return jf_fail(JF_ERR_ARG, "jf_image_transfer: NULL image");
+    if (src->width != dst->width || src->height != dst->height || src->channels != dst->channels)
+        return jf_fail(JF_ERR_ARG, "jf_image_transfer: shapes differ");
+    if (src->location == JF_LOC_HOST && dst->location == JF_LOC_HOST)
+        return jf_image_copy(src, dst);
+    if (jf_context_backend(ctx) != JF_BACKEND_CUDA)
+        return jf_fail(JF_ERR_NO_DEVICE, "jf_image_transfer: device memory needs a CUDA context");
+#ifdef JF_HAVE_CUDA
+    return jf_gpu_transfer(ctx, src, dst);
+#else
+    return jf_fail(JF_ERR_NO_DEVICE, "jf_image_transfer: built without CUDA");
+#endif
 }
 
 jf_status jf_image_prepare(jf_image *img, int width, int height, int channels)

@@ -1,6 +1,7 @@
 /* Context: backend choice, CPU threads, CUDA stream, stats sink. */
 #include "pipeline/context.h"
 #include "pipeline/errors.h"
+#include "pipeline/gpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ const char *jf_variant_name(jf_variant variant)
 
 jf_status jf_context_create(const jf_context_options *opt, jf_context **out)
 {
-    jf_context_options defaults = {JF_BACKEND_AUTO, 0, 0, NULL};
+    jf_context_options defaults = {JF_BACKEND_AUTO, 0, 0, NULL, JF_MEMORY_AUTO, 0.0};
     jf_context *ctx;
     int devices;
 
@@ -35,7 +36,8 @@ jf_status jf_context_create(const jf_context_options *opt, jf_context **out)
     *out = NULL;
     if (!opt)
         opt = &defaults;
-    if ((unsigned)opt->backend >= JF_BACKEND_COUNT || opt->threads < 0 || opt->device < 0)
+    if ((unsigned)opt->backend >= JF_BACKEND_COUNT || opt->threads < 0 || opt->device < 0 ||
+        (unsigned)opt->memory >= JF_MEMORY_COUNT || !(opt->peak_gbps >= 0.0))
         return jf_fail(JF_ERR_ARG, "jf_context_create: invalid options");
     ctx = (jf_context *)calloc(1, sizeof *ctx);
     if (!ctx)
@@ -44,6 +46,7 @@ jf_status jf_context_create(const jf_context_options *opt, jf_context **out)
     ctx->device = opt->device;
     ctx->stream = opt->stream;
     ctx->backend = JF_BACKEND_CPU;
+    ctx->memory = JF_MEMORY_COPY;
 
     if (opt->backend != JF_BACKEND_CPU) {
         devices = jf_device_count();
@@ -61,6 +64,15 @@ jf_status jf_context_create(const jf_context_options *opt, jf_context **out)
                      devices == 0 ? jf_last_error() : "requested CUDA device is absent");
         }
     }
+#ifdef JF_HAVE_CUDA
+    if (ctx->backend == JF_BACKEND_CUDA) {
+        jf_status st = jf_gpu_create(ctx, opt);
+        if (st != JF_OK) {
+            jf_context_destroy(ctx);
+            return st;
+        }
+    }
+#endif
     *out = ctx;
     return JF_OK;
 }
@@ -69,6 +81,9 @@ void jf_context_destroy(jf_context *ctx)
 {
     if (!ctx)
         return;
+#ifdef JF_HAVE_CUDA
+    jf_gpu_destroy(ctx);
+#endif
     free(ctx->stats);
     free(ctx);
 }
@@ -79,6 +94,8 @@ jf_backend jf_context_backend(const jf_context *ctx)
 }
 
 const char *jf_context_note(const jf_context *ctx) { return ctx ? ctx->note : ""; }
+
+jf_memory jf_context_memory(const jf_context *ctx) { return ctx ? ctx->memory : JF_MEMORY_COPY; }
 
 int jf_context_threads(const jf_context *ctx) { return jf_threads_of(ctx); }
 

@@ -8,12 +8,16 @@
 extern "C" {
 #endif
 
+struct jf_gpu; /* CUDA state, pipeline/gpu.cuh */
+
 struct jf_context {
     jf_backend backend;
     int device;
     int threads;
     void *stream;
+    jf_memory memory;
     char note[256];
+    struct jf_gpu *gpu;
     jf_stat *stats;
     size_t stats_count, stats_cap;
 };

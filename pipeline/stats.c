@@ -13,6 +13,11 @@ double jf_stat_gbps(const jf_stat *s)
     return (double)(s->bytes_read + s->bytes_written) / (s->ms * 1e6);
 }
 
+double jf_stat_percent(const jf_stat *s)
+{
+    return s && s->peak_gbps > 0.0 ? 100.0 * jf_stat_gbps(s) / s->peak_gbps : 0.0;
+}
+
 size_t jf_stats_count(const jf_context *ctx) { return ctx ? ctx->stats_count : 0; }
 
 const jf_stat *jf_stats_at(const jf_context *ctx, size_t i)

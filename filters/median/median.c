@@ -1,9 +1,11 @@
 /* jf_median: validation, padding, dispatch to a variant, timing. */
 #include "filters/filters.h"
 #include "filters/median/median.h"
+#include "filters/pad/pad.h"
 #include "io/io.h"
 #include "pipeline/context.h"
 #include "pipeline/errors.h"
+#include "pipeline/gpu.h"
 
 jf_status jf_median(jf_context *ctx, const jf_image *src, jf_image *dst,
                     const jf_median_options *opt)
@@ -11,16 +13,23 @@ jf_status jf_median(jf_context *ctx, const jf_image *src, jf_image *dst,
     jf_image padded = {0};
     jf_status st;
     double t0;
+    int on_gpu;
 
     if (!opt)
         return jf_fail(JF_ERR_ARG, "jf_median: options are NULL");
-    if ((st = jf_check_host_image("jf_median", "source", src)) != JF_OK ||
+    on_gpu = jf_use_gpu(ctx, opt->variant);
+    if ((st = jf_check_variant("jf_median", ctx, opt->variant)) != JF_OK ||
+        (st = jf_check_image("jf_median", "source", src, on_gpu)) != JF_OK ||
+        (dst && dst->data && (st = jf_check_image("jf_median", "output", dst, on_gpu)) != JF_OK) ||
         (st = jf_check_ksize("jf_median", opt->ksize, JF_MEDIAN_MAX_KSIZE)) != JF_OK ||
         (st = jf_check_border("jf_median", opt->border)) != JF_OK ||
-        (st = jf_check_variant("jf_median", ctx, opt->variant)) != JF_OK ||
         (st = jf_image_prepare(dst, src->width, src->height, src->channels)) != JF_OK)
         return st;
-    if ((st = jf_pad(ctx, src, opt->ksize / 2, opt->border, &padded)) != JF_OK)
+#ifdef JF_HAVE_CUDA
+    if (on_gpu)
+        return jf_median_cuda(ctx, src, dst, opt);
+#endif
+    if ((st = jf_pad_host(ctx, src, opt->ksize / 2, opt->border, &padded)) != JF_OK)
         return st;
     t0 = jf_now_ms();
     st = jf_median_cpu(&padded, opt->ksize, dst, jf_threads_of(ctx));

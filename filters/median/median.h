@@ -15,4 +15,15 @@ jf_status jf_median_cpu(const jf_image *padded, int ksize, jf_image *dst, int th
 #ifdef __cplusplus
 }
 #endif
+
+#ifdef __CUDACC__
+#include "pipeline/gpu.cuh"
+/* CUDA variants: padded planes in, interleaved output out (one file each). */
+jf_status jf_median_global_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                                  const jf_image *shape, int k, int bx, int by,
+                                  const jf_dview *out);
+jf_status jf_median_shared_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                                  const jf_image *shape, int k, int bx, int by,
+                                  const jf_dview *out);
+#endif
 #endif

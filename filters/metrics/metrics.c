@@ -3,14 +3,15 @@
 #include "filters/metrics/metrics.h"
 #include "pipeline/context.h"
 #include "pipeline/errors.h"
+#include "pipeline/gpu.h"
 
 #include <math.h>
 
-static jf_status check_pair(const char *fn, const jf_image *a, const jf_image *b)
+static jf_status check_pair(const char *fn, const jf_image *a, const jf_image *b, int on_gpu)
 {
     jf_status st;
-    if ((st = jf_check_host_image(fn, "first", a)) != JF_OK ||
-        (st = jf_check_host_image(fn, "second", b)) != JF_OK)
+    if ((st = jf_check_image(fn, "first", a, on_gpu)) != JF_OK ||
+        (st = jf_check_image(fn, "second", b, on_gpu)) != JF_OK)
         return st;
     if (a->width != b->width || a->height != b->height || a->channels != b->channels)
         return jf_fail(JF_ERR_ARG, "%s: images differ in shape (%dx%dx%d vs %dx%dx%d)", fn,
@@ -24,17 +25,26 @@ jf_status jf_psnr(jf_context *ctx, const jf_image *a, const jf_image *b, double 
     double sse = 0.0, m;
     jf_status st;
     double t0 = jf_now_ms();
+    const int on_gpu = jf_use_gpu(ctx, JF_VARIANT_AUTO);
     if (!psnr_db)
         return jf_fail(JF_ERR_ARG, "jf_psnr: psnr_db is NULL");
-    if ((st = check_pair("jf_psnr", a, b)) != JF_OK ||
-        (st = jf_sse_cpu(a, b, jf_threads_of(ctx), &sse)) != JF_OK)
+    if ((st = check_pair("jf_psnr", a, b, on_gpu)) != JF_OK)
+        return st;
+#ifdef JF_HAVE_CUDA
+    if (on_gpu)
+        st = jf_sse_cuda(ctx, a, b, &sse);
+    else
+#endif
+        st = jf_sse_cpu(a, b, jf_threads_of(ctx), &sse);
+    if (st != JF_OK)
         return st;
     m = sse / ((double)a->width * a->height * a->channels);
     *psnr_db = m == 0.0 ? INFINITY : 10.0 * log10(255.0 * 255.0 / m);
     if (mse)
         *mse = m;
-    jf_record(ctx, "psnr", "cpu", 0, a, jf_now_ms() - t0,
-              2ull * (uint64_t)a->width * a->height * a->channels, 0);
+    if (!on_gpu)
+        jf_record(ctx, "psnr", "cpu", 0, a, jf_now_ms() - t0,
+                  2ull * (uint64_t)a->width * a->height * a->channels, 0);
     return JF_OK;
 }
 
@@ -44,13 +54,18 @@ jf_status jf_ssim(jf_context *ctx, const jf_image *a, const jf_image *b, double 
     jf_status st;
     int c;
     double t0 = jf_now_ms();
+    const int on_gpu = jf_use_gpu(ctx, JF_VARIANT_AUTO);
     if (!ssim)
         return jf_fail(JF_ERR_ARG, "jf_ssim: ssim is NULL");
-    if ((st = check_pair("jf_ssim", a, b)) != JF_OK)
+    if ((st = check_pair("jf_ssim", a, b, on_gpu)) != JF_OK)
         return st;
     if (a->width < 11 || a->height < 11)
         return jf_fail(JF_ERR_ARG, "jf_ssim: image %dx%d is smaller than the 11x11 window",
                        a->width, a->height);
+#ifdef JF_HAVE_CUDA
+    if (on_gpu)
+        return jf_ssim_cuda(ctx, a, b, ssim);
+#endif
     for (c = 0; c < a->channels; c++) {
         if ((st = jf_ssim_cpu(a, b, c, jf_threads_of(ctx), &v)) != JF_OK)
             return st;

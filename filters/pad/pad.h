@@ -12,6 +12,10 @@ extern "C" {
  * already allocated (w+2r) x (h+2r)). */
 jf_status jf_pad_cpu(const jf_image *src, int radius, jf_border border, jf_image *dst);
 
+/* jf_pad on the CPU whatever the context's backend (the CPU filters use it). */
+jf_status jf_pad_host(jf_context *ctx, const jf_image *src, int radius, jf_border border,
+                      jf_image *dst);
+
 #ifdef __cplusplus
 }
 #endif

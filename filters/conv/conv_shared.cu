@@ -1,0 +1,66 @@
+/*
+ * Convolution, shared-memory tiles: the block loads its tile plus halo once
+ * (jf_load_tile, coalesced words), then each thread accumulates its window
+ * from shared memory with the weights from __constant__ memory.  Same order,
+ * same rounding as conv_global.cu and the CPU reference.
+ */
+#include "filters/conv/conv.h"
+#include "filters/conv/conv_weights.cuh"
+#include "filters/filters.h"
+#include "filters/tile.cuh"
+
+__constant__ float c_conv_shared_w[JF_CONV_WEIGHTS];
+static jf_weight_cache g_cache = {PTHREAD_MUTEX_INITIALIZER, {0}, {{0}}};
+
+__global__ void conv_shared_kernel(const unsigned char *__restrict__ planes, size_t pitch,
+                                   int plane_rows, int w, int h, int ch, int k,
+                                   unsigned char *__restrict__ out, size_t out_pitch, int tile_w)
+{
+    extern __shared__ unsigned int s_tile[];
+    const int c = blockIdx.z;
+    const int x0 = blockIdx.x * blockDim.x, y0 = blockIdx.y * blockDim.y;
+    const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
+    const unsigned char *p;
+    float acc = 0.0f;
+    jf_load_tile(s_tile, tile_w, blockDim.y + k - 1, planes + (size_t)c * plane_rows * pitch,
+                 pitch, plane_rows, x0, y0);
+    if (x >= w || y >= h)
+        return;
+    p = (const unsigned char *)s_tile + threadIdx.y * tile_w + threadIdx.x;
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < k; i++)
+            acc += c_conv_shared_w[j * k + i] * (float)p[j * tile_w + i];
+    out[(size_t)y * out_pitch + (size_t)x * ch + c] = jf_saturate_round(acc);
+}
+
+jf_status jf_conv_shared_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                                const jf_image *shape, int k, const float *weights, int bx,
+                                int by, const jf_dview *out)
+{
+    const dim3 block((unsigned)bx, (unsigned)by);
+    const int tile_w = jf_tile_width(bx, k);
+    const size_t smem = (size_t)tile_w * (size_t)(by + k - 1);
+    jf_status st;
+    int id;
+    if (smem > 48 * 1024)
+        return jf_fail(JF_ERR_ARG, "conv shared: a %dx%d block with k = %d needs %zu bytes of "
+                       "shared memory (48 KiB at most); use a smaller block", bx, by, k, smem);
+    if ((st = jf_weights_acquire(&g_cache, c_conv_shared_w, ctx, weights, k)) != JF_OK)
+        return st;
+    if ((st = jf_gpu_timer_start(ctx, &id)) == JF_OK) {
+        conv_shared_kernel<<<jf_grid(shape->width, shape->height, shape->channels, block), block,
+                             smem, ctx->gpu->stream>>>(planes->ptr, planes->pitch, plane_rows,
+                                                       shape->width, shape->height,
+                                                       shape->channels, k, out->ptr, out->pitch,
+                                                       tile_w);
+        cudaError_t e = cudaPeekAtLastError();
+        st = e != cudaSuccess ? jf_cuda_fail("conv_shared_kernel", __FILE__, __LINE__, e)
+                              : jf_gpu_timer_stop(ctx, id, "conv", "shared", k, shape,
+                                                  (uint64_t)(shape->width + k - 1) *
+                                                      (shape->height + k - 1) * shape->channels,
+                                                  (uint64_t)shape->width * shape->height *
+                                                      shape->channels);
+    }
+    jf_weights_release(&g_cache);
+    return st;
+}

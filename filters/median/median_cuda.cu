@@ -1,0 +1,34 @@
+/* jf_median on the CUDA backend: input onto the device, pad to planes, run
+ * the chosen variant, output back; every step timed with events. */
+#include "filters/gpu_block.h"
+#include "filters/median/median.h"
+#include "pipeline/gpu.cuh"
+
+/* JF_VARIANT_AUTO: measured on an H100 (benchmarks/RESULTS.md), the shared
+ * tile wins from k = 5 up; at k = 3 the two are within noise. */
+static jf_variant median_auto(int k) { return k >= 5 ? JF_VARIANT_SHARED : JF_VARIANT_GLOBAL; }
+
+extern "C" jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
+                                    const jf_median_options *opt)
+{
+    jf_variant v = opt->variant == JF_VARIANT_AUTO ? median_auto(opt->ksize) : opt->variant;
+    int bx = opt->block_x, by = opt->block_y, plane_rows = 0;
+    jf_dview in, planes, out;
+    jf_status st;
+    if (v == JF_VARIANT_FAST)
+        return jf_fail(JF_ERR_UNSUPPORTED, "jf_median: no 'fast' CUDA variant yet; use global, "
+                       "shared or auto");
+    if ((st = jf_block_shape("jf_median", &bx, &by)) != JF_OK ||
+        (st = jf_gpu_begin(ctx)) != JF_OK ||
+        (st = jf_gpu_input(ctx, src, JF_SLOT_IN, &in)) != JF_OK ||
+        (st = jf_gpu_output(ctx, dst, &out)) != JF_OK ||
+        (st = jf_gpu_pad_planes(ctx, &in, src->width, src->height, src->channels,
+                                opt->ksize / 2, opt->border, &planes, &plane_rows)) != JF_OK)
+        return st;
+    st = v == JF_VARIANT_GLOBAL
+        ? jf_median_global_launch(ctx, &planes, plane_rows, src, opt->ksize, bx, by, &out)
+        : jf_median_shared_launch(ctx, &planes, plane_rows, src, opt->ksize, bx, by, &out);
+    if (st != JF_OK)
+        return st;
+    return jf_gpu_finish(ctx, dst, &out);
+}

@@ -1,0 +1,67 @@
+/*
+ * Sum of squared differences on the GPU, for PSNR.  Each thread sums whole
+ * integers (exact), the warp reduces with shuffles, the block through shared
+ * memory, and one 64-bit partial per block goes back to the host, which adds
+ * them in block order.  The result equals the CPU's exactly.
+ */
+#include "filters/metrics/metrics.h"
+#include "pipeline/gpu.cuh"
+
+#define SSE_THREADS 256
+
+__global__ void sse_kernel(const unsigned char *__restrict__ a, size_t a_pitch,
+                           const unsigned char *__restrict__ b, size_t b_pitch, int row_bytes,
+                           int rows, unsigned long long *__restrict__ partials)
+{
+    __shared__ unsigned long long s_warp[SSE_THREADS / 32];
+    unsigned long long sum = 0;
+    for (int y = blockIdx.x; y < rows; y += gridDim.x) {
+        const unsigned char *pa = a + (size_t)y * a_pitch, *pb = b + (size_t)y * b_pitch;
+        for (int x = threadIdx.x; x < row_bytes; x += blockDim.x) {
+            int d = (int)pa[x] - (int)pb[x];
+            sum += (unsigned)(d * d);
+        }
+    }
+    for (int off = 16; off > 0; off >>= 1)
+        sum += __shfl_down_sync(0xffffffffu, sum, off);
+    if ((threadIdx.x & 31) == 0)
+        s_warp[threadIdx.x >> 5] = sum;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        sum = threadIdx.x < SSE_THREADS / 32 ? s_warp[threadIdx.x] : 0ull;
+        for (int off = 16; off > 0; off >>= 1)
+            sum += __shfl_down_sync(0xffffffffu, sum, off);
+        if (threadIdx.x == 0)
+            partials[blockIdx.x] = sum;
+    }
+}
+
+extern "C" jf_status jf_sse_cuda(jf_context *ctx, const jf_image *a, const jf_image *b,
+                                 double *sse)
+{
+    const int blocks = a->height < 2048 ? a->height : 2048;
+    const int row = a->width * a->channels;
+    unsigned long long host[2048], total = 0;
+    jf_dview va, vb, parts;
+    jf_status st;
+    int id, i;
+    if ((st = jf_gpu_begin(ctx)) != JF_OK ||
+        (st = jf_gpu_input(ctx, a, JF_SLOT_IN, &va)) != JF_OK ||
+        (st = jf_gpu_input(ctx, b, JF_SLOT_IN2, &vb)) != JF_OK ||
+        (st = jf_gpu_buffer(ctx, JF_SLOT_AUX, sizeof host, 1, 0, &parts)) != JF_OK ||
+        (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
+        return st;
+    sse_kernel<<<blocks, SSE_THREADS, 0, ctx->gpu->stream>>>(
+        va.ptr, va.pitch, vb.ptr, vb.pitch, row, a->height, (unsigned long long *)parts.ptr);
+    JF_LAUNCH_CHECK("sse_kernel");
+    if ((st = jf_gpu_timer_stop(ctx, id, "psnr", "cuda", 0, a, 2ull * row * a->height, 0)) != JF_OK)
+        return st;
+    JF_CUDA_TRY(cudaMemcpyAsync(host, parts.ptr, sizeof(unsigned long long) * blocks,
+                                cudaMemcpyDeviceToHost, ctx->gpu->stream));
+    if ((st = jf_gpu_finish(ctx, NULL, NULL)) != JF_OK)
+        return st;
+    for (i = 0; i < blocks; i++)
+        total += host[i];
+    *sse = (double)total;
+    return JF_OK;
+}
