@@ -285,7 +285,8 @@ static void *work_loop(void *arg)
 int batch_run(batch *b, batch_work_fn work)
 {
     const cli_settings *s = b->s;
-    jf_context_options opt = {(jf_backend)s->backend, s->device, 0, NULL};
+    jf_context_options opt = {(jf_backend)s->backend, s->device, 0, NULL,
+                              (jf_memory)s->memory, s->peak_gbps};
     jf_context *probe = NULL;
     worker *workers;
     int jobs = s->jobs < 1 ? 1 : s->jobs, i, total_threads;
@@ -373,6 +374,8 @@ static void json_item(json_buf *j, const batch_item *it)
             json_int(j, "bytes_read", (long long)st->bytes_read);
             json_int(j, "bytes_written", (long long)st->bytes_written);
             json_num(j, "gbps", jf_stat_gbps(st));
+            if (st->peak_gbps > 0)
+                json_num(j, "pct_theoretical", jf_stat_percent(st));
             json_close(j, '}');
         }
         json_close(j, ']');
@@ -384,7 +387,7 @@ static void json_item(json_buf *j, const batch_item *it)
 static void print_stats(const batch *b)
 {
     enum { MAX_ROWS = 32 };
-    struct { char name[48]; int count; double ms; double bytes; } rows[MAX_ROWS];
+    struct { char name[48]; int count; double ms; double bytes; double peak; } rows[MAX_ROWS];
     int nrows = 0, i, r;
     size_t k;
     for (i = 0; i < b->count; i++)
@@ -400,19 +403,25 @@ static void print_stats(const batch *b)
                 snprintf(rows[nrows].name, sizeof rows[nrows].name, "%s", name);
                 rows[nrows].count = 0;
                 rows[nrows].ms = rows[nrows].bytes = 0;
+                rows[nrows].peak = st->peak_gbps;
                 nrows++;
             }
             rows[r].count++;
             rows[r].ms += st->ms;
             rows[r].bytes += (double)(st->bytes_read + st->bytes_written);
         }
-    cli_log("%-22s %6s %11s %10s %9s", "stage", "calls", "total ms", "mean ms", "GB/s");
+    cli_log("%-22s %6s %11s %10s %9s %8s", "stage", "calls", "total ms", "mean ms", "GB/s",
+            "% peak");
     for (r = 0; r < nrows; r++) {
-        char gbps[16] = "-";
-        if (rows[r].bytes > 0 && rows[r].ms > 0)
-            snprintf(gbps, sizeof gbps, "%.2f", rows[r].bytes / (rows[r].ms * 1e6));
-        cli_log("%-22s %6d %11.2f %10.3f %9s", rows[r].name, rows[r].count, rows[r].ms,
-                rows[r].ms / rows[r].count, gbps);
+        char gbps[16] = "-", pct[16] = "-";
+        if (rows[r].bytes > 0 && rows[r].ms > 0) {
+            double g = rows[r].bytes / (rows[r].ms * 1e6);
+            snprintf(gbps, sizeof gbps, "%.2f", g);
+            if (rows[r].peak > 0)
+                snprintf(pct, sizeof pct, "%.2f%%", 100.0 * g / rows[r].peak);
+        }
+        cli_log("%-22s %6d %11.2f %10.3f %9s %8s", rows[r].name, rows[r].count, rows[r].ms,
+                rows[r].ms / rows[r].count, gbps, pct);
     }
 }
 

@@ -36,6 +36,10 @@ typedef struct cli_settings {
     int backend;     /* jf_backend */
     int device;
     int variant;     /* jf_variant */
+    int memory;      /* jf_memory */
+    double peak_gbps;
+    const char *block; /* "WxH" */
+    int block_x, block_y;
     int jobs;
     int threads;
     int quality;

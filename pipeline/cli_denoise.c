@@ -111,11 +111,12 @@ static jf_status denoise_one(batch *b, batch_item *it, jf_context *ctx)
         return st;
     t0 = jf_now_ms();
     if (s->filter == FILTER_MEDIAN) {
-        jf_median_options mo = {s->ksize, (jf_border)s->border, (jf_variant)s->variant};
+        jf_median_options mo = {s->ksize, (jf_border)s->border, (jf_variant)s->variant,
+                                s->block_x, s->block_y};
         st = jf_median(ctx, &pic.color, &out, &mo);
     } else {
         jf_conv_options co = {plan->kernel.ksize, plan->kernel.weights, (jf_border)s->border,
-                              (jf_variant)s->variant};
+                              (jf_variant)s->variant, s->block_x, s->block_y};
         st = jf_convolve(ctx, &pic.color, &out, &co);
     }
     it->ms_filter = jf_now_ms() - t0;
@@ -142,6 +143,13 @@ static int plan_filter(cli_settings *s, denoise_plan *plan)
                                                JF_KERNEL_SHARPEN, JF_KERNEL_LAPLACE};
     jf_status st;
     memset(plan, 0, sizeof *plan);
+    if (s->block && (sscanf(s->block, "%dx%d", &s->block_x, &s->block_y) != 2 ||
+                     s->block_x < 4 || s->block_x % 4 || s->block_y < 1 ||
+                     s->block_x * s->block_y > 1024)) {
+        fprintf(stderr, "jetfilter denoise: --block %s: want WxH, W a multiple of 4, W*H <= 1024\n",
+                s->block);
+        return JF_EXIT_USAGE;
+    }
     if (s->filter == FILTER_MEDIAN) {
         if (s->ksize == 0)
             s->ksize = 3;

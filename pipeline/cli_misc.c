@@ -19,7 +19,8 @@ int cli_metrics(cli_settings *s)
 {
     jf_picture a, b;
     jf_context *ctx = NULL;
-    jf_context_options opt = {JF_BACKEND_CPU, s->device, s->threads, NULL};
+    jf_context_options opt = {JF_BACKEND_CPU, s->device, s->threads, NULL,
+                              (jf_memory)s->memory, s->peak_gbps};
     double psnr = 0, mse = 0, ssim = NAN;
     int rc = JF_EXIT_FAILED;
 

@@ -31,6 +31,7 @@ static const char *const BORDERS[] = {"zero", "replicate", "reflect", "mirror", 
 static const char *const BACKENDS[] = {"auto", "cpu", "cuda", NULL};
 static const char *const VARIANTS[] = {"auto", "cpu", "global", "shared", "fast", NULL};
 static const char *const FORMATS[] = {"same", "png", "jpg", NULL};
+static const char *const MEMORIES[] = {"auto", "copy", "managed", NULL};
 
 #define AT(field) offsetof(cli_settings, field)
 #define RUN (CMD_DENOISE | CMD_NOISE)
@@ -47,6 +48,9 @@ static const cli_option OPTIONS[] = {
     {"backend", 0, OPT_CHOICE, "NAME", "where filters run; auto: CUDA if a device is present", "auto", 0, 0, BACKENDS, AT(backend), FILTERING | CMD_METRICS},
     {"device", 0, OPT_INT, "N", "CUDA device index", "0", 0, 64, NULL, AT(device), FILTERING | CMD_METRICS},
     {"variant", 0, OPT_CHOICE, "NAME", "kernel variant", "auto", 0, 0, VARIANTS, AT(variant), FILTERING},
+    {"block", 0, OPT_STRING, "WxH", "CUDA block shape (default 32x8; W a multiple of 4)", NULL, 0, 0, NULL, AT(block), FILTERING},
+    {"memory", 0, OPT_CHOICE, "MODE", "how images reach the GPU; auto: managed on Jetson, copy elsewhere", "auto", 0, 0, MEMORIES, AT(memory), FILTERING | CMD_METRICS},
+    {"peak-gbps", 0, OPT_DOUBLE, "X", "theoretical bandwidth for the --stats percentages (default: the device's)", "0", 0.001, 1e6, NULL, AT(peak_gbps), FILTERING | CMD_METRICS | CMD_INFO},
     {"jobs", 'j', OPT_INT, "N", "files processed at once", "1", 1, 256, NULL, AT(jobs), RUN},
     {"threads", 't', OPT_INT, "N", "CPU threads in all (0: every core)", "0", 0, 1024, NULL, AT(threads), ALL},
     {"quality", 'q', OPT_INT, "Q", "JPEG quality of written files", "92", 1, 100, NULL, AT(quality), RUN},

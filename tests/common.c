@@ -160,7 +160,9 @@ const char *t_source_path(const char *relative)
     static char buf[8][4096];
     static int next = 0;
     char *out = buf[next++ % 8];
-    snprintf(out, 4096, "%s/%s", JF_SOURCE_DIR, relative);
+    /* JF_SOURCE_DIR in the environment: the tree was moved (GPU machine) */
+    const char *root = getenv("JF_SOURCE_DIR");
+    snprintf(out, 4096, "%s/%s", root && *root ? root : JF_SOURCE_DIR, relative);
     return out;
 }
 

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Build for the lent Hopper GPU machine (see ../shared/GPU.md): sm_90, libjpeg,
+# libpng and zlib linked statically (its distribution has other sonames),
+# cmocka carried beside the binaries.  Prints the one command to run there.
+#   scripts/gpu-check.sh [ARCH]      (default 90)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+arch=${1:-90}
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DJETFILTER_STATIC_DEPS=ON \
+      -DJETFILTER_CUDA_ARCHS="$arch" > build-gpu.log 2>&1 || { cat build-gpu.log; exit 1; }
+cmake --build build-gpu -j "$(nproc)" >> build-gpu.log 2>&1 || { cat build-gpu.log; exit 1; }
+mkdir -p build-gpu/lib
+cp -L "$(ldconfig -p | awk '/libcmocka.so.0 /{print $NF; exit}')" build-gpu/lib/libcmocka.so.0
+for exe in jetfilter tests/test_gpu bench_gpu; do
+  extra=$(ldd "build-gpu/$exe" | grep -vE 'linux-vdso|libc\.so|libm\.so|libstdc\+\+|libgcc_s|libdl|libpthread|librt|ld-linux|libcmocka' || true)
+  [ -z "$extra" ] || { echo "gpu-check: $exe links libraries the GPU machine lacks:"; echo "$extra"; exit 1; }
+done
+# the carried folder must stay small: drop objects and test data copies
+find build-gpu -name '*.o' -delete
+du -sh build-gpu
+cat <<CMD
+gpu-check: built build-gpu/ for sm_$arch. On the GPU machine (device tool, carry ["build-gpu"]):
+
+set -o pipefail; export JF_SOURCE_DIR=\$PWD LD_LIBRARY_PATH=\$PWD/build-gpu/lib; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader; build-gpu/jetfilter info; build-gpu/tests/test_gpu 2>&1 | tee \$OUT/test_gpu.log | grep -vE '^\[ (RUN|      OK) '; compute-sanitizer --tool memcheck build-gpu/tests/test_gpu --quick > \$OUT/memcheck.log 2>&1; tail -3 \$OUT/memcheck.log; compute-sanitizer --tool racecheck build-gpu/tests/test_gpu --quick > \$OUT/racecheck.log 2>&1; tail -3 \$OUT/racecheck.log; scripts/gpu-cli-check.sh build-gpu/jetfilter | tee \$OUT/cli_check.log | tail -3; build-gpu/bench_gpu --csv \$OUT/sweep.csv | tee \$OUT/sweep.txt
+CMD

@@ -1,0 +1,333 @@
+/*
+ * CUDA variants against the CPU reference (itself checked against brute
+ * force and scipy in test_filters).  Median and padding must match byte for
+ * byte; convolution within 1 level (float accumulation order and fused
+ * multiply-adds move values that sit on .5); PSNR exactly (integer sums);
+ * SSIM within 1e-6 relative.  Outputs are poisoned before every run.
+ *
+ * Without a CUDA device (or in a build without CUDA) it prints why and exits
+ * with 77, which CTest reports as skipped.  `test_gpu --quick` runs a smaller
+ * matrix, for compute-sanitizer.
+ */
+#include "common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_quick = 0;
+static jf_context *g_cpu, *g_gpu, *g_managed;
+
+static const int FULL_SIZES[][2] = {{1, 1}, {7, 5}, {33, 17}, {1023, 577}, {1920, 1080}};
+static const int QUICK_SIZES[][2] = {{1, 1}, {7, 5}, {33, 17}, {161, 97}};
+static const int FULL_KS[] = {1, 3, 5, 7, 9, 11, 15, 21, 31};
+static const int QUICK_KS[] = {1, 3, 5, 7, 15, 31};
+static const jf_variant VARIANTS[] = {JF_VARIANT_GLOBAL, JF_VARIANT_SHARED, JF_VARIANT_AUTO};
+
+#define NSIZES (g_quick ? 4 : 5)
+#define SIZE(i) (g_quick ? QUICK_SIZES[i] : FULL_SIZES[i])
+#define NKS (g_quick ? 6 : 9)
+#define KS(i) (g_quick ? QUICK_KS[i] : FULL_KS[i])
+
+static jf_context *make_context(jf_backend backend, jf_memory memory)
+{
+    jf_context_options o = {backend, 0, 0, NULL, memory, 0.0};
+    jf_context *ctx = NULL;
+    if (jf_context_create(&o, &ctx) != JF_OK)
+        fail_msg("context: %s", jf_last_error());
+    return ctx;
+}
+
+static void test_median_all_variants(void **state)
+{
+    int s, ch, b, k, v, cases = 0;
+    (void)state;
+    for (s = 0; s < NSIZES; s++)
+        for (ch = 1; ch <= 3; ch += 2) {
+            jf_image src = t_random_image(SIZE(s)[0], SIZE(s)[1], ch, 5, (uint64_t)(s * 10 + ch));
+            for (b = 0; b < JF_BORDER_COUNT; b++)
+                for (k = 0; k < NKS; k++) {
+                    jf_median_options mo = {KS(k), (jf_border)b, JF_VARIANT_CPU};
+                    jf_image want = {0};
+                    assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
+                    for (v = 0; v < 3; v++) {
+                        jf_image got = t_poisoned_like(&src, 3);
+                        mo.variant = VARIANTS[v];
+                        if (jf_median(g_gpu, &src, &got, &mo) != JF_OK)
+                            fail_msg("median %s: %s", jf_variant_name(VARIANTS[v]), jf_last_error());
+                        if (!t_images_equal(&got, &want))
+                            fail_msg("median %s k=%d %s %dx%dx%d differs from the CPU",
+                                     jf_variant_name(VARIANTS[v]), KS(k), jf_border_name((jf_border)b),
+                                     src.width, src.height, ch);
+                        jf_image_free(&got);
+                        cases++;
+                    }
+                    jf_image_free(&want);
+                }
+            jf_image_free(&src);
+        }
+    print_message("median: %d cases byte-identical\n", cases);
+}
+
+static void test_pad_exact(void **state)
+{
+    int s, ch, b, k;
+    (void)state;
+    for (s = 0; s < NSIZES; s++)
+        for (ch = 1; ch <= 3; ch += 2) {
+            jf_image src = t_random_image(SIZE(s)[0], SIZE(s)[1], ch, 1, (uint64_t)(s + 70));
+            for (b = 0; b < JF_BORDER_COUNT; b++)
+                for (k = 0; k < NKS; k++) {
+                    jf_image want = {0}, got = {0};
+                    assert_int_equal(jf_pad(g_cpu, &src, KS(k) / 2, (jf_border)b, &want), JF_OK);
+                    got = t_poisoned_like(&want, 9);
+                    if (jf_pad(g_gpu, &src, KS(k) / 2, (jf_border)b, &got) != JF_OK)
+                        fail_msg("pad: %s", jf_last_error());
+                    if (!t_images_equal(&got, &want))
+                        fail_msg("pad r=%d %s %dx%dx%d differs", KS(k) / 2,
+                                 jf_border_name((jf_border)b), src.width, src.height, ch);
+                    jf_image_free(&want);
+                    jf_image_free(&got);
+                }
+            jf_image_free(&src);
+        }
+}
+
+static float *random_weights(int k, uint64_t seed)
+{
+    float *w = malloc(sizeof(float) * (size_t)k * k);
+    double sum = 0;
+    int i;
+    for (i = 0; i < k * k; i++) {
+        w[i] = (float)((double)(t_rand(&seed) >> 11) / 9007199254740992.0 - 0.3);
+        sum += w[i];
+    }
+    for (i = 0; i < k * k; i++)
+        w[i] = (float)(w[i] / sum);
+    return w;
+}
+
+static void test_conv_all_variants(void **state)
+{
+    int s, ch, b, k, v, worst = 0;
+    (void)state;
+    for (s = 0; s < NSIZES; s++)
+        for (ch = 1; ch <= 3; ch += 2) {
+            jf_image src = t_random_image(SIZE(s)[0], SIZE(s)[1], ch, 2, (uint64_t)(s * 3 + ch));
+            for (b = 0; b < JF_BORDER_COUNT; b++)
+                for (k = 0; k < NKS; k++) {
+                    float *w = random_weights(KS(k), (uint64_t)(k + 1));
+                    jf_conv_options co = {KS(k), w, (jf_border)b, JF_VARIANT_CPU};
+                    jf_image want = {0};
+                    assert_int_equal(jf_convolve(g_cpu, &src, &want, &co), JF_OK);
+                    for (v = 0; v < 3; v++) {
+                        jf_image got = t_poisoned_like(&src, 1);
+                        int d;
+                        co.variant = VARIANTS[v];
+                        if (jf_convolve(g_gpu, &src, &got, &co) != JF_OK)
+                            fail_msg("conv %s: %s", jf_variant_name(VARIANTS[v]), jf_last_error());
+                        d = t_max_abs_diff(&got, &want);
+                        if (d > 1)
+                            fail_msg("conv %s k=%d %s %dx%dx%d: off by %d levels",
+                                     jf_variant_name(VARIANTS[v]), KS(k),
+                                     jf_border_name((jf_border)b), src.width, src.height, ch, d);
+                        worst = d > worst ? d : worst;
+                        jf_image_free(&got);
+                    }
+                    jf_image_free(&want);
+                    free(w);
+                }
+            jf_image_free(&src);
+        }
+    print_message("conv: largest difference from the CPU %d level(s)\n", worst);
+}
+
+static void test_real_photos(void **state)
+{
+    static const char *photos[] = {"samples/images/retina.jpg", "samples/images/astronaut.png"};
+    int p, k, v;
+    (void)state;
+    for (p = 0; p < 2; p++) {
+        jf_picture pic;
+        jf_kernel gauss;
+        assert_int_equal(jf_picture_read(t_source_path(photos[p]), &pic), JF_OK);
+        assert_int_equal(jf_kernel_make(JF_KERNEL_GAUSS, 0, 2.0, &gauss), JF_OK);
+        for (k = 3; k <= 9; k += 2) {
+            jf_median_options mo = {k, JF_BORDER_REFLECT, JF_VARIANT_CPU};
+            jf_image want = {0};
+            assert_int_equal(jf_median(g_cpu, &pic.color, &want, &mo), JF_OK);
+            for (v = 0; v < 3; v++) {
+                jf_image got = t_poisoned_like(&pic.color, 0);
+                mo.variant = VARIANTS[v];
+                assert_int_equal(jf_median(g_gpu, &pic.color, &got, &mo), JF_OK);
+                assert_true(t_images_equal(&got, &want));
+                jf_image_free(&got);
+            }
+            jf_image_free(&want);
+        }
+        {
+            jf_conv_options co = {gauss.ksize, gauss.weights, JF_BORDER_MIRROR, JF_VARIANT_CPU};
+            jf_image want = {0};
+            assert_int_equal(jf_convolve(g_cpu, &pic.color, &want, &co), JF_OK);
+            for (v = 0; v < 3; v++) {
+                jf_image got = t_poisoned_like(&pic.color, 0);
+                co.variant = VARIANTS[v];
+                assert_int_equal(jf_convolve(g_gpu, &pic.color, &got, &co), JF_OK);
+                assert_true(t_max_abs_diff(&got, &want) <= 1);
+                jf_image_free(&got);
+            }
+            jf_image_free(&want);
+        }
+        jf_kernel_free(&gauss);
+        jf_picture_free(&pic);
+    }
+}
+
+static void check_metrics(const jf_image *a, const jf_image *b)
+{
+    double pc, pg, mc, mg, sc, sg;
+    assert_int_equal(jf_psnr(g_cpu, a, b, &pc, &mc), JF_OK);
+    assert_int_equal(jf_psnr(g_gpu, a, b, &pg, &mg), JF_OK);
+    assert_true(mc == mg); /* integer sums: exact */
+    assert_true(pc == pg || (isinf(pc) && isinf(pg)));
+    if (a->width >= 11 && a->height >= 11) {
+        assert_int_equal(jf_ssim(g_cpu, a, b, &sc), JF_OK);
+        if (jf_ssim(g_gpu, a, b, &sg) != JF_OK)
+            fail_msg("ssim: %s", jf_last_error());
+        if (fabs(sg - sc) > 1e-6 * fabs(sc))
+            fail_msg("ssim %dx%dx%d: GPU %.12f, CPU %.12f", a->width, a->height, a->channels, sg, sc);
+    }
+}
+
+static void test_metrics(void **state)
+{
+    static const int sizes[][2] = {{11, 11}, {12, 40}, {33, 17}, {1023, 577}, {1920, 1080}};
+    int s, ch;
+    jf_picture clean, noisy;
+    (void)state;
+    for (s = 0; s < (g_quick ? 3 : 5); s++)
+        for (ch = 1; ch <= 3; ch += 2) {
+            jf_image a = t_random_image(sizes[s][0], sizes[s][1], ch, 3, (uint64_t)s);
+            jf_image b = t_random_image(sizes[s][0], sizes[s][1], ch, 0, (uint64_t)s);
+            jf_noise_options no = {JF_NOISE_GAUSSIAN, 12.0, 3};
+            assert_int_equal(jf_add_noise(NULL, &b, &no), JF_OK);
+            check_metrics(&a, &b);
+            check_metrics(&a, &a);
+            jf_image_free(&a);
+            jf_image_free(&b);
+        }
+    assert_int_equal(jf_picture_read(t_source_path("samples/images/chelsea.png"), &clean), JF_OK);
+    assert_int_equal(jf_picture_read(t_source_path("tests/data/chelsea_noisy.png"), &noisy), JF_OK);
+    check_metrics(&clean.color, &noisy.color);
+    jf_picture_free(&clean);
+    jf_picture_free(&noisy);
+}
+
+/* Images that already live on the GPU, mapped or managed: no staging. */
+static void test_locations_and_memory_modes(void **state)
+{
+    static const jf_location locs[] = {JF_LOC_DEVICE, JF_LOC_MAPPED, JF_LOC_MANAGED};
+    jf_image src = t_random_image(517, 301, 3, 0, 8), want = {0};
+    jf_median_options mo = {7, JF_BORDER_MIRROR, JF_VARIANT_CPU};
+    int l;
+    (void)state;
+    assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
+    mo.variant = JF_VARIANT_SHARED;
+    for (l = 0; l < 3; l++) {
+        jf_image d_src = {0}, d_dst = {0}, back = t_poisoned_like(&src, 0);
+        if (jf_image_alloc_on(g_gpu, &d_src, 517, 301, 3, locs[l]) != JF_OK ||
+            jf_image_alloc_on(g_gpu, &d_dst, 517, 301, 3, locs[l]) != JF_OK)
+            fail_msg("alloc location %d: %s", (int)locs[l], jf_last_error());
+        assert_int_equal(jf_image_transfer(g_gpu, &src, &d_src), JF_OK);
+        if (jf_median(g_gpu, &d_src, &d_dst, &mo) != JF_OK)
+            fail_msg("median on location %d: %s", (int)locs[l], jf_last_error());
+        assert_int_equal(jf_image_transfer(g_gpu, &d_dst, &back), JF_OK);
+        assert_true(t_images_equal(&back, &want));
+        jf_image_free(&d_src);
+        jf_image_free(&d_dst);
+        jf_image_free(&back);
+    }
+    /* the managed memory mode (the Jetson's default) on host images */
+    {
+        jf_image got = t_poisoned_like(&src, 0);
+        assert_int_equal(jf_context_memory(g_managed), JF_MEMORY_MANAGED);
+        assert_int_equal(jf_median(g_managed, &src, &got, &mo), JF_OK);
+        assert_true(t_images_equal(&got, &want));
+        jf_image_free(&got);
+    }
+    jf_image_free(&src);
+    jf_image_free(&want);
+}
+
+static void test_stats_and_errors(void **state)
+{
+    jf_image src = t_random_image(640, 480, 1, 0, 4), dst = {0};
+    jf_median_options mo = {5, JF_BORDER_ZERO, JF_VARIANT_SHARED};
+    jf_device_info info;
+    size_t i;
+    int found = 0;
+    (void)state;
+    assert_int_equal(jf_context_device(g_gpu, &info), JF_OK);
+    assert_true(info.theoretical_gbps > 0);
+    jf_stats_clear(g_gpu);
+    assert_int_equal(jf_median(g_gpu, &src, &dst, &mo), JF_OK);
+    for (i = 0; i < jf_stats_count(g_gpu); i++) {
+        const jf_stat *s = jf_stats_at(g_gpu, i);
+        if (strcmp(s->name, "median") == 0) {
+            found = 1;
+            assert_string_equal(s->variant, "shared");
+            assert_true(s->ms > 0);
+            assert_true(s->bytes_read == 644u * 484u && s->bytes_written == 640u * 480u);
+            assert_true(s->peak_gbps == info.theoretical_gbps);
+            assert_true(jf_stat_percent(s) > 0);
+        }
+    }
+    assert_true(found);
+    mo.block_x = 30; /* not a multiple of 4 */
+    assert_int_equal(jf_median(g_gpu, &src, &dst, &mo), JF_ERR_ARG);
+    mo.block_x = 1024;
+    mo.block_y = 1;
+    mo.ksize = 201; /* (1024+200) x 201 bytes of shared memory: too much */
+    assert_int_equal(jf_median(g_gpu, &src, &dst, &mo), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "shared memory"));
+    jf_image_free(&src);
+    jf_image_free(&dst);
+    src = t_random_image(40, 30, 1, 0, 5);
+    mo.variant = JF_VARIANT_GLOBAL; /* the global variant has no such limit */
+    assert_int_equal(jf_median(g_gpu, &src, &dst, &mo), JF_OK);
+    jf_image_free(&src);
+    jf_image_free(&dst);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pad_exact),
+        cmocka_unit_test(test_median_all_variants),
+        cmocka_unit_test(test_conv_all_variants),
+        cmocka_unit_test(test_real_photos),
+        cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_locations_and_memory_modes),
+        cmocka_unit_test(test_stats_and_errors),
+    };
+    jf_device_info info;
+    int rc;
+    g_quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    if (!jf_built_with_cuda() || jf_device_count() == 0) {
+        printf("SKIP: no CUDA device: %s\n", jf_last_error());
+        return 77;
+    }
+    if (jf_device_query(0, &info) == JF_OK)
+        printf("device 0: %s, compute capability %d.%d, %d SMs, %.0f GB/s theoretical (%s)\n",
+               info.name, info.cc_major, info.cc_minor, info.multiprocessors,
+               info.theoretical_gbps, info.theoretical_source);
+    g_cpu = make_context(JF_BACKEND_CPU, JF_MEMORY_AUTO);
+    g_gpu = make_context(JF_BACKEND_CUDA, JF_MEMORY_COPY);
+    g_managed = make_context(JF_BACKEND_CUDA, JF_MEMORY_MANAGED);
+    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    jf_context_destroy(g_cpu);
+    jf_context_destroy(g_gpu);
+    jf_context_destroy(g_managed);
+    return rc;
+}
