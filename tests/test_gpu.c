@@ -70,6 +70,37 @@ static void test_median_all_variants(void **state)
     print_message("median: %d cases byte-identical\n", cases);
 }
 
+/* Other block shapes than the defaults: tiles, strips and partial blocks. */
+static void test_block_shapes(void **state)
+{
+    static const int shapes[][2] = {{64, 1}, {32, 4}, {96, 2}, {128, 1}};
+    static const int ks[] = {3, 5, 9, 17};
+    jf_image src = t_random_image(g_quick ? 157 : 1023, g_quick ? 71 : 577, 3, 1, 31);
+    int s, k, v;
+    (void)state;
+    for (k = 0; k < 4; k++) {
+        jf_median_options mo = {ks[k], JF_BORDER_REFLECT, JF_VARIANT_CPU};
+        jf_image want = {0};
+        assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
+        for (s = 0; s < 4; s++)
+            for (v = 0; v < 2; v++) {
+                jf_image got = t_poisoned_like(&src, 0);
+                mo.variant = VARIANTS[v];
+                mo.block_x = shapes[s][0];
+                mo.block_y = shapes[s][1];
+                if (jf_median(g_gpu, &src, &got, &mo) != JF_OK)
+                    fail_msg("median %s block %dx%d k=%d: %s", jf_variant_name(VARIANTS[v]),
+                             shapes[s][0], shapes[s][1], ks[k], jf_last_error());
+                if (!t_images_equal(&got, &want))
+                    fail_msg("median %s block %dx%d k=%d differs", jf_variant_name(VARIANTS[v]),
+                             shapes[s][0], shapes[s][1], ks[k]);
+                jf_image_free(&got);
+            }
+        jf_image_free(&want);
+    }
+    jf_image_free(&src);
+}
+
 static void test_pad_exact(void **state)
 {
     int s, ch, b, k;
@@ -305,6 +336,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pad_exact),
         cmocka_unit_test(test_median_all_variants),
+        cmocka_unit_test(test_block_shapes),
         cmocka_unit_test(test_conv_all_variants),
         cmocka_unit_test(test_real_photos),
         cmocka_unit_test(test_metrics),

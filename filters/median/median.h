@@ -25,5 +25,6 @@ jf_status jf_median_global_launch(jf_context *ctx, const jf_dview *planes, int p
 jf_status jf_median_shared_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                                   const jf_image *shape, int k, int bx, int by,
                                   const jf_dview *out);
+void jf_median_shared_default_block(int k, int *bx, int *by);
 #endif
 #endif

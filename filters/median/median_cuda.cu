@@ -18,6 +18,8 @@ extern "C" jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_ima
     if (v == JF_VARIANT_FAST)
         return jf_fail(JF_ERR_UNSUPPORTED, "jf_median: no 'fast' CUDA variant yet; use global, "
                        "shared or auto");
+    if (v == JF_VARIANT_SHARED && bx == 0 && by == 0)
+        jf_median_shared_default_block(opt->ksize, &bx, &by);
     if ((st = jf_block_shape("jf_median", &bx, &by)) != JF_OK ||
         (st = jf_gpu_begin(ctx)) != JF_OK ||
         (st = jf_gpu_input(ctx, src, JF_SLOT_IN, &in)) != JF_OK ||

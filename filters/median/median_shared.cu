@@ -1,25 +1,39 @@
 /*
  * Median, shared-memory tiles (the seed report's second kernel, finished).
  *
- *   block of BX x BY threads           its tile in shared memory
- *   computes BX x BY outputs           (BY+k-1) rows x TW bytes, TW = BX+k-1 rounded up to 4
- *   +--------+                         +------------+
- *   |  BXxBY |    loads, once  -->     |   halo     |
- *   +--------+                         |  +------+  |
- *                                      |  | BXxBY|  |
- *                                      +--+------+--+
+ * The block first loads its tile plus halo into shared memory (jf_load_tile:
+ * coalesced 4-byte words), so each input byte comes from DRAM once per block.
+ * Then the selection:
  *
- * Load: jf_load_tile (filters/tile.cuh), coalesced 4-byte words.
- * Select: thread (tx, ty) reads its k x k window from shared memory.  With
- * BX a multiple of 32 every warp lies in one tile row and reads 32
- * consecutive bytes (8 words, broadcast within a word): no bank conflicts.
- * Each input byte now comes from DRAM once per block instead of up to k^2
- * times through the caches.
+ * k = 1, 3: each thread takes its window from the tile (jf_median_select, the
+ *   9-element network for k = 3).
+ *
+ * k >= 5: a sliding histogram per thread.  Thread (tx, ty) owns one column of
+ *   the block and a strip of STRIP output rows in it.  Moving down one row
+ *   removes the window's top row and adds a new bottom row: 2k histogram
+ *   updates and a short walk of the median marker (Huang), instead of the
+ *   8k^2 compares that selecting each window afresh costs (which is what the
+ *   global variant does; that work, not memory traffic, bounds it for k >= 5).
+ *
+ *      tile in shared memory          histograms in shared memory
+ *      +----------------------+       word w of thread t at [w * threads + t]
+ *      |  x x x x x   (halo)  |       4 bins of 8 bits (k <= 15, counts <= 225)
+ *      |  | | | | |  strip of |       or 2 of 16 bits per word
+ *      |  v v v v v  STRIP    |
+ *      |            rows each |
+ *      +----------------------+
+ *
+ *   Bank conflicts: thread t's words sit at w * threads + t; with threads a
+ *   multiple of 32 the 32 lanes of a warp always hit 32 different banks,
+ *   whatever bins their data selects.  Counters of one word belong to one
+ *   thread, so a word is never shared between lanes.
  */
 #include "filters/median/median.h"
 #include "filters/median/median_select.cuh"
 #include "filters/tile.cuh"
 #include "pipeline/gpu.cuh"
+
+#define STRIP 32 /* output rows per thread: the histogram is built once per strip */
 
 __global__ void median_shared_kernel(const unsigned char *__restrict__ planes, size_t pitch,
                                      int plane_rows, int w, int h, int ch, int k,
@@ -38,26 +52,121 @@ __global__ void median_shared_kernel(const unsigned char *__restrict__ planes, s
         (const unsigned char *)s_tile + threadIdx.y * tile_w + threadIdx.x, (size_t)tile_w, k);
 }
 
+template <int BITS>
+__global__ void median_shared_hist_kernel(const unsigned char *__restrict__ planes, size_t pitch,
+                                          int plane_rows, int w, int h, int ch, int k,
+                                          unsigned char *__restrict__ out, size_t out_pitch,
+                                          int tile_w)
+{
+    enum { PER = 32 / BITS, WORDS = 256 / PER };
+    const unsigned mask = (1u << BITS) - 1u;
+    extern __shared__ unsigned int smem[];
+    const int nt = blockDim.x * blockDim.y;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    const int rows_out = blockDim.y * STRIP;
+    const int tile_h = rows_out + k - 1;
+    unsigned int *hist = smem + (tile_h * tile_w) / 4 + tid;
+    const int c = blockIdx.z;
+    const int x0 = blockIdx.x * blockDim.x, y0 = blockIdx.y * rows_out;
+    const int x = x0 + threadIdx.x, ys = y0 + threadIdx.y * STRIP;
+    const int rank = (k * k) / 2;
+    jf_load_tile(smem, tile_w, tile_h, planes + (size_t)c * plane_rows * pitch, pitch,
+                 plane_rows, x0, y0);
+    if (x >= w || ys >= h)
+        return;
+
+    const unsigned char *t = (const unsigned char *)smem + threadIdx.y * STRIP * tile_w + threadIdx.x;
+    unsigned char *o = out + (size_t)ys * out_pitch + (size_t)x * ch + c;
+    const int rows = h - ys < STRIP ? h - ys : STRIP;
+    int m = 0, lt = 0;
+
+    for (int i = 0; i < WORDS; i++)
+        hist[i * nt] = 0u;
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < k; i++) {
+            const unsigned v = t[j * tile_w + i];
+            hist[(v / PER) * nt] += 1u << ((v % PER) * BITS);
+        }
+#define COUNT(v) ((hist[((v) / PER) * nt] >> (((v) % PER) * BITS)) & mask)
+    while (lt + (int)COUNT(m) <= rank)
+        lt += (int)COUNT(m++);
+    o[0] = (unsigned char)m;
+
+    for (int r = 1; r < rows; r++) {
+        const unsigned char *gone = t + (r - 1) * tile_w, *come = t + (r + k - 1) * tile_w;
+        for (int i = 0; i < k; i++) {
+            const unsigned vo = gone[i], vi = come[i];
+            hist[(vo / PER) * nt] -= 1u << ((vo % PER) * BITS);
+            hist[(vi / PER) * nt] += 1u << ((vi % PER) * BITS);
+            lt += ((int)vi < m) - ((int)vo < m);
+        }
+        while (lt > rank)
+            lt -= (int)COUNT(--m);
+        while (lt + (int)COUNT(m) <= rank)
+            lt += (int)COUNT(m++);
+        o[(size_t)r * out_pitch] = (unsigned char)m;
+    }
+#undef COUNT
+}
+
+/* Shared bytes for a block of bx x by threads, or the histogram kernel's. */
+static size_t shared_bytes(int bx, int by, int k, int hist)
+{
+    const int tile_w = jf_tile_width(bx, k);
+    if (!hist)
+        return (size_t)tile_w * (size_t)(by + k - 1);
+    return (size_t)tile_w * (size_t)(by * STRIP + k - 1) +
+           (size_t)bx * by * (k <= 15 ? 256 : 512);
+}
+
 jf_status jf_median_shared_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                                   const jf_image *shape, int k, int bx, int by,
                                   const jf_dview *out)
 {
-    const dim3 block((unsigned)bx, (unsigned)by);
+    const int hist = k >= 5;
     const int tile_w = jf_tile_width(bx, k);
-    const size_t smem = (size_t)tile_w * (size_t)(by + k - 1);
+    const size_t smem = shared_bytes(bx, by, k, hist);
+    const dim3 block((unsigned)bx, (unsigned)by);
     jf_status st;
     int id;
     if (smem > 48 * 1024)
         return jf_fail(JF_ERR_ARG, "median shared: a %dx%d block with k = %d needs %zu bytes of "
                        "shared memory (48 KiB at most); use a smaller block", bx, by, k, smem);
+    if (hist && (bx * by) % 32 != 0)
+        return jf_fail(JF_ERR_ARG, "median shared: block %dx%d: for k >= 5 the thread count "
+                       "must be a multiple of 32", bx, by);
     if ((st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
-    median_shared_kernel<<<jf_grid(shape->width, shape->height, shape->channels, block), block,
-                           smem, ctx->gpu->stream>>>(planes->ptr, planes->pitch, plane_rows,
-                                                     shape->width, shape->height, shape->channels,
-                                                     k, out->ptr, out->pitch, tile_w);
-    JF_LAUNCH_CHECK("median_shared_kernel");
+    if (!hist) {
+        median_shared_kernel<<<jf_grid(shape->width, shape->height, shape->channels, block), block,
+                               smem, ctx->gpu->stream>>>(planes->ptr, planes->pitch, plane_rows,
+                                                         shape->width, shape->height,
+                                                         shape->channels, k, out->ptr, out->pitch,
+                                                         tile_w);
+        JF_LAUNCH_CHECK("median_shared_kernel");
+    } else {
+        const dim3 grid = jf_grid(shape->width, shape->height, shape->channels,
+                                  dim3((unsigned)bx, (unsigned)(by * STRIP)));
+        if (k <= 15)
+            median_shared_hist_kernel<8><<<grid, block, smem, ctx->gpu->stream>>>(
+                planes->ptr, planes->pitch, plane_rows, shape->width, shape->height,
+                shape->channels, k, out->ptr, out->pitch, tile_w);
+        else
+            median_shared_hist_kernel<16><<<grid, block, smem, ctx->gpu->stream>>>(
+                planes->ptr, planes->pitch, plane_rows, shape->width, shape->height,
+                shape->channels, k, out->ptr, out->pitch, tile_w);
+        JF_LAUNCH_CHECK("median_shared_hist_kernel");
+    }
     return jf_gpu_timer_stop(ctx, id, "median", "shared", k, shape,
                              (uint64_t)(shape->width + k - 1) * (shape->height + k - 1) * shape->channels,
                              (uint64_t)shape->width * shape->height * shape->channels);
+}
+
+/* The default block for the shared variant: 32 x 8 for the window kernel;
+ * 32 x 2 for the histogram kernel (64 threads x 256 or 512 bytes of counters
+ * plus the tile stays within 48 KiB for every k up to 255). */
+void jf_median_shared_default_block(int k, int *bx, int *by)
+{
+    *bx = 32;
+    *by = k >= 5 ? 2 : 8;
 }
