@@ -48,6 +48,11 @@ extern "C" jf_status jf_gpu_create(jf_context *ctx, const jf_context_options *op
         snprintf(g->info.theoretical_source, sizeof g->info.theoretical_source, "--peak-gbps");
     }
     JF_CUDA_TRY(cudaSetDevice(opt->device));
+    if (cudaDeviceGetAttribute(&g->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                               opt->device) != cudaSuccess || g->smem_optin < 48 * 1024) {
+        cudaGetLastError();
+        g->smem_optin = 48 * 1024;
+    }
     if (opt->stream) {
         g->stream = (cudaStream_t)opt->stream;
     } else {
@@ -134,6 +139,16 @@ jf_status jf_gpu_buffer(jf_context *ctx, int slot, size_t width_bytes, size_t ro
     }
     view->ptr = b->ptr;
     view->pitch = b->pitch;
+    return JF_OK;
+}
+
+jf_status jf_gpu_shared_limit(jf_context *ctx, const char *what, int bx, int by, int k,
+                              size_t bytes)
+{
+    if (bytes > (size_t)ctx->gpu->smem_optin)
+        return jf_fail(JF_ERR_ARG, "%s: a %dx%d block with k = %d needs %zu bytes of shared "
+                       "memory; this device allows %d per block; use a smaller block", what, bx,
+                       by, k, bytes, ctx->gpu->smem_optin);
     return JF_OK;
 }
 

@@ -51,6 +51,7 @@ typedef struct jf_timer {
 
 struct jf_gpu {
     int device;
+    int smem_optin;   /* bytes of shared memory a block may opt into */
     cudaStream_t stream;
     int own_stream;
     jf_memory memory;
@@ -92,6 +93,13 @@ jf_status jf_gpu_timer_stop(jf_context *ctx, int id, const char *name, const cha
  * with room for tile loads that overrun the right edge. */
 jf_status jf_gpu_pad_planes(jf_context *ctx, const jf_dview *src, int w, int h, int ch,
                             int radius, jf_border border, jf_dview *planes, int *plane_rows);
+
+/* Is `bytes` of dynamic shared memory possible for one block on this device?
+ * Up to 48 KiB always; beyond that up to the device's opt-in limit (Volta and
+ * later; 48 KiB is all the Nano has).  The caller raises the kernel's limit
+ * with cudaFuncSetAttribute when it asks for more than 48 KiB. */
+jf_status jf_gpu_shared_limit(jf_context *ctx, const char *what, int bx, int by, int k,
+                              size_t bytes);
 
 /* Grid of ceil(w/bx) x ceil(h/by) x z blocks. */
 static inline dim3 jf_grid(int w, int h, int z, dim3 block)

@@ -319,7 +319,7 @@ static void test_stats_and_errors(void **state)
     assert_int_equal(jf_median(g_gpu, &src, &dst, &mo), JF_ERR_ARG);
     mo.block_x = 1024;
     mo.block_y = 1;
-    mo.ksize = 201; /* (1024+200) x 201 bytes of shared memory: too much */
+    mo.ksize = 201; /* 1024 threads x 512 bytes of counters alone: too much */
     assert_int_equal(jf_median(g_gpu, &src, &dst, &mo), JF_ERR_ARG);
     assert_non_null(strstr(jf_last_error(), "shared memory"));
     jf_image_free(&src);

@@ -42,9 +42,11 @@ jf_status jf_conv_shared_launch(jf_context *ctx, const jf_dview *planes, int pla
     const size_t smem = (size_t)tile_w * (size_t)(by + k - 1);
     jf_status st;
     int id;
+    if ((st = jf_gpu_shared_limit(ctx, "conv shared", bx, by, k, smem)) != JF_OK)
+        return st;
     if (smem > 48 * 1024)
-        return jf_fail(JF_ERR_ARG, "conv shared: a %dx%d block with k = %d needs %zu bytes of "
-                       "shared memory (48 KiB at most); use a smaller block", bx, by, k, smem);
+        JF_CUDA_TRY(cudaFuncSetAttribute(conv_shared_kernel,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     if ((st = jf_weights_acquire(&g_cache, c_conv_shared_w, ctx, weights, k)) != JF_OK)
         return st;
     if ((st = jf_gpu_timer_start(ctx, &id)) == JF_OK) {

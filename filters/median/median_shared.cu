@@ -9,7 +9,7 @@
  *   9-element network for k = 3).
  *
  * k >= 5: a sliding histogram per thread.  Thread (tx, ty) owns one column of
- *   the block and a strip of STRIP output rows in it.  Moving down one row
+ *   the block and a strip of output rows in it (8 to 32).  Moving down one row
  *   removes the window's top row and adds a new bottom row: 2k histogram
  *   updates and a short walk of the median marker (Huang), instead of the
  *   8k^2 compares that selecting each window afresh costs (which is what the
@@ -19,7 +19,7 @@
  *      +----------------------+       word w of thread t at [w * threads + t]
  *      |  x x x x x   (halo)  |       4 bins of 8 bits (k <= 15, counts <= 225)
  *      |  | | | | |  strip of |       or 2 of 16 bits per word
- *      |  v v v v v  STRIP    |
+ *      |  v v v v v  strip of |
  *      |            rows each |
  *      +----------------------+
  *
@@ -33,7 +33,11 @@
 #include "filters/tile.cuh"
 #include "pipeline/gpu.cuh"
 
-#define STRIP 32 /* output rows per thread: the histogram is built once per strip */
+/* Output rows per thread: the histogram is built once per strip, so longer
+ * is cheaper per pixel, but each strip is serial work for one thread; the
+ * launcher shortens strips until the grid offers every SM enough blocks. */
+#define STRIP_MAX 32
+#define STRIP_MIN 8
 
 __global__ void median_shared_kernel(const unsigned char *__restrict__ planes, size_t pitch,
                                      int plane_rows, int w, int h, int ch, int k,
@@ -52,32 +56,50 @@ __global__ void median_shared_kernel(const unsigned char *__restrict__ planes, s
         (const unsigned char *)s_tile + threadIdx.y * tile_w + threadIdx.x, (size_t)tile_w, k);
 }
 
+/* Count of value v in a thread's histogram (see the layout above). */
+template <int BITS>
+__device__ __forceinline__ int bin_count(const unsigned int *hist, int nt, int v)
+{
+    return (int)((hist[(v / (32 / BITS)) * nt] >> ((v % (32 / BITS)) * BITS)) & ((1u << BITS) - 1u));
+}
+
+/* Sum of the counters packed in one word (no carries: 4 x 225 and 2 x 65025
+ * fit in the lanes used). */
+template <int BITS>
+__device__ __forceinline__ int word_sum(unsigned int w)
+{
+    if (BITS == 8) {
+        w = (w & 0x00FF00FFu) + ((w >> 8) & 0x00FF00FFu);
+        return (int)((w & 0xFFFFu) + (w >> 16));
+    }
+    return (int)((w & 0xFFFFu) + (w >> 16));
+}
+
 template <int BITS>
 __global__ void median_shared_hist_kernel(const unsigned char *__restrict__ planes, size_t pitch,
                                           int plane_rows, int w, int h, int ch, int k,
                                           unsigned char *__restrict__ out, size_t out_pitch,
-                                          int tile_w)
+                                          int tile_w, int strip)
 {
     enum { PER = 32 / BITS, WORDS = 256 / PER };
-    const unsigned mask = (1u << BITS) - 1u;
     extern __shared__ unsigned int smem[];
     const int nt = blockDim.x * blockDim.y;
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    const int rows_out = blockDim.y * STRIP;
+    const int rows_out = blockDim.y * strip;
     const int tile_h = rows_out + k - 1;
     unsigned int *hist = smem + (tile_h * tile_w) / 4 + tid;
     const int c = blockIdx.z;
     const int x0 = blockIdx.x * blockDim.x, y0 = blockIdx.y * rows_out;
-    const int x = x0 + threadIdx.x, ys = y0 + threadIdx.y * STRIP;
+    const int x = x0 + threadIdx.x, ys = y0 + threadIdx.y * strip;
     const int rank = (k * k) / 2;
     jf_load_tile(smem, tile_w, tile_h, planes + (size_t)c * plane_rows * pitch, pitch,
                  plane_rows, x0, y0);
     if (x >= w || ys >= h)
         return;
 
-    const unsigned char *t = (const unsigned char *)smem + threadIdx.y * STRIP * tile_w + threadIdx.x;
+    const unsigned char *t = (const unsigned char *)smem + threadIdx.y * strip * tile_w + threadIdx.x;
     unsigned char *o = out + (size_t)ys * out_pitch + (size_t)x * ch + c;
-    const int rows = h - ys < STRIP ? h - ys : STRIP;
+    const int rows = h - ys < strip ? h - ys : strip;
     int m = 0, lt = 0;
 
     for (int i = 0; i < WORDS; i++)
@@ -87,9 +109,11 @@ __global__ void median_shared_hist_kernel(const unsigned char *__restrict__ plan
             const unsigned v = t[j * tile_w + i];
             hist[(v / PER) * nt] += 1u << ((v % PER) * BITS);
         }
-#define COUNT(v) ((hist[((v) / PER) * nt] >> (((v) % PER) * BITS)) & mask)
-    while (lt + (int)COUNT(m) <= rank)
-        lt += (int)COUNT(m++);
+    /* first median: whole words of counters at a time, then single bins */
+    for (int n; m < 256 && lt + (n = word_sum<BITS>(hist[(m / PER) * nt])) <= rank; m += PER)
+        lt += n;
+    while (lt + bin_count<BITS>(hist, nt, m) <= rank)
+        lt += bin_count<BITS>(hist, nt, m++);
     o[0] = (unsigned char)m;
 
     for (int r = 1; r < rows; r++) {
@@ -101,22 +125,35 @@ __global__ void median_shared_hist_kernel(const unsigned char *__restrict__ plan
             lt += ((int)vi < m) - ((int)vo < m);
         }
         while (lt > rank)
-            lt -= (int)COUNT(--m);
-        while (lt + (int)COUNT(m) <= rank)
-            lt += (int)COUNT(m++);
+            lt -= bin_count<BITS>(hist, nt, --m);
+        while (lt + bin_count<BITS>(hist, nt, m) <= rank)
+            lt += bin_count<BITS>(hist, nt, m++);
         o[(size_t)r * out_pitch] = (unsigned char)m;
     }
-#undef COUNT
 }
 
 /* Shared bytes for a block of bx x by threads, or the histogram kernel's. */
-static size_t shared_bytes(int bx, int by, int k, int hist)
+static size_t shared_bytes(int bx, int by, int k, int hist, int strip)
 {
     const int tile_w = jf_tile_width(bx, k);
     if (!hist)
         return (size_t)tile_w * (size_t)(by + k - 1);
-    return (size_t)tile_w * (size_t)(by * STRIP + k - 1) +
+    return (size_t)tile_w * (size_t)(by * strip + k - 1) +
            (size_t)bx * by * (k <= 15 ? 256 : 512);
+}
+
+/* Longest strip (STRIP_MAX..STRIP_MIN) that still gives every SM 12 blocks. */
+static int choose_strip(const jf_image *shape, int bx, int by, int sms)
+{
+    int strip = STRIP_MAX;
+    while (strip > STRIP_MIN) {
+        long long blocks = (long long)((shape->width + bx - 1) / bx) *
+                           ((shape->height + by * strip - 1) / (by * strip)) * shape->channels;
+        if (blocks >= 12LL * sms)
+            break;
+        strip /= 2;
+    }
+    return strip;
 }
 
 jf_status jf_median_shared_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
@@ -125,19 +162,22 @@ jf_status jf_median_shared_launch(jf_context *ctx, const jf_dview *planes, int p
 {
     const int hist = k >= 5;
     const int tile_w = jf_tile_width(bx, k);
-    const size_t smem = shared_bytes(bx, by, k, hist);
+    const int strip = choose_strip(shape, bx, by, ctx->gpu->info.multiprocessors);
+    const size_t smem = shared_bytes(bx, by, k, hist, strip);
     const dim3 block((unsigned)bx, (unsigned)by);
     jf_status st;
     int id;
-    if (smem > 48 * 1024)
-        return jf_fail(JF_ERR_ARG, "median shared: a %dx%d block with k = %d needs %zu bytes of "
-                       "shared memory (48 KiB at most); use a smaller block", bx, by, k, smem);
+    if ((st = jf_gpu_shared_limit(ctx, "median shared", bx, by, k, smem)) != JF_OK)
+        return st;
     if (hist && (bx * by) % 32 != 0)
         return jf_fail(JF_ERR_ARG, "median shared: block %dx%d: for k >= 5 the thread count "
                        "must be a multiple of 32", bx, by);
     if ((st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     if (!hist) {
+        if (smem > 48 * 1024)
+            JF_CUDA_TRY(cudaFuncSetAttribute(median_shared_kernel,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
         median_shared_kernel<<<jf_grid(shape->width, shape->height, shape->channels, block), block,
                                smem, ctx->gpu->stream>>>(planes->ptr, planes->pitch, plane_rows,
                                                          shape->width, shape->height,
@@ -146,15 +186,22 @@ jf_status jf_median_shared_launch(jf_context *ctx, const jf_dview *planes, int p
         JF_LAUNCH_CHECK("median_shared_kernel");
     } else {
         const dim3 grid = jf_grid(shape->width, shape->height, shape->channels,
-                                  dim3((unsigned)bx, (unsigned)(by * STRIP)));
-        if (k <= 15)
+                                  dim3((unsigned)bx, (unsigned)(by * strip)));
+        if (k <= 15) {
+            if (smem > 48 * 1024)
+                JF_CUDA_TRY(cudaFuncSetAttribute(median_shared_hist_kernel<8>,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
             median_shared_hist_kernel<8><<<grid, block, smem, ctx->gpu->stream>>>(
                 planes->ptr, planes->pitch, plane_rows, shape->width, shape->height,
-                shape->channels, k, out->ptr, out->pitch, tile_w);
-        else
+                shape->channels, k, out->ptr, out->pitch, tile_w, strip);
+        } else {
+            if (smem > 48 * 1024)
+                JF_CUDA_TRY(cudaFuncSetAttribute(median_shared_hist_kernel<16>,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
             median_shared_hist_kernel<16><<<grid, block, smem, ctx->gpu->stream>>>(
                 planes->ptr, planes->pitch, plane_rows, shape->width, shape->height,
-                shape->channels, k, out->ptr, out->pitch, tile_w);
+                shape->channels, k, out->ptr, out->pitch, tile_w, strip);
+        }
         JF_LAUNCH_CHECK("median_shared_hist_kernel");
     }
     return jf_gpu_timer_stop(ctx, id, "median", "shared", k, shape,
@@ -164,7 +211,8 @@ jf_status jf_median_shared_launch(jf_context *ctx, const jf_dview *planes, int p
 
 /* The default block for the shared variant: 32 x 8 for the window kernel;
  * 32 x 2 for the histogram kernel (64 threads x 256 or 512 bytes of counters
- * plus the tile stays within 48 KiB for every k up to 255). */
+ * plus the tile stays within the 48 KiB every device offers, the Nano
+ * included, for every k up to 255). */
 void jf_median_shared_default_block(int k, int *bx, int *by)
 {
     *bx = 32;
