@@ -4,14 +4,27 @@
 #include "filters/median/median.h"
 #include "pipeline/gpu.cuh"
 
-/* JF_VARIANT_AUTO: measured on an H100 (benchmarks/RESULTS.md), the shared
- * tile wins from k = 5 up; at k = 3 the two are within noise. */
-static jf_variant median_auto(int k) { return k >= 5 ? JF_VARIANT_SHARED : JF_VARIANT_GLOBAL; }
+/* JF_VARIANT_AUTO, from the sweep on an H200 (benchmarks/RESULTS.md): the
+ * window network of the global variant wins at k = 3; the shared variant's
+ * sliding histograms win for k >= 9 at every size, and for k = 5 and 7 once
+ * there are enough windows to hide their serial strips (grey 1007x567:
+ * global 0.019 ms, shared 0.024 ms at k = 5, but 0.032 vs 0.027 at k = 7). */
+static jf_variant median_auto(int k, const jf_image *src)
+{
+    const double windows = (double)src->width * src->height * src->channels;
+    if (k <= 3)
+        return JF_VARIANT_GLOBAL;
+    if (k == 5)
+        return windows >= 1.0e6 ? JF_VARIANT_SHARED : JF_VARIANT_GLOBAL;
+    if (k == 7)
+        return windows >= 0.5e6 ? JF_VARIANT_SHARED : JF_VARIANT_GLOBAL;
+    return JF_VARIANT_SHARED;
+}
 
 extern "C" jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
                                     const jf_median_options *opt)
 {
-    jf_variant v = opt->variant == JF_VARIANT_AUTO ? median_auto(opt->ksize) : opt->variant;
+    jf_variant v = opt->variant == JF_VARIANT_AUTO ? median_auto(opt->ksize, src) : opt->variant;
     int bx = opt->block_x, by = opt->block_y, plane_rows = 0;
     jf_dview in, planes, out;
     jf_status st;
