@@ -205,6 +205,21 @@ static void test_usage_errors(void **state)
     assert_non_null(strstr(g_out, "--border MODE"));
 }
 
+/* --backend cuda where there is no device: one clear line, exit 1. */
+static void test_cuda_backend_without_device(void **state)
+{
+    (void)state;
+    if (jf_built_with_cuda() && jf_device_count() > 0)
+        skip();
+    assert_int_equal(run("denoise in/rocket.jpg -o cuda_out --backend cuda"), 1);
+    assert_true(strstr(g_out, "no usable CUDA device") || strstr(g_out, "built without CUDA"));
+    assert_false(exists("cuda_out/rocket.jpg"));
+    /* auto falls back to the CPU with a notice */
+    assert_int_equal(run("denoise in/rocket.jpg -o auto_out"), 0);
+    assert_non_null(strstr(g_out, "using the CPU"));
+    assert_true(exists("auto_out/rocket.jpg"));
+}
+
 static void test_unwritable_output(void **state)
 {
     (void)state;
@@ -310,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_batch_with_broken_files),
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_unwritable_output),
+        cmocka_unit_test(test_cuda_backend_without_device),
         cmocka_unit_test(test_median_output_exact_every_border),
         cmocka_unit_test(test_metrics_command),
         cmocka_unit_test(test_reference_json_skip_and_jobs),
