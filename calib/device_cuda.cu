@@ -59,13 +59,15 @@ extern "C" jf_status jf_device_query(int index, jf_device_info *info)
     info->integrated = prop.integrated;
     cudaRuntimeGetVersion(&info->runtime_version);
     cudaDriverGetVersion(&info->driver_version);
+    info->l2_bytes = (uint64_t)prop.l2CacheSize;
 
+    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, index);
+    info->memory_clock_mhz = clock_khz / 1000;
     if (prop.integrated && tegra_table(prop.name, prop.major, prop.minor,
                                        &info->theoretical_gbps)) {
         snprintf(info->theoretical_source, sizeof info->theoretical_source, "Tegra table");
         return JF_OK;
     }
-    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, index);
     cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, index);
     info->theoretical_gbps = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
     snprintf(info->theoretical_source, sizeof info->theoretical_source,

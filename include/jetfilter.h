@@ -183,6 +183,8 @@ typedef struct jf_device_info {
     int runtime_version, driver_version; /**< e.g. 13000 */
     double theoretical_gbps;  /**< memory clock x bus width x 2 / 8, or table */
     char theoretical_source[64]; /**< "device attributes", "Tegra table", ... */
+    uint64_t l2_bytes;        /**< L2 cache size */
+    int memory_clock_mhz;     /**< as the device reports it (bogus on Tegra) */
 } jf_device_info;
 
 /** Number of usable CUDA devices; 0 with a reason in jf_last_error() when
@@ -248,6 +250,14 @@ const char *jf_memory_name(jf_memory memory);
  *  on the context's device.  Only HOST works on a CPU context. */
 jf_status jf_image_alloc_on(jf_context *ctx, jf_image *img, int width, int height,
                             int channels, jf_location location);
+
+/**
+ * Measure the copy ceiling: the median of `reps` copies of `bytes` bytes,
+ * device to device on a CUDA context (cudaMemcpyAsync, CUDA events), memcpy
+ * on a CPU context; `gbps` counts bytes read plus bytes written, as the
+ * effective bandwidth of the filters does.
+ */
+jf_status jf_measure_copy_gbps(jf_context *ctx, size_t bytes, int reps, double *gbps);
 
 /** Copy pixels between images of the same shape in any two locations
  *  (host <-> device, device <-> device, ...); waits until done. */

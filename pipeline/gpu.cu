@@ -382,3 +382,44 @@ extern "C" jf_status jf_gpu_transfer(jf_context *ctx, const jf_image *src, jf_im
     JF_CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
     return JF_OK;
 }
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Device-to-device copy of `bytes`, timed with events; median of reps. */
+extern "C" jf_status jf_gpu_copy_ceiling(jf_context *ctx, size_t bytes, int reps, double *gbps)
+{
+    struct jf_gpu *g = ctx->gpu;
+    void *a = NULL, *b = NULL;
+    float ms[64];
+    cudaError_t e;
+    int i;
+    if (reps < 1) reps = 1;
+    if (reps > 64) reps = 64;
+    JF_CUDA_TRY(cudaSetDevice(g->device));
+    if ((e = cudaMalloc(&a, bytes)) != cudaSuccess || (e = cudaMalloc(&b, bytes)) != cudaSuccess) {
+        cudaFree(a);
+        return jf_cuda_fail("cudaMalloc(copy ceiling)", __FILE__, __LINE__, e);
+    }
+    /* never zeros: fill with a pattern first */
+    e = cudaMemsetAsync(a, 0x5A, bytes, g->stream);
+    for (i = -2; i < reps && e == cudaSuccess; i++) {
+        if ((e = cudaEventRecord(g->timers[0].start, g->stream)) != cudaSuccess ||
+            (e = cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, g->stream)) != cudaSuccess ||
+            (e = cudaEventRecord(g->timers[0].stop, g->stream)) != cudaSuccess ||
+            (e = cudaEventSynchronize(g->timers[0].stop)) != cudaSuccess)
+            break;
+        if (i >= 0)
+            e = cudaEventElapsedTime(&ms[i], g->timers[0].start, g->timers[0].stop);
+    }
+    cudaFree(a);
+    cudaFree(b);
+    if (e != cudaSuccess)
+        return jf_cuda_fail("cudaMemcpyAsync(copy ceiling)", __FILE__, __LINE__, e);
+    qsort(ms, (size_t)reps, sizeof ms[0], cmp_float);
+    *gbps = 2.0 * (double)bytes / ((double)ms[reps / 2] * 1e6);
+    return JF_OK;
+}

@@ -16,6 +16,7 @@ jf_status jf_gpu_image_alloc(jf_context *ctx, jf_image *img, int w, int h, int c
                              jf_location loc);
 void jf_gpu_image_free(jf_image *img);
 jf_status jf_gpu_transfer(jf_context *ctx, const jf_image *src, jf_image *dst);
+jf_status jf_gpu_copy_ceiling(jf_context *ctx, size_t bytes, int reps, double *gbps);
 
 jf_status jf_pad_cuda(jf_context *ctx, const jf_image *src, int radius, jf_border border,
                       jf_image *dst);

@@ -1,0 +1,457 @@
+/*
+ * Power mode, clocks and energy.
+ *
+ * Jetson (L4T): the mode from `nvpmodel -q` where permitted, else
+ * /var/lib/nvpmodel/status ("pmode:0001") with its name from
+ * /etc/nvpmodel.conf ("< POWER_MODEL ID=1 NAME=5W >"); online CPUs from
+ * /sys/devices/system/cpu/online ("0-3"); GPU clocks from
+ * /sys/devices/gpu.0/devfreq/57000000.gpu/{cur,max}_freq (Hz).
+ * Energy from the INA3221 power monitor: the iio driver of L4T 32 (Nano)
+ *   /sys/bus/i2c/drivers/ina3221x/<dev>/iio:device<N>/in_power<i>_input (mW)
+ *   with rail_name_<i> (POM_5V_IN, POM_5V_GPU, POM_5V_CPU),
+ * or the hwmon driver of newer L4T
+ *   /sys/bus/i2c/drivers/ina3221/<dev>/hwmon/hwmon<N>/in<i>_label,
+ *   in<i>_input (mV), curr<i>_input (mA).
+ * The board input rail (POM_5V_IN / VDD_IN) is what a wall meter would see.
+ * Discrete GPUs: NVML, loaded with dlopen so it is no build dependency; its
+ * total-energy counter (mJ, Volta and later) where supported, else power
+ * samples (mW).
+ */
+#define _DEFAULT_SOURCE
+#include "calib/power.h"
+#include "pipeline/context.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *jf_power_root(const char *root)
+{
+    const char *env;
+    if (root)
+        return root;
+    env = getenv("JF_SYSFS_ROOT");
+    return env ? env : "";
+}
+
+/* First line of root+path into buf; 1 on success. */
+static int read_line(const char *root, const char *path, char *buf, size_t n)
+{
+    char full[1024];
+    FILE *f;
+    snprintf(full, sizeof full, "%s%s", root, path);
+    f = fopen(full, "r");
+    if (!f)
+        return 0;
+    if (!fgets(buf, (int)n, f)) {
+        fclose(f);
+        return 0;
+    }
+    fclose(f);
+    buf[strcspn(buf, "\r\n")] = '\0';
+    return 1;
+}
+
+static double read_number(const char *root, const char *path)
+{
+    char buf[64], *end;
+    double v;
+    if (!read_line(root, path, buf, sizeof buf))
+        return NAN;
+    v = strtod(buf, &end);
+    return end == buf ? NAN : v;
+}
+
+/* "0-3,5" -> 5 */
+static int count_cpus(const char *list)
+{
+    int count = 0;
+    const char *p = list;
+    while (*p) {
+        char *end;
+        long a = strtol(p, &end, 10), b;
+        if (end == p)
+            return -1;
+        b = a;
+        p = end;
+        if (*p == '-') {
+            b = strtol(p + 1, &end, 10);
+            p = end;
+        }
+        count += (int)(b - a + 1);
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return -1;
+    }
+    return count;
+}
+
+static void mode_name_from_conf(const char *root, jf_power_mode *m)
+{
+    char full[1024], line[512];
+    FILE *f;
+    snprintf(full, sizeof full, "%s/etc/nvpmodel.conf", root);
+    f = fopen(full, "r");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        const char *id = strstr(line, "POWER_MODEL"), *nm;
+        int v;
+        if (!id || !(id = strstr(id, "ID=")) || sscanf(id + 3, "%d", &v) != 1 || v != m->mode_id)
+            continue;
+        if ((nm = strstr(line, "NAME=")) != NULL) {
+            size_t len = strcspn(nm + 5, " \t>\r\n");
+            if (len >= sizeof m->mode_name)
+                len = sizeof m->mode_name - 1;
+            memcpy(m->mode_name, nm + 5, len);
+            m->mode_name[len] = '\0';
+        }
+        break;
+    }
+    fclose(f);
+}
+
+int jf_power_read_mode(const char *root_in, jf_power_mode *m)
+{
+    const char *root = jf_power_root(root_in);
+    char buf[256];
+    const char *p;
+    memset(m, 0, sizeof *m);
+    m->mode_id = -1;
+    m->cpus_online = -1;
+    m->gpu_cur_mhz = m->gpu_max_mhz = NAN;
+
+    if (!root[0]) {
+        /* "NV Power Mode: MAXN" then "0"; needs permission on some releases */
+        FILE *f = popen("nvpmodel -q 2>/dev/null", "r");
+        if (f) {
+            char line[256];
+            while (fgets(line, sizeof line, f)) {
+                line[strcspn(line, "\r\n")] = '\0';
+                if ((p = strstr(line, "Power Mode:")) != NULL) {
+                    p += strlen("Power Mode:");
+                    while (*p == ' ')
+                        p++;
+                    snprintf(m->mode_name, sizeof m->mode_name, "%s", p);
+                } else if (m->mode_name[0] && m->mode_id < 0 && line[0] >= '0' && line[0] <= '9') {
+                    m->mode_id = atoi(line);
+                }
+            }
+            pclose(f);
+            if (m->mode_id >= 0)
+                snprintf(m->source, sizeof m->source, "nvpmodel -q");
+        }
+    }
+    if (m->mode_id < 0 && read_line(root, "/var/lib/nvpmodel/status", buf, sizeof buf) &&
+        (p = strstr(buf, "pmode:")) != NULL) {
+        m->mode_id = atoi(p + 6);
+        snprintf(m->source, sizeof m->source, "/var/lib/nvpmodel/status");
+        mode_name_from_conf(root, m);
+    }
+    if (read_line(root, "/sys/devices/system/cpu/online", buf, sizeof buf))
+        m->cpus_online = count_cpus(buf);
+    m->gpu_cur_mhz = read_number(root, "/sys/devices/gpu.0/devfreq/57000000.gpu/cur_freq") / 1e6;
+    m->gpu_max_mhz = read_number(root, "/sys/devices/gpu.0/devfreq/57000000.gpu/max_freq") / 1e6;
+    return m->mode_id >= 0 || m->cpus_online >= 0 || !isnan(m->gpu_cur_mhz);
+}
+
+/* ---- the meter ---- */
+
+typedef enum { SRC_NONE, SRC_IIO, SRC_HWMON, SRC_NVML } source_kind;
+
+typedef int (*nvml_fn_void)(void);
+typedef int (*nvml_fn_handle)(unsigned int, void **);
+typedef int (*nvml_fn_energy)(void *, unsigned long long *);
+typedef int (*nvml_fn_uint)(void *, unsigned int *);
+typedef int (*nvml_fn_clock)(void *, int, unsigned int *);
+
+struct jf_power_meter {
+    source_kind kind;
+    char source[160];
+    char power_path[1024];   /* iio: mW file */
+    char volt_path[1024];    /* hwmon: mV and mA files */
+    char curr_path[1024];
+    void *nvml_lib, *nvml_dev;
+    nvml_fn_void nvml_shutdown;
+    nvml_fn_energy nvml_energy;
+    nvml_fn_uint nvml_power;
+    nvml_fn_clock nvml_clock;
+    int has_counter;
+    /* measurement */
+    pthread_t thread;
+    int running, period_ms;
+    pthread_mutex_t lock;
+    double start_ms, last_ms, last_mw, energy_mj;
+    int samples;
+    unsigned long long counter0;
+};
+
+static int is_input_rail(const char *name)
+{
+    return strcasecmp(name, "POM_5V_IN") == 0 || strcasecmp(name, "VDD_IN") == 0;
+}
+
+/* Dirs under root+base whose name starts with prefix, first match copied. */
+static int find_subdir(const char *dir, const char *prefix, char *out, size_t n)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+    if (!d)
+        return 0;
+    while (!found && (e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && e->d_name[0] != '.') {
+            snprintf(out, n, "%s/%s", dir, e->d_name);
+            found = 1;
+        }
+    closedir(d);
+    return found;
+}
+
+static int open_iio(jf_power_meter *pm, const char *root)
+{
+    char drv[1024], dev[1024], iio[1024], name[128], path[1100];
+    DIR *d;
+    struct dirent *e;
+    snprintf(drv, sizeof drv, "%s/sys/bus/i2c/drivers/ina3221x", root);
+    d = opendir(drv);
+    if (!d)
+        return 0;
+    while ((e = readdir(d)) != NULL) {
+        int i;
+        if (e->d_name[0] == '.' || !strchr(e->d_name, '-'))
+            continue;
+        snprintf(dev, sizeof dev, "%s/%s", drv, e->d_name);
+        if (!find_subdir(dev, "iio:device", iio, sizeof iio))
+            continue;
+        for (i = 0; i < 3; i++) {
+            snprintf(path, sizeof path, "/rail_name_%d", i);
+            if (!read_line(iio, path, name, sizeof name) || !is_input_rail(name))
+                continue;
+            snprintf(pm->power_path, sizeof pm->power_path, "%s/in_power%d_input", iio, i);
+            snprintf(pm->source, sizeof pm->source, "INA3221 (iio) %s", name);
+            pm->kind = SRC_IIO;
+            closedir(d);
+            return 1;
+        }
+    }
+    closedir(d);
+    return 0;
+}
+
+static int open_hwmon(jf_power_meter *pm, const char *root)
+{
+    char drv[1024], dev[1024], hw[1024], mon[1024], name[128], path[1100];
+    DIR *d;
+    struct dirent *e;
+    snprintf(drv, sizeof drv, "%s/sys/bus/i2c/drivers/ina3221", root);
+    d = opendir(drv);
+    if (!d)
+        return 0;
+    while ((e = readdir(d)) != NULL) {
+        int i;
+        if (e->d_name[0] == '.' || !strchr(e->d_name, '-'))
+            continue;
+        snprintf(dev, sizeof dev, "%s/%s/hwmon", drv, e->d_name);
+        if (!find_subdir(dev, "hwmon", hw, sizeof hw))
+            continue;
+        snprintf(mon, sizeof mon, "%s", hw);
+        for (i = 1; i <= 3; i++) {
+            snprintf(path, sizeof path, "/in%d_label", i);
+            if (!read_line(mon, path, name, sizeof name) || !is_input_rail(name))
+                continue;
+            snprintf(pm->volt_path, sizeof pm->volt_path, "%s/in%d_input", mon, i);
+            snprintf(pm->curr_path, sizeof pm->curr_path, "%s/curr%d_input", mon, i);
+            snprintf(pm->source, sizeof pm->source, "INA3221 (hwmon) %s", name);
+            pm->kind = SRC_HWMON;
+            closedir(d);
+            return 1;
+        }
+    }
+    closedir(d);
+    return 0;
+}
+
+static int open_nvml(jf_power_meter *pm, int device)
+{
+    nvml_fn_void init;
+    nvml_fn_handle handle;
+    unsigned long long mj;
+    unsigned int mw;
+    pm->nvml_lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!pm->nvml_lib)
+        return 0;
+    init = (nvml_fn_void)dlsym(pm->nvml_lib, "nvmlInit_v2");
+    handle = (nvml_fn_handle)dlsym(pm->nvml_lib, "nvmlDeviceGetHandleByIndex_v2");
+    pm->nvml_shutdown = (nvml_fn_void)dlsym(pm->nvml_lib, "nvmlShutdown");
+    pm->nvml_energy = (nvml_fn_energy)dlsym(pm->nvml_lib, "nvmlDeviceGetTotalEnergyConsumption");
+    pm->nvml_power = (nvml_fn_uint)dlsym(pm->nvml_lib, "nvmlDeviceGetPowerUsage");
+    pm->nvml_clock = (nvml_fn_clock)dlsym(pm->nvml_lib, "nvmlDeviceGetClockInfo");
+    if (!init || !handle || !pm->nvml_power || init() != 0 ||
+        handle((unsigned)device, &pm->nvml_dev) != 0) {
+        dlclose(pm->nvml_lib);
+        pm->nvml_lib = NULL;
+        return 0;
+    }
+    pm->has_counter = pm->nvml_energy && pm->nvml_energy(pm->nvml_dev, &mj) == 0;
+    if (!pm->has_counter && pm->nvml_power(pm->nvml_dev, &mw) != 0) {
+        if (pm->nvml_shutdown)
+            pm->nvml_shutdown();
+        dlclose(pm->nvml_lib);
+        pm->nvml_lib = NULL;
+        return 0;
+    }
+    pm->kind = SRC_NVML;
+    snprintf(pm->source, sizeof pm->source, "NVML %s (GPU board)",
+             pm->has_counter ? "energy counter" : "power samples");
+    return 1;
+}
+
+jf_power_meter *jf_power_meter_open(const char *root_in, int cuda_device)
+{
+    const char *root = jf_power_root(root_in);
+    jf_power_meter *pm = (jf_power_meter *)calloc(1, sizeof *pm);
+    if (!pm)
+        return NULL;
+    pthread_mutex_init(&pm->lock, NULL);
+    snprintf(pm->source, sizeof pm->source, "none");
+    if (!open_iio(pm, root) && !open_hwmon(pm, root) && !(cuda_device >= 0 && !root[0] &&
+                                                          open_nvml(pm, cuda_device)))
+        pm->kind = SRC_NONE;
+    return pm;
+}
+
+const char *jf_power_meter_source(const jf_power_meter *pm) { return pm ? pm->source : "none"; }
+
+double jf_power_meter_read_mw(jf_power_meter *pm)
+{
+    unsigned int mw;
+    if (!pm)
+        return NAN;
+    switch (pm->kind) {
+    case SRC_IIO:
+        return read_number("", pm->power_path);
+    case SRC_HWMON:
+        return read_number("", pm->volt_path) * read_number("", pm->curr_path) / 1000.0;
+    case SRC_NVML:
+        return pm->nvml_power(pm->nvml_dev, &mw) == 0 ? (double)mw : NAN;
+    default:
+        return NAN;
+    }
+}
+
+static void *sampler(void *arg)
+{
+    jf_power_meter *pm = (jf_power_meter *)arg;
+    struct timespec ts;
+    ts.tv_sec = pm->period_ms / 1000;
+    ts.tv_nsec = (long)(pm->period_ms % 1000) * 1000000L;
+    for (;;) {
+        double now, mw;
+        int running;
+        nanosleep(&ts, NULL);
+        mw = jf_power_meter_read_mw(pm);
+        now = jf_now_ms();
+        pthread_mutex_lock(&pm->lock);
+        running = pm->running;
+        if (!isnan(mw) && !isnan(pm->last_mw)) {
+            pm->energy_mj += 0.5 * (mw + pm->last_mw) * (now - pm->last_ms) / 1000.0;
+            pm->samples++;
+        }
+        pm->last_mw = mw;
+        pm->last_ms = now;
+        pthread_mutex_unlock(&pm->lock);
+        if (!running)
+            return NULL;
+    }
+}
+
+int jf_power_meter_start(jf_power_meter *pm, int period_ms)
+{
+    if (!pm || pm->kind == SRC_NONE || pm->running)
+        return 0;
+    pm->energy_mj = 0.0;
+    pm->samples = 0;
+    pm->period_ms = period_ms < 1 ? 1 : period_ms;
+    pm->start_ms = pm->last_ms = jf_now_ms();
+    if (pm->kind == SRC_NVML && pm->has_counter) {
+        pm->running = pm->nvml_energy(pm->nvml_dev, &pm->counter0) == 0;
+        return pm->running;
+    }
+    pm->last_mw = jf_power_meter_read_mw(pm);
+    pm->running = 1;
+    if (pthread_create(&pm->thread, NULL, sampler, pm) != 0) {
+        pm->running = 0;
+        return 0;
+    }
+    return 1;
+}
+
+int jf_power_meter_stop(jf_power_meter *pm, double *energy_mj, double *mean_w)
+{
+    double secs;
+    int measured = 0;
+    *energy_mj = *mean_w = NAN;
+    if (!pm || !pm->running)
+        return 0;
+    if (pm->kind == SRC_NVML && pm->has_counter) {
+        unsigned long long c1;
+        pm->running = 0;
+        secs = (jf_now_ms() - pm->start_ms) / 1000.0;
+        if (pm->nvml_energy(pm->nvml_dev, &c1) == 0 && c1 > pm->counter0 && secs > 0) {
+            *energy_mj = (double)(c1 - pm->counter0);
+            *mean_w = *energy_mj / 1000.0 / secs;
+            measured = 1;
+        }
+        return measured;
+    }
+    pthread_mutex_lock(&pm->lock);
+    pm->running = 0;
+    pthread_mutex_unlock(&pm->lock);
+    pthread_join(pm->thread, NULL);
+    secs = (pm->last_ms - pm->start_ms) / 1000.0;
+    if (pm->samples > 0 && secs > 0) {
+        *energy_mj = pm->energy_mj;
+        *mean_w = pm->energy_mj / 1000.0 / secs;
+        measured = 1;
+    }
+    return measured;
+}
+
+void jf_power_meter_clocks(jf_power_meter *pm, double *sm_mhz, double *mem_mhz)
+{
+    unsigned int v;
+    *sm_mhz = *mem_mhz = NAN;
+    if (!pm || pm->kind != SRC_NVML || !pm->nvml_clock)
+        return;
+    if (pm->nvml_clock(pm->nvml_dev, 1 /* NVML_CLOCK_SM */, &v) == 0)
+        *sm_mhz = v;
+    if (pm->nvml_clock(pm->nvml_dev, 2 /* NVML_CLOCK_MEM */, &v) == 0)
+        *mem_mhz = v;
+}
+
+void jf_power_meter_close(jf_power_meter *pm)
+{
+    if (!pm)
+        return;
+    if (pm->running) {
+        double e, w;
+        jf_power_meter_stop(pm, &e, &w);
+    }
+    if (pm->nvml_lib) {
+        if (pm->nvml_shutdown)
+            pm->nvml_shutdown();
+        dlclose(pm->nvml_lib);
+        pm->nvml_lib = NULL;
+    }
+    pthread_mutex_destroy(&pm->lock);
+    free(pm);
+}

@@ -1,0 +1,55 @@
+/* Internal: power mode, clocks and energy, for `jetfilter bench`.
+ *
+ * Every reader takes a root folder prepended to the system paths ("" or NULL
+ * for the real system; tests point it at a fake sysfs), and reports what it
+ * could not read as unknown (-1 / NAN), never as zero. */
+#ifndef JF_CALIB_POWER_H
+#define JF_CALIB_POWER_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct jf_power_mode {
+    int mode_id;          /* nvpmodel mode, -1 unknown */
+    char mode_name[64];   /* "MAXN", "5W", or "" */
+    char source[96];      /* where the mode came from */
+    int cpus_online;      /* -1 unknown */
+    double gpu_cur_mhz;   /* NAN unknown */
+    double gpu_max_mhz;   /* NAN unknown */
+} jf_power_mode;
+
+/* Fill `m`; returns 1 if anything was known, else 0.  With a non-empty root
+ * `nvpmodel -q` is not run (tests); $JF_SYSFS_ROOT is the default root. */
+int jf_power_read_mode(const char *root, jf_power_mode *m);
+
+/* The root to use: `root` if given, else $JF_SYSFS_ROOT, else "". */
+const char *jf_power_root(const char *root);
+
+typedef struct jf_power_meter jf_power_meter;
+
+/* Find a power source: the Jetson INA3221 (iio driver `ina3221x`, then the
+ * hwmon driver `ina3221`), else NVML for CUDA device `cuda_device`.  Never
+ * NULL; jf_power_meter_source() says "none" when nothing was found. */
+jf_power_meter *jf_power_meter_open(const char *root, int cuda_device);
+const char *jf_power_meter_source(const jf_power_meter *pm);
+
+/* One reading of the board input rail in mW (NAN when unknown). */
+double jf_power_meter_read_mw(jf_power_meter *pm);
+
+/* Measure from start to stop: an energy counter where the source has one,
+ * else samples every `period_ms` integrated by the trapezoid rule in a
+ * background thread.  stop returns 1 and fills energy (mJ) and mean power
+ * (W) when measured, else 0 and NANs. */
+int jf_power_meter_start(jf_power_meter *pm, int period_ms);
+int jf_power_meter_stop(jf_power_meter *pm, double *energy_mj, double *mean_w);
+
+void jf_power_meter_close(jf_power_meter *pm);
+
+/* SM and memory clocks in MHz from NVML (NAN when unknown). */
+void jf_power_meter_clocks(jf_power_meter *pm, double *sm_mhz, double *mem_mhz);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
