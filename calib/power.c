@@ -44,7 +44,7 @@ const char *jf_power_root(const char *root)
 /* First line of root+path into buf; 1 on success. */
 static int read_line(const char *root, const char *path, char *buf, size_t n)
 {
-    char full[1024];
+    char full[4400];
     FILE *f;
     snprintf(full, sizeof full, "%s%s", root, path);
     f = fopen(full, "r");
@@ -176,9 +176,9 @@ typedef int (*nvml_fn_clock)(void *, int, unsigned int *);
 struct jf_power_meter {
     source_kind kind;
     char source[160];
-    char power_path[1024];   /* iio: mW file */
-    char volt_path[1024];    /* hwmon: mV and mA files */
-    char curr_path[1024];
+    char power_path[2200];   /* iio: mW file */
+    char volt_path[2200];    /* hwmon: mV and mA files */
+    char curr_path[2200];
     void *nvml_lib, *nvml_dev;
     nvml_fn_void nvml_shutdown;
     nvml_fn_energy nvml_energy;
@@ -209,7 +209,7 @@ static int find_subdir(const char *dir, const char *prefix, char *out, size_t n)
         return 0;
     while (!found && (e = readdir(d)) != NULL)
         if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && e->d_name[0] != '.') {
-            snprintf(out, n, "%s/%s", dir, e->d_name);
+            snprintf(out, n, "%.1700s/%.255s", dir, e->d_name);
             found = 1;
         }
     closedir(d);
@@ -218,7 +218,7 @@ static int find_subdir(const char *dir, const char *prefix, char *out, size_t n)
 
 static int open_iio(jf_power_meter *pm, const char *root)
 {
-    char drv[1024], dev[1024], iio[1024], name[128], path[1100];
+    char drv[1024], dev[1536], iio[2048], name[128], path[64];
     DIR *d;
     struct dirent *e;
     snprintf(drv, sizeof drv, "%s/sys/bus/i2c/drivers/ina3221x", root);
@@ -229,7 +229,7 @@ static int open_iio(jf_power_meter *pm, const char *root)
         int i;
         if (e->d_name[0] == '.' || !strchr(e->d_name, '-'))
             continue;
-        snprintf(dev, sizeof dev, "%s/%s", drv, e->d_name);
+        snprintf(dev, sizeof dev, "%s/%.255s", drv, e->d_name);
         if (!find_subdir(dev, "iio:device", iio, sizeof iio))
             continue;
         for (i = 0; i < 3; i++) {
@@ -249,7 +249,7 @@ static int open_iio(jf_power_meter *pm, const char *root)
 
 static int open_hwmon(jf_power_meter *pm, const char *root)
 {
-    char drv[1024], dev[1024], hw[1024], mon[1024], name[128], path[1100];
+    char drv[1024], dev[1536], hw[2048], mon[2048], name[128], path[64];
     DIR *d;
     struct dirent *e;
     snprintf(drv, sizeof drv, "%s/sys/bus/i2c/drivers/ina3221", root);
@@ -260,7 +260,7 @@ static int open_hwmon(jf_power_meter *pm, const char *root)
         int i;
         if (e->d_name[0] == '.' || !strchr(e->d_name, '-'))
             continue;
-        snprintf(dev, sizeof dev, "%s/%s/hwmon", drv, e->d_name);
+        snprintf(dev, sizeof dev, "%s/%.255s/hwmon", drv, e->d_name);
         if (!find_subdir(dev, "hwmon", hw, sizeof hw))
             continue;
         snprintf(mon, sizeof mon, "%s", hw);

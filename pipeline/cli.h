@@ -16,7 +16,8 @@ enum {
     CMD_DENOISE = 1 << 0,
     CMD_NOISE = 1 << 1,
     CMD_METRICS = 1 << 2,
-    CMD_INFO = 1 << 3
+    CMD_INFO = 1 << 3,
+    CMD_BENCH = 1 << 4
 };
 
 typedef enum filter_kind {
@@ -56,6 +57,11 @@ typedef struct cli_settings {
     double salt_pepper;    /* < 0: not given */
     double gaussian;       /* < 0: not given */
     long long seed;
+    /* bench */
+    const char *sizes, *ksizes, *filters, *variants, *borders, *channels, *backends;
+    const char *csv, *photo, *tag;
+    int reps, warmup, random, energy;
+    double ceiling_mb;
     int help;
     int version;
     /* positional arguments */
@@ -75,6 +81,7 @@ int cli_denoise(cli_settings *s);
 int cli_noise(cli_settings *s);
 int cli_metrics(cli_settings *s);
 int cli_info(cli_settings *s);
+int cli_bench(cli_settings *s);
 
 /* Logging to stderr (clears the progress line first). */
 void cli_log(const char *fmt, ...)
@@ -83,5 +90,7 @@ void cli_log(const char *fmt, ...)
 #endif
     ;
 extern int cli_quiet;
+extern int cli_argc;     /* the command line, for bench's metadata */
+extern char **cli_argv;
 
 #endif

@@ -19,6 +19,7 @@ static const struct command {
     {"noise", CMD_NOISE, cli_noise, "write noisy copies (salt-and-pepper, Gaussian)"},
     {"metrics", CMD_METRICS, cli_metrics, "PSNR, SSIM and MSE of two images"},
     {"info", CMD_INFO, cli_info, "version, backends and devices"},
+    {"bench", CMD_BENCH, cli_bench, "benchmark filters, kernel sizes and variants (and NPP)"},
 };
 #define COMMAND_COUNT (int)(sizeof COMMANDS / sizeof COMMANDS[0])
 
@@ -46,6 +47,8 @@ int main(int argc, char **argv)
     cli_settings s;
     int i, rc;
 
+    cli_argc = argc;
+    cli_argv = argv;
     if (argc < 2) {
         usage(stderr);
         return JF_EXIT_USAGE;

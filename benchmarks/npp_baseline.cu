@@ -1,0 +1,186 @@
+/*
+ * NPP baseline for `jetfilter bench` (see npp.h).  NPP 13 keeps only the
+ * _Ctx entry points; the stream context is filled from device attributes.
+ * NPP has no border modes: it reads outside the ROI, so it gets the same
+ * padded buffers jetfilter's border modes produce, with the ROI starting at
+ * (r, r).
+ */
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <npp.h>
+
+#include "benchmarks/npp.h"
+#include "pipeline/gpu.cuh"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+extern "C" int jf_npp_available(void) { return 1; }
+
+extern "C" const char *jf_npp_version(void)
+{
+    static char buf[64];
+    const NppLibraryVersion *v = nppGetLibVersion();
+    snprintf(buf, sizeof buf, "NPP %d.%d.%d", v->major, v->minor, v->build);
+    return buf;
+}
+
+static jf_status npp_context(jf_context *ctx, NppStreamContext *n)
+{
+    struct jf_gpu *g = ctx->gpu;
+    cudaDeviceProp prop;
+    memset(n, 0, sizeof *n);
+    JF_CUDA_TRY(cudaGetDeviceProperties(&prop, g->device));
+    n->hStream = g->stream;
+    n->nCudaDeviceId = g->device;
+    n->nMultiProcessorCount = prop.multiProcessorCount;
+    n->nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
+    n->nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
+    n->nSharedMemPerBlock = prop.sharedMemPerBlock;
+    n->nCudaDevAttrComputeCapabilityMajor = prop.major;
+    n->nCudaDevAttrComputeCapabilityMinor = prop.minor;
+    JF_CUDA_TRY(cudaStreamGetFlags(g->stream, &n->nStreamFlags));
+    return JF_OK;
+}
+
+static jf_status npp_fail(const char *call, NppStatus s)
+{
+    return jf_fail(JF_ERR_CUDA, "%s failed: NPP status %d", call, (int)s);
+}
+
+typedef NppStatus (*npp_call)(const jf_image *src, int k, jf_image *dst, void *arg,
+                              const NppStreamContext *n);
+
+static jf_status timed(jf_context *ctx, const jf_image *padded, int count, int k, jf_image *dst,
+                       int warmup, int reps, double *ms, npp_call call, void *arg,
+                       const char *name)
+{
+    struct jf_gpu *g = ctx->gpu;
+    NppStreamContext n;
+    double *t = (double *)malloc(sizeof(double) * (size_t)(reps > 0 ? reps : 1));
+    jf_status st = npp_context(ctx, &n);
+    int i;
+    if (!t)
+        return jf_fail(JF_ERR_NOMEM, "out of memory");
+    for (i = -warmup; i < reps && st == JF_OK; i++) {
+        const jf_image *src = &padded[(i + warmup) % count];
+        float e = 0.0f;
+        NppStatus s;
+        cudaEventRecord(g->timers[0].start, g->stream);
+        s = call(src, k, dst, arg, &n);
+        cudaEventRecord(g->timers[0].stop, g->stream);
+        if (s < 0) {
+            st = npp_fail(name, s);
+            break;
+        }
+        if (cudaEventSynchronize(g->timers[0].stop) != cudaSuccess ||
+            cudaEventElapsedTime(&e, g->timers[0].start, g->timers[0].stop) != cudaSuccess) {
+            st = jf_cuda_fail(name, __FILE__, __LINE__, cudaGetLastError());
+            break;
+        }
+        if (i >= 0)
+            t[i] = e;
+    }
+    if (st == JF_OK) {
+        qsort(t, (size_t)reps, sizeof *t, cmp_double);
+        *ms = t[reps / 2];
+    }
+    free(t);
+    return st;
+}
+
+/* First pixel of the ROI: r rows and r columns into the padded image. */
+static const Npp8u *roi(const jf_image *p, int r)
+{
+    return p->data + (size_t)r * p->stride + (size_t)r * p->channels;
+}
+
+typedef struct median_arg {
+    Npp8u *buffer;
+} median_arg;
+
+static NppStatus call_median(const jf_image *src, int k, jf_image *dst, void *arg,
+                             const NppStreamContext *n)
+{
+    const int r = k / 2;
+    NppiSize size = {dst->width, dst->height}, mask = {k, k};
+    NppiPoint anchor = {r, r};
+    Npp8u *buf = ((median_arg *)arg)->buffer;
+    if (dst->channels == 1)
+        return nppiFilterMedian_8u_C1R_Ctx(roi(src, r), (int)src->stride, dst->data,
+                                           (int)dst->stride, size, mask, anchor, buf, *n);
+    return nppiFilterMedian_8u_C3R_Ctx(roi(src, r), (int)src->stride, dst->data, (int)dst->stride,
+                                       size, mask, anchor, buf, *n);
+}
+
+extern "C" jf_status jf_npp_median(jf_context *ctx, const jf_image *padded, int count, int k,
+                                   jf_image *dst, int warmup, int reps, double *ms)
+{
+    NppStreamContext n;
+    NppiSize size = {dst->width, dst->height}, mask = {k, k};
+    Npp32u bytes = 0;
+    NppStatus s;
+    median_arg arg = {NULL};
+    jf_status st;
+    if ((st = npp_context(ctx, &n)) != JF_OK)
+        return st;
+    s = dst->channels == 1 ? nppiFilterMedianGetBufferSize_8u_C1R_Ctx(size, mask, &bytes, n)
+                           : nppiFilterMedianGetBufferSize_8u_C3R_Ctx(size, mask, &bytes, n);
+    if (s < 0)
+        return npp_fail("nppiFilterMedianGetBufferSize", s);
+    JF_CUDA_TRY(cudaMalloc((void **)&arg.buffer, bytes ? bytes : 1));
+    st = timed(ctx, padded, count, k, dst, warmup, reps, ms, call_median, &arg,
+               "nppiFilterMedian_8u");
+    cudaFree(arg.buffer);
+    return st;
+}
+
+typedef struct filter_arg {
+    const Npp32f *d_kernel;
+} filter_arg;
+
+static NppStatus call_filter(const jf_image *src, int k, jf_image *dst, void *arg,
+                             const NppStreamContext *n)
+{
+    const int r = k / 2;
+    NppiSize size = {dst->width, dst->height}, ksize = {k, k};
+    NppiPoint anchor = {r, r};
+    const Npp32f *w = ((filter_arg *)arg)->d_kernel;
+    if (dst->channels == 1)
+        return nppiFilter32f_8u_C1R_Ctx(roi(src, r), (int)src->stride, dst->data, (int)dst->stride,
+                                        size, w, ksize, anchor, *n);
+    return nppiFilter32f_8u_C3R_Ctx(roi(src, r), (int)src->stride, dst->data, (int)dst->stride,
+                                    size, w, ksize, anchor, *n);
+}
+
+extern "C" jf_status jf_npp_filter(jf_context *ctx, const jf_image *padded, int count, int k,
+                                   const float *weights, jf_image *dst, int warmup, int reps,
+                                   double *ms)
+{
+    const int n = k * k;
+    float *rev = (float *)malloc(sizeof(float) * (size_t)n);
+    filter_arg arg = {NULL};
+    jf_status st;
+    int i;
+    if (!rev)
+        return jf_fail(JF_ERR_NOMEM, "out of memory");
+    for (i = 0; i < n; i++) /* NPP's kernel is stored reversed (convolution) */
+        rev[i] = weights[n - 1 - i];
+    if (cudaMalloc((void **)&arg.d_kernel, sizeof(float) * (size_t)n) != cudaSuccess ||
+        cudaMemcpy((void *)arg.d_kernel, rev, sizeof(float) * (size_t)n, cudaMemcpyHostToDevice) !=
+            cudaSuccess) {
+        free(rev);
+        cudaFree((void *)arg.d_kernel);
+        return jf_cuda_fail("cudaMalloc/cudaMemcpy(NPP kernel)", __FILE__, __LINE__, cudaGetLastError());
+    }
+    free(rev);
+    st = timed(ctx, padded, count, k, dst, warmup, reps, ms, call_filter, &arg,
+               "nppiFilter32f_8u");
+    cudaFree((void *)arg.d_kernel);
+    return st;
+}
