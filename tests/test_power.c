@@ -1,0 +1,230 @@
+/* Power-mode and energy readers against a fake sysfs (both INA3221 driver
+ * layouts, missing files), and scripts/power_sweep.sh with stub nvpmodel and
+ * jetson_clocks on PATH. */
+#define _DEFAULT_SOURCE
+#include "common.h"
+#include "calib/power.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void put(const char *root, const char *path, const char *text)
+{
+    char full[1024], cmd[1200];
+    FILE *f;
+    snprintf(full, sizeof full, "%s%s", root, path);
+    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", full);
+    assert_int_equal(system(cmd), 0);
+    f = fopen(full, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_mode_from_status_file(void **state)
+{
+    const char *root = t_make_tmpdir();
+    jf_power_mode m;
+    (void)state;
+    put(root, "/var/lib/nvpmodel/status", "pmode:0001\n");
+    put(root, "/etc/nvpmodel.conf",
+        "< POWER_MODEL ID=0 NAME=MAXN >\nCPU_ONLINE CORE_0 1\n< POWER_MODEL ID=1 NAME=5W >\n");
+    put(root, "/sys/devices/system/cpu/online", "0-1\n");
+    put(root, "/sys/devices/gpu.0/devfreq/57000000.gpu/cur_freq", "640000000\n");
+    put(root, "/sys/devices/gpu.0/devfreq/57000000.gpu/max_freq", "921600000\n");
+    assert_true(jf_power_read_mode(root, &m));
+    assert_int_equal(m.mode_id, 1);
+    assert_string_equal(m.mode_name, "5W");
+    assert_string_equal(m.source, "/var/lib/nvpmodel/status");
+    assert_int_equal(m.cpus_online, 2);
+    assert_true(fabs(m.gpu_cur_mhz - 640.0) < 1e-9);
+    assert_true(fabs(m.gpu_max_mhz - 921.6) < 1e-9);
+    put(root, "/sys/devices/system/cpu/online", "0-3,6\n");
+    assert_true(jf_power_read_mode(root, &m));
+    assert_int_equal(m.cpus_online, 5);
+    t_rmtree(root);
+}
+
+static void test_nothing_readable(void **state)
+{
+    const char *root = t_make_tmpdir();
+    jf_power_mode m;
+    jf_power_meter *pm;
+    double e, w;
+    (void)state;
+    assert_false(jf_power_read_mode(root, &m));
+    assert_int_equal(m.mode_id, -1);
+    assert_int_equal(m.cpus_online, -1);
+    assert_true(isnan(m.gpu_cur_mhz)); /* unknown, never 0 */
+    pm = jf_power_meter_open(root, -1);
+    assert_non_null(pm);
+    assert_string_equal(jf_power_meter_source(pm), "none");
+    assert_true(isnan(jf_power_meter_read_mw(pm)));
+    assert_false(jf_power_meter_start(pm, 5));
+    assert_false(jf_power_meter_stop(pm, &e, &w));
+    assert_true(isnan(e) && isnan(w));
+    jf_power_meter_close(pm);
+    t_rmtree(root);
+}
+
+static void test_ina3221_iio(void **state)
+{
+    const char *root = t_make_tmpdir();
+    const char *dev = "/sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0";
+    char path[256];
+    jf_power_meter *pm;
+    double e, w;
+    (void)state;
+    /* rails in the Nano's order; the input rail is the one to use */
+    snprintf(path, sizeof path, "%s/rail_name_0", dev); put(root, path, "POM_5V_IN\n");
+    snprintf(path, sizeof path, "%s/rail_name_1", dev); put(root, path, "POM_5V_GPU\n");
+    snprintf(path, sizeof path, "%s/rail_name_2", dev); put(root, path, "POM_5V_CPU\n");
+    snprintf(path, sizeof path, "%s/in_power0_input", dev); put(root, path, "4000\n");
+    snprintf(path, sizeof path, "%s/in_power1_input", dev); put(root, path, "1500\n");
+    snprintf(path, sizeof path, "%s/in_power2_input", dev); put(root, path, "900\n");
+    pm = jf_power_meter_open(root, -1);
+    assert_string_equal(jf_power_meter_source(pm), "INA3221 (iio) POM_5V_IN");
+    assert_true(fabs(jf_power_meter_read_mw(pm) - 4000.0) < 1e-9);
+    /* constant 4 W for ~200 ms: ~800 mJ */
+    assert_true(jf_power_meter_start(pm, 2));
+    usleep(200000);
+    assert_true(jf_power_meter_stop(pm, &e, &w));
+    assert_true(fabs(w - 4.0) < 1e-6);
+    assert_true(e > 600.0 && e < 1200.0);
+    jf_power_meter_close(pm);
+    t_rmtree(root);
+}
+
+static void test_ina3221_hwmon(void **state)
+{
+    const char *root = t_make_tmpdir();
+    const char *mon = "/sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon3";
+    char path[256];
+    jf_power_meter *pm;
+    (void)state;
+    snprintf(path, sizeof path, "%s/in1_label", mon); put(root, path, "VDD_GPU_SOC\n");
+    snprintf(path, sizeof path, "%s/in2_label", mon); put(root, path, "VDD_CPU_CV\n");
+    snprintf(path, sizeof path, "%s/in3_label", mon); put(root, path, "VDD_IN\n");
+    snprintf(path, sizeof path, "%s/in3_input", mon); put(root, path, "5000\n");  /* mV */
+    snprintf(path, sizeof path, "%s/curr3_input", mon); put(root, path, "800\n"); /* mA */
+    pm = jf_power_meter_open(root, -1);
+    assert_string_equal(jf_power_meter_source(pm), "INA3221 (hwmon) VDD_IN");
+    assert_true(fabs(jf_power_meter_read_mw(pm) - 4000.0) < 1e-9);
+    /* a file vanishing mid-run reads as unknown, not zero */
+    snprintf(path, sizeof path, "%s%s/curr3_input", root, mon);
+    unlink(path);
+    assert_true(isnan(jf_power_meter_read_mw(pm)));
+    jf_power_meter_close(pm);
+    t_rmtree(root);
+}
+
+/* ---- power_sweep.sh with stubs ---- */
+
+static char g_stubs[256], g_log[512];
+
+static void make_stubs(const char *dir)
+{
+    char path[512];
+    FILE *f;
+    snprintf(g_log, sizeof g_log, "%s/calls.log", dir);
+    snprintf(path, sizeof path, "%s/nvpmodel", dir);
+    f = fopen(path, "w");
+    fprintf(f, "#!/bin/sh\nstate=%s/mode\n[ -f $state ] || echo 0 > $state\n"
+               "if [ \"$1\" = -q ]; then echo \"NV Power Mode: MAXN\"; cat $state; exit 0; fi\n"
+               "if [ \"$1\" = -m ]; then echo \"nvpmodel -m $2\" >> %s; echo $2 > $state; fi\n",
+            dir, g_log);
+    fclose(f);
+    chmod(path, 0755);
+    snprintf(path, sizeof path, "%s/jetson_clocks", dir);
+    f = fopen(path, "w");
+    fprintf(f, "#!/bin/sh\necho \"jetson_clocks $*\" >> %s\n", g_log);
+    fclose(f);
+    chmod(path, 0755);
+    snprintf(path, sizeof path, "%s/jetfilter", dir);
+    f = fopen(path, "w");
+    fprintf(f, "#!/bin/sh\necho \"bench $*\" >> %s\n[ -n \"$STUB_SLEEP\" ] && sleep $STUB_SLEEP\nexit 0\n",
+            g_log);
+    fclose(f);
+    chmod(path, 0755);
+}
+
+static char *slurp(const char *path)
+{
+    static char buf[8192];
+    FILE *f = fopen(path, "r");
+    size_t n = 0;
+    buf[0] = '\0';
+    if (f) {
+        n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+static void test_power_sweep_script(void **state)
+{
+    const char *dir = t_make_tmpdir();
+    char cmd[2048];
+    const char *log;
+    int rc;
+    (void)state;
+    snprintf(g_stubs, sizeof g_stubs, "%s", dir);
+    make_stubs(dir);
+    snprintf(cmd, sizeof cmd,
+             "PATH=%s:$PATH JETFILTER=%s/jetfilter SUDO= %s/scripts/power_sweep.sh --modes 1,2 "
+             "--jetson-clocks --settle 0 --out %s/out -- --sizes 345x194 > %s/out.txt 2>&1",
+             dir, dir, JF_SOURCE_DIR, dir, dir);
+    rc = system(cmd);
+    assert_int_equal(WEXITSTATUS(rc), 0);
+    log = slurp(g_log);
+    /* store clocks, set 1, pin clocks, bench tagged, set 2, ..., restore 0 and the clocks */
+    assert_non_null(strstr(log, "jetson_clocks --store"));
+    assert_non_null(strstr(log, "nvpmodel -m 1\njetson_clocks \nbench bench --energy --tag mode-1"));
+    assert_non_null(strstr(log, "--sizes 345x194"));
+    assert_non_null(strstr(log, "nvpmodel -m 2\njetson_clocks \nbench bench --energy --tag mode-2"));
+    assert_non_null(strstr(log, "nvpmodel -m 0\njetson_clocks --restore"));
+    assert_string_equal(slurp((snprintf(cmd, sizeof cmd, "%s/mode", dir), cmd)), "0\n");
+    t_rmtree(dir);
+}
+
+static void test_power_sweep_interrupted(void **state)
+{
+    const char *dir = t_make_tmpdir();
+    char cmd[2048];
+    int rc;
+    (void)state;
+    make_stubs(dir);
+    /* the bench stub sleeps; stop the sweep while it runs.  SIGTERM, because a
+     * background job of a non-interactive shell starts with SIGINT ignored,
+     * which bash then cannot trap; Ctrl-C at a terminal takes the same path. */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && (PATH=%s:$PATH STUB_SLEEP=5 JETFILTER=%s/jetfilter SUDO= setsid "
+             "%s/scripts/power_sweep.sh --modes 1 --settle 0 --out %s/out > out.txt 2>&1 & "
+             "echo $! > pid); sleep 1; kill -TERM $(cat pid); sleep 1",
+             dir, dir, dir, JF_SOURCE_DIR, dir);
+    rc = system(cmd);
+    assert_int_equal(WEXITSTATUS(rc), 0);
+    assert_non_null(strstr(slurp(g_log), "nvpmodel -m 1"));
+    assert_non_null(strstr(slurp(g_log), "nvpmodel -m 0")); /* restored */
+    assert_string_equal(slurp((snprintf(cmd, sizeof cmd, "%s/mode", dir), cmd)), "0\n");
+    t_rmtree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mode_from_status_file),
+        cmocka_unit_test(test_nothing_readable),
+        cmocka_unit_test(test_ina3221_iio),
+        cmocka_unit_test(test_ina3221_hwmon),
+        cmocka_unit_test(test_power_sweep_script),
+        cmocka_unit_test(test_power_sweep_interrupted),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
