@@ -426,6 +426,11 @@ int jf_power_meter_stop(jf_power_meter *pm, double *energy_mj, double *mean_w)
     return measured;
 }
 
+int jf_power_meter_whole_board(const jf_power_meter *pm)
+{
+    return pm && (pm->kind == SRC_IIO || pm->kind == SRC_HWMON);
+}
+
 void jf_power_meter_clocks(jf_power_meter *pm, double *sm_mhz, double *mem_mhz)
 {
     unsigned int v;

@@ -46,6 +46,10 @@ int jf_power_meter_stop(jf_power_meter *pm, double *energy_mj, double *mean_w);
 
 void jf_power_meter_close(jf_power_meter *pm);
 
+/* Does the source see the whole board (CPU work too)?  The INA3221 input rail
+ * does; NVML sees only the GPU board. */
+int jf_power_meter_whole_board(const jf_power_meter *pm);
+
 /* SM and memory clocks in MHz from NVML (NAN when unknown). */
 void jf_power_meter_clocks(jf_power_meter *pm, double *sm_mhz, double *mem_mhz);
 

@@ -341,7 +341,9 @@ static void measure_energy(bench *b, jf_context *ctx, int filter, jf_image *in, 
     double t0, e, w;
     int calls = 0;
     r->energy_mj = r->mean_w = NAN;
-    if (!b->s->energy || !jf_power_meter_start(b->meter, 5))
+    /* CPU work on a GPU-board meter (NVML) would be measured as idle GPU power */
+    if (!b->s->energy || (strcmp(r->backend, "cpu") == 0 && !jf_power_meter_whole_board(b->meter)) ||
+        !jf_power_meter_start(b->meter, 5))
         return;
     t0 = jf_now_ms();
     while (jf_now_ms() - t0 < 500.0 || calls < 3) {
