@@ -366,9 +366,10 @@ static void fill_rates(bench *b, bench_row *r, int backend_index, double peak)
     r->pct_ceiling = b->ceiling[backend_index] > 0 ? 100.0 * r->gbps / b->ceiling[backend_index] : NAN;
 }
 
-static int bench_size(bench *b, jf_context *ctx, int bi, int w, int h, int ch)
+static int bench_size(bench *b, jf_context *ctx, int w, int h, int ch)
 {
-    const int cuda = b->backends[bi] == JF_BACKEND_CUDA;
+    const int cuda = jf_context_backend(ctx) == JF_BACKEND_CUDA;
+    const int bi = cuda; /* index of this backend's copy ceiling */
     const int reps = cuda ? b->s->reps : (b->s->reps / 6 > 3 ? b->s->reps / 6 : 3);
     const int warm = cuda ? b->s->warmup : (b->s->warmup > 1 ? 1 : b->s->warmup);
     const size_t img_bytes = (size_t)w * h * ch;
@@ -719,7 +720,7 @@ int cli_bench(cli_settings *s)
                "%peak", "%ceil", "NPP ms  jf/NPP", "check");
         for (si = 0; si < b.nsizes && rc == 0; si++)
             for (ci = 0; ci < b.nchannels && rc == 0; ci++) {
-                rc = bench_size(&b, ctx, idx, b.sizes[si][0], b.sizes[si][1], b.channels[ci]);
+                rc = bench_size(&b, ctx, b.sizes[si][0], b.sizes[si][1], b.channels[ci]);
             }
         jf_context_destroy(ctx);
     }
