@@ -59,7 +59,7 @@ typedef struct bench {
     int sizes[MAX_LIST][2], nsizes;
     int ks[MAX_LIST], nks;
     int filters[2], nfilters;          /* 0 median, 1 conv */
-    jf_variant variants[4];
+    jf_variant variants[3];
     int nvariants;
     jf_border borders[JF_BORDER_COUNT];
     int nborders;
@@ -146,7 +146,7 @@ static int configure(bench *b, cli_settings *s)
     static const int seed_sizes[][2] = {{345, 194}, {493, 277}, {705, 396}, {1007, 567},
                                         {1440, 810}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
     static const char *const filter_names[] = {"median", "conv"};
-    static const char *const variant_names[] = {"global", "shared"};
+    static const char *const variant_names[] = {"global", "shared", "fast"};
     static const char *const border_names[] = {"zero", "replicate", "reflect", "mirror"};
     static const char *const backend_names[] = {"cpu", "cuda"};
     int tmp[MAX_LIST], i, n;
@@ -180,10 +180,12 @@ static int configure(bench *b, cli_settings *s)
     for (i = 0; i < n; i++)
         b->filters[i] = s->filters ? tmp[i] : i;
     b->nfilters = n;
-    if ((n = s->variants ? parse_names(s->variants, variant_names, 2, tmp, 2, "variant") : 2) < 0)
+    if ((n = s->variants ? parse_names(s->variants, variant_names, 3, tmp, 3, "variant") : 3) < 0)
         return JF_EXIT_USAGE;
-    for (i = 0; i < n; i++)
-        b->variants[i] = (s->variants ? tmp[i] : i) == 0 ? JF_VARIANT_GLOBAL : JF_VARIANT_SHARED;
+    for (i = 0; i < n; i++) {
+        static const jf_variant map[] = {JF_VARIANT_GLOBAL, JF_VARIANT_SHARED, JF_VARIANT_FAST};
+        b->variants[i] = map[s->variants ? tmp[i] : i];
+    }
     b->nvariants = n;
     if ((n = s->borders ? parse_names(s->borders, border_names, 4, tmp, 4, "border") : 1) < 0)
         return JF_EXIT_USAGE;
@@ -463,6 +465,8 @@ static int bench_size(bench *b, jf_context *ctx, int w, int h, int ch)
                 }
                 for (vi = 0; vi < (cuda ? b->nvariants : 1); vi++) {
                     const jf_variant v = cuda ? b->variants[vi] : JF_VARIANT_CPU;
+                    if (filter == 0 && v == JF_VARIANT_FAST)
+                        continue; /* the median has no fast variant (yet) */
                     const char *stat_name = filter ? "conv" : "median";
                     jf_image *dst = cuda ? &out : &host_out;
                     bench_row r = base;

@@ -62,7 +62,7 @@ static const cli_option OPTIONS[] = {
     {"sizes", 0, OPT_STRING, "LIST", "image sizes WxH,... (default: the seed's five, 1920x1080, 3840x2160, 7680x4320)", NULL, 0, 0, NULL, AT(sizes), CMD_BENCH},
     {"ksizes", 0, OPT_STRING, "LIST", "kernel sizes (default 3,5,7,9,11)", NULL, 0, 0, NULL, AT(ksizes), CMD_BENCH},
     {"filters", 0, OPT_STRING, "LIST", "median,conv (default both)", NULL, 0, 0, NULL, AT(filters), CMD_BENCH},
-    {"variants", 0, OPT_STRING, "LIST", "global,shared (default: every CUDA variant built)", NULL, 0, 0, NULL, AT(variants), CMD_BENCH},
+    {"variants", 0, OPT_STRING, "LIST", "global,shared,fast (default: all; the median has no fast one)", NULL, 0, 0, NULL, AT(variants), CMD_BENCH},
     {"borders", 0, OPT_STRING, "LIST", "border modes (default replicate)", NULL, 0, 0, NULL, AT(borders), CMD_BENCH},
     {"channels", 0, OPT_STRING, "LIST", "1,3 (default 1, as the seed)", NULL, 0, 0, NULL, AT(channels), CMD_BENCH},
     {"backends", 0, OPT_STRING, "LIST", "cpu,cuda (default cuda when present, else cpu)", NULL, 0, 0, NULL, AT(backends), CMD_BENCH},

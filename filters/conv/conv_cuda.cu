@@ -10,12 +10,21 @@ jf_status jf_conv_global_launch(jf_context *ctx, const jf_dview *planes, int pla
 jf_status jf_conv_shared_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                                 const jf_image *shape, int k, const float *weights, int bx,
                                 int by, const jf_dview *out);
+jf_status jf_conv_fast_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                              const jf_image *shape, int k, const float *weights, int bx, int by,
+                              const jf_dview *out);
+int jf_conv_fast_supports(int k);
 
 /* JF_VARIANT_AUTO, from the sweep on an H200 (benchmarks/RESULTS.md): at
  * k = 3 the global variant is 2-8% faster (L1 serves the small window as well
  * as the tile would, without the load phase); from k = 5 on the shared tile
  * wins by 4-12%. */
-static jf_variant conv_auto(int k) { return k >= 5 ? JF_VARIANT_SHARED : JF_VARIANT_GLOBAL; }
+static jf_variant conv_auto(int k)
+{
+    if (jf_conv_fast_supports(k))
+        return JF_VARIANT_FAST;
+    return k >= 5 ? JF_VARIANT_SHARED : JF_VARIANT_GLOBAL;
+}
 
 extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
                                       const jf_conv_options *opt)
@@ -24,9 +33,6 @@ extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_i
     int bx = opt->block_x, by = opt->block_y, plane_rows = 0;
     jf_dview in, planes, out;
     jf_status st;
-    if (v == JF_VARIANT_FAST)
-        return jf_fail(JF_ERR_UNSUPPORTED, "jf_convolve: no 'fast' CUDA variant yet; use "
-                       "global, shared or auto");
     if ((st = jf_block_shape("jf_convolve", &bx, &by)) != JF_OK ||
         (st = jf_gpu_begin(ctx)) != JF_OK ||
         (st = jf_gpu_input(ctx, src, JF_SLOT_IN, &in)) != JF_OK ||
@@ -34,9 +40,12 @@ extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_i
         (st = jf_gpu_pad_planes(ctx, &in, src->width, src->height, src->channels,
                                 opt->ksize / 2, opt->border, &planes, &plane_rows)) != JF_OK)
         return st;
-    st = v == JF_VARIANT_GLOBAL
-        ? jf_conv_global_launch(ctx, &planes, plane_rows, src, opt->ksize, opt->weights, bx, by, &out)
-        : jf_conv_shared_launch(ctx, &planes, plane_rows, src, opt->ksize, opt->weights, bx, by, &out);
+    if (v == JF_VARIANT_GLOBAL)
+        st = jf_conv_global_launch(ctx, &planes, plane_rows, src, opt->ksize, opt->weights, bx, by, &out);
+    else if (v == JF_VARIANT_FAST)
+        st = jf_conv_fast_launch(ctx, &planes, plane_rows, src, opt->ksize, opt->weights, bx, by, &out);
+    else
+        st = jf_conv_shared_launch(ctx, &planes, plane_rows, src, opt->ksize, opt->weights, bx, by, &out);
     if (st != JF_OK)
         return st;
     return jf_gpu_finish(ctx, dst, &out);

@@ -1,0 +1,154 @@
+/*
+ * Convolution, fast variant: register blocking on the shared tile.
+ *
+ * Each thread computes a 4 x 4 block of outputs.  It walks the 4 + K - 1 tile
+ * rows its block needs once, reading each row as 4-byte words and unpacking
+ * the 4 + K - 1 bytes to floats once, then adds that row into every output
+ * row that uses it.  K is a template parameter (3 to 11), so the loops unroll
+ * completely, the window lives in registers, and every weight is an immediate
+ * operand of its multiply-add (c[bank][offset]) instead of an indexed
+ * constant load.  Per output: K^2 FMAs and about 1/3 of a shared load, where
+ * the one-pixel-per-thread kernels spend K^2 loads and K^2 constant loads.
+ *
+ * Sums run in the CPU reference's order (window row by row, left to right),
+ * so results match it within the 1 level that fused multiply-adds allow.
+ * Kernel sizes without an instantiation go to the shared variant.
+ */
+#include "filters/conv/conv.h"
+#include "filters/conv/conv_weights.cuh"
+#include "filters/filters.h"
+#include "filters/tile.cuh"
+
+#define PX 4 /* outputs per thread, across */
+#define PY 4 /* and down */
+
+__constant__ float c_conv_fast_w[JF_CONV_WEIGHTS];
+static jf_weight_cache g_cache = {PTHREAD_MUTEX_INITIALIZER, {0}, {{0}}};
+
+template <int K>
+__global__ void conv_fast_kernel(const unsigned char *__restrict__ planes, size_t pitch,
+                                 int plane_rows, int w, int h, int ch,
+                                 unsigned char *__restrict__ out, size_t out_pitch, int tile_w,
+                                 int word_stores)
+{
+    enum { WIN = PX + K - 1, ROWS = PY + K - 1, WORDS = (WIN + 3) / 4 };
+    extern __shared__ unsigned int s_tile[];
+    const int c = blockIdx.z;
+    const int x0 = blockIdx.x * blockDim.x * PX, y0 = blockIdx.y * blockDim.y * PY;
+    const int ox = x0 + threadIdx.x * PX, oy = y0 + threadIdx.y * PY;
+    const int words_per_row = tile_w / 4;
+    float acc[PY][PX];
+
+    jf_load_tile(s_tile, tile_w, blockDim.y * PY + K - 1, planes + (size_t)c * plane_rows * pitch,
+                 pitch, plane_rows, x0, y0);
+    if (ox >= w || oy >= h)
+        return;
+#pragma unroll
+    for (int py = 0; py < PY; py++)
+#pragma unroll
+        for (int px = 0; px < PX; px++)
+            acc[py][px] = 0.0f;
+
+    const unsigned int *row = s_tile + threadIdx.y * PY * words_per_row + threadIdx.x;
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) {
+        unsigned int wd[WORDS];
+        float v[WIN];
+#pragma unroll
+        for (int q = 0; q < WORDS; q++)
+            wd[q] = row[r * words_per_row + q];
+#pragma unroll
+        for (int i = 0; i < WIN; i++)
+            v[i] = (float)((wd[i >> 2] >> ((i & 3) * 8)) & 0xFFu);
+#pragma unroll
+        for (int py = 0; py < PY; py++) {
+            const int j = r - py; /* window row of this tile row for output row py */
+            if (j >= 0 && j < K) {
+#pragma unroll
+                for (int i = 0; i < K; i++) {
+                    const float wt = c_conv_fast_w[j * K + i];
+#pragma unroll
+                    for (int px = 0; px < PX; px++)
+                        acc[py][px] += wt * v[px + i];
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int py = 0; py < PY; py++) {
+        const int y = oy + py;
+        unsigned char *o;
+        if (y >= h)
+            break;
+        o = out + (size_t)y * out_pitch;
+        if (word_stores && ox + PX <= w) {
+            /* grey, aligned rows: the four bytes in one store */
+            *(unsigned int *)(o + ox) = (unsigned)jf_saturate_round(acc[py][0]) |
+                                        ((unsigned)jf_saturate_round(acc[py][1]) << 8) |
+                                        ((unsigned)jf_saturate_round(acc[py][2]) << 16) |
+                                        ((unsigned)jf_saturate_round(acc[py][3]) << 24);
+        } else {
+#pragma unroll
+            for (int px = 0; px < PX; px++)
+                if (ox + px < w)
+                    o[(size_t)(ox + px) * ch + c] = jf_saturate_round(acc[py][px]);
+        }
+    }
+}
+
+jf_status jf_conv_shared_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                                const jf_image *shape, int k, const float *weights, int bx,
+                                int by, const jf_dview *out);
+
+template <int K>
+static void launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream, const jf_dview *planes,
+                   int plane_rows, const jf_image *shape, const jf_dview *out, int tile_w,
+                   int word_stores)
+{
+    conv_fast_kernel<K><<<grid, block, smem, stream>>>(planes->ptr, planes->pitch, plane_rows,
+                                                       shape->width, shape->height,
+                                                       shape->channels, out->ptr, out->pitch,
+                                                       tile_w, word_stores);
+}
+
+int jf_conv_fast_supports(int k) { return k >= 3 && k <= 11 && k % 2 == 1; }
+
+jf_status jf_conv_fast_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                              const jf_image *shape, int k, const float *weights, int bx, int by,
+                              const jf_dview *out)
+{
+    const dim3 block((unsigned)bx, (unsigned)by);
+    const dim3 grid = jf_grid(shape->width, shape->height, shape->channels,
+                              dim3((unsigned)(bx * PX), (unsigned)(by * PY)));
+    const int tile_w = jf_tile_width(bx * PX, k);
+    const size_t smem = (size_t)tile_w * (size_t)(by * PY + k - 1);
+    const int word_stores = shape->channels == 1 && ((uintptr_t)out->ptr % 4) == 0 &&
+                            out->pitch % 4 == 0;
+    jf_status st;
+    int id;
+    if (!jf_conv_fast_supports(k))
+        return jf_conv_shared_launch(ctx, planes, plane_rows, shape, k, weights, bx, by, out);
+    if ((st = jf_gpu_shared_limit(ctx, "conv fast", bx, by, k, smem)) != JF_OK)
+        return st;
+    if ((st = jf_weights_acquire(&g_cache, c_conv_fast_w, ctx, weights, k)) != JF_OK)
+        return st;
+    if ((st = jf_gpu_timer_start(ctx, &id)) == JF_OK) {
+        cudaError_t e;
+        switch (k) {
+        case 3: launch<3>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, word_stores); break;
+        case 5: launch<5>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, word_stores); break;
+        case 7: launch<7>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, word_stores); break;
+        case 9: launch<9>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, word_stores); break;
+        default: launch<11>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, word_stores); break;
+        }
+        e = cudaPeekAtLastError();
+        st = e != cudaSuccess ? jf_cuda_fail("conv_fast_kernel", __FILE__, __LINE__, e)
+                              : jf_gpu_timer_stop(ctx, id, "conv", "fast", k, shape,
+                                                  (uint64_t)(shape->width + k - 1) *
+                                                      (shape->height + k - 1) * shape->channels,
+                                                  (uint64_t)shape->width * shape->height *
+                                                      shape->channels);
+    }
+    jf_weights_release(&g_cache);
+    return st;
+}
