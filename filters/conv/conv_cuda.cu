@@ -15,10 +15,10 @@ jf_status jf_conv_fast_launch(jf_context *ctx, const jf_dview *planes, int plane
                               const jf_dview *out);
 int jf_conv_fast_supports(int k);
 
-/* JF_VARIANT_AUTO, from the sweep on an H200 (benchmarks/RESULTS.md): at
- * k = 3 the global variant is 2-8% faster (L1 serves the small window as well
- * as the tile would, without the load phase); from k = 5 on the shared tile
- * wins by 4-12%. */
+/* JF_VARIANT_AUTO, from the sweeps on an H200 (benchmarks/RESULTS.md): the
+ * fast variant wins wherever it exists (k = 3..11: 2-6x over the others);
+ * beyond it the shared tile beats global from k = 5 (4-12%), global wins at
+ * k = 3 (L1 serves a small window as well as a tile, without the load phase). */
 static jf_variant conv_auto(int k)
 {
     if (jf_conv_fast_supports(k))
