@@ -44,14 +44,17 @@ def load(paths):
 
 
 def ceilings(paths, meta_path):
-    metas = []
-    for p in ([meta_path] if meta_path else [os.path.splitext(p)[0] + ".json" for p in paths]):
+    """Theoretical and copy ceilings, merged from --json and the JSON beside each CSV."""
+    m = {}
+    candidates = ([meta_path] if meta_path else []) + [os.path.splitext(p)[0] + ".json" for p in paths]
+    for p in candidates:
         if p and os.path.exists(p):
             with open(p) as f:
-                metas.append(json.load(f)["meta"])
-    if not metas:
+                for key, value in json.load(f)["meta"].items():
+                    if value is not None and m.get(key) is None:
+                        m[key] = value
+    if not m:
         return {}
-    m = metas[0]
     return {
         "cuda": (m.get("theoretical_gbps"), m.get("copy_ceiling_gbps_cuda"), m.get("device", "GPU")),
         "cpu": (None, m.get("copy_ceiling_gbps_cpu"), m.get("cpu", "CPU")),
