@@ -108,7 +108,7 @@ def speedup_plot(rows, filt, path):
     best = {}
     for r in rows:
         key = (size_label(r), r["k"])
-        if r["filter"] == filt and r["backend"] == "cuda" and r["variant"] in ("global", "shared") and key in npp:
+        if r["filter"] == filt and r["backend"] == "cuda" and r["variant"] in ("global", "shared", "fast") and key in npp:
             best[key] = min(best.get(key, math.inf), r["ms"])
     sizes = sorted({s for s, _ in best}, key=lambda s: [int(x) for x in s.split("x")[:2]])
     ks = sorted({k for _, k in best})
