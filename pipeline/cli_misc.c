@@ -103,6 +103,10 @@ int cli_info(cli_settings *s)
             jf_device_info d;
             if (jf_device_query(i, &d) != JF_OK)
                 continue;
+            if (s->peak_gbps > 0) {
+                d.theoretical_gbps = s->peak_gbps;
+                snprintf(d.theoretical_source, sizeof d.theoretical_source, "--peak-gbps");
+            }
             json_open(&j, NULL, '{');
             json_int(&j, "index", d.index);
             json_str(&j, "name", d.name);
@@ -139,10 +143,14 @@ int cli_info(cli_settings *s)
             printf("device %d:    %s\n", i, jf_last_error());
             continue;
         }
-        printf("device %d:    %s, compute capability %d.%d, %d SMs, %.1f GiB%s\n", d.index,
+        if (s->peak_gbps > 0) {
+            d.theoretical_gbps = s->peak_gbps;
+            snprintf(d.theoretical_source, sizeof d.theoretical_source, "--peak-gbps");
+        }
+        printf("device %d:    %s, compute capability %d.%d, %d SMs, %.1f GiB, %s\n", d.index,
                d.name, d.cc_major, d.cc_minor, d.multiprocessors,
                (double)d.total_memory / (1024.0 * 1024.0 * 1024.0),
-               d.integrated ? ", integrated (memory shared with the CPU)" : "");
+               d.integrated ? "integrated (memory shared with the CPU)" : "discrete");
         printf("             theoretical bandwidth %.1f GB/s (%s)\n", d.theoretical_gbps,
                d.theoretical_source);
         printf("             CUDA runtime %d.%d, driver %d.%d\n", d.runtime_version / 1000,
