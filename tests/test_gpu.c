@@ -101,6 +101,36 @@ static void test_block_shapes(void **state)
             }
         jf_image_free(&want);
     }
+    /* the fast convolution with the same shapes, grey and RGB */
+    for (k = 0; k < 3; k++) {
+        int ch;
+        for (ch = 1; ch <= 3; ch += 2) {
+            jf_image img = t_random_image(g_quick ? 157 : 1023, g_quick ? 71 : 577, ch, 2, 40 + k);
+            jf_kernel kern;
+            jf_image want = {0};
+            assert_int_equal(jf_kernel_make(JF_KERNEL_GAUSS, ks[k], 0.0, &kern), JF_OK);
+            {
+                jf_conv_options co = {ks[k], kern.weights, JF_BORDER_MIRROR, JF_VARIANT_CPU};
+                assert_int_equal(jf_convolve(g_cpu, &img, &want, &co), JF_OK);
+                for (s = 0; s < 4; s++) {
+                    jf_image got = t_poisoned_like(&img, 0);
+                    co.variant = JF_VARIANT_FAST;
+                    co.block_x = shapes[s][0];
+                    co.block_y = shapes[s][1];
+                    if (jf_convolve(g_gpu, &img, &got, &co) != JF_OK)
+                        fail_msg("conv fast block %dx%d k=%d ch=%d: %s", shapes[s][0],
+                                 shapes[s][1], ks[k], ch, jf_last_error());
+                    if (t_max_abs_diff(&got, &want) > 1)
+                        fail_msg("conv fast block %dx%d k=%d ch=%d differs", shapes[s][0],
+                                 shapes[s][1], ks[k], ch);
+                    jf_image_free(&got);
+                }
+            }
+            jf_image_free(&want);
+            jf_kernel_free(&kern);
+            jf_image_free(&img);
+        }
+    }
     jf_image_free(&src);
 }
 

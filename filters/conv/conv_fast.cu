@@ -29,30 +29,17 @@
 __constant__ float c_conv_fast_w[JF_CONV_WEIGHTS];
 static jf_weight_cache g_cache = {PTHREAD_MUTEX_INITIALIZER, {0}, {{0}}};
 
-template <int K>
-__global__ void conv_fast_kernel(const unsigned char *__restrict__ planes, size_t pitch,
-                                 int plane_rows, int w, int h, int ch,
-                                 unsigned char *__restrict__ out, size_t out_pitch, int tile_w,
-                                 int word_stores)
+/* acc[py][px] for the thread's block, from the tile in shared memory. */
+template <int K, int PY>
+__device__ __forceinline__ void fast_accumulate(const unsigned int *s_tile, int words_per_row,
+                                                float (&acc)[PY][PX])
 {
-    enum { PY = FAST_ROWS(K), WIN = PX + K - 1, ROWS = PY + K - 1, WORDS = (WIN + 3) / 4 };
-    extern __shared__ unsigned int s_tile[];
-    const int c = blockIdx.z;
-    const int x0 = blockIdx.x * blockDim.x * PX, y0 = blockIdx.y * blockDim.y * PY;
-    const int ox = x0 + threadIdx.x * PX, oy = y0 + threadIdx.y * PY;
-    const int words_per_row = tile_w / 4;
-    float acc[PY][PX];
-
-    jf_load_tile(s_tile, tile_w, blockDim.y * PY + K - 1, planes + (size_t)c * plane_rows * pitch,
-                 pitch, plane_rows, x0, y0);
-    if (ox >= w || oy >= h)
-        return;
+    enum { WIN = PX + K - 1, ROWS = PY + K - 1, WORDS = (WIN + 3) / 4 };
 #pragma unroll
     for (int py = 0; py < PY; py++)
 #pragma unroll
         for (int px = 0; px < PX; px++)
             acc[py][px] = 0.0f;
-
     const unsigned int *row = s_tile + threadIdx.y * PY * words_per_row + threadIdx.x;
 #pragma unroll
     for (int r = 0; r < ROWS; r++) {
@@ -78,6 +65,24 @@ __global__ void conv_fast_kernel(const unsigned char *__restrict__ planes, size_
             }
         }
     }
+}
+
+/* Grey: each thread stores its own outputs (4 bytes in one store). */
+template <int K>
+__global__ void conv_fast_kernel(const unsigned char *__restrict__ planes, size_t pitch,
+                                 int plane_rows, int w, int h, unsigned char *__restrict__ out,
+                                 size_t out_pitch, int tile_w, int word_stores)
+{
+    enum { PY = FAST_ROWS(K) };
+    extern __shared__ unsigned int s_tile[];
+    const int x0 = blockIdx.x * blockDim.x * PX, y0 = blockIdx.y * blockDim.y * PY;
+    const int ox = x0 + threadIdx.x * PX, oy = y0 + threadIdx.y * PY;
+    float acc[PY][PX];
+
+    jf_load_tile(s_tile, tile_w, blockDim.y * PY + K - 1, planes, pitch, plane_rows, x0, y0);
+    if (ox >= w || oy >= h)
+        return;
+    fast_accumulate<K, PY>(s_tile, tile_w / 4, acc);
 #pragma unroll
     for (int py = 0; py < PY; py++) {
         const int y = oy + py;
@@ -86,7 +91,6 @@ __global__ void conv_fast_kernel(const unsigned char *__restrict__ planes, size_
             break;
         o = out + (size_t)y * out_pitch;
         if (word_stores && ox + PX <= w) {
-            /* grey, aligned rows: the four bytes in one store */
             *(unsigned int *)(o + ox) = (unsigned)jf_saturate_round(acc[py][0]) |
                                         ((unsigned)jf_saturate_round(acc[py][1]) << 8) |
                                         ((unsigned)jf_saturate_round(acc[py][2]) << 16) |
@@ -95,7 +99,62 @@ __global__ void conv_fast_kernel(const unsigned char *__restrict__ planes, size_
 #pragma unroll
             for (int px = 0; px < PX; px++)
                 if (ox + px < w)
-                    o[(size_t)(ox + px) * ch + c] = jf_saturate_round(acc[py][px]);
+                    o[ox + px] = jf_saturate_round(acc[py][px]);
+        }
+    }
+}
+
+/*
+ * Several channels: one block computes every channel of its tile in turn
+ * (the planes are loaded one after another into the same tile buffer) and
+ * gathers the results interleaved in a shared output tile, which the block
+ * then writes as whole 4-byte words.  Writing each channel from its own block
+ * would scatter byte stores at a stride of `ch` across three blocks.
+ */
+template <int K>
+__global__ void conv_fast_interleaved_kernel(const unsigned char *__restrict__ planes,
+                                             size_t pitch, int plane_rows, int w, int h, int ch,
+                                             unsigned char *__restrict__ out, size_t out_pitch,
+                                             int tile_w, int out_stride, int word_stores)
+{
+    enum { PY = FAST_ROWS(K) };
+    extern __shared__ unsigned int smem[];
+    const int rows_out = blockDim.y * PY, cols_out = blockDim.x * PX;
+    const int tile_h = rows_out + K - 1;
+    unsigned char *s_out = (unsigned char *)(smem + tile_h * tile_w / 4);
+    const int x0 = blockIdx.x * cols_out, y0 = blockIdx.y * rows_out;
+    const int nthreads = blockDim.x * blockDim.y;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    const int lx = threadIdx.x * PX, ly = threadIdx.y * PY;
+    float acc[PY][PX];
+
+    for (int c = 0; c < ch; c++) {
+        if (c > 0)
+            __syncthreads(); /* everyone is done with the previous plane's tile */
+        jf_load_tile(smem, tile_w, tile_h, planes + (size_t)c * plane_rows * pitch, pitch,
+                     plane_rows, x0, y0);
+        fast_accumulate<K, PY>(smem, tile_w / 4, acc);
+#pragma unroll
+        for (int py = 0; py < PY; py++)
+#pragma unroll
+            for (int px = 0; px < PX; px++)
+                s_out[(ly + py) * out_stride + (lx + px) * ch + c] = jf_saturate_round(acc[py][px]);
+    }
+    __syncthreads();
+    {
+        const int cols = w - x0 < cols_out ? w - x0 : cols_out;
+        const int rows = h - y0 < rows_out ? h - y0 : rows_out;
+        const int bytes = cols * ch, words = (bytes + 3) / 4;
+        for (int i = tid; i < rows * words; i += nthreads) {
+            const int r = i / words, wi = i - r * words;
+            unsigned char *o = out + (size_t)(y0 + r) * out_pitch + (size_t)x0 * ch + 4 * wi;
+            const unsigned char *so = s_out + r * out_stride + 4 * wi;
+            if (word_stores && 4 * wi + 4 <= bytes) {
+                *(unsigned int *)o = *(const unsigned int *)so;
+            } else {
+                for (int b = 0; b < 4 && 4 * wi + b < bytes; b++)
+                    o[b] = so[b];
+            }
         }
     }
 }
@@ -107,12 +166,21 @@ jf_status jf_conv_shared_launch(jf_context *ctx, const jf_dview *planes, int pla
 template <int K>
 static void launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream, const jf_dview *planes,
                    int plane_rows, const jf_image *shape, const jf_dview *out, int tile_w,
-                   int word_stores)
+                   int out_stride, int word_stores)
 {
-    conv_fast_kernel<K><<<grid, block, smem, stream>>>(planes->ptr, planes->pitch, plane_rows,
-                                                       shape->width, shape->height,
-                                                       shape->channels, out->ptr, out->pitch,
-                                                       tile_w, word_stores);
+    if (smem > 48 * 1024) { /* only where jf_gpu_shared_limit found the device allows it */
+        cudaFuncSetAttribute(conv_fast_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        cudaFuncSetAttribute(conv_fast_interleaved_kernel<K>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    }
+    if (shape->channels == 1)
+        conv_fast_kernel<K><<<grid, block, smem, stream>>>(planes->ptr, planes->pitch, plane_rows,
+                                                           shape->width, shape->height, out->ptr,
+                                                           out->pitch, tile_w, word_stores);
+    else
+        conv_fast_interleaved_kernel<K><<<grid, block, smem, stream>>>(
+            planes->ptr, planes->pitch, plane_rows, shape->width, shape->height, shape->channels,
+            out->ptr, out->pitch, tile_w, out_stride, word_stores);
 }
 
 int jf_conv_fast_supports(int k) { return k >= 3 && k <= 11 && k % 2 == 1; }
@@ -121,14 +189,16 @@ jf_status jf_conv_fast_launch(jf_context *ctx, const jf_dview *planes, int plane
                               const jf_image *shape, int k, const float *weights, int bx, int by,
                               const jf_dview *out)
 {
-    const int py = FAST_ROWS(k);
+    const int py = FAST_ROWS(k), ch = shape->channels;
     const dim3 block((unsigned)bx, (unsigned)by);
-    const dim3 grid = jf_grid(shape->width, shape->height, shape->channels,
+    /* grey: one block per tile; several channels: one block does them all */
+    const dim3 grid = jf_grid(shape->width, shape->height, 1,
                               dim3((unsigned)(bx * PX), (unsigned)(by * py)));
     const int tile_w = jf_tile_width(bx * PX, k);
-    const size_t smem = (size_t)tile_w * (size_t)(by * py + k - 1);
-    const int word_stores = shape->channels == 1 && ((uintptr_t)out->ptr % 4) == 0 &&
-                            out->pitch % 4 == 0;
+    const int out_stride = (bx * PX * ch + 3) & ~3;
+    const size_t smem = (size_t)tile_w * (size_t)(by * py + k - 1) +
+                        (ch > 1 ? (size_t)out_stride * (size_t)(by * py) : 0);
+    const int word_stores = ((uintptr_t)out->ptr % 4) == 0 && out->pitch % 4 == 0;
     jf_status st;
     int id;
     if (!jf_conv_fast_supports(k))
@@ -140,11 +210,11 @@ jf_status jf_conv_fast_launch(jf_context *ctx, const jf_dview *planes, int plane
     if ((st = jf_gpu_timer_start(ctx, &id)) == JF_OK) {
         cudaError_t e;
         switch (k) {
-        case 3: launch<3>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, word_stores); break;
-        case 5: launch<5>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, word_stores); break;
-        case 7: launch<7>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, word_stores); break;
-        case 9: launch<9>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, word_stores); break;
-        default: launch<11>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, word_stores); break;
+        case 3: launch<3>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores); break;
+        case 5: launch<5>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores); break;
+        case 7: launch<7>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores); break;
+        case 9: launch<9>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores); break;
+        default: launch<11>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores); break;
         }
         e = cudaPeekAtLastError();
         st = e != cudaSuccess ? jf_cuda_fail("conv_fast_kernel", __FILE__, __LINE__, e)
