@@ -152,6 +152,29 @@ jf_status jf_gpu_shared_limit(jf_context *ctx, const char *what, int bx, int by,
     return JF_OK;
 }
 
+jf_status jf_gpu_filter_setup(jf_context *ctx, const jf_image *src, const jf_image *dst, int k,
+                              jf_border border, jf_dview *planes, int *plane_rows, jf_dview *out)
+{
+    jf_dview in;
+    jf_status st;
+    if ((st = jf_gpu_begin(ctx)) != JF_OK || (st = jf_gpu_input(ctx, src, JF_SLOT_IN, &in)) != JF_OK ||
+        (st = jf_gpu_output(ctx, dst, out)) != JF_OK)
+        return st;
+    return jf_gpu_pad_planes(ctx, &in, src->width, src->height, src->channels, k / 2, border,
+                             planes, plane_rows);
+}
+
+jf_status jf_gpu_filter_done(jf_context *ctx, int id, const char *kernel, const char *name,
+                             const char *variant, int k, const jf_image *shape)
+{
+    cudaError_t e = cudaPeekAtLastError();
+    if (e != cudaSuccess)
+        return jf_cuda_fail(kernel, __FILE__, __LINE__, e);
+    return jf_gpu_timer_stop(ctx, id, name, variant, k, shape,
+                             (uint64_t)(shape->width + k - 1) * (shape->height + k - 1) * shape->channels,
+                             (uint64_t)shape->width * shape->height * shape->channels);
+}
+
 jf_status jf_gpu_begin(jf_context *ctx)
 {
     ctx->gpu->ntimers = 0;

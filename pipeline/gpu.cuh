@@ -101,6 +101,16 @@ jf_status jf_gpu_pad_planes(jf_context *ctx, const jf_dview *src, int w, int h, 
 jf_status jf_gpu_shared_limit(jf_context *ctx, const char *what, int bx, int by, int k,
                               size_t bytes);
 
+/* The steps every filter shares: select the device, get the input onto it,
+ * find where the output goes, and pad the input to planes (radius k/2). */
+jf_status jf_gpu_filter_setup(jf_context *ctx, const jf_image *src, const jf_image *dst, int k,
+                              jf_border border, jf_dview *planes, int *plane_rows, jf_dview *out);
+
+/* After a filter kernel's launch: check the launch, then stop its timer with
+ * the seed's byte counts (padded input read once, output written once). */
+jf_status jf_gpu_filter_done(jf_context *ctx, int id, const char *kernel, const char *name,
+                             const char *variant, int k, const jf_image *shape);
+
 /* Grid of ceil(w/bx) x ceil(h/by) x z blocks. */
 static inline dim3 jf_grid(int w, int h, int z, dim3 block)
 {

@@ -31,14 +31,11 @@ extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_i
 {
     jf_variant v = opt->variant == JF_VARIANT_AUTO ? conv_auto(opt->ksize) : opt->variant;
     int bx = opt->block_x, by = opt->block_y, plane_rows = 0;
-    jf_dview in, planes, out;
+    jf_dview planes, out;
     jf_status st;
     if ((st = jf_block_shape("jf_convolve", &bx, &by)) != JF_OK ||
-        (st = jf_gpu_begin(ctx)) != JF_OK ||
-        (st = jf_gpu_input(ctx, src, JF_SLOT_IN, &in)) != JF_OK ||
-        (st = jf_gpu_output(ctx, dst, &out)) != JF_OK ||
-        (st = jf_gpu_pad_planes(ctx, &in, src->width, src->height, src->channels,
-                                opt->ksize / 2, opt->border, &planes, &plane_rows)) != JF_OK)
+        (st = jf_gpu_filter_setup(ctx, src, dst, opt->ksize, opt->border, &planes, &plane_rows,
+                                  &out)) != JF_OK)
         return st;
     if (v == JF_VARIANT_GLOBAL)
         st = jf_conv_global_launch(ctx, &planes, plane_rows, src, opt->ksize, opt->weights, bx, by, &out);

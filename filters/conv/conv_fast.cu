@@ -208,7 +208,6 @@ jf_status jf_conv_fast_launch(jf_context *ctx, const jf_dview *planes, int plane
     if ((st = jf_weights_acquire(&g_cache, c_conv_fast_w, ctx, weights, k)) != JF_OK)
         return st;
     if ((st = jf_gpu_timer_start(ctx, &id)) == JF_OK) {
-        cudaError_t e;
         switch (k) {
         case 3: launch<3>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores); break;
         case 5: launch<5>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores); break;
@@ -216,13 +215,7 @@ jf_status jf_conv_fast_launch(jf_context *ctx, const jf_dview *planes, int plane
         case 9: launch<9>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores); break;
         default: launch<11>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores); break;
         }
-        e = cudaPeekAtLastError();
-        st = e != cudaSuccess ? jf_cuda_fail("conv_fast_kernel", __FILE__, __LINE__, e)
-                              : jf_gpu_timer_stop(ctx, id, "conv", "fast", k, shape,
-                                                  (uint64_t)(shape->width + k - 1) *
-                                                      (shape->height + k - 1) * shape->channels,
-                                                  (uint64_t)shape->width * shape->height *
-                                                      shape->channels);
+        st = jf_gpu_filter_done(ctx, id, "conv_fast_kernel", "conv", "fast", k, shape);
     }
     jf_weights_release(&g_cache);
     return st;

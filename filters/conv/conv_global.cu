@@ -45,13 +45,7 @@ jf_status jf_conv_global_launch(jf_context *ctx, const jf_dview *planes, int pla
                              0, ctx->gpu->stream>>>(planes->ptr, planes->pitch, plane_rows,
                                                     shape->width, shape->height, shape->channels,
                                                     k, out->ptr, out->pitch);
-        cudaError_t e = cudaPeekAtLastError();
-        st = e != cudaSuccess ? jf_cuda_fail("conv_global_kernel", __FILE__, __LINE__, e)
-                              : jf_gpu_timer_stop(ctx, id, "conv", "global", k, shape,
-                                                  (uint64_t)(shape->width + k - 1) *
-                                                      (shape->height + k - 1) * shape->channels,
-                                                  (uint64_t)shape->width * shape->height *
-                                                      shape->channels);
+        st = jf_gpu_filter_done(ctx, id, "conv_global_kernel", "conv", "global", k, shape);
     }
     jf_weights_release(&g_cache);
     return st;

@@ -66,13 +66,7 @@ jf_status jf_conv_shared_launch(jf_context *ctx, const jf_dview *planes, int pla
                                                        shape->width, shape->height,
                                                        shape->channels, k, out->ptr, out->pitch,
                                                        tile_w);
-        cudaError_t e = cudaPeekAtLastError();
-        st = e != cudaSuccess ? jf_cuda_fail("conv_shared_kernel", __FILE__, __LINE__, e)
-                              : jf_gpu_timer_stop(ctx, id, "conv", "shared", k, shape,
-                                                  (uint64_t)(shape->width + k - 1) *
-                                                      (shape->height + k - 1) * shape->channels,
-                                                  (uint64_t)shape->width * shape->height *
-                                                      shape->channels);
+        st = jf_gpu_filter_done(ctx, id, "conv_shared_kernel", "conv", "shared", k, shape);
     }
     jf_weights_release(&g_cache);
     return st;

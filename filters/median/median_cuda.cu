@@ -26,7 +26,7 @@ extern "C" jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_ima
 {
     jf_variant v = opt->variant == JF_VARIANT_AUTO ? median_auto(opt->ksize, src) : opt->variant;
     int bx = opt->block_x, by = opt->block_y, plane_rows = 0;
-    jf_dview in, planes, out;
+    jf_dview planes, out;
     jf_status st;
     if (v == JF_VARIANT_FAST)
         return jf_fail(JF_ERR_UNSUPPORTED, "jf_median: no 'fast' CUDA variant yet; use global, "
@@ -34,11 +34,8 @@ extern "C" jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_ima
     if (v == JF_VARIANT_SHARED && bx == 0 && by == 0)
         jf_median_shared_default_block(opt->ksize, &bx, &by);
     if ((st = jf_block_shape("jf_median", &bx, &by)) != JF_OK ||
-        (st = jf_gpu_begin(ctx)) != JF_OK ||
-        (st = jf_gpu_input(ctx, src, JF_SLOT_IN, &in)) != JF_OK ||
-        (st = jf_gpu_output(ctx, dst, &out)) != JF_OK ||
-        (st = jf_gpu_pad_planes(ctx, &in, src->width, src->height, src->channels,
-                                opt->ksize / 2, opt->border, &planes, &plane_rows)) != JF_OK)
+        (st = jf_gpu_filter_setup(ctx, src, dst, opt->ksize, opt->border, &planes, &plane_rows,
+                                  &out)) != JF_OK)
         return st;
     st = v == JF_VARIANT_GLOBAL
         ? jf_median_global_launch(ctx, &planes, plane_rows, src, opt->ksize, bx, by, &out)

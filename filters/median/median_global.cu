@@ -34,8 +34,5 @@ jf_status jf_median_global_launch(jf_context *ctx, const jf_dview *planes, int p
                            ctx->gpu->stream>>>(planes->ptr, planes->pitch, plane_rows,
                                                shape->width, shape->height, shape->channels, k,
                                                out->ptr, out->pitch);
-    JF_LAUNCH_CHECK("median_global_kernel");
-    return jf_gpu_timer_stop(ctx, id, "median", "global", k, shape,
-                             (uint64_t)(shape->width + k - 1) * (shape->height + k - 1) * shape->channels,
-                             (uint64_t)shape->width * shape->height * shape->channels);
+    return jf_gpu_filter_done(ctx, id, "median_global_kernel", "median", "global", k, shape);
 }

@@ -183,7 +183,6 @@ jf_status jf_median_shared_launch(jf_context *ctx, const jf_dview *planes, int p
                                                          shape->width, shape->height,
                                                          shape->channels, k, out->ptr, out->pitch,
                                                          tile_w);
-        JF_LAUNCH_CHECK("median_shared_kernel");
     } else {
         const dim3 grid = jf_grid(shape->width, shape->height, shape->channels,
                                   dim3((unsigned)bx, (unsigned)(by * strip)));
@@ -202,11 +201,9 @@ jf_status jf_median_shared_launch(jf_context *ctx, const jf_dview *planes, int p
                 planes->ptr, planes->pitch, plane_rows, shape->width, shape->height,
                 shape->channels, k, out->ptr, out->pitch, tile_w, strip);
         }
-        JF_LAUNCH_CHECK("median_shared_hist_kernel");
     }
-    return jf_gpu_timer_stop(ctx, id, "median", "shared", k, shape,
-                             (uint64_t)(shape->width + k - 1) * (shape->height + k - 1) * shape->channels,
-                             (uint64_t)shape->width * shape->height * shape->channels);
+    return jf_gpu_filter_done(ctx, id, hist ? "median_shared_hist_kernel" : "median_shared_kernel",
+                              "median", "shared", k, shape);
 }
 
 /* The default block for the shared variant: 32 x 8 for the window kernel;
