@@ -304,6 +304,41 @@ static void test_reference_json_skip_and_jobs(void **state)
                                       g_dir, g_dir), path)), 0);
 }
 
+/* bench on the CPU backend: a tiny sweep, its CSV and JSON. */
+static void test_bench_cpu(void **state)
+{
+    char path[1024];
+    size_t n;
+    char *text;
+    int lines = 0;
+    (void)state;
+    assert_int_equal(run("bench --backends cpu --sizes 33x17,64x3 --ksizes 3,5 --reps 2 "
+                         "--ceiling-mb 16 --photo %s --csv b.csv --json b.json",
+                         t_source_path("samples/images/rocket.jpg")), 0);
+    assert_non_null(strstr(g_out, "CPU copy ceiling"));
+    snprintf(path, sizeof path, "%s/b.csv", g_dir);
+    text = (char *)read_all(path, &n);
+    assert_non_null(text);
+    text[n] = '\0';
+    assert_non_null(strstr(text, "tag,backend,width,height,channels,filter,border,variant,k,"));
+    for (size_t i = 0; i < n; i++)
+        lines += text[i] == '\n';
+    assert_int_equal(lines, 1 + 2 * 2 * 2); /* header + sizes x ksizes x filters */
+    free(text);
+    snprintf(path, sizeof path, "%s/b.json", g_dir);
+    text = (char *)read_all(path, &n);
+    assert_non_null(text);
+    text[n] = '\0';
+    assert_non_null(strstr(text, "\"copy_ceiling_gbps_cpu\":"));
+    assert_non_null(strstr(text, "\"power_mode_id\":"));
+    assert_non_null(strstr(text, "\"filter\":\"conv\""));
+    free(text);
+    /* bad lists are usage errors */
+    assert_int_equal(run("bench --backends cpu --ksizes 4"), 2);
+    assert_int_equal(run("bench --backends cpu --sizes 10by10"), 2);
+    assert_int_equal(run("bench --backends cpu --filters blur"), 2);
+}
+
 static void test_format_and_suffix(void **state)
 {
     (void)state;
@@ -330,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_metrics_command),
         cmocka_unit_test(test_reference_json_skip_and_jobs),
         cmocka_unit_test(test_format_and_suffix),
+        cmocka_unit_test(test_bench_cpu),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
