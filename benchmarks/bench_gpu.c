@@ -9,7 +9,7 @@
  * global and shared; grey (the seed's) and, for the two largest sizes, RGB.
  *
  * Inputs are retina.jpg tiled to size (never zeros), resident on the device,
- * rotated among 4 copies.  Each cell: 3 warm-up calls, then N timed calls;
+ * rotated among 4 buffers holding the same pixels.  Each cell: 3 warm-up calls, then N timed calls;
  * the kernel's CUDA-event time is read from the stats, and the median, min
  * and max are reported with the effective bandwidth BW = (R + W) / t
  * (padded input read once, output written once) and its share of the
@@ -20,6 +20,8 @@
  * Compute to profile.
  */
 #include "jetfilter.h"
+#include "benchmarks/bench_util.h"
+#include "pipeline/context.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,54 +30,10 @@
 
 #define ROTATE 4
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void die(const char *what)
 {
     fprintf(stderr, "bench_gpu: %s: %s\n", what, jf_last_error());
     exit(1);
-}
-
-static jf_image tiled(const jf_image *src, int w, int h, int ch)
-{
-    jf_image img = {0};
-    int x, y, c;
-    if (jf_image_alloc(&img, w, h, ch) != JF_OK)
-        die("alloc");
-    for (y = 0; y < h; y++)
-        for (x = 0; x < w; x++) {
-            const unsigned char *p = src->data + (size_t)(y % src->height) * src->stride +
-                                     (size_t)(x % src->width) * 3;
-            for (c = 0; c < ch; c++)
-                img.data[(size_t)y * img.stride + (size_t)x * ch + c] =
-                    ch == 1 ? (unsigned char)((p[0] + p[1] + p[2]) / 3) : p[c];
-        }
-    return img;
-}
-
-/* ms of the last stats record named `name` */
-static const jf_stat *last_stat(jf_context *ctx, const char *name)
-{
-    size_t i = jf_stats_count(ctx);
-    while (i-- > 0)
-        if (strcmp(jf_stats_at(ctx, i)->name, name) == 0)
-            return jf_stats_at(ctx, i);
-    return NULL;
-}
-
-static int max_diff(const jf_image *a, const jf_image *b)
-{
-    int x, y, m = 0;
-    for (y = 0; y < a->height; y++)
-        for (x = 0; x < a->width * a->channels; x++) {
-            int d = abs((int)a->data[(size_t)y * a->stride + x] - (int)b->data[(size_t)y * b->stride + x]);
-            m = d > m ? d : m;
-        }
-    return m;
 }
 
 int main(int argc, char **argv)
@@ -132,9 +90,10 @@ int main(int argc, char **argv)
             if (ncu && (s != 5 || ch != 1))
                 continue;
             for (r = 0; r < ROTATE; r++) {
-                /* each copy shifted so the rotation really holds different data */
-                h_src[r] = tiled(&photo.color, sizes[s][0] + r, sizes[s][1], ch);
-                h_src[r].width = sizes[s][0];
+                /* the same pixels in ROTATE separate buffers: calls rotate among
+                 * addresses (the recorded seed sweep was made this way) */
+                if (jf_bench_tile(&photo.color, sizes[s][0], sizes[s][1], ch, 0, &h_src[r]) != JF_OK)
+                    die("alloc");
                 if (jf_image_alloc_on(gpu, &d_src[r], sizes[s][0], sizes[s][1], ch, JF_LOC_DEVICE) != JF_OK ||
                     jf_image_transfer(gpu, &h_src[r], &d_src[r]) != JF_OK)
                     die("upload");
@@ -163,14 +122,14 @@ int main(int argc, char **argv)
                             if ((f == 0 ? jf_median(gpu, in, &d_dst, &mo)
                                         : jf_convolve(gpu, in, &d_dst, &cvo)) != JF_OK)
                                 die(fname);
-                            st = last_stat(gpu, fname);
-                            pad = last_stat(gpu, "pad");
+                            st = jf_bench_last_stat(gpu, fname);
+                            pad = jf_bench_last_stat(gpu, "pad");
                             if (i >= 0) {
                                 t[i] = st->ms;
                                 pad_ms += pad ? pad->ms : 0;
                             }
                         }
-                        qsort(t, (size_t)reps_here, sizeof *t, cmp_double);
+                        jf_sort_median(t, reps_here);
                         /* verify the last output (input copy (warm+reps-1) % ROTATE) */
                         {
                             jf_image *in = &h_src[(reps_here - 1 + warm) % ROTATE];
@@ -181,7 +140,7 @@ int main(int argc, char **argv)
                                     die("cpu reference");
                             }
                             if (jf_image_transfer(gpu, &d_dst, &h_out) != JF_OK) die("download");
-                            diff = max_diff(&h_out, &want);
+                            diff = jf_bench_max_diff(&h_out, &want);
                             snprintf(check, sizeof check, "%s", diff == 0 ? "exact" : diff <= (f ? 1 : 0) ? "<=1" : "FAIL");
                         }
                         {
@@ -206,7 +165,6 @@ int main(int argc, char **argv)
                     jf_kernel_free(&gauss);
                 }
             for (r = 0; r < ROTATE; r++) {
-                h_src[r].width = sizes[s][0] + r;
                 jf_image_free(&h_src[r]);
                 jf_image_free(&d_src[r]);
             }

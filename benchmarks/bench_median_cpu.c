@@ -9,34 +9,12 @@
  * time.  Border replicate, as medianBlur's.
  */
 #include "jetfilter.h"
+#include "benchmarks/bench_util.h"
 #include "pipeline/context.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static jf_image tiled(const jf_image *src, int w, int h, int ch)
-{
-    jf_image img = {0};
-    int x, y, c;
-    if (jf_image_alloc(&img, w, h, ch) != JF_OK)
-        exit(1);
-    for (y = 0; y < h; y++)
-        for (x = 0; x < w; x++) {
-            const unsigned char *p = src->data + (size_t)(y % src->height) * src->stride +
-                                     (size_t)(x % src->width) * src->channels;
-            for (c = 0; c < ch; c++)
-                img.data[(size_t)y * img.stride + (size_t)x * ch + c] =
-                    ch == 1 ? (unsigned char)((p[0] + p[1] + p[2]) / 3) : p[c];
-        }
-    return img;
-}
 
 int main(int argc, char **argv)
 {
@@ -61,7 +39,11 @@ int main(int argc, char **argv)
     printf("width,height,channels,k,ms\n");
     for (s = 0; s < 4; s++)
         for (ch = 1; ch <= 3; ch += 2) {
-            jf_image src = tiled(&pic.color, sizes[s][0], sizes[s][1], ch), dst = {0};
+            jf_image src = {0}, dst = {0};
+            if (jf_bench_tile(&pic.color, sizes[s][0], sizes[s][1], ch, 0, &src) != JF_OK) {
+                fprintf(stderr, "bench_median_cpu: %s\n", jf_last_error());
+                return 1;
+            }
             for (k = 0; k < (int)(sizeof ks / sizeof ks[0]); k++) {
                 jf_median_options mo = {ks[k], JF_BORDER_REPLICATE, JF_VARIANT_CPU};
                 jf_median(ctx, &src, &dst, &mo); /* warm-up */
@@ -70,8 +52,8 @@ int main(int argc, char **argv)
                     jf_median(ctx, &src, &dst, &mo);
                     t[r] = jf_now_ms() - t0;
                 }
-                qsort(t, (size_t)reps, sizeof *t, cmp_double);
-                printf("%d,%d,%d,%d,%.3f\n", src.width, src.height, ch, ks[k], t[reps / 2]);
+                printf("%d,%d,%d,%d,%.3f\n", src.width, src.height, ch, ks[k],
+                       jf_sort_median(t, reps));
                 fflush(stdout);
             }
             jf_image_free(&src);

@@ -14,12 +14,6 @@
 #include "benchmarks/npp.h"
 #include "pipeline/gpu.cuh"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 extern "C" int jf_npp_available(void) { return 1; }
 
 extern "C" const char *jf_npp_version(void)
@@ -87,8 +81,7 @@ static jf_status timed(jf_context *ctx, const jf_image *padded, int count, int k
             t[i] = e;
     }
     if (st == JF_OK) {
-        qsort(t, (size_t)reps, sizeof *t, cmp_double);
-        *ms = t[reps / 2];
+        *ms = jf_sort_median(t, reps);
     }
     free(t);
     return st;

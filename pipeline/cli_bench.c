@@ -19,6 +19,7 @@
  *    background thread integrates the board's power (Jetson INA3221, NVML).
  */
 #define _DEFAULT_SOURCE
+#include "benchmarks/bench_util.h"
 #include "benchmarks/npp.h"
 #include "calib/power.h"
 #include "pipeline/batch.h"
@@ -218,60 +219,23 @@ static int configure(bench *b, cli_settings *s)
 }
 
 /* The photo tiled to w x h (grey = (R+G+B)/3), or seeded random bytes;
- * `shift` moves the tiling so rotated copies differ. */
+ * `shift` makes rotated copies differ. */
 static jf_status make_input(bench *b, int w, int h, int ch, int shift, jf_image *img)
 {
-    jf_status st = jf_image_alloc(img, w, h, ch);
-    int x, y, c;
-    if (st != JF_OK)
+    jf_status st;
+    uint64_t state = 0x9E3779B97F4A7C15ull * (uint64_t)(shift + 1);
+    size_t i, n = (size_t)w * h * ch;
+    if (!b->s->random)
+        return jf_bench_tile(&b->photo.color, w, h, ch, shift, img);
+    if ((st = jf_image_alloc(img, w, h, ch)) != JF_OK)
         return st;
-    if (b->s->random) {
-        uint64_t state = 0x9E3779B97F4A7C15ull * (uint64_t)(shift + 1);
-        size_t i, n = (size_t)w * h * ch;
-        for (i = 0; i < n; i++) {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            img->data[i] = (unsigned char)(state >> 24);
-        }
-        return JF_OK;
+    for (i = 0; i < n; i++) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        img->data[i] = (unsigned char)(state >> 24);
     }
-    for (y = 0; y < h; y++)
-        for (x = 0; x < w; x++) {
-            const jf_image *p = &b->photo.color;
-            const unsigned char *px = p->data + (size_t)((y + 7 * shift) % p->height) * p->stride +
-                                      (size_t)((x + 13 * shift) % p->width) * p->channels;
-            for (c = 0; c < ch; c++)
-                img->data[(size_t)y * img->stride + (size_t)x * ch + c] =
-                    ch == 1 ? (unsigned char)((px[0] + px[1] + px[2]) / 3) : px[c];
-        }
     return JF_OK;
-}
-
-static const jf_stat *last_stat(jf_context *ctx, const char *name)
-{
-    size_t i = jf_stats_count(ctx);
-    while (i-- > 0)
-        if (strcmp(jf_stats_at(ctx, i)->name, name) == 0)
-            return jf_stats_at(ctx, i);
-    return NULL;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, c = *(const double *)y;
-    return (a > c) - (a < c);
-}
-
-static int max_diff(const jf_image *a, const jf_image *c)
-{
-    int x, y, m = 0;
-    for (y = 0; y < a->height; y++)
-        for (x = 0; x < a->width * a->channels; x++) {
-            int d = abs((int)a->data[(size_t)y * a->stride + x] - (int)c->data[(size_t)y * c->stride + x]);
-            m = d > m ? d : m;
-        }
-    return m;
 }
 
 /* Run one operation: the median or the convolution with the preset weights. */
@@ -381,6 +345,10 @@ static int bench_size(bench *b, jf_context *ctx, int w, int h, int ch)
 
     memset(host, 0, sizeof host);
     memset(dev, 0, sizeof dev);
+    if (!t) {
+        cli_log("jetfilter bench: out of memory");
+        return JF_EXIT_FAILED;
+    }
     if (cuda && b->have_dev) {
         /* enough copies that consecutive calls do not find their input in L2 */
         size_t need = (size_t)(2 * b->dev.l2_bytes / (img_bytes ? img_bytes : 1)) + 1;
@@ -450,7 +418,7 @@ static int bench_size(bench *b, jf_context *ctx, int w, int h, int ch)
                         jf_image_transfer(ctx, &out, &host_out) == JF_OK) {
                         snprintf(r.variant, sizeof r.variant, "npp");
                         r.ms = r.min_ms = r.max_ms = npp_ms;
-                        check_text(r.check, sizeof r.check, filter, max_diff(&host_out, &ref));
+                        check_text(r.check, sizeof r.check, filter, jf_bench_max_diff(&host_out, &ref));
                         fill_rates(b, &r, bi, b->dev.theoretical_gbps);
                         r.npp_ms = npp_ms;
                         r.jf_over_npp = 1.0;
@@ -476,14 +444,14 @@ static int bench_size(bench *b, jf_context *ctx, int w, int h, int ch)
                     for (i = -warm; i < reps; i++) {
                         jf_stats_clear(ctx);
                         if (run_op(ctx, filter, &inputs[(i + warm) % nrot], dst, k, border, v, &kern) != JF_OK ||
-                            !(st = last_stat(ctx, stat_name))) {
+                            !(st = jf_bench_last_stat(ctx, stat_name))) {
                             cli_log("jetfilter bench: %s %s k=%d: %s", stat_name, jf_variant_name(v), k,
                                     jf_last_error());
                             failed = 1;
                             break;
                         }
                         if (i >= 0) {
-                            const jf_stat *pad = last_stat(ctx, "pad");
+                            const jf_stat *pad = jf_bench_last_stat(ctx, "pad");
                             t[i] = st->ms;
                             pad_ms += pad ? pad->ms : 0.0;
                         }
@@ -493,8 +461,7 @@ static int bench_size(bench *b, jf_context *ctx, int w, int h, int ch)
                         continue;
                     }
                     snprintf(r.variant, sizeof r.variant, "%s", st->variant);
-                    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-                    r.ms = t[reps / 2];
+                    r.ms = jf_sort_median(t, reps);
                     r.min_ms = t[0];
                     r.max_ms = t[reps - 1];
                     r.pad_ms = pad_ms / reps;
@@ -508,7 +475,7 @@ static int bench_size(bench *b, jf_context *ctx, int w, int h, int ch)
                     else if (!cuda)
                         snprintf(r.check, sizeof r.check, "reference");
                     else
-                        check_text(r.check, sizeof r.check, filter, max_diff(&host_out, &ref));
+                        check_text(r.check, sizeof r.check, filter, jf_bench_max_diff(&host_out, &ref));
                     measure_energy(b, ctx, filter, inputs, nrot, dst, k, border, v, &kern, &r);
                     emit(b, &r);
                 }

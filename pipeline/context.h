@@ -34,6 +34,10 @@ int jf_threads_of(const jf_context *ctx);
 /* Number of online CPUs (>= 1). */
 int jf_cpu_count(void);
 
+/* Sort v[0..n) ascending in place and return the median v[n/2]; after the
+ * call v[0] is the minimum and v[n-1] the maximum. */
+double jf_sort_median(double *v, int n);
+
 /* Monotonic clock in milliseconds. */
 double jf_now_ms(void);
 

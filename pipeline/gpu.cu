@@ -406,18 +406,13 @@ extern "C" jf_status jf_gpu_transfer(jf_context *ctx, const jf_image *src, jf_im
     return JF_OK;
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
 /* Device-to-device copy of `bytes`, timed with events; median of reps. */
 extern "C" jf_status jf_gpu_copy_ceiling(jf_context *ctx, size_t bytes, int reps, double *gbps)
 {
     struct jf_gpu *g = ctx->gpu;
     void *a = NULL, *b = NULL;
-    float ms[64];
+    double ms[64];
+    float one;
     cudaError_t e;
     int i;
     if (reps < 1) reps = 1;
@@ -435,14 +430,13 @@ extern "C" jf_status jf_gpu_copy_ceiling(jf_context *ctx, size_t bytes, int reps
             (e = cudaEventRecord(g->timers[0].stop, g->stream)) != cudaSuccess ||
             (e = cudaEventSynchronize(g->timers[0].stop)) != cudaSuccess)
             break;
-        if (i >= 0)
-            e = cudaEventElapsedTime(&ms[i], g->timers[0].start, g->timers[0].stop);
+        if (i >= 0 && (e = cudaEventElapsedTime(&one, g->timers[0].start, g->timers[0].stop)) == cudaSuccess)
+            ms[i] = one;
     }
     cudaFree(a);
     cudaFree(b);
     if (e != cudaSuccess)
         return jf_cuda_fail("cudaMemcpyAsync(copy ceiling)", __FILE__, __LINE__, e);
-    qsort(ms, (size_t)reps, sizeof ms[0], cmp_float);
-    *gbps = 2.0 * (double)bytes / ((double)ms[reps / 2] * 1e6);
+    *gbps = 2.0 * (double)bytes / (jf_sort_median(ms, reps) * 1e6);
     return JF_OK;
 }

@@ -11,8 +11,8 @@
 #include "pipeline/gpu.h"
 
 /* Record "call failed (file:line): CUDA's message" and return JF_ERR_CUDA.
- * Used after every runtime call, and as JF_CUDA_TRY(cudaGetLastError())
- * after every launch. */
+ * JF_CUDA_TRY wraps every runtime call; JF_LAUNCH_CHECK("kernel") follows
+ * every launch and names the kernel in the message. */
 jf_status jf_cuda_fail(const char *call, const char *file, int line, cudaError_t err);
 #define JF_CUDA_TRY(call)                                                     \
     do {                                                                      \
@@ -20,7 +20,12 @@ jf_status jf_cuda_fail(const char *call, const char *file, int line, cudaError_t
         if (jf_e_ != cudaSuccess)                                             \
             return jf_cuda_fail(#call, __FILE__, __LINE__, jf_e_);            \
     } while (0)
-#define JF_LAUNCH_CHECK(kernel_name) JF_CUDA_TRY(cudaPeekAtLastError())
+#define JF_LAUNCH_CHECK(kernel_name)                                          \
+    do {                                                                      \
+        cudaError_t jf_e_ = cudaPeekAtLastError();                            \
+        if (jf_e_ != cudaSuccess)                                             \
+            return jf_cuda_fail(kernel_name, __FILE__, __LINE__, jf_e_);      \
+    } while (0)
 
 /* A device-addressable 2-D byte array. */
 typedef struct jf_dview {
@@ -60,8 +65,6 @@ struct jf_gpu {
     jf_timer timers[JF_MAX_TIMERS];
     int ntimers;
 };
-
-static inline struct jf_gpu *jf_gpu_of(jf_context *ctx) { return ctx->gpu; }
 
 /* Make `slot` hold at least width_bytes x rows (pitched for device memory). */
 jf_status jf_gpu_buffer(jf_context *ctx, int slot, size_t width_bytes, size_t rows,

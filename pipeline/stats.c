@@ -76,6 +76,12 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double jf_sort_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
 jf_status jf_measure_copy_gbps(jf_context *ctx, size_t bytes, int reps, double *gbps)
 {
     double t[64];
@@ -107,7 +113,6 @@ jf_status jf_measure_copy_gbps(jf_context *ctx, size_t bytes, int reps, double *
     }
     free(a);
     free(b);
-    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
-    *gbps = 2.0 * (double)bytes / (t[reps / 2] * 1e6);
+    *gbps = 2.0 * (double)bytes / (jf_sort_median(t, reps) * 1e6);
     return JF_OK;
 }

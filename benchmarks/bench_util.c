@@ -1,0 +1,44 @@
+/* Helpers the benchmark programs share. */
+#include "benchmarks/bench_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+jf_status jf_bench_tile(const jf_image *photo, int w, int h, int ch, int shift, jf_image *out)
+{
+    jf_status st = jf_image_alloc(out, w, h, ch);
+    int x, y, c;
+    if (st != JF_OK)
+        return st;
+    for (y = 0; y < h; y++)
+        for (x = 0; x < w; x++) {
+            const unsigned char *px = photo->data +
+                                      (size_t)((y + 7 * shift) % photo->height) * photo->stride +
+                                      (size_t)((x + 13 * shift) % photo->width) * photo->channels;
+            for (c = 0; c < ch; c++)
+                out->data[(size_t)y * out->stride + (size_t)x * ch + c] =
+                    ch == 1 ? (unsigned char)((px[0] + px[1] + px[2]) / 3) : px[c];
+        }
+    return JF_OK;
+}
+
+int jf_bench_max_diff(const jf_image *a, const jf_image *b)
+{
+    int x, y, m = 0;
+    for (y = 0; y < a->height; y++)
+        for (x = 0; x < a->width * a->channels; x++) {
+            int d = abs((int)a->data[(size_t)y * a->stride + x] -
+                        (int)b->data[(size_t)y * b->stride + x]);
+            m = d > m ? d : m;
+        }
+    return m;
+}
+
+const jf_stat *jf_bench_last_stat(const jf_context *ctx, const char *name)
+{
+    size_t i = jf_stats_count(ctx);
+    while (i-- > 0)
+        if (strcmp(jf_stats_at(ctx, i)->name, name) == 0)
+            return jf_stats_at(ctx, i);
+    return NULL;
+}
