@@ -10,7 +10,7 @@
  */
 #include "jetfilter.h"
 #include "benchmarks/bench_util.h"
-#include "pipeline/context.h"
+#include "core/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +23,14 @@ int main(int argc, char **argv)
     const char *photo = argc > 1 ? argv[1] : "samples/images/retina.jpg";
     int threads = argc > 2 ? atoi(argv[2]) : 0;
     int reps = argc > 3 ? atoi(argv[3]) : 7;
-    jf_context_options o = {JF_BACKEND_CPU, 0, threads, NULL};
+    jf_context_options o = jf_context_defaults();
     jf_context *ctx;
     jf_picture pic;
     double *t = malloc(sizeof(double) * (size_t)reps);
     int s, k, ch, r;
 
+    o.backend = JF_BACKEND_CPU;
+    o.threads = threads;
     if (jf_picture_read(photo, &pic) != JF_OK || pic.color.channels != 3 ||
         jf_context_create(&o, &ctx) != JF_OK) {
         fprintf(stderr, "bench_median_cpu: %s\n", jf_last_error());
@@ -45,7 +47,9 @@ int main(int argc, char **argv)
                 return 1;
             }
             for (k = 0; k < (int)(sizeof ks / sizeof ks[0]); k++) {
-                jf_median_options mo = {ks[k], JF_BORDER_REPLICATE, JF_VARIANT_CPU};
+                jf_median_options mo = jf_median_defaults();
+                mo.ksize = ks[k];
+                mo.variant = JF_VARIANT_CPU;
                 jf_median(ctx, &src, &dst, &mo); /* warm-up */
                 for (r = 0; r < reps; r++) {
                     double t0 = jf_now_ms();

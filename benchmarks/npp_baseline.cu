@@ -12,7 +12,8 @@
 #include <npp.h>
 
 #include "benchmarks/npp.h"
-#include "pipeline/gpu.cuh"
+#include "core/gpu.cuh"
+#include "core/util.h"
 
 extern "C" int jf_npp_available(void) { return 1; }
 
@@ -56,33 +57,37 @@ static jf_status timed(jf_context *ctx, const jf_image *padded, int count, int k
 {
     struct jf_gpu *g = ctx->gpu;
     NppStreamContext n;
+    cudaEvent_t e0 = NULL, e1 = NULL;
     double *t = (double *)malloc(sizeof(double) * (size_t)(reps > 0 ? reps : 1));
-    jf_status st = npp_context(ctx, &n);
+    jf_device_scope scope(ctx);
+    jf_status st = scope.status != JF_OK ? scope.status : npp_context(ctx, &n);
     int i;
     if (!t)
         return jf_fail(JF_ERR_NOMEM, "out of memory");
+    if (st == JF_OK && (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess))
+        st = jf_cuda_fail("cudaEventCreate", __FILE__, __LINE__, cudaGetLastError());
     for (i = -warmup; i < reps && st == JF_OK; i++) {
         const jf_image *src = &padded[(i + warmup) % count];
         float e = 0.0f;
         NppStatus s;
-        cudaEventRecord(g->timers[0].start, g->stream);
+        cudaEventRecord(e0, g->stream);
         s = call(src, k, dst, arg, &n);
-        cudaEventRecord(g->timers[0].stop, g->stream);
+        cudaEventRecord(e1, g->stream);
         if (s < 0) {
             st = npp_fail(name, s);
             break;
         }
-        if (cudaEventSynchronize(g->timers[0].stop) != cudaSuccess ||
-            cudaEventElapsedTime(&e, g->timers[0].start, g->timers[0].stop) != cudaSuccess) {
+        if (cudaEventSynchronize(e1) != cudaSuccess || cudaEventElapsedTime(&e, e0, e1) != cudaSuccess) {
             st = jf_cuda_fail(name, __FILE__, __LINE__, cudaGetLastError());
             break;
         }
         if (i >= 0)
             t[i] = e;
     }
-    if (st == JF_OK) {
+    if (st == JF_OK)
         *ms = jf_sort_median(t, reps);
-    }
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
     free(t);
     return st;
 }

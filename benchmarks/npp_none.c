@@ -1,6 +1,6 @@
 /* The NPP baseline in builds without NPP: reports that it is absent. */
 #include "benchmarks/npp.h"
-#include "pipeline/errors.h"
+#include "core/errors.h"
 
 int jf_npp_available(void) { return 0; }
 

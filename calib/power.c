@@ -19,7 +19,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "calib/power.h"
-#include "pipeline/context.h"
+#include "core/util.h"
 
 #include <dirent.h>
 #include <dlfcn.h>

@@ -1,7 +1,7 @@
 /* Argument checks shared by every operation. */
 #include "filters/filters.h"
-#include "pipeline/context.h"
-#include "pipeline/errors.h"
+#include "core/errors.h"
+#include "core/names.h"
 
 jf_status jf_check_host_image(const char *fn, const char *what, const jf_image *img)
 {
@@ -13,9 +13,20 @@ jf_status jf_check_host_image(const char *fn, const char *what, const jf_image *
     if (img->stride < (size_t)img->width * (size_t)img->channels)
         return jf_fail(JF_ERR_ARG, "%s: %s image stride %zu is shorter than a row", fn, what,
                        img->stride);
+    if ((unsigned)img->location >= JF_LOC_COUNT)
+        return jf_fail(JF_ERR_ARG, "%s: %s image has unknown location %d", fn, what,
+                       (int)img->location);
     if (img->location == JF_LOC_DEVICE)
         return jf_fail(JF_ERR_ARG, "%s: %s image is in device memory; the CPU path needs host memory",
                        fn, what);
+    return jf_check_sample(fn, img);
+}
+
+jf_status jf_check_sample(const char *fn, const jf_image *img)
+{
+    if (img->sample != JF_SAMPLE_U8)
+        return jf_fail(JF_ERR_UNSUPPORTED, "%s: sample type %d is not supported (8-bit only)", fn,
+                       (int)img->sample);
     return JF_OK;
 }
 
@@ -31,7 +42,7 @@ jf_status jf_check_image(const char *fn, const char *what, const jf_image *img, 
             img->channels < 1 || img->channels > 4 ||
             img->stride < (size_t)img->width * (size_t)img->channels)
             return jf_fail(JF_ERR_ARG, "%s: %s image has an invalid shape or location", fn, what);
-        return JF_OK;
+        return jf_check_sample(fn, img);
     }
     return jf_check_host_image(fn, what, img);
 }

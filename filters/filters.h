@@ -25,6 +25,9 @@ int jf_use_gpu(const jf_context *ctx, jf_variant variant);
  * mapped or managed memory only when the call runs on the GPU. */
 jf_status jf_check_image(const char *fn, const char *what, const jf_image *img, int on_gpu);
 
+/* The sample type is one this operation takes (8-bit for now). */
+jf_status jf_check_sample(const char *fn, const jf_image *img);
+
 /* An odd kernel size in 1..max. */
 jf_status jf_check_ksize(const char *fn, int ksize, int max);
 

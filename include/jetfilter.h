@@ -1,21 +1,55 @@
 /*
- * jetfilter.h - the one public header of libjetfilter.
+ * jetfilter.h - the one public header of libjetfilter (API version 1).
  *
  * jetfilter decodes JPEG and PNG files, pads images, runs median filters and
  * k x k convolutions, adds test noise and measures PSNR and SSIM, on the CPU
- * or on a CUDA GPU.  Every function reports through a jf_status; on error a
- * one-line detail ("photo.jpg: premature end of JPEG data") is available from
- * jf_last_error() in the calling thread.  The library never prints and never
- * exits.
+ * or on a CUDA GPU.
  *
- * Conventions
- *  - Pixels are 8-bit unsigned, interleaved (RGBRGB...), rows `stride` bytes
- *    apart.  Filters treat every channel independently.
- *  - An output image whose `data` is NULL is allocated by the call (on the
- *    host, owned by the image, released with jf_image_free()).  An output
- *    image that already has data must have the expected size and channels.
- *  - Functions that take a jf_context use its backend (CPU or CUDA).  A NULL
- *    context means "CPU, all cores".
+ * Errors
+ *   Every fallible call returns a jf_status: JF_OK (0) or a negative code.
+ *   The detail ("photo.jpg: premature end of JPEG file") is kept per thread
+ *   and read with jf_last_error().  The library never prints and never exits.
+ *
+ * Images
+ *   Samples are 8-bit unsigned (jf_image.sample == JF_SAMPLE_U8), channels
+ *   interleaved (RGBRGB...), rows `stride` bytes apart.  Filters treat every
+ *   channel independently.  An output image whose `data` is NULL is allocated
+ *   by the call (host memory, owned by the image, released with
+ *   jf_image_free()); an output that already has data must have the expected
+ *   size and channels and is written in place.
+ *
+ * Option structs and binary compatibility (the ABI rule)
+ *   Every options struct starts with `size_t size`, set by its defaults
+ *   function (jf_median_options o = jf_median_defaults();) or initialiser
+ *   macro (JF_MEDIAN_OPTIONS_INIT).  Later versions only append fields.  A
+ *   call reads `size` bytes: fields beyond an older caller's size take their
+ *   defaults; a larger size from a newer header is accepted when the fields
+ *   this library does not know are zero (else JF_ERR_UNSUPPORTED).  A size
+ *   of 0 (a struct never initialised) is JF_ERR_ARG.  Structs the library
+ *   fills (jf_image, jf_picture, jf_device_info) carry reserved fields
+ *   instead and keep their size for the whole of version 1.
+ *
+ * Contexts and threads
+ *   A jf_context picks the backend (CPU or CUDA), owns a CPU thread pool,
+ *   scratch buffers, a CUDA stream and optional stats.  Calls on one context
+ *   must not overlap (use one context per thread); different contexts are
+ *   independent.  A NULL context means "CPU, all cores" and makes a
+ *   temporary pool for that call only (convenient, not for frame loops).
+ *   Images may be read by several calls at once; an image being written by
+ *   one call must not be used by another at the same time.  Process-wide
+ *   settings (jf_set_max_pixels) are to be set before other threads call
+ *   into the library.
+ *
+ * Synchronous and asynchronous calls (CUDA contexts)
+ *   When every image of a call lives where the GPU can address it (DEVICE,
+ *   MAPPED or MANAGED), the call only queues its work on the context's
+ *   stream and returns: the output is ready after jf_context_sync(), or
+ *   after later work on the same stream.  Calls that involve a HOST image
+ *   (and the metrics, which return numbers) wait until their work is done.
+ *   No call waits for the whole device.  The first call at a larger image
+ *   size may wait while the context's buffers grow; later calls of that size
+ *   or smaller allocate nothing.  Calls restore the caller's current CUDA
+ *   device before returning.
  */
 #ifndef JETFILTER_H
 #define JETFILTER_H
@@ -27,10 +61,10 @@
 extern "C" {
 #endif
 
-#define JF_VERSION_MAJOR 0
-#define JF_VERSION_MINOR 1
+#define JF_VERSION_MAJOR 1
+#define JF_VERSION_MINOR 0
 #define JF_VERSION_PATCH 0
-#define JF_VERSION_STRING "0.1.0"
+#define JF_VERSION_STRING "1.0.0"
 
 /* ------------------------------------------------------------------------ */
 /* Status and errors                                                         */
@@ -43,21 +77,22 @@ typedef enum jf_status {
     JF_ERR_IO = -2,          /**< a file could not be opened, read or written */
     JF_ERR_DECODE = -3,      /**< the file is not a valid JPEG/PNG, or is damaged */
     JF_ERR_ENCODE = -4,      /**< the encoder failed */
-    JF_ERR_UNSUPPORTED = -5, /**< valid input that jetfilter does not handle */
-    JF_ERR_LIMIT = -6,       /**< dimensions over the pixel limit or absurd */
+    JF_ERR_UNSUPPORTED = -5, /**< valid input or option that this build does not handle */
+    JF_ERR_LIMIT = -6,       /**< over a resource limit (pixels, metadata, scans, ...) */
     JF_ERR_NOMEM = -7,       /**< allocation failed */
-    JF_ERR_CUDA = -8,        /**< a CUDA call failed (detail names the call) */
+    JF_ERR_CUDA = -8,        /**< a CUDA call failed (the detail names the call) */
     JF_ERR_NO_DEVICE = -9,   /**< CUDA requested but no usable device / not built */
     JF_ERR_INTERNAL = -10    /**< a bug: please report it */
 } jf_status;
 
-/** Short English name of a status ("decode error"). Never NULL. */
+/** Short English name of a status ("decode error").  Never NULL. */
 const char *jf_status_str(jf_status status);
 
-/** Detail of the last error raised in this thread; "" if none. */
+/** Detail of the last error raised in this thread; "" if none.  The string
+ *  stays valid until the next failing call in this thread. */
 const char *jf_last_error(void);
 
-/** Library version string, e.g. "0.1.0". */
+/** Library version string, e.g. "1.0.0". */
 const char *jf_version(void);
 
 /* ------------------------------------------------------------------------ */
@@ -73,34 +108,58 @@ typedef enum jf_location {
     JF_LOC_COUNT
 } jf_location;
 
-/** An 8-bit image: channels interleaved, rows `stride` bytes apart. */
+/** Type of one sample.  Version 1.0 has 8-bit samples only; operations
+ *  refuse other types with JF_ERR_UNSUPPORTED. */
+typedef enum jf_sample {
+    JF_SAMPLE_U8 = 0, /**< unsigned 8 bits */
+    JF_SAMPLE_COUNT
+} jf_sample;
+
+/** An image: channels interleaved, rows `stride` bytes apart.  Make one with
+ *  jf_image_alloc(), jf_image_alloc_on(), jf_image_wrap() or
+ *  jf_image_wrap_device(), or zero it ({0}) to let a call allocate it. */
 typedef struct jf_image {
     int width;            /**< pixels per row, >= 1 */
     int height;           /**< rows, >= 1 */
-    int channels;         /**< 1 (gray) .. 4 */
-    size_t stride;        /**< bytes from one row to the next, >= width*channels */
+    int channels;         /**< 1 (grey) .. 4 */
+    size_t stride;        /**< bytes from one row to the next, >= width * channels */
     unsigned char *data;  /**< first byte of row 0 */
     jf_location location; /**< where `data` lives */
     int owned;            /**< non-zero: jf_image_free() releases `data` */
+    jf_sample sample;     /**< JF_SAMPLE_U8 */
+    int device;           /**< CUDA device of DEVICE/MANAGED memory (informational) */
+    int reserved[6];      /**< zero */
 } jf_image;
 
-/** Allocate a host image (tightly packed rows).  Checks the pixel limit and
- *  size overflow before allocating.  `img` must not own data already. */
+/** Allocate a host image with tightly packed rows.  `img` must not own data
+ *  (it is overwritten).  Errors: JF_ERR_ARG (NULL, size < 1, channels not
+ *  1..4), JF_ERR_LIMIT (over jf_max_pixels() or size_t), JF_ERR_NOMEM. */
 jf_status jf_image_alloc(jf_image *img, int width, int height, int channels);
 
-/** Describe memory the caller owns; jf_image_free() will not release it. */
-jf_image jf_image_wrap(unsigned char *data, int width, int height,
-                       int channels, size_t stride);
+/** Describe host memory the caller owns; jf_image_free() will not release
+ *  it.  `stride` 0 means width * channels.  Nothing is checked here; the
+ *  operations check what they are given. */
+jf_image jf_image_wrap(unsigned char *data, int width, int height, int channels,
+                       size_t stride);
+
+/** Describe GPU-addressable memory the caller owns (a frame from another
+ *  library): `location` is JF_LOC_DEVICE, JF_LOC_MAPPED (the host pointer
+ *  of cudaHostAlloc(..., cudaHostAllocMapped)) or JF_LOC_MANAGED; `pitch`
+ *  in bytes (0: width * channels).  Not released by jf_image_free(). */
+jf_image jf_image_wrap_device(void *data, int width, int height, int channels, size_t pitch,
+                              jf_location location);
 
 /** Release an owned image (any location) and zero the struct.  NULL and
- *  non-owned are fine. */
+ *  images that do not own their data are fine.  Device memory is freed with
+ *  cudaFree, which waits for work still using it. */
 void jf_image_free(jf_image *img);
 
-/** Copy pixels between two host images of the same shape (strides may differ). */
+/** Copy pixels between two host images of the same shape (strides may
+ *  differ).  Errors: JF_ERR_ARG (NULL, shapes differ, not host memory). */
 jf_status jf_image_copy(const jf_image *src, jf_image *dst);
 
-/** The maximum width*height any decoder or allocator accepts
- *  (default 2^28 = 268 Mpixel).  Applies to the whole process. */
+/** The maximum width * height any decoder or allocator accepts (default
+ *  2^28 = 268 Mpixel).  Process-wide; set it before starting threads. */
 uint64_t jf_max_pixels(void);
 void jf_set_max_pixels(uint64_t max_pixels);
 
@@ -125,43 +184,59 @@ const char *jf_format_name(jf_format format);
 typedef struct jf_blob {
     unsigned char *data;
     size_t size;
-    int tag; /**< JPEG: marker code (0xE1 = APP1 ...); PNG: 0 */
+    int tag;      /**< JPEG: marker code (0xE1 = APP1 ...); PNG: text compression */
     char key[80]; /**< PNG text chunks: the keyword; otherwise "" */
 } jf_blob;
 
 /**
  * An image as it lives in a file: the colour planes that filters work on,
- * an optional alpha plane that they leave alone, and metadata.
+ * an optional alpha plane that they leave alone, and metadata.  Owned by the
+ * library's allocations; release with jf_picture_free().
  */
 typedef struct jf_picture {
-    jf_image color;    /**< 1 (gray) or 3 (RGB) channels */
+    jf_image color;    /**< 1 (grey) or 3 (RGB) channels */
     jf_image alpha;    /**< 1 channel, or data == NULL when there is none */
     jf_format format;  /**< format it was decoded from */
     unsigned char *icc; size_t icc_size;   /**< ICC profile, or NULL */
     unsigned char *exif; size_t exif_size; /**< EXIF (TIFF bytes, no "Exif\0\0"), or NULL */
     jf_blob *extra; int extra_count; /**< other JPEG APPn markers / PNG text chunks */
     int jpeg_h_samp, jpeg_v_samp; /**< luma sampling of a JPEG input (2,2 = 4:2:0); 0 if unknown */
+    int reserved[8];   /**< zero */
 } jf_picture;
 
-/** Decode a JPEG or PNG held in memory.  `name` is used in error details. */
+/** Decode a JPEG or PNG held in memory.  `name` is used in error details
+ *  (NULL: "<memory>").  `pic` is overwritten, not freed first: pass a zeroed
+ *  or freed picture, or it leaks what it held.  On failure `pic` is left
+ *  empty.  Errors: JF_ERR_ARG, JF_ERR_DECODE (not JPEG/PNG, damaged),
+ *  JF_ERR_UNSUPPORTED (a valid layout jetfilter does not handle),
+ *  JF_ERR_LIMIT (over the pixel limit), JF_ERR_NOMEM. */
 jf_status jf_picture_decode(const unsigned char *bytes, size_t size,
                             const char *name, jf_picture *pic);
 
-/** Read and decode a file.  The format is sniffed from its bytes. */
+/** Read and decode a file; the format is sniffed from its bytes.  As
+ *  jf_picture_decode, plus JF_ERR_IO (cannot open or read). */
 jf_status jf_picture_read(const char *path, jf_picture *pic);
 
 typedef struct jf_encode_options {
-    jf_format format; /**< JF_FORMAT_JPEG or JF_FORMAT_PNG */
-    int quality;      /**< JPEG quality 1..100 (0 = 92) */
-    int png_level;    /**< zlib level 0..9 (-1 or 0 = 6) */
+    size_t size;      /**< sizeof(jf_encode_options): use jf_encode_defaults() */
+    jf_format format; /**< JF_FORMAT_JPEG or JF_FORMAT_PNG (default PNG) */
+    int quality;      /**< JPEG quality 1..100 (default 92) */
+    int png_level;    /**< zlib level 0 (store) .. 9; -1: the default (6) */
 } jf_encode_options;
 
-/** Encode into a malloc()ed buffer the caller frees.  JPEG drops alpha. */
+jf_encode_options jf_encode_defaults(void);
+#define JF_ENCODE_OPTIONS_INIT {sizeof(jf_encode_options), JF_FORMAT_PNG, 92, -1}
+
+/** Encode into a malloc()ed buffer the caller frees.  JPEG drops alpha.
+ *  `opt` NULL: the defaults, in the picture's own format.  Errors: JF_ERR_ARG
+ *  (options out of range, image not in host memory), JF_ERR_ENCODE,
+ *  JF_ERR_NOMEM. */
 jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *opt,
                             unsigned char **bytes, size_t *size);
 
 /** Encode and write atomically: a temporary file in the target folder is
- *  renamed over `path` only when complete; on failure nothing is left. */
+ *  renamed over `path` only when complete; on failure nothing is left.
+ *  As jf_picture_encode, plus JF_ERR_IO. */
 jf_status jf_picture_write(const char *path, const jf_picture *pic,
                            const jf_encode_options *opt);
 
@@ -185,13 +260,25 @@ typedef struct jf_device_info {
     char theoretical_source[64]; /**< "device attributes", "Tegra table", ... */
     uint64_t l2_bytes;        /**< L2 cache size */
     int memory_clock_mhz;     /**< as the device reports it (bogus on Tegra) */
+    int shared_per_block;     /**< bytes of shared memory a block gets by default (48 KiB) */
+    int shared_per_block_optin; /**< bytes a block may opt into (>= shared_per_block) */
+    int shared_per_sm;        /**< bytes of shared memory per multiprocessor */
+    int registers_per_block;  /**< 32-bit registers one block may use */
+    int registers_per_sm;
+    int max_threads_per_block;
+    int limited;              /**< non-zero: limits reduced by JETFILTER_DEVICE_LIMITS */
+    int reserved[15];
 } jf_device_info;
 
 /** Number of usable CUDA devices; 0 with a reason in jf_last_error() when
  *  none (or when the library was built without CUDA). */
 int jf_device_count(void);
 
-/** Fill `info` for device `index`. */
+/** Fill `info` for device `index`.  The environment variable
+ *  JETFILTER_DEVICE_LIMITS=nano makes every device report (and every kernel
+ *  choice respect) the Jetson Nano's limits: 1 multiprocessor, 48 KiB of
+ *  shared memory per block and 64 KiB per SM, 32K registers per block.
+ *  Errors: JF_ERR_ARG, JF_ERR_CUDA, JF_ERR_NO_DEVICE. */
 jf_status jf_device_query(int index, jf_device_info *info);
 
 /** Non-zero when the library was compiled with CUDA kernels. */
@@ -208,6 +295,8 @@ typedef enum jf_backend {
     JF_BACKEND_COUNT
 } jf_backend;
 
+const char *jf_backend_name(jf_backend backend);
+
 /** How host images reach the GPU. */
 typedef enum jf_memory {
     JF_MEMORY_AUTO = 0, /**< MANAGED on integrated GPUs (Jetson), COPY on discrete ones */
@@ -217,22 +306,41 @@ typedef enum jf_memory {
     JF_MEMORY_COUNT
 } jf_memory;
 
+const char *jf_memory_name(jf_memory memory);
+
 typedef struct jf_context_options {
+    size_t size;        /**< sizeof(jf_context_options): use jf_context_defaults() */
     jf_backend backend; /**< default AUTO */
     int device;         /**< CUDA device index (default 0) */
-    int threads;        /**< CPU worker threads; 0 = all online cores */
-    void *stream;       /**< cudaStream_t of the caller's choosing, or NULL: the
-                             context makes its own non-blocking stream */
+    int threads;        /**< CPU worker threads; 0 (default) = all online cores */
+    void *stream;       /**< cudaStream_t of the caller's choosing, or NULL (default):
+                             the context makes its own non-blocking stream.  A caller's
+                             stream is used, never destroyed. */
     jf_memory memory;   /**< default AUTO */
-    double peak_gbps;   /**< override the theoretical bandwidth used in stats (0: the device's) */
+    double peak_gbps;   /**< theoretical bandwidth used in stats (0, default: the device's) */
+    int stats;          /**< 0 (default): no stats; N > 0: keep the last N records
+                             plus running totals (bounded memory) */
 } jf_context_options;
+
+jf_context_options jf_context_defaults(void);
+#define JF_CONTEXT_OPTIONS_INIT \
+    {sizeof(jf_context_options), JF_BACKEND_AUTO, 0, 0, NULL, JF_MEMORY_AUTO, 0.0, 0}
 
 typedef struct jf_context jf_context;
 
-/** Create a context.  `opt` may be NULL for defaults.  With JF_BACKEND_CUDA
- *  and no usable device (or a build without CUDA) returns JF_ERR_NO_DEVICE. */
+/** Create a context.  `opt` NULL means the defaults.  Errors: JF_ERR_ARG,
+ *  JF_ERR_NO_DEVICE (CUDA asked for but no usable device, or built
+ *  without CUDA), JF_ERR_CUDA, JF_ERR_NOMEM. */
 jf_status jf_context_create(const jf_context_options *opt, jf_context **out);
+
+/** Wait for queued work, then release everything.  NULL is fine. */
 void jf_context_destroy(jf_context *ctx);
+
+/** Wait until every call queued on the context's stream has finished, and
+ *  collect the stats of that work.  A CPU context returns JF_OK at once.
+ *  Errors: JF_ERR_CUDA (an asynchronous kernel failed: the detail names the
+ *  failure; the context should then be destroyed). */
+jf_status jf_context_sync(jf_context *ctx);
 
 /** The backend in use (never AUTO). */
 jf_backend jf_context_backend(const jf_context *ctx);
@@ -242,27 +350,23 @@ const char *jf_context_note(const jf_context *ctx);
 int jf_context_threads(const jf_context *ctx);
 /** The memory mode in use (never AUTO on a CUDA context; COPY on the CPU). */
 jf_memory jf_context_memory(const jf_context *ctx);
-/** Device facts of a CUDA context (theoretical bandwidth after any override). */
+/** The cudaStream_t the context queues on (NULL on a CPU context). */
+void *jf_context_stream(const jf_context *ctx);
+/** Device facts of a CUDA context (theoretical bandwidth after any override).
+ *  Errors: JF_ERR_NO_DEVICE (a CPU context). */
 jf_status jf_context_device(const jf_context *ctx, jf_device_info *info);
-const char *jf_memory_name(jf_memory memory);
 
-/** Allocate an image in `location` (HOST, DEVICE pitched, MAPPED, MANAGED)
- *  on the context's device.  Only HOST works on a CPU context. */
+/** Allocate an image in `location` (HOST; DEVICE, pitched; MAPPED; MANAGED,
+ *  attached to the context's stream) on the context's device.  Errors:
+ *  JF_ERR_ARG, JF_ERR_LIMIT, JF_ERR_NO_DEVICE (not HOST on a CPU context),
+ *  JF_ERR_CUDA, JF_ERR_NOMEM. */
 jf_status jf_image_alloc_on(jf_context *ctx, jf_image *img, int width, int height,
                             int channels, jf_location location);
 
-/**
- * Measure the copy ceiling: the median of `reps` copies of `bytes` bytes,
- * device to device on a CUDA context (cudaMemcpyAsync, CUDA events), memcpy
- * on a CPU context; `gbps` counts bytes read plus bytes written, as the
- * effective bandwidth of the filters does.
- */
-jf_status jf_measure_copy_gbps(jf_context *ctx, size_t bytes, int reps, double *gbps);
-
 /** Copy pixels between images of the same shape in any two locations
- *  (host <-> device, device <-> device, ...); waits until done. */
+ *  (host <-> device, device <-> device, ...) on the context's stream, and
+ *  wait until done.  Errors: JF_ERR_ARG, JF_ERR_NO_DEVICE, JF_ERR_CUDA. */
 jf_status jf_image_transfer(jf_context *ctx, const jf_image *src, jf_image *dst);
-const char *jf_backend_name(jf_backend backend);
 
 /* ------------------------------------------------------------------------ */
 /* Operations                                                                */
@@ -281,7 +385,7 @@ const char *jf_border_name(jf_border border);
 
 /** Which implementation runs an operation. */
 typedef enum jf_variant {
-    JF_VARIANT_AUTO = 0, /**< the fastest known for the backend, size and k */
+    JF_VARIANT_AUTO = 0, /**< the fastest known for the backend, device, size and k */
     JF_VARIANT_CPU,      /**< the CPU reference */
     JF_VARIANT_GLOBAL,   /**< CUDA, reads global memory directly */
     JF_VARIANT_SHARED,   /**< CUDA, shared-memory tiles */
@@ -292,40 +396,58 @@ typedef enum jf_variant {
 const char *jf_variant_name(jf_variant variant);
 
 /** Pad `src` by `radius` pixels on every side into `dst`
- *  ((width+2r) x (height+2r), same channels). */
+ *  ((width+2r) x (height+2r), same channels).  Errors: JF_ERR_ARG (radius
+ *  outside 0..4096, bad images), JF_ERR_LIMIT, JF_ERR_NOMEM, JF_ERR_CUDA. */
 jf_status jf_pad(jf_context *ctx, const jf_image *src, int radius,
                  jf_border border, jf_image *dst);
 
 #define JF_MEDIAN_MAX_KSIZE 255
 
 typedef struct jf_median_options {
-    int ksize;         /**< odd, 1 .. JF_MEDIAN_MAX_KSIZE */
-    jf_border border;
-    jf_variant variant;
-    int block_x, block_y; /**< CUDA block shape (0: 32 x 8); block_x a multiple of 4,
-                               of 32 for conflict-free shared memory */
+    size_t size;       /**< sizeof(jf_median_options): use jf_median_defaults() */
+    int ksize;         /**< odd, 1 .. JF_MEDIAN_MAX_KSIZE (default 3) */
+    jf_border border;  /**< default JF_BORDER_REPLICATE */
+    jf_variant variant; /**< default AUTO */
+    int block_x, block_y; /**< CUDA block shape; 0, 0 (default): the variant's own.
+                               block_x a multiple of 4 (of 32 for conflict-free shared
+                               memory); a shape the device cannot launch is JF_ERR_ARG */
 } jf_median_options;
 
-/** k x k median of every channel; `dst` has the size of `src`. */
+jf_median_options jf_median_defaults(void);
+#define JF_MEDIAN_OPTIONS_INIT \
+    {sizeof(jf_median_options), 3, JF_BORDER_REPLICATE, JF_VARIANT_AUTO, 0, 0}
+
+/** k x k median of every channel; `dst` has the size of `src`.  Errors:
+ *  JF_ERR_ARG (options, images, a variant the backend lacks, a block the
+ *  device cannot launch), JF_ERR_UNSUPPORTED (sample type, a variant that
+ *  does not exist for this k), JF_ERR_LIMIT, JF_ERR_NOMEM, JF_ERR_CUDA. */
 jf_status jf_median(jf_context *ctx, const jf_image *src, jf_image *dst,
                     const jf_median_options *opt);
 
 #define JF_CONV_MAX_KSIZE 63
 
 typedef struct jf_conv_options {
-    int ksize;             /**< odd, 1 .. JF_CONV_MAX_KSIZE */
-    const float *weights;  /**< ksize*ksize, row-major, applied as correlation */
-    jf_border border;
-    jf_variant variant;
+    size_t size;           /**< sizeof(jf_conv_options): use jf_conv_defaults() */
+    int ksize;             /**< odd, 1 .. JF_CONV_MAX_KSIZE (no default: 0 is an error) */
+    const float *weights;  /**< ksize*ksize, row-major, applied as correlation; read
+                                during the call only (copied where kept) */
+    jf_border border;      /**< default JF_BORDER_REPLICATE */
+    jf_variant variant;    /**< default AUTO */
     int block_x, block_y;  /**< CUDA block shape, as for the median */
 } jf_conv_options;
+
+jf_conv_options jf_conv_defaults(void);
+#define JF_CONV_OPTIONS_INIT \
+    {sizeof(jf_conv_options), 0, NULL, JF_BORDER_REPLICATE, JF_VARIANT_AUTO, 0, 0}
 
 /**
  * Correlation with a k x k float kernel:
  *   out(x,y) = sat( round( sum_{i,j} w[j][i] * in(x+i-r, y+j-r) ) ),  r = k/2
  * accumulated in float, rounded half away from zero and saturated to 0..255.
  * Rank-1 kernels (box, Gaussian) take a separable path whose result differs
- * from the direct sum by at most 1 in the last place.
+ * from the direct sum by at most 1 in the last place.  Errors as jf_median,
+ * plus JF_ERR_ARG for weights that are NULL, not finite or larger than 1e30
+ * in magnitude (so that every sum stays finite in float).
  */
 jf_status jf_convolve(jf_context *ctx, const jf_image *src, jf_image *dst,
                       const jf_conv_options *opt);
@@ -346,18 +468,25 @@ typedef struct jf_kernel {
 
 /** Build a preset.  GAUSS: ksize 0 means 2*ceil(3*sigma)+1; sigma <= 0 means
  *  0.3*((ksize-1)/2 - 1) + 0.8 (OpenCV's rule).  Others need an odd ksize
- *  (LAPLACE only 3; 0 means 3). */
+ *  (LAPLACE only 3; 0 means 3).  Errors: JF_ERR_ARG, JF_ERR_NOMEM. */
 jf_status jf_kernel_make(jf_kernel_preset preset, int ksize, double sigma,
                          jf_kernel *out);
 
-/** Read weights from a text file: k lines of k numbers (odd k), '#' starts a
- *  comment.  Errors name the file and line. */
+/** Read weights from a text file: k lines of k numbers (odd k), '#' starts
+ *  a comment.  Errors (JF_ERR_ARG, JF_ERR_IO, JF_ERR_NOMEM) name the file
+ *  and line. */
 jf_status jf_kernel_load(const char *path, jf_kernel *out);
+
+/** The same from text in memory; `name` stands for the file in errors. */
+jf_status jf_kernel_parse(const char *text, size_t size, const char *name, jf_kernel *out);
+
 void jf_kernel_free(jf_kernel *kernel);
 
 /**
  * PSNR = 10 log10(255^2 / MSE), MSE over every channel of every pixel.
  * Identical images give +INFINITY (print it as "inf").  `mse` may be NULL.
+ * Waits for the result.  Errors: JF_ERR_ARG (shapes differ), JF_ERR_NOMEM,
+ * JF_ERR_CUDA.
  */
 jf_status jf_psnr(jf_context *ctx, const jf_image *a, const jf_image *b,
                   double *psnr_db, double *mse);
@@ -368,6 +497,7 @@ jf_status jf_psnr(jf_context *ctx, const jf_image *a, const jf_image *b,
  * fits; for several channels the mean of the per-channel values.  Matches
  * scikit-image structural_similarity(gaussian_weights=True, sigma=1.5,
  * use_sample_covariance=False, data_range=255).  Both sides must be >= 11.
+ * Waits for the result.  Errors as jf_psnr.
  */
 jf_status jf_ssim(jf_context *ctx, const jf_image *a, const jf_image *b,
                   double *ssim);
@@ -379,17 +509,21 @@ typedef enum jf_noise_kind {
 } jf_noise_kind;
 
 typedef struct jf_noise_options {
-    jf_noise_kind kind;
-    double amount;
-    uint64_t seed; /**< same seed, same image: same noise, on every platform */
+    size_t size;   /**< sizeof(jf_noise_options): use jf_noise_defaults() */
+    jf_noise_kind kind; /**< default salt and pepper */
+    double amount; /**< default 0.05 */
+    uint64_t seed; /**< same seed, same image: same noise, on every platform (default 1) */
 } jf_noise_options;
 
-/** Add noise in place (host images). */
-jf_status jf_add_noise(jf_context *ctx, jf_image *img,
-                       const jf_noise_options *opt);
+jf_noise_options jf_noise_defaults(void);
+#define JF_NOISE_OPTIONS_INIT {sizeof(jf_noise_options), JF_NOISE_SALT_PEPPER, 0.05, 1}
+
+/** Add noise in place (host, mapped or managed images, on the CPU).
+ *  Errors: JF_ERR_ARG. */
+jf_status jf_add_noise(jf_context *ctx, jf_image *img, const jf_noise_options *opt);
 
 /* ------------------------------------------------------------------------ */
-/* Stats: what each stage and kernel cost                                    */
+/* Stats: what each stage and kernel cost (off unless the context asks)     */
 /* ------------------------------------------------------------------------ */
 
 /** One timed piece of work.  Bytes follow the seed's convention: each input
@@ -409,11 +543,31 @@ double jf_stat_gbps(const jf_stat *stat);
 /** That as a percentage of peak_gbps (0 when unknown). */
 double jf_stat_percent(const jf_stat *stat);
 
+/** Records held: the last `jf_context_options.stats` ones, oldest first.
+ *  GPU work appears once it is known to be done (after a synchronous call
+ *  or jf_context_sync()). */
 size_t jf_stats_count(const jf_context *ctx);
+/** Record `index` (0 = oldest held), or NULL.  Valid until the next call on ctx. */
 const jf_stat *jf_stats_at(const jf_context *ctx, size_t index);
+/** Records that no longer fit and were dropped since the last clear. */
+uint64_t jf_stats_dropped(const jf_context *ctx);
+
+/** Running totals per stage (name and variant) since the last clear; they
+ *  never drop anything.  Up to 64 distinct stages are kept. */
+typedef struct jf_stat_total {
+    char name[32], variant[16];
+    uint64_t calls;
+    double ms, min_ms, max_ms;
+    uint64_t bytes_read, bytes_written;
+    double peak_gbps;
+} jf_stat_total;
+
+/** Number of stages with totals; fills up to `max` of them into `out`
+ *  (which may be NULL to count). */
+size_t jf_stats_totals(const jf_context *ctx, jf_stat_total *out, size_t max);
+
+/** Forget the records and the totals. */
 void jf_stats_clear(jf_context *ctx);
-/** Append a record (the pipeline uses this for decode/encode timings). */
-jf_status jf_stats_add(jf_context *ctx, const jf_stat *stat);
 
 #ifdef __cplusplus
 }

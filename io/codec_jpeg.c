@@ -14,7 +14,8 @@
  * true.
  */
 #include "io/io.h"
-#include "pipeline/errors.h"
+#include "core/errors.h"
+#include "core/image.h"
 
 #include <setjmp.h>
 #include <stdio.h>

@@ -11,7 +11,8 @@
  * warnings (ancillary-chunk trouble it already recovers from) are dropped.
  */
 #include "io/io.h"
-#include "pipeline/errors.h"
+#include "core/errors.h"
+#include "core/image.h"
 
 #include <setjmp.h>
 #include <stdlib.h>

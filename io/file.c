@@ -1,7 +1,7 @@
 /* Whole-file reads, atomic writes through a temporary name, mkdir -p. */
 #define _POSIX_C_SOURCE 200809L
 #include "io/io.h"
-#include "pipeline/errors.h"
+#include "core/errors.h"
 
 #include <errno.h>
 #include <fcntl.h>

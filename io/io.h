@@ -1,4 +1,5 @@
-/* Internal to io/: codecs, file helpers and the directory walk. */
+/* Internal to io/ and the layers above: codecs, file helpers and the
+ * directory walk. */
 #ifndef JF_IO_IO_H
 #define JF_IO_IO_H
 
@@ -7,13 +8,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Check width x height x channels against the pixel limit and size_t;
- * `what` names the image in the error. */
-jf_status jf_check_dims(const char *what, uint64_t width, uint64_t height, int channels);
-
-/* Allocate the image only if it has no data yet, else check its shape. */
-jf_status jf_image_prepare(jf_image *img, int width, int height, int channels);
 
 jf_status jf_jpeg_decode(const unsigned char *bytes, size_t size, jf_picture *pic);
 jf_status jf_jpeg_encode(const jf_picture *pic, int quality, unsigned char **out, size_t *out_size);
@@ -36,6 +30,30 @@ void jf_atomic_cleanup(void);
 
 /* Create a folder and its parents (mode 0777 & ~umask). */
 jf_status jf_mkdirs(const char *path);
+
+/* Has an image file name extension (.jpg .jpeg .jpe .jfif .png, any case)? */
+int jf_has_image_extension(const char *name);
+
+/* What a directory walk reports for each entry it meets. */
+typedef enum jf_walk_event {
+    JF_WALK_IMAGE,   /* an image file (by extension or magic bytes) */
+    JF_WALK_OTHER,   /* a regular file that is not an image: passed over */
+    JF_WALK_PASSED,  /* passed over, with the reason: a dangling link, a FIFO,
+                        a device, a link to a folder already on the path (a loop) */
+    JF_WALK_FAILED   /* could not be read (an unreadable folder or file): a failure */
+} jf_walk_event;
+
+/* Called for every entry, in sorted order within each folder; `rel` is the
+ * path below the root.  A non-zero return stops the walk (out of memory). */
+typedef int (*jf_walk_fn)(void *user, jf_walk_event event, const char *path, const char *rel,
+                          const char *reason);
+
+/* Walk `root` recursively: hidden entries (".name", our temporaries among
+ * them) are not visited; links to folders are followed unless they lead back
+ * to a folder on the current path; the folder whose real path is `skip_real`
+ * (the output inside an input) is left out.  Returns 0, or the callback's
+ * non-zero value. */
+int jf_walk(const char *root, const char *skip_real, jf_walk_fn fn, void *user);
 
 #ifdef __cplusplus
 }

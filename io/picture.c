@@ -1,6 +1,8 @@
 /* Pictures: format sniffing, decode/encode dispatch, metadata blobs. */
 #include "io/io.h"
-#include "pipeline/errors.h"
+#include "core/errors.h"
+#include "core/image.h"
+#include "core/options.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -111,18 +113,27 @@ jf_status jf_picture_read(const char *path, jf_picture *pic)
     return st;
 }
 
-jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *opt,
+jf_encode_options jf_encode_defaults(void)
+{
+    jf_encode_options o = JF_ENCODE_OPTIONS_INIT;
+    return o;
+}
+
+jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *user,
                             unsigned char **bytes, size_t *size)
 {
-    jf_encode_options defaults = {JF_FORMAT_PNG, 0, -1};
+    jf_encode_options o = jf_encode_defaults();
+    const jf_encode_options *opt = &o;
+    jf_status st;
     if (!pic || !bytes || !size || !pic->color.data)
         return jf_fail(JF_ERR_ARG, "jf_picture_encode: NULL argument");
     *bytes = NULL;
     *size = 0;
-    if (!opt) {
-        defaults.format = pic->format == JF_FORMAT_JPEG ? JF_FORMAT_JPEG : JF_FORMAT_PNG;
-        opt = &defaults;
-    }
+    if (!user)
+        o.format = pic->format == JF_FORMAT_JPEG ? JF_FORMAT_JPEG : JF_FORMAT_PNG;
+    else if ((st = jf_options_read("jf_picture_encode", "jf_encode_defaults", &o, sizeof o,
+                                   user)) != JF_OK)
+        return st;
     if (pic->color.location != JF_LOC_HOST && pic->color.location != JF_LOC_MAPPED)
         return jf_fail(JF_ERR_ARG, "jf_picture_encode: image is not in host memory");
     if (pic->color.channels != 1 && pic->color.channels != 3)
@@ -130,12 +141,13 @@ jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *opt,
                        pic->color.channels);
     switch (opt->format) {
     case JF_FORMAT_JPEG:
-        if (opt->quality < 0 || opt->quality > 100)
+        if (opt->quality < 1 || opt->quality > 100)
             return jf_fail(JF_ERR_ARG, "JPEG quality %d outside 1..100", opt->quality);
-        return jf_jpeg_encode(pic, opt->quality ? opt->quality : 92, bytes, size);
+        return jf_jpeg_encode(pic, opt->quality, bytes, size);
     case JF_FORMAT_PNG:
-        if (opt->png_level > 9)
-            return jf_fail(JF_ERR_ARG, "PNG compression level %d outside 0..9", opt->png_level);
+        if (opt->png_level < -1 || opt->png_level > 9)
+            return jf_fail(JF_ERR_ARG, "PNG compression level %d outside 0..9 (-1: the default)",
+                           opt->png_level);
         return jf_png_encode(pic, opt->png_level < 0 ? 6 : opt->png_level, bytes, size);
     default:
         return jf_fail(JF_ERR_ARG, "jf_picture_encode: unknown output format");

@@ -5,58 +5,63 @@
  */
 #define _DEFAULT_SOURCE
 #include "pipeline/batch.h"
-#include "pipeline/context.h"
-#include "pipeline/errors.h"
+#include "core/errors.h"
+#include "core/util.h"
 #include "io/io.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *join_output(const batch *b, const char *rel)
+static void logf_(jf_batch *b, int verbose_only, const char *fmt, ...)
 {
-    const cli_settings *s = b->s;
+    char msg[1024];
+    va_list ap;
+    if (!b->log)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    b->log(b, verbose_only, msg);
+}
+
+static char *join_output(const jf_batch *b, const char *rel)
+{
+    const jf_batch_options *o = &b->opt;
     const char *dot = strrchr(rel, '.');
     const char *slash = strrchr(rel, '/');
-    const char *ext = NULL;
+    const char *ext;
     size_t stem_len, n;
     char *out;
     if (dot && (!slash || dot > slash) && dot != (slash ? slash + 1 : rel))
         stem_len = (size_t)(dot - rel);
     else
         stem_len = strlen(rel), dot = NULL;
-    if (s->format == OUT_PNG)
-        ext = ".png";
-    else if (s->format == OUT_JPEG)
-        ext = ".jpg";
-    else
-        ext = dot ? dot : "";
+    ext = o->extension ? o->extension : dot ? dot : "";
     /* a requested format keeps a matching extension as the user spelled it */
-    if (dot && s->format != OUT_SAME && has_image_extension(rel)) {
-        int dot_is_png = strcasecmp(dot, ".png") == 0;
-        if ((s->format == OUT_PNG) == dot_is_png)
-            ext = dot;
-    }
-    n = strlen(b->s->output) + 1 + stem_len + (s->suffix ? strlen(s->suffix) : 0) + strlen(ext) + 1;
+    if (dot && o->extension && jf_has_image_extension(rel) &&
+        (strcasecmp(o->extension, ".png") == 0) == (strcasecmp(dot, ".png") == 0))
+        ext = dot;
+    n = strlen(o->output) + 1 + stem_len + (o->suffix ? strlen(o->suffix) : 0) + strlen(ext) + 1;
     out = (char *)malloc(n);
     if (out)
-        snprintf(out, n, "%s/%.*s%s%s", b->s->output, (int)stem_len, rel,
-                 s->suffix ? s->suffix : "", ext);
+        snprintf(out, n, "%s/%.*s%s%s", o->output, (int)stem_len, rel, o->suffix ? o->suffix : "",
+                 ext);
     return out;
 }
 
-static int add_item(batch *b, const char *path, const char *rel)
+static int add_item(jf_batch *b, const char *path, const char *rel)
 {
-    batch_item *it;
+    jf_batch_item *it;
     if (b->count == b->cap) {
         int cap = b->cap ? b->cap * 2 : 64;
-        batch_item *grown = (batch_item *)realloc(b->items, (size_t)cap * sizeof *grown);
+        jf_batch_item *grown = (jf_batch_item *)realloc(b->items, (size_t)cap * sizeof *grown);
         if (!grown)
             return 1;
         b->items = grown;
@@ -67,19 +72,57 @@ static int add_item(batch *b, const char *path, const char *rel)
     it->input = strdup(path);
     it->rel = strdup(rel);
     it->output = join_output(b, rel);
-    if (!it->input || !it->rel || !it->output)
+    if (!it->input || !it->rel || !it->output) {
+        free(it->input);
+        free(it->rel);
+        free(it->output);
         return 1;
+    }
     b->count++;
+    return 0;
+}
+
+static void fail_item(jf_batch_item *it, jf_status status, const char *fmt, ...)
+{
+    va_list ap;
+    it->status = status;
+    va_start(ap, fmt);
+    vsnprintf(it->message, sizeof it->message, fmt, ap);
+    va_end(ap);
+}
+
+/* An input that cannot be read is one failed item, named in the summary. */
+static int add_failed(jf_batch *b, const char *path, const char *rel, const char *reason)
+{
+    if (add_item(b, path, rel[0] ? rel : path))
+        return 1;
+    fail_item(&b->items[b->count - 1], JF_ERR_IO, "%s: cannot read: %s", path, reason);
     return 0;
 }
 
 /* Files found in folders: with --suffix, earlier outputs ("x_dn.jpg") are
  * passed over, so a second run does not filter its own results again. */
-static int add_walked(batch *b, const char *path, const char *rel)
+static int on_walk(void *user, jf_walk_event ev, const char *path, const char *rel,
+                   const char *reason)
 {
-    const char *suffix = b->s->suffix;
-    const char *base = strrchr(rel, '/'), *dot;
+    jf_batch *b = (jf_batch *)user;
+    const char *suffix = b->opt.suffix;
+    const char *base, *dot;
     size_t stem, n;
+    switch (ev) {
+    case JF_WALK_OTHER:
+        b->ignored++;
+        return 0;
+    case JF_WALK_PASSED:
+        b->passed++;
+        logf_(b, 1, "pass %s (%s)", path, reason);
+        return 0;
+    case JF_WALK_FAILED:
+        return add_failed(b, path, rel, reason);
+    case JF_WALK_IMAGE:
+        break;
+    }
+    base = strrchr(rel, '/');
     base = base ? base + 1 : rel;
     dot = strrchr(base, '.');
     stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
@@ -91,12 +134,6 @@ static int add_walked(batch *b, const char *path, const char *rel)
     return add_item(b, path, rel);
 }
 
-static void fail_item(batch_item *it, const char *fmt, const char *arg)
-{
-    it->status = JF_ERR_IO;
-    snprintf(it->message, sizeof it->message, fmt, it->input, arg);
-}
-
 /* Is `inner` the folder `outer` or inside it?  Both resolved paths. */
 static int path_within(const char *inner, const char *outer)
 {
@@ -106,114 +143,163 @@ static int path_within(const char *inner, const char *outer)
     return strncmp(inner, outer, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
 }
 
+/* The absolute, resolved form of a folder that may not exist yet: the real
+ * path of its nearest existing ancestor plus the rest, so that the output
+ * can be checked against the inputs before anything is created. */
+static int resolve_future(const char *path, char *out)
+{
+    char buf[PATH_MAX], rest[PATH_MAX] = "";
+    char *slash;
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return 0;
+    while (strlen(buf) > 1 && buf[strlen(buf) - 1] == '/')
+        buf[strlen(buf) - 1] = '\0';
+    for (;;) {
+        char real[PATH_MAX];
+        if (realpath(buf[0] ? buf : ".", real)) {
+            return snprintf(out, PATH_MAX, "%s%s%s", real, rest[0] && strcmp(real, "/") ? "/" : "",
+                            rest) < PATH_MAX;
+        }
+        slash = strrchr(buf, '/');
+        {
+            char tmp[PATH_MAX];
+            const char *last = slash ? slash + 1 : buf;
+            if (snprintf(tmp, sizeof tmp, "%s%s%s", last, rest[0] ? "/" : "", rest) >= (int)sizeof tmp)
+                return 0;
+            memcpy(rest, tmp, sizeof rest);
+        }
+        if (!slash)
+            buf[0] = '\0';
+        else if (slash == buf)
+            buf[1] = '\0';
+        else
+            *slash = '\0';
+        if (!buf[0] && !rest[0])
+            return 0;
+        if (strcmp(buf, "/") == 0 && realpath("/", out))
+            return snprintf(out, PATH_MAX, "/%s", rest) < PATH_MAX;
+    }
+}
+
 static int cmp_output(const void *a, const void *b)
 {
-    const batch_item *x = *(const batch_item *const *)a, *y = *(const batch_item *const *)b;
+    const jf_batch_item *x = *(const jf_batch_item *const *)a;
+    const jf_batch_item *y = *(const jf_batch_item *const *)b;
     return strcmp(x->output, y->output);
 }
 
-int batch_collect(batch *b, cli_settings *s)
+/* One output per name, and never an input overwritten. */
+static jf_status check_outputs(jf_batch *b)
 {
-    batch_item **order;
+    jf_batch_item **order = (jf_batch_item **)malloc(sizeof *order * (size_t)b->count);
     int i;
-    b->s = s;
-    if (!s->output) {
-        fprintf(stderr, "jetfilter %s: no output folder; add -o OUTDIR\n", b->verb);
-        return JF_EXIT_USAGE;
-    }
-    if (s->input_count == 0) {
-        fprintf(stderr, "jetfilter %s: no inputs; give files or folders\n", b->verb);
-        return JF_EXIT_USAGE;
-    }
-    if (s->suffix && (strchr(s->suffix, '/') || !*s->suffix)) {
-        fprintf(stderr, "jetfilter %s: --suffix must be a non-empty name part without '/'\n",
-                b->verb);
-        return JF_EXIT_USAGE;
-    }
-    /* resolve the output folder before walking, to refuse writing into an input */
-    if (jf_mkdirs(s->output) != JF_OK) {
-        cli_log("jetfilter: %s", jf_last_error());
-        return JF_EXIT_FAILED;
-    }
-    if (!realpath(s->output, b->out_real) || access(b->out_real, W_OK | X_OK) != 0) {
-        cli_log("jetfilter: %s: output folder is not writable: %s", s->output, strerror(errno));
-        return JF_EXIT_FAILED;
-    }
-    for (i = 0; i < s->input_count; i++) {
-        const char *in = s->inputs[i];
-        struct stat sb;
-        char real[PATH_MAX];
-        if (stat(in, &sb) != 0) {
-            if (add_item(b, in, in))
-                goto nomem;
-            fail_item(&b->items[b->count - 1], "%s: cannot open: %s", strerror(errno));
-            continue;
-        }
-        if (S_ISDIR(sb.st_mode)) {
-            if (realpath(in, real) && path_within(b->out_real, real) && !s->suffix) {
-                fprintf(stderr,
-                        "jetfilter %s: output folder %s is inside input folder %s; choose another "
-                        "-o, or name outputs apart with --suffix\n", b->verb, s->output, in);
-                return JF_EXIT_USAGE;
-            }
-            if (walk_folder(b, in, b->out_real, add_walked) != 0)
-                goto nomem;
-        } else {
-            const char *base = strrchr(in, '/');
-            if (add_item(b, in, base ? base + 1 : in))
-                goto nomem;
-        }
-    }
-    if (b->count == 0) {
-        cli_log("jetfilter: no JPEG or PNG files found in the inputs");
-        return JF_EXIT_FAILED;
-    }
-    /* one output per name, and never an input overwritten */
-    order = (batch_item **)malloc(sizeof *order * (size_t)b->count);
     if (!order)
-        goto nomem;
+        return jf_fail(JF_ERR_NOMEM, "out of memory while listing inputs");
     for (i = 0; i < b->count; i++)
         order[i] = &b->items[i];
     qsort(order, (size_t)b->count, sizeof *order, cmp_output);
     for (i = 1; i < b->count; i++)
         if (strcmp(order[i]->output, order[i - 1]->output) == 0 && order[i]->status == JF_OK)
-            fail_item(order[i], "%s: output %s is also written for another input", order[i]->output);
+            fail_item(order[i], JF_ERR_IO, "%s: output %s is also written for another input",
+                      order[i]->input, order[i]->output);
     free(order);
     for (i = 0; i < b->count; i++) {
-        batch_item *it = &b->items[i];
+        jf_batch_item *it = &b->items[i];
         char in_real[PATH_MAX], out_path[PATH_MAX];
         int n;
         if (it->status != JF_OK || !realpath(it->input, in_real))
             continue;
         n = snprintf(out_path, sizeof out_path, "%s/%s", b->out_real,
-                     it->output + strlen(s->output) + 1);
+                     it->output + strlen(b->opt.output) + 1);
         if (n < 0 || (size_t)n >= sizeof out_path)
             continue;
         if (strcmp(in_real, out_path) == 0)
-            fail_item(it, "%s: refusing to overwrite the input (choose another -o or --suffix)%s", "");
+            fail_item(it, JF_ERR_IO, "%s: refusing to overwrite the input (choose another -o or "
+                      "--suffix)", it->input);
     }
-    return 0;
-nomem:
-    cli_log("jetfilter: out of memory while listing inputs");
-    return JF_EXIT_FAILED;
+    return JF_OK;
 }
 
+/* A named input: a folder to walk, a regular file, or a refusal (FIFOs and
+ * devices are never opened, so never waited on). */
+static jf_status collect_input(jf_batch *b, const char *in)
+{
+    struct stat sb;
+    if (stat(in, &sb) != 0)
+        return add_failed(b, in, in, strerror(errno)) ? JF_ERR_NOMEM : JF_OK;
+    if (S_ISDIR(sb.st_mode)) {
+        char real[PATH_MAX];
+        if (realpath(in, real) && path_within(b->out_real, real) && !b->opt.suffix)
+            return jf_fail(JF_ERR_ARG, "output folder %s is inside input folder %s; choose "
+                           "another -o, or name outputs apart with --suffix", b->opt.output, in);
+        return jf_walk(in, b->out_real, on_walk, b) ? JF_ERR_NOMEM : JF_OK;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        if (add_item(b, in, strrchr(in, '/') ? strrchr(in, '/') + 1 : in))
+            return JF_ERR_NOMEM;
+        fail_item(&b->items[b->count - 1], JF_ERR_IO, "%s: not a regular file (%s); refused", in,
+                  S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISSOCK(sb.st_mode) ? "a socket" : "a device");
+        return JF_OK;
+    }
+    return add_item(b, in, strrchr(in, '/') ? strrchr(in, '/') + 1 : in) ? JF_ERR_NOMEM : JF_OK;
+}
+
+jf_status jf_batch_collect(jf_batch *b)
+{
+    const jf_batch_options *o = &b->opt;
+    jf_status st;
+    int i;
+    if (!o->output)
+        return jf_fail(JF_ERR_ARG, "no output folder; add -o OUTDIR");
+    if (o->input_count == 0)
+        return jf_fail(JF_ERR_ARG, "no inputs; give files or folders");
+    if (o->suffix && (strchr(o->suffix, '/') || !*o->suffix))
+        return jf_fail(JF_ERR_ARG, "--suffix must be a non-empty name part without '/'");
+    /* where the output will be, before creating anything: an output inside
+     * an input is refused without a folder made */
+    if (!resolve_future(o->output, b->out_real))
+        return jf_fail(JF_ERR_ARG, "%s: cannot resolve the output folder", o->output);
+    for (i = 0; i < o->input_count; i++) {
+        struct stat sb;
+        char real[PATH_MAX];
+        if (!o->suffix && stat(o->inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode) &&
+            realpath(o->inputs[i], real) && path_within(b->out_real, real))
+            return jf_fail(JF_ERR_ARG, "output folder %s is inside input folder %s; choose "
+                           "another -o, or name outputs apart with --suffix", o->output,
+                           o->inputs[i]);
+    }
+    if ((st = jf_mkdirs(o->output)) != JF_OK)
+        return st;
+    if (!realpath(o->output, b->out_real) || access(b->out_real, W_OK | X_OK) != 0)
+        return jf_fail(JF_ERR_IO, "%s: output folder is not writable: %s", o->output,
+                       strerror(errno));
+    for (i = 0; i < o->input_count; i++)
+        if ((st = collect_input(b, o->inputs[i])) != JF_OK)
+            return st == JF_ERR_NOMEM ? jf_fail(st, "out of memory while listing inputs") : st;
+    if (b->count == 0)
+        return jf_fail(JF_ERR_IO, "no JPEG or PNG files found in the inputs");
+    return check_outputs(b);
+}
+
+/* ---- running ----------------------------------------------------------------- */
+
 typedef struct worker {
-    batch *b;
+    jf_batch *b;
     pthread_t tid;
-    jf_context_options opt;
+    jf_context *ctx; /* made by the worker, or handed over (the first) */
+    int started;
 } worker;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void process(batch *b, batch_item *it, jf_context *ctx)
+static void process(jf_batch *b, jf_batch_item *it, jf_context *ctx)
 {
     double t0 = jf_now_ms();
-    size_t n;
+    size_t n, i;
     struct stat sb;
     if (it->status != JF_OK)
         return; /* failed while listing */
-    if (b->s->skip_existing && stat(it->output, &sb) == 0) {
+    if (b->opt.skip_existing && stat(it->output, &sb) == 0) {
         it->skipped = 1;
         return;
     }
@@ -224,280 +310,104 @@ static void process(batch *b, batch_item *it, jf_context *ctx)
     if (it->status != JF_OK)
         snprintf(it->message, sizeof it->message, "%s", jf_last_error());
     n = jf_stats_count(ctx);
-    if (n) {
-        it->stats = (jf_stat *)malloc(n * sizeof *it->stats);
-        if (it->stats) {
-            memcpy(it->stats, jf_stats_at(ctx, 0), n * sizeof *it->stats);
-            it->stats_count = n;
-        }
+    if (n && (it->stats = (jf_stat *)malloc(n * sizeof *it->stats)) != NULL) {
+        for (i = 0; i < n; i++)
+            it->stats[i] = *jf_stats_at(ctx, i);
+        it->stats_count = n;
     }
 }
 
-static void report_item(batch *b, batch_item *it)
+static void finish_item(jf_batch *b, jf_batch_item *it)
 {
     b->done++;
-    if (it->skipped) {
+    if (it->skipped)
         b->skipped++;
-        if (b->s->verbose && !cli_quiet)
-            cli_log("skip %s (exists: %s)", it->input, it->output);
-    } else if (it->status != JF_OK) {
+    else if (it->status != JF_OK)
         b->failed++;
-        cli_log("jetfilter: %s", it->message[0] ? it->message : jf_status_str(it->status));
-    } else {
+    else
         b->mpix_done += (double)it->width * it->height / 1e6;
-        if (b->s->verbose && !cli_quiet) {
-            char ref[160] = "";
-            if (it->have_ref)
-                snprintf(ref, sizeof ref, "  PSNR %.2f -> %.2f dB  SSIM %.4f -> %.4f", it->psnr_in,
-                         it->psnr_out, it->ssim_in, it->ssim_out);
-            cli_log("ok   %s -> %s  %dx%dx%d  %.1f ms%s", it->input, it->output, it->width,
-                    it->height, it->channels, it->ms_total, ref);
-        }
-    }
-    progress_update(b, it);
+    if (b->on_done)
+        b->on_done(b, it);
 }
 
 static void *work_loop(void *arg)
 {
     worker *w = (worker *)arg;
-    batch *b = w->b;
-    jf_context *ctx = NULL;
-    if (jf_context_create(&w->opt, &ctx) != JF_OK)
-        ctx = NULL; /* the main thread made one with these options already */
+    jf_batch *b = w->b;
+    jf_context_options opt = b->opt.context;
+    if (!w->ctx && b->make_context(&opt, &w->ctx) != JF_OK)
+        w->ctx = NULL; /* the others take this worker's share */
     for (;;) {
-        batch_item *it;
+        jf_batch_item *it;
         pthread_mutex_lock(&g_lock);
-        if (b->next >= b->count || !ctx) {
+        if (b->next >= b->count || !w->ctx) {
             pthread_mutex_unlock(&g_lock);
             break;
         }
         it = &b->items[b->next++];
         pthread_mutex_unlock(&g_lock);
-        process(b, it, ctx);
+        process(b, it, w->ctx);
         pthread_mutex_lock(&g_lock);
-        report_item(b, it);
+        finish_item(b, it);
         pthread_mutex_unlock(&g_lock);
     }
-    jf_context_destroy(ctx);
+    jf_context_destroy(w->ctx);
+    w->ctx = NULL;
     return NULL;
 }
 
-int batch_run(batch *b, batch_work_fn work)
+jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
 {
-    const cli_settings *s = b->s;
-    jf_context_options opt = {(jf_backend)s->backend, s->device, 0, NULL,
-                              (jf_memory)s->memory, s->peak_gbps};
-    jf_context *probe = NULL;
+    jf_context_options *co = &b->opt.context;
+    int jobs = b->opt.jobs < 1 ? 1 : b->opt.jobs, i, total_threads;
+    char why[512];
+    jf_context *first = NULL;
     worker *workers;
-    int jobs = s->jobs < 1 ? 1 : s->jobs, i, total_threads;
 
     if (jobs > b->count)
         jobs = b->count;
-    total_threads = s->threads ? s->threads : jf_cpu_count();
-    opt.threads = total_threads / jobs > 0 ? total_threads / jobs : 1;
+    total_threads = b->opt.threads ? b->opt.threads : jf_cpu_count();
+    co->threads = total_threads / jobs > 0 ? total_threads / jobs : 1;
     b->work = work;
-    /* one context first, to report a missing device once and clearly */
-    if (jf_context_create(&opt, &probe) != JF_OK) {
-        cli_log("jetfilter: %s", jf_last_error());
-        return JF_EXIT_FAILED;
-    }
-    b->backend = jf_context_backend(probe);
-    snprintf(b->backend_note, sizeof b->backend_note, "%s", jf_context_note(probe));
-    if (b->backend_note[0] && !cli_quiet)
-        cli_log("jetfilter: %s", b->backend_note);
+    if (!b->make_context)
+        b->make_context = jf_context_create;
+    /* the first context reports a missing device once and clearly, and then
+     * serves as the first worker's: `jobs` contexts in all */
+    jf_status st;
+    if ((st = b->make_context(co, &first)) != JF_OK)
+        return st; /* the detail says why */
+    b->backend = jf_context_backend(first);
+    snprintf(b->backend_note, sizeof b->backend_note, "%s", jf_context_note(first));
+    if (b->backend_note[0])
+        logf_(b, 0, "jetfilter: %s", b->backend_note);
     b->started_ms = jf_now_ms();
-    workers = (worker *)calloc((size_t)jobs, sizeof *workers);
-    if (!workers) {
-        jf_context_destroy(probe);
-        cli_log("jetfilter: out of memory");
-        return JF_EXIT_FAILED;
+    if (!(workers = (worker *)calloc((size_t)jobs, sizeof *workers))) {
+        jf_context_destroy(first);
+        return jf_fail(JF_ERR_NOMEM, "out of memory");
     }
-    if (jobs == 1) {
-        /* the common case runs here, on the context already made */
-        for (b->next = 0; b->next < b->count; b->next++) {
-            process(b, &b->items[b->next], probe);
-            report_item(b, &b->items[b->next]);
-        }
-    } else {
-        for (i = 0; i < jobs; i++) {
-            workers[i].b = b;
-            workers[i].opt = opt;
-            if (pthread_create(&workers[i].tid, NULL, work_loop, &workers[i]) != 0)
-                workers[i].b = NULL;
-        }
-        for (i = 0; i < jobs; i++)
-            if (workers[i].b)
-                pthread_join(workers[i].tid, NULL);
-        if (b->next < b->count) /* no worker could start: do it here */
-            work_loop(&(worker){b, 0, opt});
-    }
+    for (i = 0; i < jobs; i++)
+        workers[i].b = b;
+    workers[0].ctx = first;
+    for (i = 1; i < jobs; i++)
+        workers[i].started = pthread_create(&workers[i].tid, NULL, work_loop, &workers[i]) == 0;
+    work_loop(&workers[0]); /* the calling thread is the first worker */
+    for (i = 1; i < jobs; i++)
+        if (workers[i].started)
+            pthread_join(workers[i].tid, NULL);
     free(workers);
-    jf_context_destroy(probe);
-    progress_clear();
-    return 0;
+    /* items nobody could take: every context failed after the first */
+    snprintf(why, sizeof why, "%s", jf_last_error());
+    for (; b->next < b->count; b->next++) {
+        jf_batch_item *it = &b->items[b->next];
+        if (it->status == JF_OK)
+            fail_item(it, JF_ERR_NO_DEVICE, "%s: not processed: no job could start (%s)",
+                      it->input, why);
+        finish_item(b, it);
+    }
+    return JF_OK;
 }
 
-static void json_item(json_buf *j, const batch_item *it)
-{
-    size_t k;
-    json_open(j, NULL, '{');
-    json_str(j, "input", it->input);
-    json_str(j, "output", it->status == JF_OK ? it->output : NULL);
-    json_str(j, "status", it->skipped ? "skipped" : it->status == JF_OK ? "ok" : "failed");
-    if (it->status != JF_OK)
-        json_str(j, "error", it->message);
-    if (it->status == JF_OK && !it->skipped) {
-        json_int(j, "width", it->width);
-        json_int(j, "height", it->height);
-        json_int(j, "channels", it->channels);
-        json_open(j, "ms", '{');
-        json_num(j, "decode", it->ms_decode);
-        json_num(j, "filter", it->ms_filter);
-        json_num(j, "metrics", it->ms_metrics);
-        json_num(j, "encode", it->ms_encode);
-        json_num(j, "total", it->ms_total);
-        json_close(j, '}');
-        if (it->have_ref) {
-            json_num(j, "psnr_in_db", it->psnr_in);
-            json_num(j, "psnr_out_db", it->psnr_out);
-            json_num(j, "ssim_in", it->ssim_in);
-            json_num(j, "ssim_out", it->ssim_out);
-        }
-        json_open(j, "stages", '[');
-        for (k = 0; k < it->stats_count; k++) {
-            const jf_stat *st = &it->stats[k];
-            json_open(j, NULL, '{');
-            json_str(j, "name", st->name);
-            json_str(j, "variant", st->variant);
-            json_int(j, "ksize", st->ksize);
-            json_num(j, "ms", st->ms);
-            json_int(j, "bytes_read", (long long)st->bytes_read);
-            json_int(j, "bytes_written", (long long)st->bytes_written);
-            json_num(j, "gbps", jf_stat_gbps(st));
-            if (st->peak_gbps > 0)
-                json_num(j, "pct_theoretical", jf_stat_percent(st));
-            json_close(j, '}');
-        }
-        json_close(j, ']');
-    }
-    json_close(j, '}');
-}
-
-/* Sum the per-file records by stage name and print one table. */
-static void print_stats(const batch *b)
-{
-    enum { MAX_ROWS = 32 };
-    struct { char name[48]; int count; double ms; double bytes; double peak; } rows[MAX_ROWS];
-    int nrows = 0, i, r;
-    size_t k;
-    for (i = 0; i < b->count; i++)
-        for (k = 0; k < b->items[i].stats_count; k++) {
-            const jf_stat *st = &b->items[i].stats[k];
-            char name[48];
-            snprintf(name, sizeof name, "%s%s%s", st->name, st->variant[0] ? "/" : "", st->variant);
-            for (r = 0; r < nrows && strcmp(rows[r].name, name) != 0; r++)
-                ;
-            if (r == nrows) {
-                if (nrows == MAX_ROWS)
-                    continue;
-                snprintf(rows[nrows].name, sizeof rows[nrows].name, "%s", name);
-                rows[nrows].count = 0;
-                rows[nrows].ms = rows[nrows].bytes = 0;
-                rows[nrows].peak = st->peak_gbps;
-                nrows++;
-            }
-            rows[r].count++;
-            rows[r].ms += st->ms;
-            rows[r].bytes += (double)(st->bytes_read + st->bytes_written);
-        }
-    cli_log("%-22s %6s %11s %10s %9s %8s", "stage", "calls", "total ms", "mean ms", "GB/s",
-            "% peak");
-    for (r = 0; r < nrows; r++) {
-        char gbps[16] = "-", pct[16] = "-";
-        if (rows[r].bytes > 0 && rows[r].ms > 0) {
-            double g = rows[r].bytes / (rows[r].ms * 1e6);
-            snprintf(gbps, sizeof gbps, "%.2f", g);
-            if (rows[r].peak > 0)
-                snprintf(pct, sizeof pct, "%.2f%%", 100.0 * g / rows[r].peak);
-        }
-        cli_log("%-22s %6d %11.2f %10.3f %9s %8s", rows[r].name, rows[r].count, rows[r].ms,
-                rows[r].ms / rows[r].count, gbps, pct);
-    }
-}
-
-int batch_finish(batch *b)
-{
-    const cli_settings *s = b->s;
-    double secs = (jf_now_ms() - b->started_ms) / 1000.0;
-    int ok = b->count - b->failed - b->skipped, refs = 0, i;
-    double pin = 0, pout = 0, sin = 0, sout = 0;
-    int pin_inf = 0, pout_inf = 0;
-
-    for (i = 0; i < b->count; i++) {
-        const batch_item *it = &b->items[i];
-        if (it->status != JF_OK || it->skipped || !it->have_ref)
-            continue;
-        refs++;
-        if (isinf(it->psnr_in)) pin_inf = 1; else pin += it->psnr_in;
-        if (isinf(it->psnr_out)) pout_inf = 1; else pout += it->psnr_out;
-        sin += it->ssim_in;
-        sout += it->ssim_out;
-    }
-    if (!cli_quiet) {
-        cli_log("jetfilter %s: %d ok, %d failed, %d skipped%s in %.2f s (%.1f MPix/s, backend %s)",
-                b->verb, ok, b->failed, b->skipped, "", secs, secs > 0 ? b->mpix_done / secs : 0.0,
-                jf_backend_name(b->backend));
-        if (b->ignored)
-            cli_log("  %d non-image file%s in the folders passed over", b->ignored,
-                    b->ignored == 1 ? "" : "s");
-        if (refs) {
-            char pi[32], po[32];
-            snprintf(pi, sizeof pi, pin_inf ? "inf" : "%.2f", pin / refs);
-            snprintf(po, sizeof po, pout_inf ? "inf" : "%.2f", pout / refs);
-            cli_log("  against the references (mean of %d): PSNR %s -> %s dB, SSIM %.4f -> %.4f",
-                    refs, pi, po, sin / refs, sout / refs);
-        }
-        if (s->stats)
-            print_stats(b);
-    }
-    if (s->json) {
-        json_buf j = {0};
-        json_open(&j, NULL, '{');
-        json_str(&j, "jetfilter", JF_VERSION_STRING);
-        json_str(&j, "command", b->verb);
-        json_str(&j, "backend", jf_backend_name(b->backend));
-        json_open(&j, "files", '[');
-        for (i = 0; i < b->count; i++)
-            json_item(&j, &b->items[i]);
-        json_close(&j, ']');
-        json_open(&j, "summary", '{');
-        json_int(&j, "files", b->count);
-        json_int(&j, "ok", ok);
-        json_int(&j, "failed", b->failed);
-        json_int(&j, "skipped", b->skipped);
-        json_int(&j, "ignored", b->ignored);
-        json_num(&j, "seconds", secs);
-        json_num(&j, "mpix_per_s", secs > 0 ? b->mpix_done / secs : 0.0);
-        if (refs) {
-            json_num(&j, "mean_psnr_in_db", pin_inf ? INFINITY : pin / refs);
-            json_num(&j, "mean_psnr_out_db", pout_inf ? INFINITY : pout / refs);
-            json_num(&j, "mean_ssim_in", sin / refs);
-            json_num(&j, "mean_ssim_out", sout / refs);
-        }
-        json_close(&j, '}');
-        json_close(&j, '}');
-        json_raw(&j, "\n");
-        if (j.fail || jf_write_file_atomic(s->json, (const unsigned char *)j.data, j.len) != JF_OK) {
-            cli_log("jetfilter: %s", j.fail ? "out of memory for the JSON report" : jf_last_error());
-            free(j.data);
-            return JF_EXIT_FAILED;
-        }
-        free(j.data);
-    }
-    return b->failed ? JF_EXIT_FAILED : JF_EXIT_OK;
-}
-
-void batch_free(batch *b)
+void jf_batch_free(jf_batch *b)
 {
     int i;
     for (i = 0; i < b->count; i++) {

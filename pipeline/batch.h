@@ -1,13 +1,23 @@
-/* Internal to the CLI: the list of files a run works on, and the scheduler
- * that works through it with several jobs at once. */
+/*
+ * The batch scheduler: which files, where their outputs go, and a pool of
+ * jobs that works through them, each job with its own jf_context (its own
+ * CPU threads or CUDA stream), so files are independent and a failure stays
+ * with its file.  What is done to each file (decode, filter, encode) comes
+ * from the caller as a callback; so does the reporting.
+ */
 #ifndef JF_PIPELINE_BATCH_H
 #define JF_PIPELINE_BATCH_H
 
-#include "pipeline/cli.h"
+#include "jetfilter.h"
 
+#include <limits.h>
 #include <stdint.h>
 
-typedef struct batch_item {
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+typedef struct jf_batch_item {
     char *input;      /* path as given or found */
     char *rel;        /* path relative to its input folder (or the file name) */
     char *output;     /* path to write */
@@ -19,22 +29,44 @@ typedef struct batch_item {
     double ms_decode, ms_filter, ms_metrics, ms_encode, ms_total;
     int have_ref;
     double psnr_in, psnr_out, ssim_in, ssim_out;
+    char notes[256];  /* what was dropped or changed on the way ("" if nothing) */
     jf_stat *stats;   /* kernel/stage records of this file */
     size_t stats_count;
-} batch_item;
+} jf_batch_item;
 
-typedef struct batch batch;
-typedef jf_status (*batch_work_fn)(batch *b, batch_item *item, jf_context *ctx);
+typedef struct jf_batch jf_batch;
+typedef jf_status (*jf_batch_work_fn)(jf_batch *b, jf_batch_item *item, jf_context *ctx);
+/* Called once per finished item, under the batch's lock (print, progress). */
+typedef void (*jf_batch_done_fn)(jf_batch *b, jf_batch_item *item);
+/* Messages about the inputs that are not failures of one file. */
+typedef void (*jf_batch_log_fn)(jf_batch *b, int verbose_only, const char *message);
 
-struct batch {
-    cli_settings *s;
-    batch_item *items;
+typedef struct jf_batch_options {
+    const char *verb;          /* "denoise", "noise": in messages */
+    const char *output;        /* output folder (the input tree is mirrored) */
+    const char *suffix;        /* added to output names, or NULL */
+    const char *extension;     /* ".png"/".jpg" to change format, NULL to keep */
+    const char *const *inputs; /* files and folders */
+    int input_count;
+    int jobs;                  /* files at once */
+    int threads;               /* CPU threads in all (0: every core) */
+    int skip_existing;
+    jf_context_options context; /* backend, device, memory, stats of every job */
+} jf_batch_options;
+
+struct jf_batch {
+    jf_batch_options opt;
+    jf_batch_item *items;
     int count, cap;
-    int ignored;          /* non-image files passed over in folders */
-    char out_real[4096];  /* resolved output folder */
-    batch_work_fn work;
+    int ignored;          /* non-image files in the folders */
+    int passed;           /* odd entries passed over (links, FIFOs, devices) */
+    char out_real[PATH_MAX]; /* resolved output folder */
+    jf_batch_work_fn work;
+    jf_batch_done_fn on_done;
+    jf_batch_log_fn log;
+    /* how a job makes its context (NULL: jf_context_create; tests inject failures) */
+    jf_status (*make_context)(const jf_context_options *opt, jf_context **out);
     void *user;
-    const char *verb;     /* "denoise", "noise" */
     jf_backend backend;   /* what the contexts actually used */
     char backend_note[256];
     /* progress */
@@ -42,46 +74,19 @@ struct batch {
     double mpix_done, started_ms;
 };
 
-/* Walk the inputs, decide output paths, check the output folder.  Prints
- * problems; returns 0, JF_EXIT_USAGE or JF_EXIT_FAILED (nothing to do). */
-int batch_collect(batch *b, cli_settings *s);
+/* Walk the inputs, decide output paths, check and create the output folder.
+ * Returns JF_OK; JF_ERR_ARG for a usage problem (no output, output inside an
+ * input without --suffix, ...) with the detail in jf_last_error(); another
+ * error when nothing can be done.  Problems with single inputs become failed
+ * items, never a stop. */
+jf_status jf_batch_collect(jf_batch *b);
 
-/* Run `work` over every item with s->jobs workers, each with its own
- * context.  Returns 0, or JF_EXIT_FAILED if a context could not be made. */
-int batch_run(batch *b, batch_work_fn work);
+/* Run `work` over every item with opt.jobs workers, each with its own
+ * context.  A worker whose context cannot be made leaves its share to the
+ * others; if none can, the items left are failed with the reason.  Returns
+ * JF_OK, or the error of the first context when none could be made. */
+jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work);
 
-/* Summary line(s), JSON file, exit code. */
-int batch_finish(batch *b);
-
-void batch_free(batch *b);
-
-/* Directory walk (walk.c): calls add(b, input, rel) for every candidate image
- * file under `root`, in sorted order, skipping hidden entries, symbolic links
- * to folders and the folder `skip_real`. */
-typedef int (*walk_add_fn)(batch *b, const char *path, const char *rel);
-int walk_folder(batch *b, const char *root, const char *skip_real, walk_add_fn add);
-
-/* Has an image file name extension (.jpg .jpeg .jpe .jfif .png, any case)? */
-int has_image_extension(const char *name);
-
-/* Progress and reporting (report.c) */
-void progress_update(batch *b, const batch_item *it);
-void progress_clear(void);
-int is_terminal_stderr(void);
-
-/* A tiny JSON writer into a growing buffer. */
-typedef struct json_buf {
-    char *data;
-    size_t len, cap;
-    int fail;
-    int need_comma;
-} json_buf;
-void json_raw(json_buf *j, const char *text);
-void json_key(json_buf *j, const char *key);
-void json_str(json_buf *j, const char *key, const char *value);
-void json_num(json_buf *j, const char *key, double value);
-void json_int(json_buf *j, const char *key, long long value);
-void json_open(json_buf *j, const char *key, char bracket);
-void json_close(json_buf *j, char bracket);
+void jf_batch_free(jf_batch *b);
 
 #endif

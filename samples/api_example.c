@@ -19,14 +19,15 @@ int main(int argc, char **argv)
     jf_context *ctx = NULL;
     jf_picture pic;
     jf_image noisy = {0}, clean = {0};
-    jf_noise_options noise = {JF_NOISE_SALT_PEPPER, 0.05, 42};
-    jf_median_options median = {3, JF_BORDER_REPLICATE, JF_VARIANT_AUTO};
-    jf_encode_options enc = {JF_FORMAT_PNG, 92, -1};
+    jf_noise_options noise = jf_noise_defaults();        /* salt and pepper, 5%, seed 1 */
+    jf_median_options median = jf_median_defaults();     /* 3x3, replicate, auto */
+    jf_encode_options enc = jf_encode_defaults();        /* PNG, or JPEG quality 92 */
     double psnr_noisy, psnr_clean, ssim_noisy, ssim_clean;
     int rc = 1;
     const char *ext;
 
     memset(&pic, 0, sizeof pic);
+    noise.seed = 42;
     if (argc < 3) {
         fprintf(stderr, "usage: %s INPUT OUTPUT [K]\n", argv[0]);
         return 2;

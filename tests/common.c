@@ -198,3 +198,49 @@ void t_rmtree(const char *path)
     closedir(d);
     rmdir(path);
 }
+
+jf_median_options t_median_opts(int k, jf_border border, jf_variant variant)
+{
+    jf_median_options o = jf_median_defaults();
+    o.ksize = k;
+    o.border = border;
+    o.variant = variant;
+    return o;
+}
+
+jf_conv_options t_conv_opts(int k, const float *weights, jf_border border, jf_variant variant)
+{
+    jf_conv_options o = jf_conv_defaults();
+    o.ksize = k;
+    o.weights = weights;
+    o.border = border;
+    o.variant = variant;
+    return o;
+}
+
+jf_encode_options t_encode_opts(jf_format format, int quality, int png_level)
+{
+    jf_encode_options o = jf_encode_defaults();
+    o.format = format;
+    o.quality = quality ? quality : 92;
+    o.png_level = png_level;
+    return o;
+}
+
+jf_noise_options t_noise_opts(jf_noise_kind kind, double amount, uint64_t seed)
+{
+    jf_noise_options o = jf_noise_defaults();
+    o.kind = kind;
+    o.amount = amount;
+    o.seed = seed;
+    return o;
+}
+
+jf_context_options t_context_opts(jf_backend backend, int threads, jf_memory memory)
+{
+    jf_context_options o = jf_context_defaults();
+    o.backend = backend;
+    o.threads = threads;
+    o.memory = memory;
+    return o;
+}

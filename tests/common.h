@@ -41,6 +41,13 @@ double t_conv_reference_at(const jf_image *src, int x, int y, int c, int k,
 /* Absolute path of a file in the source tree (samples/images/x, tests/data/x). */
 const char *t_source_path(const char *relative);
 
+/* Options from their defaults with the fields a test cares about. */
+jf_median_options t_median_opts(int k, jf_border border, jf_variant variant);
+jf_conv_options t_conv_opts(int k, const float *weights, jf_border border, jf_variant variant);
+jf_encode_options t_encode_opts(jf_format format, int quality, int png_level); /* quality 0: 92 */
+jf_noise_options t_noise_opts(jf_noise_kind kind, double amount, uint64_t seed);
+jf_context_options t_context_opts(jf_backend backend, int threads, jf_memory memory);
+
 /* A fresh empty folder under /tmp; removed by t_rmtree. */
 const char *t_make_tmpdir(void);
 void t_rmtree(const char *path);

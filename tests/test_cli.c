@@ -190,9 +190,12 @@ static void test_usage_errors(void **state)
     assert_int_equal(run("denoise in -o out2 -b sideways"), 2);
     assert_non_null(strstr(g_out, "zero, replicate, reflect, mirror"));
     assert_int_equal(run("frobnicate"), 2);
-    write_bytes("bad_kernel.txt", "1 2 3\n4 five 6\n7 8 9\n", 22);
+    write_bytes("bad_kernel.txt", "1 2 3\n4 five 6\n7 8 9\n", 21);
     assert_int_equal(run("denoise in -o out2 -f conv --kernel bad_kernel.txt"), 2);
     assert_non_null(strstr(g_out, "bad_kernel.txt:2: 'five' is not a number"));
+    write_bytes("nul_kernel.txt", "1 2 3\n4 5 6\n7 8 9\n", 19); /* with its NUL byte */
+    assert_int_equal(run("denoise in -o out2 -f conv --kernel nul_kernel.txt"), 2);
+    assert_non_null(strstr(g_out, "nul_kernel.txt: holds a NUL byte at offset 18"));
     assert_int_equal(run("denoise in -o out2 -f conv"), 2);
     assert_int_equal(run("noise in -o out2"), 2);
     /* writing into an input folder needs --suffix */

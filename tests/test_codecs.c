@@ -170,7 +170,7 @@ static void test_png_round_trip_exact(void **state)
                 jf_picture pic, back;
                 unsigned char *bytes;
                 size_t size;
-                jf_encode_options eo = {JF_FORMAT_PNG, 0, 1};
+                jf_encode_options eo = t_encode_opts(JF_FORMAT_PNG, 0, 1);
                 memset(&pic, 0, sizeof pic);
                 pic.color = t_random_image(sizes[s][0], sizes[s][1], ch, 3, (uint64_t)s);
                 if (alpha)
@@ -194,7 +194,7 @@ static void test_jpeg_round_trip_photo(void **state)
     jf_picture pic, back;
     unsigned char *bytes;
     size_t size;
-    jf_encode_options eo = {JF_FORMAT_JPEG, 95, 0};
+    jf_encode_options eo = t_encode_opts(JF_FORMAT_JPEG, 95, 0);
     (void)state;
     assert_int_equal(jf_picture_read(t_source_path("samples/images/coffee.png"), &pic), JF_OK);
     assert_int_equal(jf_picture_encode(&pic, &eo, &bytes, &size), JF_OK);
@@ -359,7 +359,7 @@ static void test_metadata_survives(void **state)
         exif[k] = (unsigned char)k;
     for (i = 0; i < 4; i++) {
         jf_picture pic, mid, back;
-        jf_encode_options e1 = {chain[i][0], 90, 6}, e2 = {chain[i][1], 90, 6};
+        jf_encode_options e1 = t_encode_opts(chain[i][0], 90, 6), e2 = t_encode_opts(chain[i][1], 90, 6);
         unsigned char *b1, *b2;
         size_t s1, s2;
         memset(&pic, 0, sizeof pic);
@@ -394,7 +394,7 @@ static void test_jpeg_markers_kept(void **state)
     jf_picture pic, back;
     unsigned char *bytes;
     size_t size;
-    jf_encode_options eo = {JF_FORMAT_JPEG, 90, 0};
+    jf_encode_options eo = t_encode_opts(JF_FORMAT_JPEG, 90, 0);
     int i, found = 0;
     (void)state;
     memset(&pic, 0, sizeof pic);
@@ -463,7 +463,7 @@ static void test_damaged_files_refused(void **state)
     jf_picture ok;
     unsigned char *jpg, *png;
     size_t jpg_n, png_n, i, k;
-    jf_encode_options ej = {JF_FORMAT_JPEG, 90, 0}, ep = {JF_FORMAT_PNG, 0, 6};
+    jf_encode_options ej = t_encode_opts(JF_FORMAT_JPEG, 90, 0), ep = t_encode_opts(JF_FORMAT_PNG, 0, 6);
     membuf huge;
     (void)state;
     assert_int_equal(jf_picture_read(t_source_path("samples/images/chelsea.png"), &ok), JF_OK);
@@ -527,7 +527,7 @@ static void test_atomic_write_leaves_nothing(void **state)
     const char *dir = t_make_tmpdir();
     char path[512];
     jf_picture pic;
-    jf_encode_options eo = {JF_FORMAT_PNG, 0, 6};
+    jf_encode_options eo = t_encode_opts(JF_FORMAT_PNG, 0, 6);
     FILE *f;
     (void)state;
     memset(&pic, 0, sizeof pic);

@@ -12,7 +12,7 @@ static const int SIZES[][2] = {{1, 1}, {7, 5}, {33, 17}, {64, 3}, {2, 9}};
 
 static jf_context *cpu_context(int threads)
 {
-    jf_context_options o = {JF_BACKEND_CPU, 0, threads, NULL};
+    jf_context_options o = t_context_opts(JF_BACKEND_CPU, threads, JF_MEMORY_AUTO);
     jf_context *ctx = NULL;
     assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
     return ctx;
@@ -78,7 +78,7 @@ static void check_median(jf_context *ctx, int w, int h, int ch, int k, jf_border
     jf_image src = t_random_image(w, h, ch, 5, seed);
     jf_image got = t_poisoned_like(&src, 7);
     jf_image want = t_poisoned_like(&src, 0);
-    jf_median_options mo = {k, b, JF_VARIANT_AUTO};
+    jf_median_options mo = t_median_opts(k, b, JF_VARIANT_AUTO);
     assert_int_equal(jf_median(ctx, &src, &got, &mo), JF_OK);
     t_median_reference(&src, k, b, &want);
     if (!t_images_equal(&got, &want))
@@ -129,7 +129,7 @@ static void test_median_real_photo(void **state)
     for (k = 3; k <= 9; k += 6)
         for (b = 0; b < JF_BORDER_COUNT; b++) {
             jf_image got = t_poisoned_like(&pic.color, 0), want = t_poisoned_like(&pic.color, 0);
-            jf_median_options mo = {k, (jf_border)b, JF_VARIANT_AUTO};
+            jf_median_options mo = t_median_opts(k, (jf_border)b, JF_VARIANT_AUTO);
             assert_int_equal(jf_median(ctx, &pic.color, &got, &mo), JF_OK);
             t_median_reference(&pic.color, k, (jf_border)b, &want);
             assert_true(t_images_equal(&got, &want));
@@ -153,7 +153,7 @@ static void test_median_matches_scipy(void **state)
     for (b = 0; b < JF_BORDER_COUNT; b++)
         for (k = 3; k <= 7; k += 4) {
             jf_image got = t_poisoned_like(&in.color, 0);
-            jf_median_options mo = {k, (jf_border)b, JF_VARIANT_AUTO};
+            jf_median_options mo = t_median_opts(k, (jf_border)b, JF_VARIANT_AUTO);
             snprintf(name, sizeof name, "tests/data/scipy_median_k%d_%s.png", k, modes[b]);
             assert_int_equal(jf_picture_read(t_source_path(name), &ref), JF_OK);
             assert_int_equal(jf_median(NULL, &in.color, &got, &mo), JF_OK);
@@ -168,7 +168,7 @@ static void test_median_matches_scipy(void **state)
 static void test_median_rejects_bad_k(void **state)
 {
     jf_image src = t_random_image(9, 9, 1, 0, 3), dst = {0};
-    jf_median_options mo = {4, JF_BORDER_REPLICATE, JF_VARIANT_AUTO};
+    jf_median_options mo = t_median_opts(4, JF_BORDER_REPLICATE, JF_VARIANT_AUTO);
     (void)state;
     assert_int_equal(jf_median(NULL, &src, &dst, &mo), JF_ERR_ARG);
     assert_non_null(strstr(jf_last_error(), "odd"));
@@ -188,7 +188,7 @@ static void check_conv(jf_context *ctx, int w, int h, int ch, int k, const float
 {
     jf_image src = t_random_image(w, h, ch, 2, seed);
     jf_image got = t_poisoned_like(&src, 1);
-    jf_conv_options co = {k, wts, b, JF_VARIANT_AUTO};
+    jf_conv_options co = t_conv_opts(k, wts, b, JF_VARIANT_AUTO);
     int x, y, c;
     assert_int_equal(jf_convolve(ctx, &src, &got, &co), JF_OK);
     for (y = 0; y < h; y++)
@@ -255,7 +255,7 @@ static void test_conv_rounding_and_saturation(void **state)
     unsigned char px[4] = {3, 5, 200, 1};
     jf_image src = jf_image_wrap(px, 4, 1, 1, 4), dst = {0};
     float half = 0.5f, neg = -1.0f, big = 2.0f;
-    jf_conv_options co = {1, &half, JF_BORDER_ZERO, JF_VARIANT_AUTO};
+    jf_conv_options co = t_conv_opts(1, &half, JF_BORDER_ZERO, JF_VARIANT_AUTO);
     (void)state;
     assert_int_equal(jf_convolve(NULL, &src, &dst, &co), JF_OK);
     assert_int_equal(dst.data[0], 2);   /* 1.5 rounds half away from zero */
@@ -343,7 +343,7 @@ static void test_threads_do_not_change_results(void **state)
     jf_image src = t_random_image(301, 97, 3, 0, 77);
     jf_image a = {0}, b2 = {0};
     jf_context *one = cpu_context(1), *many = cpu_context(7);
-    jf_median_options mo = {7, JF_BORDER_MIRROR, JF_VARIANT_AUTO};
+    jf_median_options mo = t_median_opts(7, JF_BORDER_MIRROR, JF_VARIANT_AUTO);
     (void)state;
     assert_int_equal(jf_median(one, &src, &a, &mo), JF_OK);
     assert_int_equal(jf_median(many, &src, &b2, &mo), JF_OK);

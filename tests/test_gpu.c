@@ -35,7 +35,7 @@ static const jf_variant CONV_VARIANTS[] = {JF_VARIANT_GLOBAL, JF_VARIANT_SHARED,
 
 static jf_context *make_context(jf_backend backend, jf_memory memory)
 {
-    jf_context_options o = {backend, 0, 0, NULL, memory, 0.0};
+    jf_context_options o = t_context_opts(backend, 0, memory);
     jf_context *ctx = NULL;
     if (jf_context_create(&o, &ctx) != JF_OK)
         fail_msg("context: %s", jf_last_error());
@@ -51,7 +51,7 @@ static void test_median_all_variants(void **state)
             jf_image src = t_random_image(SIZE(s)[0], SIZE(s)[1], ch, 5, (uint64_t)(s * 10 + ch));
             for (b = 0; b < JF_BORDER_COUNT; b++)
                 for (k = 0; k < NKS; k++) {
-                    jf_median_options mo = {KS(k), (jf_border)b, JF_VARIANT_CPU};
+                    jf_median_options mo = t_median_opts(KS(k), (jf_border)b, JF_VARIANT_CPU);
                     jf_image want = {0};
                     assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
                     for (v = 0; v < 3; v++) {
@@ -82,7 +82,7 @@ static void test_block_shapes(void **state)
     int s, k, v;
     (void)state;
     for (k = 0; k < 4; k++) {
-        jf_median_options mo = {ks[k], JF_BORDER_REFLECT, JF_VARIANT_CPU};
+        jf_median_options mo = t_median_opts(ks[k], JF_BORDER_REFLECT, JF_VARIANT_CPU);
         jf_image want = {0};
         assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
         for (s = 0; s < 4; s++)
@@ -110,7 +110,7 @@ static void test_block_shapes(void **state)
             jf_image want = {0};
             assert_int_equal(jf_kernel_make(JF_KERNEL_GAUSS, ks[k], 0.0, &kern), JF_OK);
             {
-                jf_conv_options co = {ks[k], kern.weights, JF_BORDER_MIRROR, JF_VARIANT_CPU};
+                jf_conv_options co = t_conv_opts(ks[k], kern.weights, JF_BORDER_MIRROR, JF_VARIANT_CPU);
                 assert_int_equal(jf_convolve(g_cpu, &img, &want, &co), JF_OK);
                 for (s = 0; s < 4; s++) {
                     jf_image got = t_poisoned_like(&img, 0);
@@ -182,7 +182,7 @@ static void test_conv_all_variants(void **state)
             for (b = 0; b < JF_BORDER_COUNT; b++)
                 for (k = 0; k < NKS; k++) {
                     float *w = random_weights(KS(k), (uint64_t)(k + 1));
-                    jf_conv_options co = {KS(k), w, (jf_border)b, JF_VARIANT_CPU};
+                    jf_conv_options co = t_conv_opts(KS(k), w, (jf_border)b, JF_VARIANT_CPU);
                     jf_image want = {0};
                     assert_int_equal(jf_convolve(g_cpu, &src, &want, &co), JF_OK);
                     for (v = 0; v < 4; v++) {
@@ -218,7 +218,7 @@ static void test_real_photos(void **state)
         assert_int_equal(jf_picture_read(t_source_path(photos[p]), &pic), JF_OK);
         assert_int_equal(jf_kernel_make(JF_KERNEL_GAUSS, 0, 2.0, &gauss), JF_OK);
         for (k = 3; k <= 9; k += 2) {
-            jf_median_options mo = {k, JF_BORDER_REFLECT, JF_VARIANT_CPU};
+            jf_median_options mo = t_median_opts(k, JF_BORDER_REFLECT, JF_VARIANT_CPU);
             jf_image want = {0};
             assert_int_equal(jf_median(g_cpu, &pic.color, &want, &mo), JF_OK);
             for (v = 0; v < 3; v++) {
@@ -231,7 +231,7 @@ static void test_real_photos(void **state)
             jf_image_free(&want);
         }
         {
-            jf_conv_options co = {gauss.ksize, gauss.weights, JF_BORDER_MIRROR, JF_VARIANT_CPU};
+            jf_conv_options co = t_conv_opts(gauss.ksize, gauss.weights, JF_BORDER_MIRROR, JF_VARIANT_CPU);
             jf_image want = {0};
             assert_int_equal(jf_convolve(g_cpu, &pic.color, &want, &co), JF_OK);
             for (v = 0; v < 4; v++) {
@@ -274,7 +274,7 @@ static void test_metrics(void **state)
         for (ch = 1; ch <= 3; ch += 2) {
             jf_image a = t_random_image(sizes[s][0], sizes[s][1], ch, 3, (uint64_t)s);
             jf_image b = t_random_image(sizes[s][0], sizes[s][1], ch, 0, (uint64_t)s);
-            jf_noise_options no = {JF_NOISE_GAUSSIAN, 12.0, 3};
+            jf_noise_options no = t_noise_opts(JF_NOISE_GAUSSIAN, 12.0, 3);
             assert_int_equal(jf_add_noise(NULL, &b, &no), JF_OK);
             check_metrics(&a, &b);
             check_metrics(&a, &a);
@@ -293,7 +293,7 @@ static void test_locations_and_memory_modes(void **state)
 {
     static const jf_location locs[] = {JF_LOC_DEVICE, JF_LOC_MAPPED, JF_LOC_MANAGED};
     jf_image src = t_random_image(517, 301, 3, 0, 8), want = {0};
-    jf_median_options mo = {7, JF_BORDER_MIRROR, JF_VARIANT_CPU};
+    jf_median_options mo = t_median_opts(7, JF_BORDER_MIRROR, JF_VARIANT_CPU);
     int l;
     (void)state;
     assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
@@ -327,7 +327,7 @@ static void test_locations_and_memory_modes(void **state)
 static void test_stats_and_errors(void **state)
 {
     jf_image src = t_random_image(640, 480, 1, 0, 4), dst = {0};
-    jf_median_options mo = {5, JF_BORDER_ZERO, JF_VARIANT_SHARED};
+    jf_median_options mo = t_median_opts(5, JF_BORDER_ZERO, JF_VARIANT_SHARED);
     jf_device_info info;
     size_t i;
     int found = 0;

@@ -86,7 +86,7 @@ static void test_metric_arguments(void **state)
 static void test_ssim_independent_of_threads(void **state)
 {
     jf_image a = t_random_image(200, 150, 3, 0, 1), b = t_random_image(200, 150, 3, 0, 2);
-    jf_context_options o1 = {JF_BACKEND_CPU, 0, 1, NULL}, o5 = {JF_BACKEND_CPU, 0, 5, NULL};
+    jf_context_options o1 = t_context_opts(JF_BACKEND_CPU, 1, JF_MEMORY_AUTO), o5 = t_context_opts(JF_BACKEND_CPU, 5, JF_MEMORY_AUTO);
     jf_context *c1, *c5;
     double s1, s5;
     (void)state;
@@ -107,8 +107,8 @@ static void test_noise(void **state)
 {
     jf_image a = t_random_image(300, 200, 3, 4, 1), b = t_random_image(300, 200, 3, 4, 1);
     jf_image c = t_random_image(300, 200, 3, 4, 1), orig = t_random_image(300, 200, 3, 4, 1);
-    jf_noise_options sp = {JF_NOISE_SALT_PEPPER, 0.1, 7};
-    jf_noise_options g = {JF_NOISE_GAUSSIAN, 10.0, 7};
+    jf_noise_options sp = t_noise_opts(JF_NOISE_SALT_PEPPER, 0.1, 7);
+    jf_noise_options g = t_noise_opts(JF_NOISE_GAUSSIAN, 10.0, 7);
     int x, y, hits = 0, extremes = 0;
     double sum = 0, sum2 = 0, n = 0;
     (void)state;

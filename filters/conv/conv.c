@@ -1,51 +1,85 @@
-/* jf_convolve: validation, separability check, padding, dispatch, timing. */
+/* jf_convolve: options, validation, separability, padding, dispatch, timing. */
 #include "filters/conv/conv.h"
 #include "filters/filters.h"
 #include "filters/pad/pad.h"
-#include "io/io.h"
-#include "pipeline/context.h"
-#include "pipeline/errors.h"
-#include "pipeline/gpu.h"
+#include "core/context.h"
+#include "core/errors.h"
+#include "core/image.h"
+#include "core/options.h"
+#include "core/stats.h"
+#include "core/util.h"
 
 #include <math.h>
 
-jf_status jf_convolve(jf_context *ctx, const jf_image *src, jf_image *dst,
-                      const jf_conv_options *opt)
+jf_conv_options jf_conv_defaults(void)
 {
+    jf_conv_options o = JF_CONV_OPTIONS_INIT;
+    return o;
+}
+
+static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
+                           const jf_conv_options *user)
+{
+    jf_conv_options opt = jf_conv_defaults();
     float col[JF_CONV_MAX_KSIZE], row[JF_CONV_MAX_KSIZE];
-    jf_image padded = {0};
+    jf_image padded;
     jf_status st;
     int i, separable, on_gpu;
     double t0;
 
-    if (!opt || !opt->weights)
-        return jf_fail(JF_ERR_ARG, "jf_convolve: options or weights are NULL");
-    on_gpu = jf_use_gpu(ctx, opt->variant);
-    if ((st = jf_check_variant("jf_convolve", ctx, opt->variant)) != JF_OK ||
+    if (!user)
+        return jf_fail(JF_ERR_ARG, "jf_convolve: options are NULL");
+    if ((st = jf_options_read("jf_convolve", "jf_conv_defaults", &opt, sizeof opt, user)) != JF_OK)
+        return st;
+    if (!opt.weights)
+        return jf_fail(JF_ERR_ARG, "jf_convolve: weights are NULL");
+    on_gpu = jf_use_gpu(ctx, opt.variant);
+    if ((st = jf_check_variant("jf_convolve", ctx, opt.variant)) != JF_OK ||
         (st = jf_check_image("jf_convolve", "source", src, on_gpu)) != JF_OK ||
         (dst && dst->data && (st = jf_check_image("jf_convolve", "output", dst, on_gpu)) != JF_OK) ||
-        (st = jf_check_ksize("jf_convolve", opt->ksize, JF_CONV_MAX_KSIZE)) != JF_OK ||
-        (st = jf_check_border("jf_convolve", opt->border)) != JF_OK)
+        (st = jf_check_ksize("jf_convolve", opt.ksize, JF_CONV_MAX_KSIZE)) != JF_OK ||
+        (st = jf_check_border("jf_convolve", opt.border)) != JF_OK)
         return st;
-    for (i = 0; i < opt->ksize * opt->ksize; i++)
-        if (!isfinite(opt->weights[i]))
-            return jf_fail(JF_ERR_ARG, "jf_convolve: weight %d is not a finite number", i);
+    for (i = 0; i < opt.ksize * opt.ksize; i++)
+        if (!isfinite(opt.weights[i]) || fabsf(opt.weights[i]) > 1e30f)
+            return jf_fail(JF_ERR_ARG, "jf_convolve: weight %d (%g) is not a finite number of "
+                           "at most 1e30", i, (double)opt.weights[i]);
     if ((st = jf_image_prepare(dst, src->width, src->height, src->channels)) != JF_OK)
         return st;
 #ifdef JF_HAVE_CUDA
     if (on_gpu)
-        return jf_convolve_cuda(ctx, src, dst, opt);
+        return jf_convolve_cuda(ctx, src, dst, &opt);
 #endif
-    if ((st = jf_pad_host(ctx, src, opt->ksize / 2, opt->border, &padded)) != JF_OK)
+    if ((st = jf_pad_scratch(ctx, src, opt.ksize / 2, opt.border, &padded)) != JF_OK)
         return st;
-    separable = opt->ksize > 1 && jf_kernel_separate(opt->weights, opt->ksize, col, row);
+    separable = opt.ksize > 1 && jf_kernel_separate(opt.weights, opt.ksize, col, row);
     t0 = jf_now_ms();
-    st = jf_conv_cpu(&padded, opt->ksize, opt->weights, separable ? col : NULL,
-                     separable ? row : NULL, dst, jf_threads_of(ctx));
+    st = jf_conv_cpu(ctx, &padded, opt.ksize, opt.weights, separable ? col : NULL,
+                     separable ? row : NULL, dst);
     if (st == JF_OK)
-        jf_record(ctx, "conv", separable ? "cpu-separable" : "cpu", opt->ksize, src,
+        jf_record(ctx, "conv", separable ? "cpu-separable" : "cpu", opt.ksize, src,
                   jf_now_ms() - t0, (uint64_t)padded.width * padded.height * padded.channels,
                   (uint64_t)src->width * src->height * src->channels);
-    jf_image_free(&padded);
     return st;
+}
+
+jf_status jf_convolve(jf_context *ctx, const jf_image *src, jf_image *dst,
+                      const jf_conv_options *opt)
+{
+    JF_WITH_CONTEXT(ctx, conv_impl(ctx, src, dst, opt));
+}
+
+int jf_conv_fast_supports(int k) { return k >= 3 && k <= 11 && k % 2 == 1; }
+
+/* JF_VARIANT_AUTO on the GPU, from the sweeps on an H200 (benchmarks/RESULTS.md):
+ * the fast variant wins wherever it exists (k = 3..11: 2-6x over the others);
+ * beyond it the shared tile beats global from k = 5 (4-12%), global wins at
+ * k = 3 (L1 serves a small window as well as a tile, without the load phase). */
+jf_variant jf_conv_auto(const jf_device_info *dev, int k, const jf_image *src)
+{
+    (void)dev;
+    (void)src;
+    if (jf_conv_fast_supports(k))
+        return JF_VARIANT_FAST;
+    return k >= 5 ? JF_VARIANT_SHARED : JF_VARIANT_GLOBAL;
 }

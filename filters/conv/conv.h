@@ -12,12 +12,40 @@ extern "C" {
  * w[j][i] = col[j] * row[i] and return 1; else 0. */
 int jf_kernel_separate(const float *w, int ksize, float *col, float *row);
 
-/* CPU reference over a padded image ((w+k-1) x (h+k-1)) into dst (w x h).
- * With col and row non-NULL the separable path runs. */
-jf_status jf_conv_cpu(const jf_image *padded, int ksize, const float *weights,
-                      const float *col, const float *row, jf_image *dst, int threads);
+/* CPU reference over a padded image ((w+k-1) x (h+k-1)) into dst (w x h),
+ * bands on ctx's pool, scratch from ctx.  With col and row non-NULL the
+ * separable path runs. */
+jf_status jf_conv_cpu(jf_context *ctx, const jf_image *padded, int ksize, const float *weights,
+                      const float *col, const float *row, jf_image *dst);
+
+/* Does the CUDA `fast` variant exist for this k? */
+int jf_conv_fast_supports(int k);
+
+/* What `auto` picks on the GPU for this k. */
+jf_variant jf_conv_auto(const jf_device_info *dev, int k, const jf_image *src);
+
+#ifdef JF_HAVE_CUDA
+jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
+                           const jf_conv_options *opt);
+#endif
 
 #ifdef __cplusplus
 }
+#endif
+
+#ifdef __CUDACC__
+#include "core/gpu.cuh"
+/* CUDA variants: padded planes in, interleaved output out (one file each);
+ * `d_weights` is the context's device copy of the k x k weights, `weights`
+ * the caller's (the fast variant passes them as kernel parameters). */
+jf_status jf_conv_global_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                                const jf_image *shape, int k, const float *d_weights, int bx,
+                                int by, const jf_dview *out);
+jf_status jf_conv_shared_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                                const jf_image *shape, int k, const float *d_weights, int bx,
+                                int by, const jf_dview *out);
+jf_status jf_conv_fast_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                              const jf_image *shape, int k, const float *weights, int bx, int by,
+                              const jf_dview *out);
 #endif
 #endif

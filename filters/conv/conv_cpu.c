@@ -9,11 +9,10 @@
  */
 #include "filters/conv/conv.h"
 #include "filters/filters.h"
-#include "pipeline/context.h"
-#include "pipeline/errors.h"
+#include "core/context.h"
+#include "core/errors.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 int jf_kernel_separate(const float *w, int k, float *col, float *row)
@@ -47,23 +46,19 @@ typedef struct conv_job {
     int ksize;
     const float *weights, *col, *row;
     float *tmp;          /* separable: horizontal pass, padded height x out bytes */
-    jf_status status;
+    float *acc;          /* one row of accumulators per band */
 } conv_job;
 
-static void conv_direct_rows(void *arg, int y0, int y1)
+static void conv_direct_rows(void *arg, int y0, int y1, int band)
 {
     conv_job *job = (conv_job *)arg;
     const jf_image *s = job->src;
     const int k = job->ksize, ch = s->channels;
     const size_t n = (size_t)job->dst->width * (size_t)ch;
-    float *acc = (float *)malloc(n * sizeof *acc);
+    float *acc = job->acc + (size_t)band * n;
     int y, i, j;
     size_t x;
 
-    if (!acc) {
-        job->status = JF_ERR_NOMEM;
-        return;
-    }
     for (y = y0; y < y1; y++) {
         unsigned char *d = job->dst->data + (size_t)y * job->dst->stride;
         memset(acc, 0, n * sizeof *acc);
@@ -81,10 +76,9 @@ static void conv_direct_rows(void *arg, int y0, int y1)
         for (x = 0; x < n; x++)
             d[x] = jf_saturate_round(acc[x]);
     }
-    free(acc);
 }
 
-static void conv_horizontal_rows(void *arg, int y0, int y1)
+static void conv_horizontal_rows(void *arg, int y0, int y1, int band)
 {
     conv_job *job = (conv_job *)arg;
     const jf_image *s = job->src;
@@ -92,6 +86,7 @@ static void conv_horizontal_rows(void *arg, int y0, int y1)
     const size_t n = (size_t)job->dst->width * (size_t)ch;
     int y, i;
     size_t x;
+    (void)band;
     for (y = y0; y < y1; y++) {
         const unsigned char *r = s->data + (size_t)y * s->stride;
         float *t = job->tmp + (size_t)y * n;
@@ -105,18 +100,14 @@ static void conv_horizontal_rows(void *arg, int y0, int y1)
     }
 }
 
-static void conv_vertical_rows(void *arg, int y0, int y1)
+static void conv_vertical_rows(void *arg, int y0, int y1, int band)
 {
     conv_job *job = (conv_job *)arg;
     const int k = job->ksize;
     const size_t n = (size_t)job->dst->width * (size_t)job->dst->channels;
-    float *acc = (float *)malloc(n * sizeof *acc);
+    float *acc = job->acc + (size_t)band * n;
     int y, j;
     size_t x;
-    if (!acc) {
-        job->status = JF_ERR_NOMEM;
-        return;
-    }
     for (y = y0; y < y1; y++) {
         unsigned char *d = job->dst->data + (size_t)y * job->dst->stride;
         memset(acc, 0, n * sizeof *acc);
@@ -129,12 +120,13 @@ static void conv_vertical_rows(void *arg, int y0, int y1)
         for (x = 0; x < n; x++)
             d[x] = jf_saturate_round(acc[x]);
     }
-    free(acc);
 }
 
-jf_status jf_conv_cpu(const jf_image *padded, int ksize, const float *weights,
-                      const float *col, const float *row, jf_image *dst, int threads)
+jf_status jf_conv_cpu(jf_context *ctx, const jf_image *padded, int ksize, const float *weights,
+                      const float *col, const float *row, jf_image *dst)
 {
+    const size_t n = (size_t)dst->width * (size_t)dst->channels;
+    const int bands = jf_parallel_bands(ctx, dst->height);
     conv_job job;
     memset(&job, 0, sizeof job);
     job.src = padded;
@@ -143,18 +135,17 @@ jf_status jf_conv_cpu(const jf_image *padded, int ksize, const float *weights,
     job.weights = weights;
     job.col = col;
     job.row = row;
+    if (!(job.acc = (float *)jf_scratch_get(ctx, JF_SCRATCH_BANDS, n * (size_t)bands * sizeof(float))))
+        return JF_ERR_NOMEM;
     if (col && row) {
-        size_t n = (size_t)dst->width * (size_t)dst->channels;
-        job.tmp = (float *)malloc(n * (size_t)padded->height * sizeof(float));
+        job.tmp = (float *)jf_scratch_get(ctx, JF_SCRATCH_ROWS,
+                                          n * (size_t)padded->height * sizeof(float));
         if (!job.tmp)
-            return jf_fail(JF_ERR_NOMEM, "jf_convolve: out of memory");
-        jf_parallel_for(threads, padded->height, conv_horizontal_rows, &job);
-        jf_parallel_for(threads, dst->height, conv_vertical_rows, &job);
-        free(job.tmp);
+            return JF_ERR_NOMEM;
+        jf_parallel_for(ctx, padded->height, conv_horizontal_rows, &job);
+        jf_parallel_for(ctx, dst->height, conv_vertical_rows, &job);
     } else {
-        jf_parallel_for(threads, dst->height, conv_direct_rows, &job);
+        jf_parallel_for(ctx, dst->height, conv_direct_rows, &job);
     }
-    if (job.status != JF_OK)
-        return jf_fail(job.status, "jf_convolve: out of memory");
     return JF_OK;
 }

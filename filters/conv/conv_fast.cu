@@ -5,17 +5,21 @@
  * the tile rows its block needs once, reading each row as 4-byte words and unpacking
  * the 4 + K - 1 bytes to floats once, then adds that row into every output
  * row that uses it.  K is a template parameter (3 to 11), so the loops unroll
- * completely, the window lives in registers, and every weight is an immediate
- * operand of its multiply-add (c[bank][offset]) instead of an indexed
- * constant load.  Per output: K^2 FMAs and a fraction of a shared load, where
- * the one-pixel-per-thread kernels spend K^2 loads and K^2 constant loads.
+ * completely and the window lives in registers.  The weights travel as a
+ * kernel parameter (K^2 floats, 484 bytes at K = 11, well inside the 4 KiB
+ * parameter space of every CUDA version): parameters live in a constant
+ * bank, so every weight is an immediate operand of its multiply-add
+ * (c[0x0][offset]), and being part of the launch they are ordered with it on
+ * the stream: no shared symbol, no lock, no device-wide wait.  Per output:
+ * K^2 FMAs and a fraction of a shared load, where the one-pixel-per-thread
+ * kernels spend K^2 loads and K^2 weight loads.
  *
  * Sums run in the CPU reference's order (window row by row, left to right),
  * so results match it within the 1 level that fused multiply-adds allow.
  * Kernel sizes without an instantiation go to the shared variant.
  */
 #include "filters/conv/conv.h"
-#include "filters/conv/conv_weights.cuh"
+#include "filters/filter_cuda.cuh"
 #include "filters/filters.h"
 #include "filters/tile.cuh"
 
@@ -26,13 +30,16 @@
  * registers and ran 7% slower. */
 #define FAST_ROWS(K) ((K) >= 11 ? 4 : 8)
 
-__constant__ float c_conv_fast_w[JF_CONV_WEIGHTS];
-static jf_weight_cache g_cache = {PTHREAD_MUTEX_INITIALIZER, {0}, {{0}}};
+/* The weights as a by-value kernel parameter. */
+template <int K>
+struct fast_weights {
+    float w[K * K];
+};
 
 /* acc[py][px] for the thread's block, from the tile in shared memory. */
 template <int K, int PY>
 __device__ __forceinline__ void fast_accumulate(const unsigned int *s_tile, int words_per_row,
-                                                float (&acc)[PY][PX])
+                                                const fast_weights<K> &W, float (&acc)[PY][PX])
 {
     enum { WIN = PX + K - 1, ROWS = PY + K - 1, WORDS = (WIN + 3) / 4 };
 #pragma unroll
@@ -57,7 +64,7 @@ __device__ __forceinline__ void fast_accumulate(const unsigned int *s_tile, int 
             if (j >= 0 && j < K) {
 #pragma unroll
                 for (int i = 0; i < K; i++) {
-                    const float wt = c_conv_fast_w[j * K + i];
+                    const float wt = W.w[j * K + i];
 #pragma unroll
                     for (int px = 0; px < PX; px++)
                         acc[py][px] += wt * v[px + i];
@@ -71,7 +78,8 @@ __device__ __forceinline__ void fast_accumulate(const unsigned int *s_tile, int 
 template <int K>
 __global__ void conv_fast_kernel(const unsigned char *__restrict__ planes, size_t pitch,
                                  int plane_rows, int w, int h, unsigned char *__restrict__ out,
-                                 size_t out_pitch, int tile_w, int word_stores)
+                                 size_t out_pitch, int tile_w, int word_stores,
+                                 const fast_weights<K> W)
 {
     enum { PY = FAST_ROWS(K) };
     extern __shared__ unsigned int s_tile[];
@@ -82,7 +90,7 @@ __global__ void conv_fast_kernel(const unsigned char *__restrict__ planes, size_
     jf_load_tile(s_tile, tile_w, blockDim.y * PY + K - 1, planes, pitch, plane_rows, x0, y0);
     if (ox >= w || oy >= h)
         return;
-    fast_accumulate<K, PY>(s_tile, tile_w / 4, acc);
+    fast_accumulate<K, PY>(s_tile, tile_w / 4, W, acc);
 #pragma unroll
     for (int py = 0; py < PY; py++) {
         const int y = oy + py;
@@ -115,7 +123,8 @@ template <int K>
 __global__ void conv_fast_interleaved_kernel(const unsigned char *__restrict__ planes,
                                              size_t pitch, int plane_rows, int w, int h, int ch,
                                              unsigned char *__restrict__ out, size_t out_pitch,
-                                             int tile_w, int out_stride, int word_stores)
+                                             int tile_w, int out_stride, int word_stores,
+                                             const fast_weights<K> W)
 {
     enum { PY = FAST_ROWS(K) };
     extern __shared__ unsigned int smem[];
@@ -133,7 +142,7 @@ __global__ void conv_fast_interleaved_kernel(const unsigned char *__restrict__ p
             __syncthreads(); /* everyone is done with the previous plane's tile */
         jf_load_tile(smem, tile_w, tile_h, planes + (size_t)c * plane_rows * pitch, pitch,
                      plane_rows, x0, y0);
-        fast_accumulate<K, PY>(smem, tile_w / 4, acc);
+        fast_accumulate<K, PY>(smem, tile_w / 4, W, acc);
 #pragma unroll
         for (int py = 0; py < PY; py++)
 #pragma unroll
@@ -159,31 +168,41 @@ __global__ void conv_fast_interleaved_kernel(const unsigned char *__restrict__ p
     }
 }
 
-jf_status jf_conv_shared_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                                const jf_image *shape, int k, const float *weights, int bx,
-                                int by, const jf_dview *out);
+/* The kernel for this k and channel count (for the launch limits). */
+template <int K>
+static const void *fast_kernel(int ch)
+{
+    return ch == 1 ? (const void *)conv_fast_kernel<K> : (const void *)conv_fast_interleaved_kernel<K>;
+}
+
+static const void *fast_kernel_for(int k, int ch)
+{
+    switch (k) {
+    case 3: return fast_kernel<3>(ch);
+    case 5: return fast_kernel<5>(ch);
+    case 7: return fast_kernel<7>(ch);
+    case 9: return fast_kernel<9>(ch);
+    default: return fast_kernel<11>(ch);
+    }
+}
 
 template <int K>
 static void launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream, const jf_dview *planes,
                    int plane_rows, const jf_image *shape, const jf_dview *out, int tile_w,
-                   int out_stride, int word_stores)
+                   int out_stride, int word_stores, const float *weights)
 {
-    if (smem > 48 * 1024) { /* only where jf_gpu_shared_limit found the device allows it */
-        cudaFuncSetAttribute(conv_fast_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        cudaFuncSetAttribute(conv_fast_interleaved_kernel<K>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    }
+    fast_weights<K> W;
+    for (int i = 0; i < K * K; i++)
+        W.w[i] = weights[i];
     if (shape->channels == 1)
         conv_fast_kernel<K><<<grid, block, smem, stream>>>(planes->ptr, planes->pitch, plane_rows,
                                                            shape->width, shape->height, out->ptr,
-                                                           out->pitch, tile_w, word_stores);
+                                                           out->pitch, tile_w, word_stores, W);
     else
         conv_fast_interleaved_kernel<K><<<grid, block, smem, stream>>>(
             planes->ptr, planes->pitch, plane_rows, shape->width, shape->height, shape->channels,
-            out->ptr, out->pitch, tile_w, out_stride, word_stores);
+            out->ptr, out->pitch, tile_w, out_stride, word_stores, W);
 }
-
-int jf_conv_fast_supports(int k) { return k >= 3 && k <= 11 && k % 2 == 1; }
 
 jf_status jf_conv_fast_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                               const jf_image *shape, int k, const float *weights, int bx, int by,
@@ -199,24 +218,18 @@ jf_status jf_conv_fast_launch(jf_context *ctx, const jf_dview *planes, int plane
     const size_t smem = (size_t)tile_w * (size_t)(by * py + k - 1) +
                         (ch > 1 ? (size_t)out_stride * (size_t)(by * py) : 0);
     const int word_stores = ((uintptr_t)out->ptr % 4) == 0 && out->pitch % 4 == 0;
+    const cudaStream_t stream = ctx->gpu->stream;
     jf_status st;
     int id;
-    if (!jf_conv_fast_supports(k))
-        return jf_conv_shared_launch(ctx, planes, plane_rows, shape, k, weights, bx, by, out);
-    if ((st = jf_gpu_shared_limit(ctx, "conv fast", bx, by, k, smem)) != JF_OK)
+    if ((st = jf_gpu_launch_fits(ctx, fast_kernel_for(k, ch), "conv fast", bx * by, smem)) != JF_OK ||
+        (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
-    if ((st = jf_weights_acquire(&g_cache, c_conv_fast_w, ctx, weights, k)) != JF_OK)
-        return st;
-    if ((st = jf_gpu_timer_start(ctx, &id)) == JF_OK) {
-        switch (k) {
-        case 3: launch<3>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores); break;
-        case 5: launch<5>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores); break;
-        case 7: launch<7>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores); break;
-        case 9: launch<9>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores); break;
-        default: launch<11>(grid, block, smem, ctx->gpu->stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores); break;
-        }
-        st = jf_gpu_filter_done(ctx, id, "conv_fast_kernel", "conv", "fast", k, shape);
+    switch (k) {
+    case 3: launch<3>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, weights); break;
+    case 5: launch<5>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, weights); break;
+    case 7: launch<7>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, weights); break;
+    case 9: launch<9>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, weights); break;
+    default: launch<11>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, weights); break;
     }
-    jf_weights_release(&g_cache);
-    return st;
+    return jf_gpu_filter_done(ctx, id, "conv_fast_kernel", "conv", "fast", k, shape);
 }

@@ -4,23 +4,20 @@
  * from shared memory.  Same order, same rounding as conv_global.cu and the
  * CPU reference.
  *
- * The weights arrive in __constant__ memory and are copied into shared
- * memory once per block: read straight from constant memory inside the loop,
- * k = 11 spent 87% of its stall cycles waiting on constant-cache misses (Nsight
- * Compute, H200), which the slower global loads of conv_global.cu hide but
- * fast shared loads expose.  From shared memory every lane reads the same
+ * The weights are copied from the context's device buffer into shared
+ * memory once per block: read from constant memory inside the loop instead,
+ * k = 11 spent 87% of its stall cycles waiting on constant-cache misses
+ * (Nsight Compute, H200).  From shared memory every lane reads the same
  * word: a broadcast, no bank conflict.
  */
 #include "filters/conv/conv.h"
-#include "filters/conv/conv_weights.cuh"
+#include "filters/filter_cuda.cuh"
 #include "filters/filters.h"
 #include "filters/tile.cuh"
 
-__constant__ float c_conv_shared_w[JF_CONV_WEIGHTS];
-static jf_weight_cache g_cache = {PTHREAD_MUTEX_INITIALIZER, {0}, {{0}}};
-
 __global__ void conv_shared_kernel(const unsigned char *__restrict__ planes, size_t pitch,
                                    int plane_rows, int w, int h, int ch, int k,
+                                   const float *__restrict__ weights,
                                    unsigned char *__restrict__ out, size_t out_pitch, int tile_w)
 {
     extern __shared__ unsigned int s_tile[];
@@ -32,7 +29,7 @@ __global__ void conv_shared_kernel(const unsigned char *__restrict__ planes, siz
     const unsigned char *p;
     float acc = 0.0f;
     for (int i = tid; i < k * k; i += blockDim.x * blockDim.y)
-        s_w[i] = c_conv_shared_w[i];
+        s_w[i] = weights[i];
     jf_load_tile(s_tile, tile_w, blockDim.y + k - 1, planes + (size_t)c * plane_rows * pitch,
                  pitch, plane_rows, x0, y0);
     if (x >= w || y >= h)
@@ -45,7 +42,7 @@ __global__ void conv_shared_kernel(const unsigned char *__restrict__ planes, siz
 }
 
 jf_status jf_conv_shared_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                                const jf_image *shape, int k, const float *weights, int bx,
+                                const jf_image *shape, int k, const float *d_weights, int bx,
                                 int by, const jf_dview *out)
 {
     const dim3 block((unsigned)bx, (unsigned)by);
@@ -53,21 +50,13 @@ jf_status jf_conv_shared_launch(jf_context *ctx, const jf_dview *planes, int pla
     const size_t smem = (size_t)tile_w * (size_t)(by + k - 1) + sizeof(float) * (size_t)k * k;
     jf_status st;
     int id;
-    if ((st = jf_gpu_shared_limit(ctx, "conv shared", bx, by, k, smem)) != JF_OK)
+    if ((st = jf_gpu_launch_fits(ctx, (const void *)conv_shared_kernel, "conv shared", bx * by,
+                                 smem)) != JF_OK ||
+        (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
-    if (smem > 48 * 1024)
-        JF_CUDA_TRY(cudaFuncSetAttribute(conv_shared_kernel,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    if ((st = jf_weights_acquire(&g_cache, c_conv_shared_w, ctx, weights, k)) != JF_OK)
-        return st;
-    if ((st = jf_gpu_timer_start(ctx, &id)) == JF_OK) {
-        conv_shared_kernel<<<jf_grid(shape->width, shape->height, shape->channels, block), block,
-                             smem, ctx->gpu->stream>>>(planes->ptr, planes->pitch, plane_rows,
-                                                       shape->width, shape->height,
-                                                       shape->channels, k, out->ptr, out->pitch,
-                                                       tile_w);
-        st = jf_gpu_filter_done(ctx, id, "conv_shared_kernel", "conv", "shared", k, shape);
-    }
-    jf_weights_release(&g_cache);
-    return st;
+    conv_shared_kernel<<<jf_grid(shape->width, shape->height, shape->channels, block), block,
+                         smem, ctx->gpu->stream>>>(planes->ptr, planes->pitch, plane_rows,
+                                                   shape->width, shape->height, shape->channels,
+                                                   k, d_weights, out->ptr, out->pitch, tile_w);
+    return jf_gpu_filter_done(ctx, id, "conv_shared_kernel", "conv", "shared", k, shape);
 }

@@ -1,13 +1,16 @@
 /* Weight matrices: presets and text files. */
 #define _POSIX_C_SOURCE 200809L
 #include "filters/filters.h"
-#include "pipeline/errors.h"
+#include "core/errors.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static jf_status kernel_alloc(jf_kernel *out, int k)
 {
@@ -88,97 +91,109 @@ jf_status jf_kernel_make(jf_kernel_preset preset, int k, double sigma, jf_kernel
     }
 }
 
-/* Parse numbers from one line into vals; returns the count or -1 on junk. */
-static int parse_line(char *line, double *vals, int max, char **bad)
+/* Weights larger than this would let a k = 63 sum overflow a float. */
+#define JF_WEIGHT_MAX 1e30
+
+/* One number at p (already past separators): its value, or an error naming
+ * the line.  Tiny values (subnormals, 1e-320) are fine; 1e39 is not a float. */
+static jf_status parse_number(const char *p, const char **end, double *v, const char *name,
+                              int lineno)
 {
-    int n = 0;
-    char *p = line, *end;
-    char *hash = strchr(line, '#');
-    if (hash)
-        *hash = '\0';
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == ',' || *p == '\r' || *p == '\n')
-            p++;
-        if (!*p)
-            return n;
-        errno = 0;
-        vals[n < max ? n : max - 1] = strtod(p, &end);
-        if (end == p || errno == ERANGE || !isfinite(vals[n < max ? n : max - 1])) {
-            *bad = p;
-            return -1;
-        }
-        n++;
-        p = end;
-    }
+    char token[64];
+    size_t n = strcspn(p, " \t,\r\n#");
+    char *stop;
+    snprintf(token, sizeof token, "%.*s", (int)(n < 40 ? n : 40), p);
+    errno = 0;
+    *v = strtod(p, &stop);
+    if (stop == p || (size_t)(stop - p) != n)
+        return jf_fail(JF_ERR_ARG, "%s:%d: '%s' is not a number", name, lineno, token);
+    if (!isfinite(*v) && errno != ERANGE) /* "nan", "inf" */
+        return jf_fail(JF_ERR_ARG, "%s:%d: '%s' is not a finite number", name, lineno, token);
+    if (!(fabs(*v) <= JF_WEIGHT_MAX))
+        return jf_fail(JF_ERR_ARG, "%s:%d: %s is too large for a weight (at most 1e30 in "
+                       "magnitude)", name, lineno, token);
+    *end = stop;
+    return JF_OK;
 }
 
-jf_status jf_kernel_load(const char *path, jf_kernel *out)
+jf_status jf_kernel_parse(const char *text, size_t size, const char *name, jf_kernel *out)
 {
-    FILE *f = NULL;
-    char line[8192];
-    double vals[JF_CONV_MAX_KSIZE + 1];
+    double vals[JF_CONV_MAX_KSIZE];
     float *w = NULL;
-    int k = 0, rows = 0, lineno = 0, n, i;
+    int k = 0, rows = 0, lineno = 0, n;
+    size_t at = 0, i;
     jf_status st = JF_OK;
-    char *bad = NULL;
 
-    if (!out || !path)
-        return jf_fail(JF_ERR_ARG, "jf_kernel_load: NULL argument");
+    if (!out || (!text && size))
+        return jf_fail(JF_ERR_ARG, "jf_kernel_parse: NULL argument");
     out->ksize = 0;
     out->weights = NULL;
-    f = fopen(path, "r");
-    if (!f)
-        return jf_fail(JF_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    while (fgets(line, sizeof line, f)) {
+    if (!name)
+        name = "<memory>";
+    if (text && memchr(text, '\0', size))
+        return jf_fail(JF_ERR_ARG, "%s: holds a NUL byte at offset %zu; not a text file", name,
+                       (size_t)((const char *)memchr(text, '\0', size) - text));
+    while (at < size) {
+        const char *line = text + at, *nl = (const char *)memchr(line, '\n', size - at);
+        const size_t len = nl ? (size_t)(nl - line) : size - at;
+        char buf[16384];
+        const char *p;
+        at += len + (nl ? 1 : 0);
         lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            st = jf_fail(JF_ERR_ARG, "%s:%d: line too long", path, lineno);
+        if (len >= sizeof buf) {
+            st = jf_fail(JF_ERR_ARG, "%s:%d: line of %zu bytes is too long (at most %zu)", name,
+                         lineno, len, sizeof buf - 1);
             goto done;
         }
-        n = parse_line(line, vals, JF_CONV_MAX_KSIZE + 1, &bad);
-        if (n < 0) {
-            bad[strcspn(bad, " \t,\r\n")] = '\0';
-            st = jf_fail(JF_ERR_ARG, "%s:%d: '%s' is not a number", path, lineno, bad);
-            goto done;
+        memcpy(buf, line, len);
+        buf[len] = '\0';
+        buf[strcspn(buf, "#")] = '\0';
+        for (n = 0, p = buf;;) {
+            p += strspn(p, " \t,\r");
+            if (!*p)
+                break;
+            if (n == JF_CONV_MAX_KSIZE) {
+                st = jf_fail(JF_ERR_ARG, "%s:%d: more than %d numbers in a row", name, lineno,
+                             JF_CONV_MAX_KSIZE);
+                goto done;
+            }
+            if ((st = parse_number(p, &p, &vals[n], name, lineno)) != JF_OK)
+                goto done;
+            n++;
         }
         if (n == 0)
             continue;
         if (k == 0) {
             k = n;
-            if (k % 2 == 0 || k > JF_CONV_MAX_KSIZE) {
+            if (k % 2 == 0) {
                 st = jf_fail(JF_ERR_ARG, "%s:%d: %d numbers in a row; rows need an odd count "
-                             "from 1 to %d", path, lineno, n, JF_CONV_MAX_KSIZE);
+                             "from 1 to %d", name, lineno, n, JF_CONV_MAX_KSIZE);
                 goto done;
             }
-            w = (float *)malloc(sizeof(float) * (size_t)k * (size_t)k);
-            if (!w) {
-                st = jf_fail(JF_ERR_NOMEM, "%s: out of memory", path);
+            if (!(w = (float *)malloc(sizeof(float) * (size_t)k * (size_t)k))) {
+                st = jf_fail(JF_ERR_NOMEM, "%s: out of memory", name);
                 goto done;
             }
         } else if (n != k) {
-            st = jf_fail(JF_ERR_ARG, "%s:%d: %d numbers, but the first row had %d", path,
+            st = jf_fail(JF_ERR_ARG, "%s:%d: %d numbers, but the first row had %d", name,
                          lineno, n, k);
             goto done;
         }
         if (rows == k) {
-            st = jf_fail(JF_ERR_ARG, "%s:%d: more than %d rows for a %dx%d kernel", path,
+            st = jf_fail(JF_ERR_ARG, "%s:%d: more than %d rows for a %dx%d kernel", name,
                          lineno, k, k, k);
             goto done;
         }
-        for (i = 0; i < k; i++)
-            w[rows * k + i] = (float)vals[i];
+        for (i = 0; i < (size_t)k; i++)
+            w[rows * k + (int)i] = (float)vals[i];
         rows++;
     }
-    if (ferror(f)) {
-        st = jf_fail(JF_ERR_IO, "%s: read error", path);
-        goto done;
-    }
     if (k == 0) {
-        st = jf_fail(JF_ERR_ARG, "%s: no weights found", path);
+        st = jf_fail(JF_ERR_ARG, "%s: no weights found", name);
         goto done;
     }
     if (rows != k) {
-        st = jf_fail(JF_ERR_ARG, "%s: %d rows, but a %dx%d kernel needs %d", path, rows, k, k, k);
+        st = jf_fail(JF_ERR_ARG, "%s: %d rows, but a %dx%d kernel needs %d", name, rows, k, k, k);
         goto done;
     }
     out->ksize = k;
@@ -186,7 +201,53 @@ jf_status jf_kernel_load(const char *path, jf_kernel *out)
     w = NULL;
 done:
     free(w);
-    if (f)
-        fclose(f);
+    return st;
+}
+
+/* Kernel files are small: 63 rows of 63 numbers.  Anything over this is not
+ * one (and is not read into memory). */
+#define JF_KERNEL_FILE_MAX ((size_t)4 << 20)
+
+jf_status jf_kernel_load(const char *path, jf_kernel *out)
+{
+    struct stat sb;
+    char *text = NULL;
+    size_t got = 0;
+    jf_status st;
+    int fd;
+
+    if (!out || !path)
+        return jf_fail(JF_ERR_ARG, "jf_kernel_load: NULL argument");
+    out->ksize = 0;
+    out->weights = NULL;
+    /* non-blocking open: a FIFO or a device is refused, never waited on */
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return jf_fail(JF_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return jf_fail(JF_ERR_IO, "%s: not a regular file", path);
+    }
+    if ((size_t)sb.st_size > JF_KERNEL_FILE_MAX) {
+        close(fd);
+        return jf_fail(JF_ERR_ARG, "%s: %lld bytes is too large for a kernel file", path,
+                       (long long)sb.st_size);
+    }
+    if (!(text = (char *)malloc((size_t)sb.st_size + 1))) {
+        close(fd);
+        return jf_fail(JF_ERR_NOMEM, "%s: out of memory", path);
+    }
+    while (got < (size_t)sb.st_size) {
+        ssize_t r = read(fd, text + got, (size_t)sb.st_size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    st = got == (size_t)sb.st_size ? jf_kernel_parse(text, got, path, out)
+                                   : jf_fail(JF_ERR_IO, "%s: read error", path);
+    free(text);
     return st;
 }

@@ -9,22 +9,31 @@ extern "C" {
 #endif
 
 /* CPU reference over an image already padded by k/2: `padded` is
- * (w+k-1) x (h+k-1), `dst` is w x h, both host.  Uses `threads` threads. */
-jf_status jf_median_cpu(const jf_image *padded, int ksize, jf_image *dst, int threads);
+ * (w+k-1) x (h+k-1), `dst` is w x h, both host; bands on ctx's pool. */
+jf_status jf_median_cpu(jf_context *ctx, const jf_image *padded, int ksize, jf_image *dst);
+
+/* What `auto` picks on the GPU for this k and image (median_auto.c); the
+ * shared variant itself never needs more shared memory than the device has. */
+jf_variant jf_median_auto(const jf_device_info *dev, int k, const jf_image *src);
+
+#ifdef JF_HAVE_CUDA
+jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
+                         const jf_median_options *opt);
+#endif
 
 #ifdef __cplusplus
 }
 #endif
 
 #ifdef __CUDACC__
-#include "pipeline/gpu.cuh"
-/* CUDA variants: padded planes in, interleaved output out (one file each). */
+#include "core/gpu.cuh"
+/* CUDA variants: padded planes in, interleaved output out (one file each).
+ * bx, by 0 x 0: the variant's default block. */
 jf_status jf_median_global_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                                   const jf_image *shape, int k, int bx, int by,
                                   const jf_dview *out);
 jf_status jf_median_shared_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                                   const jf_image *shape, int k, int bx, int by,
                                   const jf_dview *out);
-void jf_median_shared_default_block(int k, int *bx, int *by);
 #endif
 #endif

@@ -13,10 +13,9 @@
  * channel of an interleaved image has its own histogram.
  */
 #include "filters/median/median.h"
-#include "pipeline/context.h"
-#include "pipeline/errors.h"
+#include "core/context.h"
+#include "core/image.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct median_job {
@@ -36,7 +35,7 @@ static inline unsigned char med3(unsigned char a, unsigned char b, unsigned char
 /* Rows are processed in chunks so the sorted triples fit in a stack buffer. */
 #define CHUNK 2048
 
-static void median3_rows(void *arg, int y0, int y1)
+static void median3_rows(void *arg, int y0, int y1, int worker)
 {
     median_job *job = (median_job *)arg;
     const jf_image *s = job->src;
@@ -45,6 +44,7 @@ static void median3_rows(void *arg, int y0, int y1)
     unsigned char lo[CHUNK + 8], mid[CHUNK + 8], hi[CHUNK + 8];
     size_t at, i, n;
     int y;
+    (void)worker;
 
     for (y = y0; y < y1; y++) {
         const unsigned char *r0 = s->data + (size_t)y * s->stride;
@@ -69,7 +69,7 @@ static void median3_rows(void *arg, int y0, int y1)
     }
 }
 
-static void median_histogram_rows(void *arg, int y0, int y1)
+static void median_histogram_rows(void *arg, int y0, int y1, int worker)
 {
     median_job *job = (median_job *)arg;
     const jf_image *s = job->src;
@@ -78,6 +78,7 @@ static void median_histogram_rows(void *arg, int y0, int y1)
     int hist[4][256];
     int m[4], lt[4];
     int y, x, c, j;
+    (void)worker;
 
     for (y = y0; y < y1; y++) {
         const unsigned char *top = s->data + (size_t)y * s->stride;
@@ -121,21 +122,15 @@ static void median_histogram_rows(void *arg, int y0, int y1)
     }
 }
 
-jf_status jf_median_cpu(const jf_image *padded, int ksize, jf_image *dst, int threads)
+jf_status jf_median_cpu(jf_context *ctx, const jf_image *padded, int ksize, jf_image *dst)
 {
     median_job job;
     memset(&job, 0, sizeof job);
     job.src = padded;
     job.dst = dst;
     job.ksize = ksize;
-    if (ksize == 1) {
-        jf_image view = *padded;
-        return jf_image_copy(&view, dst);
-    }
-    if (ksize == 3) {
-        jf_parallel_for(threads, dst->height, median3_rows, &job);
-    } else {
-        jf_parallel_for(threads, dst->height, median_histogram_rows, &job);
-    }
+    if (ksize == 1)
+        return jf_image_copy(padded, dst);
+    jf_parallel_for(ctx, dst->height, ksize == 3 ? median3_rows : median_histogram_rows, &job);
     return JF_OK;
 }

@@ -4,9 +4,9 @@
  * the window is read straight from the padded plane in global memory, so
  * neighbouring threads re-read the same bytes through L1/L2.
  */
+#include "filters/filter_cuda.cuh"
 #include "filters/median/median.h"
 #include "filters/median/median_select.cuh"
-#include "pipeline/gpu.cuh"
 
 __global__ void median_global_kernel(const unsigned char *__restrict__ planes, size_t pitch,
                                      int plane_rows, int w, int h, int ch, int k,
@@ -25,10 +25,16 @@ jf_status jf_median_global_launch(jf_context *ctx, const jf_dview *planes, int p
                                   const jf_image *shape, int k, int bx, int by,
                                   const jf_dview *out)
 {
-    const dim3 block((unsigned)bx, (unsigned)by);
     jf_status st;
     int id;
-    if ((st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
+    if (bx == 0 && by == 0) {
+        bx = 32;
+        by = 8;
+    }
+    const dim3 block((unsigned)bx, (unsigned)by);
+    if ((st = jf_gpu_launch_fits(ctx, (const void *)median_global_kernel, "median global",
+                                 bx * by, 0)) != JF_OK ||
+        (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     median_global_kernel<<<jf_grid(shape->width, shape->height, shape->channels, block), block, 0,
                            ctx->gpu->stream>>>(planes->ptr, planes->pitch, plane_rows,

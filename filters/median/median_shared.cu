@@ -27,11 +27,20 @@
  *   multiple of 32 the 32 lanes of a warp always hit 32 different banks,
  *   whatever bins their data selects.  Counters of one word belong to one
  *   thread, so a word is never shared between lanes.
+ *
+ *   The tile grows with k (rows: strip x block height + k - 1; columns:
+ *   block width + k - 1), the counters do not (256 or 512 bytes a thread).
+ *   Where the tile would pass the device's shared memory per block (48 KiB on
+ *   the Nano: k >= 83 with the default block), the launcher first shortens
+ *   the strips, then drops the tile: the same kernel reads the window's rows
+ *   from the padded plane in global memory (through L1), and only the
+ *   counters stay in shared memory, 32 KiB at most.  Never a failure for a
+ *   large k.
  */
+#include "filters/filter_cuda.cuh"
 #include "filters/median/median.h"
 #include "filters/median/median_select.cuh"
 #include "filters/tile.cuh"
-#include "pipeline/gpu.cuh"
 
 /* Output rows per thread: the histogram is built once per strip, so longer
  * is cheaper per pixel, but each strip is serial work for one thread; the
@@ -75,7 +84,9 @@ __device__ __forceinline__ int word_sum(unsigned int w)
     return (int)((w & 0xFFFFu) + (w >> 16));
 }
 
-template <int BITS>
+/* TILED: the window rows come from the tile in shared memory; else straight
+ * from the padded plane (large k on a device with little shared memory). */
+template <int BITS, bool TILED>
 __global__ void median_shared_hist_kernel(const unsigned char *__restrict__ planes, size_t pitch,
                                           int plane_rows, int w, int h, int ch, int k,
                                           unsigned char *__restrict__ out, size_t out_pitch,
@@ -86,18 +97,23 @@ __global__ void median_shared_hist_kernel(const unsigned char *__restrict__ plan
     const int nt = blockDim.x * blockDim.y;
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     const int rows_out = blockDim.y * strip;
-    const int tile_h = rows_out + k - 1;
+    const int tile_h = TILED ? rows_out + k - 1 : 0;
     unsigned int *hist = smem + (tile_h * tile_w) / 4 + tid;
     const int c = blockIdx.z;
     const int x0 = blockIdx.x * blockDim.x, y0 = blockIdx.y * rows_out;
     const int x = x0 + threadIdx.x, ys = y0 + threadIdx.y * strip;
     const int rank = (k * k) / 2;
-    jf_load_tile(smem, tile_w, tile_h, planes + (size_t)c * plane_rows * pitch, pitch,
-                 plane_rows, x0, y0);
+    const unsigned char *plane = planes + (size_t)c * plane_rows * pitch;
+    if (TILED)
+        jf_load_tile(smem, tile_w, tile_h, plane, pitch, plane_rows, x0, y0);
     if (x >= w || ys >= h)
         return;
 
-    const unsigned char *t = (const unsigned char *)smem + threadIdx.y * strip * tile_w + threadIdx.x;
+    /* t: the first window row of this thread's strip; rows `stride` apart */
+    const size_t stride = TILED ? (size_t)tile_w : pitch;
+    const unsigned char *t = TILED
+        ? (const unsigned char *)smem + threadIdx.y * strip * tile_w + threadIdx.x
+        : plane + (size_t)ys * pitch + x;
     unsigned char *o = out + (size_t)ys * out_pitch + (size_t)x * ch + c;
     const int rows = h - ys < strip ? h - ys : strip;
     int m = 0, lt = 0;
@@ -106,7 +122,7 @@ __global__ void median_shared_hist_kernel(const unsigned char *__restrict__ plan
         hist[i * nt] = 0u;
     for (int j = 0; j < k; j++)
         for (int i = 0; i < k; i++) {
-            const unsigned v = t[j * tile_w + i];
+            const unsigned v = t[j * stride + i];
             hist[(v / PER) * nt] += 1u << ((v % PER) * BITS);
         }
     /* first median: whole words of counters at a time, then single bins */
@@ -117,7 +133,7 @@ __global__ void median_shared_hist_kernel(const unsigned char *__restrict__ plan
     o[0] = (unsigned char)m;
 
     for (int r = 1; r < rows; r++) {
-        const unsigned char *gone = t + (r - 1) * tile_w, *come = t + (r + k - 1) * tile_w;
+        const unsigned char *gone = t + (r - 1) * stride, *come = t + (r + k - 1) * stride;
         for (int i = 0; i < k; i++) {
             const unsigned vo = gone[i], vi = come[i];
             hist[(vo / PER) * nt] -= 1u << ((vo % PER) * BITS);
@@ -132,14 +148,13 @@ __global__ void median_shared_hist_kernel(const unsigned char *__restrict__ plan
     }
 }
 
-/* Shared bytes for a block of bx x by threads, or the histogram kernel's. */
-static size_t shared_bytes(int bx, int by, int k, int hist, int strip)
+/* Bytes of counters: 4 bins of 8 bits per word up to k = 15 (counts <= 225),
+ * 2 of 16 bits beyond. */
+static size_t hist_bytes(int threads, int k) { return (size_t)threads * (k <= 15 ? 256 : 512); }
+
+static size_t tile_bytes(int bx, int rows, int k)
 {
-    const int tile_w = jf_tile_width(bx, k);
-    if (!hist)
-        return (size_t)tile_w * (size_t)(by + k - 1);
-    return (size_t)tile_w * (size_t)(by * strip + k - 1) +
-           (size_t)bx * by * (k <= 15 ? 256 : 512);
+    return (size_t)jf_tile_width(bx, k) * (size_t)(rows + k - 1);
 }
 
 /* Longest strip (STRIP_MAX..STRIP_MIN) that still gives every SM 12 blocks. */
@@ -156,62 +171,89 @@ static int choose_strip(const jf_image *shape, int bx, int by, int sms)
     return strip;
 }
 
+/* The histogram kernel for this k: 8- or 16-bit counters, tiled or not. */
+static const void *hist_kernel(int k, bool tiled)
+{
+    if (k <= 15)
+        return tiled ? (const void *)median_shared_hist_kernel<8, true>
+                     : (const void *)median_shared_hist_kernel<8, false>;
+    return tiled ? (const void *)median_shared_hist_kernel<16, true>
+                 : (const void *)median_shared_hist_kernel<16, false>;
+}
+
+static jf_status launch_window(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                               const jf_image *shape, int k, int bx, int by, const jf_dview *out)
+{
+    const dim3 block((unsigned)bx, (unsigned)by);
+    const int tile_w = jf_tile_width(bx, k);
+    const size_t smem = tile_bytes(bx, by, k);
+    jf_status st;
+    int id;
+    if ((st = jf_gpu_launch_fits(ctx, (const void *)median_shared_kernel, "median shared",
+                                 bx * by, smem)) != JF_OK ||
+        (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
+        return st;
+    median_shared_kernel<<<jf_grid(shape->width, shape->height, shape->channels, block), block,
+                           smem, ctx->gpu->stream>>>(planes->ptr, planes->pitch, plane_rows,
+                                                     shape->width, shape->height, shape->channels,
+                                                     k, out->ptr, out->pitch, tile_w);
+    return jf_gpu_filter_done(ctx, id, "median_shared_kernel", "median", "shared", k, shape);
+}
+
+static jf_status launch_hist(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                             const jf_image *shape, int k, int bx, int by, const jf_dview *out)
+{
+    const int threads = bx * by, tile_w = jf_tile_width(bx, k);
+    const dim3 block((unsigned)bx, (unsigned)by);
+    int strip = choose_strip(shape, bx, by, ctx->gpu->info.multiprocessors);
+    bool tiled = true;
+    size_t smem;
+    jf_status st;
+    int id;
+    if (threads % 32 != 0)
+        return jf_fail(JF_ERR_ARG, "median shared: block %dx%d: for k >= 5 the thread count "
+                       "must be a multiple of 32", bx, by);
+    /* shorter strips, then no tile, until it fits the device */
+    while (!jf_gpu_launch_ok(ctx, hist_kernel(k, true), threads,
+                             tile_bytes(bx, by * strip, k) + hist_bytes(threads, k)) && strip > 1)
+        strip /= 2;
+    smem = tile_bytes(bx, by * strip, k) + hist_bytes(threads, k);
+    if (!jf_gpu_launch_ok(ctx, hist_kernel(k, true), threads, smem)) {
+        tiled = false;
+        strip = choose_strip(shape, bx, by, ctx->gpu->info.multiprocessors);
+        smem = hist_bytes(threads, k);
+    }
+    if ((st = jf_gpu_launch_fits(ctx, hist_kernel(k, tiled), "median shared", threads, smem)) != JF_OK ||
+        (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
+        return st;
+    const dim3 grid = jf_grid(shape->width, shape->height, shape->channels,
+                              dim3((unsigned)bx, (unsigned)(by * strip)));
+#define JF_HIST_ARGS planes->ptr, planes->pitch, plane_rows, shape->width, shape->height, \
+                     shape->channels, k, out->ptr, out->pitch, tile_w, strip
+    if (k <= 15 && tiled)
+        median_shared_hist_kernel<8, true><<<grid, block, smem, ctx->gpu->stream>>>(JF_HIST_ARGS);
+    else if (k <= 15)
+        median_shared_hist_kernel<8, false><<<grid, block, smem, ctx->gpu->stream>>>(JF_HIST_ARGS);
+    else if (tiled)
+        median_shared_hist_kernel<16, true><<<grid, block, smem, ctx->gpu->stream>>>(JF_HIST_ARGS);
+    else
+        median_shared_hist_kernel<16, false><<<grid, block, smem, ctx->gpu->stream>>>(JF_HIST_ARGS);
+#undef JF_HIST_ARGS
+    return jf_gpu_filter_done(ctx, id, "median_shared_hist_kernel", "median", "shared", k, shape);
+}
+
+/* Default blocks: 32 x 8 for the window kernel; 32 x 2 for the histogram
+ * kernel (64 threads x 256 or 512 bytes of counters leave room for a tile
+ * in 48 KiB, the Nano's limit). */
 jf_status jf_median_shared_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                                   const jf_image *shape, int k, int bx, int by,
                                   const jf_dview *out)
 {
     const int hist = k >= 5;
-    const int tile_w = jf_tile_width(bx, k);
-    const int strip = choose_strip(shape, bx, by, ctx->gpu->info.multiprocessors);
-    const size_t smem = shared_bytes(bx, by, k, hist, strip);
-    const dim3 block((unsigned)bx, (unsigned)by);
-    jf_status st;
-    int id;
-    if ((st = jf_gpu_shared_limit(ctx, "median shared", bx, by, k, smem)) != JF_OK)
-        return st;
-    if (hist && (bx * by) % 32 != 0)
-        return jf_fail(JF_ERR_ARG, "median shared: block %dx%d: for k >= 5 the thread count "
-                       "must be a multiple of 32", bx, by);
-    if ((st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
-        return st;
-    if (!hist) {
-        if (smem > 48 * 1024)
-            JF_CUDA_TRY(cudaFuncSetAttribute(median_shared_kernel,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-        median_shared_kernel<<<jf_grid(shape->width, shape->height, shape->channels, block), block,
-                               smem, ctx->gpu->stream>>>(planes->ptr, planes->pitch, plane_rows,
-                                                         shape->width, shape->height,
-                                                         shape->channels, k, out->ptr, out->pitch,
-                                                         tile_w);
-    } else {
-        const dim3 grid = jf_grid(shape->width, shape->height, shape->channels,
-                                  dim3((unsigned)bx, (unsigned)(by * strip)));
-        if (k <= 15) {
-            if (smem > 48 * 1024)
-                JF_CUDA_TRY(cudaFuncSetAttribute(median_shared_hist_kernel<8>,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-            median_shared_hist_kernel<8><<<grid, block, smem, ctx->gpu->stream>>>(
-                planes->ptr, planes->pitch, plane_rows, shape->width, shape->height,
-                shape->channels, k, out->ptr, out->pitch, tile_w, strip);
-        } else {
-            if (smem > 48 * 1024)
-                JF_CUDA_TRY(cudaFuncSetAttribute(median_shared_hist_kernel<16>,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-            median_shared_hist_kernel<16><<<grid, block, smem, ctx->gpu->stream>>>(
-                planes->ptr, planes->pitch, plane_rows, shape->width, shape->height,
-                shape->channels, k, out->ptr, out->pitch, tile_w, strip);
-        }
+    if (bx == 0 && by == 0) {
+        bx = 32;
+        by = hist ? 2 : 8;
     }
-    return jf_gpu_filter_done(ctx, id, hist ? "median_shared_hist_kernel" : "median_shared_kernel",
-                              "median", "shared", k, shape);
-}
-
-/* The default block for the shared variant: 32 x 8 for the window kernel;
- * 32 x 2 for the histogram kernel (64 threads x 256 or 512 bytes of counters
- * plus the tile stays within the 48 KiB every device offers, the Nano
- * included, for every k up to 255). */
-void jf_median_shared_default_block(int k, int *bx, int *by)
-{
-    *bx = 32;
-    *by = k >= 5 ? 2 : 8;
+    return hist ? launch_hist(ctx, planes, plane_rows, shape, k, bx, by, out)
+                : launch_window(ctx, planes, plane_rows, shape, k, bx, by, out);
 }

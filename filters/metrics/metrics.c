@@ -1,9 +1,10 @@
 /* jf_psnr and jf_ssim: validation and dispatch. */
 #include "filters/filters.h"
 #include "filters/metrics/metrics.h"
-#include "pipeline/context.h"
-#include "pipeline/errors.h"
-#include "pipeline/gpu.h"
+#include "core/context.h"
+#include "core/errors.h"
+#include "core/stats.h"
+#include "core/util.h"
 
 #include <math.h>
 
@@ -19,8 +20,8 @@ static jf_status check_pair(const char *fn, const jf_image *a, const jf_image *b
     return JF_OK;
 }
 
-jf_status jf_psnr(jf_context *ctx, const jf_image *a, const jf_image *b, double *psnr_db,
-                  double *mse)
+static jf_status psnr_impl(jf_context *ctx, const jf_image *a, const jf_image *b,
+                          double *psnr_db, double *mse)
 {
     double sse = 0.0, m;
     jf_status st;
@@ -35,7 +36,7 @@ jf_status jf_psnr(jf_context *ctx, const jf_image *a, const jf_image *b, double 
         st = jf_sse_cuda(ctx, a, b, &sse);
     else
 #endif
-        st = jf_sse_cpu(a, b, jf_threads_of(ctx), &sse);
+        st = jf_sse_cpu(ctx, a, b, &sse);
     if (st != JF_OK)
         return st;
     m = sse / ((double)a->width * a->height * a->channels);
@@ -48,7 +49,13 @@ jf_status jf_psnr(jf_context *ctx, const jf_image *a, const jf_image *b, double 
     return JF_OK;
 }
 
-jf_status jf_ssim(jf_context *ctx, const jf_image *a, const jf_image *b, double *ssim)
+jf_status jf_psnr(jf_context *ctx, const jf_image *a, const jf_image *b, double *psnr_db,
+                  double *mse)
+{
+    JF_WITH_CONTEXT(ctx, psnr_impl(ctx, a, b, psnr_db, mse));
+}
+
+static jf_status ssim_impl(jf_context *ctx, const jf_image *a, const jf_image *b, double *ssim)
 {
     double sum = 0.0, v;
     jf_status st;
@@ -67,7 +74,7 @@ jf_status jf_ssim(jf_context *ctx, const jf_image *a, const jf_image *b, double 
         return jf_ssim_cuda(ctx, a, b, ssim);
 #endif
     for (c = 0; c < a->channels; c++) {
-        if ((st = jf_ssim_cpu(a, b, c, jf_threads_of(ctx), &v)) != JF_OK)
+        if ((st = jf_ssim_cpu(ctx, a, b, c, &v)) != JF_OK)
             return st;
         sum += v;
     }
@@ -75,4 +82,9 @@ jf_status jf_ssim(jf_context *ctx, const jf_image *a, const jf_image *b, double 
     jf_record(ctx, "ssim", "cpu", 11, a, jf_now_ms() - t0,
               2ull * (uint64_t)a->width * a->height * a->channels, 0);
     return JF_OK;
+}
+
+jf_status jf_ssim(jf_context *ctx, const jf_image *a, const jf_image *b, double *ssim)
+{
+    JF_WITH_CONTEXT(ctx, ssim_impl(ctx, a, b, ssim));
 }

@@ -9,15 +9,20 @@ extern "C" {
 #endif
 
 /* Sum of squared differences over every byte of two same-shaped host images. */
-jf_status jf_sse_cpu(const jf_image *a, const jf_image *b, int threads, double *sse);
+jf_status jf_sse_cpu(jf_context *ctx, const jf_image *a, const jf_image *b, double *sse);
 
 /* Mean SSIM of one channel (see jetfilter.h for the definition). */
-jf_status jf_ssim_cpu(const jf_image *a, const jf_image *b, int channel, int threads,
+jf_status jf_ssim_cpu(jf_context *ctx, const jf_image *a, const jf_image *b, int channel,
                       double *ssim);
 
 /* The SSIM window: 11 taps of a Gaussian with sigma 1.5, normalised. */
 #define JF_SSIM_RADIUS 5
 void jf_ssim_window(double g[2 * JF_SSIM_RADIUS + 1]);
+
+#ifdef JF_HAVE_CUDA
+jf_status jf_sse_cuda(jf_context *ctx, const jf_image *a, const jf_image *b, double *sse);
+jf_status jf_ssim_cuda(jf_context *ctx, const jf_image *a, const jf_image *b, double *ssim);
+#endif
 
 #ifdef __cplusplus
 }

@@ -5,22 +5,20 @@
  * Sums are exact: per-row 64-bit integers, added in row order.
  */
 #include "filters/metrics/metrics.h"
-#include "pipeline/context.h"
-#include "pipeline/errors.h"
-
-#include <stdlib.h>
+#include "core/context.h"
 
 typedef struct sse_job {
     const jf_image *a, *b;
     uint64_t *rows;
 } sse_job;
 
-static void sse_rows(void *arg, int y0, int y1)
+static void sse_rows(void *arg, int y0, int y1, int band)
 {
     sse_job *job = (sse_job *)arg;
     const size_t n = (size_t)job->a->width * (size_t)job->a->channels;
     int y;
     size_t x;
+    (void)band;
     for (y = y0; y < y1; y++) {
         const unsigned char *pa = job->a->data + (size_t)y * job->a->stride;
         const unsigned char *pb = job->b->data + (size_t)y * job->b->stride;
@@ -33,20 +31,19 @@ static void sse_rows(void *arg, int y0, int y1)
     }
 }
 
-jf_status jf_sse_cpu(const jf_image *a, const jf_image *b, int threads, double *sse)
+jf_status jf_sse_cpu(jf_context *ctx, const jf_image *a, const jf_image *b, double *sse)
 {
     sse_job job;
     uint64_t total = 0;
     int y;
     job.a = a;
     job.b = b;
-    job.rows = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)a->height);
+    job.rows = (uint64_t *)jf_scratch_get(ctx, JF_SCRATCH_ROWS, sizeof(uint64_t) * (size_t)a->height);
     if (!job.rows)
-        return jf_fail(JF_ERR_NOMEM, "jf_psnr: out of memory");
-    jf_parallel_for(threads, a->height, sse_rows, &job);
+        return JF_ERR_NOMEM;
+    jf_parallel_for(ctx, a->height, sse_rows, &job);
     for (y = 0; y < a->height; y++)
         total += job.rows[y];
-    free(job.rows);
     *sse = (double)total;
     return JF_OK;
 }

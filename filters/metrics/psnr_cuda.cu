@@ -5,7 +5,7 @@
  * them in block order.  The result equals the CPU's exactly.
  */
 #include "filters/metrics/metrics.h"
-#include "pipeline/gpu.cuh"
+#include "core/gpu.cuh"
 
 #define SSE_THREADS 256
 
@@ -45,10 +45,14 @@ extern "C" jf_status jf_sse_cuda(jf_context *ctx, const jf_image *a, const jf_im
     jf_dview va, vb, parts;
     jf_status st;
     int id, i;
-    if ((st = jf_gpu_begin(ctx)) != JF_OK ||
-        (st = jf_gpu_input(ctx, a, JF_SLOT_IN, &va)) != JF_OK ||
+    jf_device_scope scope(ctx);
+    if (scope.status != JF_OK)
+        return scope.status;
+    jf_gpu_begin(ctx);
+    ctx->gpu->must_sync = 1; /* a number comes back: always wait */
+    if ((st = jf_gpu_input(ctx, a, JF_SLOT_IN, &va)) != JF_OK ||
         (st = jf_gpu_input(ctx, b, JF_SLOT_IN2, &vb)) != JF_OK ||
-        (st = jf_gpu_buffer(ctx, JF_SLOT_AUX, sizeof host, 1, 0, &parts)) != JF_OK ||
+        (st = jf_gpu_buffer(ctx, JF_SLOT_AUX, sizeof host, 1, JF_BUF_DEVICE, &parts)) != JF_OK ||
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     sse_kernel<<<blocks, SSE_THREADS, 0, ctx->gpu->stream>>>(

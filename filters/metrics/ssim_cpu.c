@@ -17,11 +17,9 @@
  * filtered rows it needs in a ring, so memory stays O(width).
  */
 #include "filters/metrics/metrics.h"
-#include "pipeline/context.h"
-#include "pipeline/errors.h"
+#include "core/context.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define TAPS (2 * JF_SSIM_RADIUS + 1)
@@ -46,7 +44,7 @@ typedef struct ssim_job {
     int vw;            /* valid width = width - 10 */
     double g[TAPS];
     double *row_sums;  /* one per valid output row */
-    jf_status status;
+    double *rings;     /* TAPS filtered rows per band */
 } ssim_job;
 
 /* Horizontal pass of source row y into out[q][x], x in 0..vw-1. */
@@ -72,19 +70,15 @@ static void filter_row(const ssim_job *job, int y, double *out)
     }
 }
 
-static void ssim_rows(void *arg, int r0, int r1)
+static void ssim_rows(void *arg, int r0, int r1, int band)
 {
     ssim_job *job = (ssim_job *)arg;
     const int vw = job->vw;
     const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
     const size_t row_len = (size_t)QUANTITIES * vw;
-    double *ring = (double *)malloc(sizeof(double) * row_len * TAPS);
+    double *ring = job->rings + (size_t)band * row_len * TAPS;
     int r, j, x, next;
 
-    if (!ring) {
-        job->status = JF_ERR_NOMEM;
-        return;
-    }
     /* output row r (0-based in the valid region) centres on source row r + 5 */
     for (next = r0; next < r0 + TAPS - 1; next++)
         filter_row(job, next, ring + (size_t)(next % TAPS) * row_len);
@@ -110,10 +104,9 @@ static void ssim_rows(void *arg, int r0, int r1)
         }
         job->row_sums[r] = sum;
     }
-    free(ring);
 }
 
-jf_status jf_ssim_cpu(const jf_image *a, const jf_image *b, int channel, int threads,
+jf_status jf_ssim_cpu(jf_context *ctx, const jf_image *a, const jf_image *b, int channel,
                       double *ssim)
 {
     ssim_job job;
@@ -126,15 +119,15 @@ jf_status jf_ssim_cpu(const jf_image *a, const jf_image *b, int channel, int thr
     job.channel = channel;
     job.vw = a->width - (TAPS - 1);
     jf_ssim_window(job.g);
-    job.row_sums = (double *)malloc(sizeof(double) * (size_t)vh);
-    if (!job.row_sums)
-        return jf_fail(JF_ERR_NOMEM, "jf_ssim: out of memory");
-    jf_parallel_for(threads, vh, ssim_rows, &job);
+    job.row_sums = (double *)jf_scratch_get(ctx, JF_SCRATCH_ROWS, sizeof(double) * (size_t)vh);
+    job.rings = (double *)jf_scratch_get(ctx, JF_SCRATCH_BANDS,
+                                         sizeof(double) * (size_t)QUANTITIES * job.vw * TAPS *
+                                             (size_t)jf_parallel_bands(ctx, vh));
+    if (!job.row_sums || !job.rings)
+        return JF_ERR_NOMEM;
+    jf_parallel_for(ctx, vh, ssim_rows, &job);
     for (r = 0; r < vh; r++) /* in row order: the result does not depend on threads */
         total += job.row_sums[r];
-    free(job.row_sums);
-    if (job.status != JF_OK)
-        return jf_fail(job.status, "jf_ssim: out of memory");
     *ssim = total / ((double)vh * (double)job.vw);
     return JF_OK;
 }

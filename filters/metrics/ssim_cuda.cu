@@ -9,22 +9,23 @@
  * regions (mu near 200, variance near 1), which would miss the 1e-6 target.
  */
 #include "filters/metrics/metrics.h"
-#include "pipeline/gpu.cuh"
+#include "core/gpu.cuh"
 
-#include <pthread.h>
 #include <stdlib.h>
 
 #define TAPS (2 * JF_SSIM_RADIUS + 1)
 #define SSIM_THREADS 256
 
-__constant__ double c_ssim_g[TAPS];
-static pthread_mutex_t g_taps_lock = PTHREAD_MUTEX_INITIALIZER;
-static int g_taps_loaded[64];
+/* The window's taps travel as a kernel parameter: ordered with the launch,
+ * no shared symbol to upload. */
+struct ssim_taps {
+    double g[TAPS];
+};
 
 __global__ void ssim_horizontal_kernel(const unsigned char *__restrict__ a, size_t a_pitch,
                                        const unsigned char *__restrict__ b, size_t b_pitch,
                                        int ch, int c, int h, int vw, double *__restrict__ q,
-                                       size_t q_pitch)
+                                       size_t q_pitch, const ssim_taps taps)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -35,7 +36,7 @@ __global__ void ssim_horizontal_kernel(const unsigned char *__restrict__ a, size
     const unsigned char *pb = b + (size_t)y * b_pitch + (size_t)x * ch + c;
 #pragma unroll
     for (int i = 0; i < TAPS; i++) {
-        const double va = pa[i * ch], vb = pb[i * ch], w = c_ssim_g[i];
+        const double va = pa[i * ch], vb = pb[i * ch], w = taps.g[i];
         s0 += w * va;
         s1 += w * vb;
         s2 += w * va * va;
@@ -53,7 +54,7 @@ __global__ void ssim_horizontal_kernel(const unsigned char *__restrict__ a, size
 }
 
 __global__ void ssim_vertical_kernel(const double *__restrict__ q, size_t q_pitch, int h, int vw,
-                                     int vh, double *__restrict__ partials)
+                                     int vh, double *__restrict__ partials, const ssim_taps taps)
 {
     __shared__ double s_warp[SSIM_THREADS / 32];
     const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
@@ -67,7 +68,7 @@ __global__ void ssim_vertical_kernel(const double *__restrict__ q, size_t q_pitc
 #pragma unroll
         for (int j = 0; j < TAPS; j++) {
             const double *p = q + (size_t)(y + j) * stride + x;
-            const double w = c_ssim_g[j];
+            const double w = taps.g[j];
 #pragma unroll
             for (int k = 0; k < 5; k++)
                 m[k] += w * p[k * plane];
@@ -90,22 +91,6 @@ __global__ void ssim_vertical_kernel(const double *__restrict__ q, size_t q_pitc
     }
 }
 
-static jf_status load_taps(int device)
-{
-    double g[TAPS];
-    cudaError_t e = cudaSuccess;
-    pthread_mutex_lock(&g_taps_lock);
-    if (!g_taps_loaded[device % 64]) {
-        jf_ssim_window(g);
-        e = cudaMemcpyToSymbol(c_ssim_g, g, sizeof g);
-        g_taps_loaded[device % 64] = e == cudaSuccess;
-    }
-    pthread_mutex_unlock(&g_taps_lock);
-    if (e != cudaSuccess)
-        return jf_cuda_fail("cudaMemcpyToSymbol(c_ssim_g)", __FILE__, __LINE__, e);
-    return JF_OK;
-}
-
 extern "C" jf_status jf_ssim_cuda(jf_context *ctx, const jf_image *a, const jf_image *b,
                                   double *ssim)
 {
@@ -117,15 +102,21 @@ extern "C" jf_status jf_ssim_cuda(jf_context *ctx, const jf_image *a, const jf_i
                                  ? (n + SSIM_THREADS - 1) / SSIM_THREADS : MAX_BLOCKS);
     double host[MAX_BLOCKS], total = 0.0;
     double *partials;
+    ssim_taps taps;
     jf_dview va, vb, q, parts;
     jf_status st;
     int c, i, id;
-    if ((st = jf_gpu_begin(ctx)) != JF_OK || (st = load_taps(ctx->gpu->device)) != JF_OK ||
-        (st = jf_gpu_input(ctx, a, JF_SLOT_IN, &va)) != JF_OK ||
+    jf_device_scope scope(ctx);
+    if (scope.status != JF_OK)
+        return scope.status;
+    jf_ssim_window(taps.g);
+    jf_gpu_begin(ctx);
+    ctx->gpu->must_sync = 1; /* a number comes back: always wait */
+    if ((st = jf_gpu_input(ctx, a, JF_SLOT_IN, &va)) != JF_OK ||
         (st = jf_gpu_input(ctx, b, JF_SLOT_IN2, &vb)) != JF_OK ||
         (st = jf_gpu_buffer(ctx, JF_SLOT_PAD, (size_t)vw * sizeof(double), (size_t)a->height * 5,
-                            0, &q)) != JF_OK ||
-        (st = jf_gpu_buffer(ctx, JF_SLOT_AUX, sizeof host * 4, 1, 0, &parts)) != JF_OK)
+                            JF_BUF_DEVICE, &q)) != JF_OK ||
+        (st = jf_gpu_buffer(ctx, JF_SLOT_AUX, sizeof host * 4, 1, JF_BUF_DEVICE, &parts)) != JF_OK)
         return st;
     partials = (double *)parts.ptr;
     if ((st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
@@ -133,10 +124,10 @@ extern "C" jf_status jf_ssim_cuda(jf_context *ctx, const jf_image *a, const jf_i
     for (c = 0; c < a->channels; c++) {
         ssim_horizontal_kernel<<<jf_grid(vw, a->height, 1, block), block, 0, ctx->gpu->stream>>>(
             va.ptr, va.pitch, vb.ptr, vb.pitch, a->channels, c, a->height, vw, (double *)q.ptr,
-            q.pitch);
+            q.pitch, taps);
         JF_LAUNCH_CHECK("ssim_horizontal_kernel");
         ssim_vertical_kernel<<<blocks, SSIM_THREADS, 0, ctx->gpu->stream>>>(
-            (const double *)q.ptr, q.pitch, a->height, vw, vh, partials + (size_t)c * MAX_BLOCKS);
+            (const double *)q.ptr, q.pitch, a->height, vw, vh, partials + (size_t)c * MAX_BLOCKS, taps);
         JF_LAUNCH_CHECK("ssim_vertical_kernel");
     }
     if ((st = jf_gpu_timer_stop(ctx, id, "ssim", "cuda", TAPS, a,

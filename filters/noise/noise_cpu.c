@@ -9,8 +9,11 @@
  *                    is rounded and saturated.
  */
 #include "filters/filters.h"
-#include "pipeline/context.h"
-#include "pipeline/errors.h"
+#include "core/context.h"
+#include "core/errors.h"
+#include "core/options.h"
+#include "core/stats.h"
+#include "core/util.h"
 
 #include <math.h>
 
@@ -25,16 +28,25 @@ static uint64_t splitmix64(uint64_t *state)
 /* Uniform in [0, 1) with 53 random bits. */
 static double uniform(uint64_t *state) { return (double)(splitmix64(state) >> 11) * 0x1.0p-53; }
 
-jf_status jf_add_noise(jf_context *ctx, jf_image *img, const jf_noise_options *opt)
+jf_noise_options jf_noise_defaults(void)
 {
+    jf_noise_options o = JF_NOISE_OPTIONS_INIT;
+    return o;
+}
+
+jf_status jf_add_noise(jf_context *ctx, jf_image *img, const jf_noise_options *user)
+{
+    jf_noise_options o = jf_noise_defaults();
+    const jf_noise_options *opt = &o;
     uint64_t state;
     int x, y, c, ch;
     jf_status st;
     double t0 = jf_now_ms();
 
-    if (!opt)
+    if (!user)
         return jf_fail(JF_ERR_ARG, "jf_add_noise: options are NULL");
-    if ((st = jf_check_host_image("jf_add_noise", "target", img)) != JF_OK)
+    if ((st = jf_options_read("jf_add_noise", "jf_noise_defaults", &o, sizeof o, user)) != JF_OK ||
+        (st = jf_check_host_image("jf_add_noise", "target", img)) != JF_OK)
         return st;
     state = opt->seed;
     ch = img->channels;

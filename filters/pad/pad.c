@@ -1,10 +1,11 @@
-/* jf_pad: validation and dispatch. */
+/* jf_pad: validation and dispatch; the padded copy the CPU filters read. */
 #include "filters/filters.h"
 #include "filters/pad/pad.h"
-#include "io/io.h"
-#include "pipeline/context.h"
-#include "pipeline/errors.h"
-#include "pipeline/gpu.h"
+#include "core/context.h"
+#include "core/errors.h"
+#include "core/image.h"
+#include "core/stats.h"
+#include "core/util.h"
 
 static jf_status check_pad(const jf_image *src, int radius, jf_border border, jf_image *dst,
                            int on_gpu)
@@ -24,32 +25,53 @@ static jf_status check_pad(const jf_image *src, int radius, jf_border border, jf
     return jf_image_prepare(dst, (int)pw, (int)ph, src->channels);
 }
 
+static void record_pad(jf_context *ctx, const jf_image *src, int radius, double ms)
+{
+    const uint64_t pw = (uint64_t)src->width + 2u * (uint64_t)radius;
+    const uint64_t ph = (uint64_t)src->height + 2u * (uint64_t)radius;
+    jf_record(ctx, "pad", "cpu", 2 * radius + 1, src, ms,
+              (uint64_t)src->width * src->height * src->channels, pw * ph * (uint64_t)src->channels);
+}
+
+static jf_status pad_impl(jf_context *ctx, const jf_image *src, int radius, jf_border border,
+                          jf_image *dst)
+{
+    const int on_gpu = jf_use_gpu(ctx, JF_VARIANT_AUTO);
+    double t0 = jf_now_ms();
+    jf_status st;
+    if ((st = check_pad(src, radius, border, dst, on_gpu)) != JF_OK)
+        return st;
+#ifdef JF_HAVE_CUDA
+    if (on_gpu)
+        return jf_pad_cuda(ctx, src, radius, border, dst);
+#endif
+    if ((st = jf_pad_cpu(src, radius, border, dst)) != JF_OK)
+        return st;
+    record_pad(ctx, src, radius, jf_now_ms() - t0);
+    return JF_OK;
+}
+
 jf_status jf_pad(jf_context *ctx, const jf_image *src, int radius, jf_border border,
                  jf_image *dst)
 {
-#ifdef JF_HAVE_CUDA
-    if (jf_use_gpu(ctx, JF_VARIANT_AUTO)) {
-        jf_status st = check_pad(src, radius, border, dst, 1);
-        return st != JF_OK ? st : jf_pad_cuda(ctx, src, radius, border, dst);
-    }
-#endif
-    return jf_pad_host(ctx, src, radius, border, dst);
+    JF_WITH_CONTEXT(ctx, pad_impl(ctx, src, radius, border, dst));
 }
 
-jf_status jf_pad_host(jf_context *ctx, const jf_image *src, int radius, jf_border border,
-                      jf_image *dst)
+jf_status jf_pad_scratch(jf_context *ctx, const jf_image *src, int radius, jf_border border,
+                         jf_image *padded)
 {
-    jf_status st;
+    const int pw = src->width + 2 * radius, ph = src->height + 2 * radius;
+    const size_t row = (size_t)pw * (size_t)src->channels;
     double t0 = jf_now_ms();
-    uint64_t pw, ph;
-
-    if ((st = check_pad(src, radius, border, dst, 0)) != JF_OK)
+    unsigned char *buf;
+    jf_status st;
+    if ((st = jf_check_dims("padded image", (uint64_t)pw, (uint64_t)ph, src->channels)) != JF_OK)
         return st;
-    pw = (uint64_t)dst->width;
-    ph = (uint64_t)dst->height;
-    if ((st = jf_pad_cpu(src, radius, border, dst)) != JF_OK)
+    if (!(buf = (unsigned char *)jf_scratch_get(ctx, JF_SCRATCH_PAD, row * (size_t)ph)))
+        return JF_ERR_NOMEM;
+    *padded = jf_image_wrap(buf, pw, ph, src->channels, row);
+    if ((st = jf_pad_cpu(src, radius, border, padded)) != JF_OK)
         return st;
-    jf_record(ctx, "pad", "cpu", 2 * radius + 1, src, jf_now_ms() - t0,
-              (uint64_t)src->width * src->height * src->channels, pw * ph * (uint64_t)src->channels);
+    record_pad(ctx, src, radius, jf_now_ms() - t0);
     return JF_OK;
 }

@@ -1,4 +1,4 @@
-/* Internal to filters/: padding variants. */
+/* Internal to filters/: padding, which the CPU filters run first. */
 #ifndef JF_FILTERS_PAD_H
 #define JF_FILTERS_PAD_H
 
@@ -12,9 +12,15 @@ extern "C" {
  * already allocated (w+2r) x (h+2r)). */
 jf_status jf_pad_cpu(const jf_image *src, int radius, jf_border border, jf_image *dst);
 
-/* jf_pad on the CPU whatever the context's backend (the CPU filters use it). */
-jf_status jf_pad_host(jf_context *ctx, const jf_image *src, int radius, jf_border border,
+/* Pad on the CPU into the context's pad scratch buffer (no allocation once
+ * the buffer is large enough); `padded` describes it.  Timed as "pad". */
+jf_status jf_pad_scratch(jf_context *ctx, const jf_image *src, int radius, jf_border border,
+                         jf_image *padded);
+
+#ifdef JF_HAVE_CUDA
+jf_status jf_pad_cuda(jf_context *ctx, const jf_image *src, int radius, jf_border border,
                       jf_image *dst);
+#endif
 
 #ifdef __cplusplus
 }

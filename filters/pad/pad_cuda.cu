@@ -14,7 +14,8 @@
  *   +---------+                              +-------------+  plane 1: G ...
  */
 #include "filters/filters.h"
-#include "pipeline/gpu.cuh"
+#include "filters/filter_cuda.cuh"
+#include "filters/pad/pad.h"
 
 template <bool PLANAR>
 __global__ void pad_kernel(const unsigned char *__restrict__ src, size_t src_pitch, int w, int h,
@@ -46,7 +47,7 @@ jf_status jf_gpu_pad_planes(jf_context *ctx, const jf_dview *src, int w, int h, 
     jf_image shape = jf_image_wrap(NULL, w, h, ch, 0);
     jf_status st;
     int id;
-    if ((st = jf_gpu_buffer(ctx, JF_SLOT_PAD, (size_t)pw, (size_t)ph * ch, 0, planes)) != JF_OK ||
+    if ((st = jf_gpu_buffer(ctx, JF_SLOT_PAD, (size_t)pw, (size_t)ph * ch, JF_BUF_DEVICE, planes)) != JF_OK ||
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     pad_kernel<true><<<jf_grid(pw, ph, ch, block), block, 0, ctx->gpu->stream>>>(
@@ -65,8 +66,11 @@ extern "C" jf_status jf_pad_cuda(jf_context *ctx, const jf_image *src, int radiu
     jf_dview in, out;
     jf_status st;
     int id;
-    if ((st = jf_gpu_begin(ctx)) != JF_OK ||
-        (st = jf_gpu_input(ctx, src, JF_SLOT_IN, &in)) != JF_OK ||
+    jf_device_scope scope(ctx);
+    if (scope.status != JF_OK)
+        return scope.status;
+    jf_gpu_begin(ctx);
+    if ((st = jf_gpu_input(ctx, src, JF_SLOT_IN, &in)) != JF_OK ||
         (st = jf_gpu_output(ctx, dst, &out)) != JF_OK ||
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;

@@ -6,7 +6,9 @@ int main(int argc, char **argv)
 {
     jf_picture pic;
     jf_image out = {0};
-    jf_median_options mo = {5, JF_BORDER_REFLECT, JF_VARIANT_AUTO};
+    jf_median_options mo = jf_median_defaults();
+    mo.ksize = 5;
+    mo.border = JF_BORDER_REFLECT;
     if (argc < 2 || jf_picture_read(argv[1], &pic) != JF_OK || jf_median(NULL, &pic.color, &out, &mo) != JF_OK) {
         fprintf(stderr, "consumer: %s\n", jf_last_error());
         return 1;

@@ -1,6 +1,6 @@
 /* Internal: recording errors into jf_status / jf_last_error(). */
-#ifndef JF_PIPELINE_ERRORS_H
-#define JF_PIPELINE_ERRORS_H
+#ifndef JF_CORE_ERRORS_H
+#define JF_CORE_ERRORS_H
 
 #include "jetfilter.h"
 

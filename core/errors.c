@@ -1,5 +1,5 @@
 /* Status names and the per-thread error detail. */
-#include "pipeline/errors.h"
+#include "core/errors.h"
 
 #include <stdarg.h>
 #include <stdio.h>

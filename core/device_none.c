@@ -1,5 +1,7 @@
-/* Device facts in a build without CUDA: there are no devices to report. */
-#include "pipeline/errors.h"
+/* The CUDA side of the runtime in a build without CUDA: there are no devices
+ * to report, and no CUDA context can be made. */
+#include "core/errors.h"
+#include "core/gpu.h"
 
 #include <string.h>
 
@@ -18,16 +20,22 @@ jf_status jf_device_query(int index, jf_device_info *info)
     return jf_fail(JF_ERR_NO_DEVICE, "device %d: jetfilter was built without CUDA", index);
 }
 
-const char *jf_memory_name(jf_memory m)
-{
-    static const char *const names[JF_MEMORY_COUNT] = {"auto", "copy", "managed"};
-    return (unsigned)m < JF_MEMORY_COUNT ? names[m] : "?";
-}
-
 jf_status jf_context_device(const jf_context *ctx, jf_device_info *info)
 {
     (void)ctx;
     if (info)
         memset(info, 0, sizeof *info);
     return jf_fail(JF_ERR_NO_DEVICE, "jf_context_device: jetfilter was built without CUDA");
+}
+
+void *jf_context_stream(const jf_context *ctx)
+{
+    (void)ctx;
+    return NULL;
+}
+
+const jf_device_info *jf_gpu_info(const jf_context *ctx)
+{
+    (void)ctx;
+    return NULL;
 }

@@ -1,7 +1,7 @@
-/* jetfilter: the command-line tool.  Subcommands live in cli_*.c; options in
- * the table of cli_options.c. */
+/* jetfilter: the command-line tool.  One file per command (cli/denoise.c,
+ * ...); the options in the table of cli/options.c. */
 #define _POSIX_C_SOURCE 200809L
-#include "pipeline/cli.h"
+#include "cli/cli.h"
 #include "io/io.h"
 
 #include <signal.h>
@@ -76,6 +76,10 @@ int main(int argc, char **argv)
         return JF_EXIT_USAGE;
     }
     rc = cli_parse(COMMANDS[i].bit, COMMANDS[i].name, argc - 2, argv + 2, &s);
+    if (rc == 0 && s.quiet && s.verbose) {
+        fprintf(stderr, "jetfilter %s: --quiet and --verbose contradict each other\n", argv[1]);
+        rc = JF_EXIT_USAGE;
+    }
     if (rc != 0) {
         free(s.inputs);
         return rc;

@@ -1,14 +1,15 @@
 /* Internal to the CUDA sources: per-context GPU state, cached buffers,
- * getting images onto and off the device, event timers, and JF_CUDA_TRY. */
-#ifndef JF_PIPELINE_GPU_CUH
-#define JF_PIPELINE_GPU_CUH
+ * getting images onto and off the device, event timers, launch limits and
+ * JF_CUDA_TRY. */
+#ifndef JF_CORE_GPU_CUH
+#define JF_CORE_GPU_CUH
 
 #include <cuda_runtime.h>
 
 #include "jetfilter.h"
-#include "pipeline/context.h"
-#include "pipeline/errors.h"
-#include "pipeline/gpu.h"
+#include "core/context.h"
+#include "core/errors.h"
+#include "core/gpu.h"
 
 /* Record "call failed (file:line): CUDA's message" and return JF_ERR_CUDA.
  * JF_CUDA_TRY wraps every runtime call; JF_LAUNCH_CHECK("kernel") follows
@@ -37,13 +38,17 @@ typedef struct jf_dview {
 enum jf_slot { JF_SLOT_IN, JF_SLOT_IN2, JF_SLOT_PAD, JF_SLOT_OUT, JF_SLOT_STAGE_IN,
                JF_SLOT_STAGE_OUT, JF_SLOT_AUX, JF_SLOT_COUNT };
 
+enum jf_buffer_kind { JF_BUF_DEVICE, JF_BUF_PINNED, JF_BUF_MANAGED };
+
 typedef struct jf_buffer {
     unsigned char *ptr;
     size_t pitch, rows;   /* capacity */
-    int kind;             /* 0 device (pitched), 1 pinned host, 2 managed */
+    int kind;             /* jf_buffer_kind */
 } jf_buffer;
 
-#define JF_MAX_TIMERS 16
+/* Timed steps not yet turned into stats: GPU work between two events, or a
+ * host-side step whose time is already known. */
+#define JF_MAX_TIMERS 64
 
 typedef struct jf_timer {
     char name[32], variant[16];
@@ -54,65 +59,84 @@ typedef struct jf_timer {
     cudaEvent_t start, stop;
 } jf_timer;
 
+/* Launch attributes of a kernel on this context's device, looked up once. */
+#define JF_MAX_KERNELS 48
+typedef struct jf_kernel_attr {
+    const void *func;
+    int regs, max_threads;
+    size_t static_smem;
+} jf_kernel_attr;
+
 struct jf_gpu {
     int device;
-    int smem_optin;   /* bytes of shared memory a block may opt into */
+    jf_device_info info;  /* limits included (JETFILTER_DEVICE_LIMITS) */
     cudaStream_t stream;
     int own_stream;
     jf_memory memory;
-    jf_device_info info;
     jf_buffer buf[JF_SLOT_COUNT];
-    jf_timer timers[JF_MAX_TIMERS];
-    int ntimers;
+    jf_timer timers[JF_MAX_TIMERS]; /* a ring: `pending` from `head` */
+    int timer_head, timer_pending, timers_made;
+    int must_sync;        /* the current call touched a host image: wait at its end */
+    /* convolution weights: device copy, pinned staging and what they hold */
+    float *d_weights, *h_weights;
+    int weights_k;
+    cudaEvent_t weights_copied;
+    jf_kernel_attr kernels[JF_MAX_KERNELS];
+    int nkernels;
+};
+
+/* Selects the context's device for the lifetime of the scope and restores
+ * the caller's current device afterwards. */
+struct jf_device_scope {
+    int prev;
+    jf_status status;
+    explicit jf_device_scope(const jf_context *ctx);
+    ~jf_device_scope();
+    jf_device_scope(const jf_device_scope &) = delete;
+    jf_device_scope &operator=(const jf_device_scope &) = delete;
 };
 
 /* Make `slot` hold at least width_bytes x rows (pitched for device memory). */
 jf_status jf_gpu_buffer(jf_context *ctx, int slot, size_t width_bytes, size_t rows,
                         int kind, jf_dview *view);
 
-/* Start an operation: clears pending timers and selects the device. */
-jf_status jf_gpu_begin(jf_context *ctx);
+/* Start an operation (per-call state). */
+void jf_gpu_begin(jf_context *ctx);
 
 /* A device view of `src`: itself when on the device (or mapped/managed),
  * else uploaded into `slot` (COPY: pinned staging + async copy; MANAGED:
- * copied into a managed buffer).  The upload is timed as "upload". */
+ * copied into a managed buffer); an upload makes the call synchronous. */
 jf_status jf_gpu_input(jf_context *ctx, const jf_image *src, int slot, jf_dview *view);
 
 /* Where a kernel writes an image shaped like dst: dst itself when the GPU
- * can address it, else the OUT slot. */
+ * can address it, else the OUT slot (and the call is synchronous). */
 jf_status jf_gpu_output(jf_context *ctx, const jf_image *dst, jf_dview *view);
 
-/* Bring the output view back into dst if it is not there already ("download"),
- * wait for the stream, and turn the timers into stats records. */
+/* Bring the output view back into a host dst, and, if the call touched a
+ * host image, wait for the stream and collect its stats.  Work on device
+ * images stays queued. */
 jf_status jf_gpu_finish(jf_context *ctx, jf_image *dst, const jf_dview *view);
 
-/* Event timers around GPU work on the context's stream. */
+/* Event timers around GPU work on the context's stream; *id is -1 (and
+ * nothing is recorded) when the context keeps no stats. */
 jf_status jf_gpu_timer_start(jf_context *ctx, int *id);
 jf_status jf_gpu_timer_stop(jf_context *ctx, int id, const char *name, const char *variant,
                             int ksize, const jf_image *shape, uint64_t bytes_read,
                             uint64_t bytes_written);
 
-/* Padded planes in the PAD slot: `channels` planes of (w+2r) x (h+2r),
- * with room for tile loads that overrun the right edge. */
-jf_status jf_gpu_pad_planes(jf_context *ctx, const jf_dview *src, int w, int h, int ch,
-                            int radius, jf_border border, jf_dview *planes, int *plane_rows);
+/* Convolution weights on the device, in the context's own buffer, written
+ * by a copy ordered on its stream (and skipped when they are unchanged). */
+jf_status jf_gpu_weights(jf_context *ctx, const float *weights, int k, const float **d_weights);
 
-/* Is `bytes` of dynamic shared memory possible for one block on this device?
- * Up to 48 KiB always; beyond that up to the device's opt-in limit (Volta and
- * later; 48 KiB is all the Nano has).  The caller raises the kernel's limit
- * with cudaFuncSetAttribute when it asks for more than 48 KiB. */
-jf_status jf_gpu_shared_limit(jf_context *ctx, const char *what, int bx, int by, int k,
-                              size_t bytes);
-
-/* The steps every filter shares: select the device, get the input onto it,
- * find where the output goes, and pad the input to planes (radius k/2). */
-jf_status jf_gpu_filter_setup(jf_context *ctx, const jf_image *src, const jf_image *dst, int k,
-                              jf_border border, jf_dview *planes, int *plane_rows, jf_dview *out);
-
-/* After a filter kernel's launch: check the launch, then stop its timer with
- * the seed's byte counts (padded input read once, output written once). */
-jf_status jf_gpu_filter_done(jf_context *ctx, int id, const char *kernel, const char *name,
-                             const char *variant, int k, const jf_image *shape);
+/* Can `func` launch with `threads` threads and `dyn_smem` bytes of dynamic
+ * shared memory on this device (registers, threads, shared memory, within
+ * the device's limits or the Nano's)?  `what` names it in the error.  Raises
+ * the kernel's dynamic shared-memory limit when more than 48 KiB is needed
+ * and the device offers it. */
+jf_status jf_gpu_launch_fits(jf_context *ctx, const void *func, const char *what, int threads,
+                             size_t dyn_smem);
+/* The same as a yes/no, for choosing (nothing recorded). */
+int jf_gpu_launch_ok(jf_context *ctx, const void *func, int threads, size_t dyn_smem);
 
 /* Grid of ceil(w/bx) x ceil(h/by) x z blocks. */
 static inline dim3 jf_grid(int w, int h, int z, dim3 block)

@@ -1,8 +1,8 @@
 /* Host image buffers with overflow-checked sizes and a pixel limit. */
-#include "io/io.h"
-#include "pipeline/context.h"
-#include "pipeline/errors.h"
-#include "pipeline/gpu.h"
+#include "core/image.h"
+#include "core/context.h"
+#include "core/errors.h"
+#include "core/gpu.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +68,14 @@ jf_image jf_image_wrap(unsigned char *data, int width, int height, int channels,
     img.channels = channels;
     img.stride = stride ? stride : (size_t)width * (size_t)channels;
     img.location = JF_LOC_HOST;
+    return img;
+}
+
+jf_image jf_image_wrap_device(void *data, int width, int height, int channels, size_t pitch,
+                              jf_location location)
+{
+    jf_image img = jf_image_wrap((unsigned char *)data, width, height, channels, pitch);
+    img.location = location;
     return img;
 }
 
@@ -149,6 +157,8 @@ jf_status jf_image_copy(const jf_image *src, jf_image *dst)
     if (src->width != dst->width || src->height != dst->height ||
         src->channels != dst->channels)
         return jf_fail(JF_ERR_ARG, "jf_image_copy: shapes differ");
+    if (src->location == JF_LOC_DEVICE || dst->location == JF_LOC_DEVICE)
+        return jf_fail(JF_ERR_ARG, "jf_image_copy: device memory; use jf_image_transfer");
     row = (size_t)src->width * (size_t)src->channels;
     for (y = 0; y < src->height; y++)
         memcpy(dst->data + (size_t)y * dst->stride, src->data + (size_t)y * src->stride, row);

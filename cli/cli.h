@@ -1,0 +1,138 @@
+/* Internal to the jetfilter command-line tool: settings, the option parser,
+ * the commands, and reporting helpers. */
+#ifndef JF_CLI_CLI_H
+#define JF_CLI_CLI_H
+
+#include "jetfilter.h"
+#include "filters/ops.h"
+
+#include <stdio.h>
+
+/* Exit codes */
+#define JF_EXIT_OK 0     /* everything succeeded */
+#define JF_EXIT_FAILED 1 /* some inputs failed */
+#define JF_EXIT_USAGE 2  /* bad command line */
+
+/* Subcommands, as bits so an option can belong to several. */
+enum {
+    CMD_DENOISE = 1 << 0,
+    CMD_NOISE = 1 << 1,
+    CMD_METRICS = 1 << 2,
+    CMD_INFO = 1 << 3,
+    CMD_BENCH = 1 << 4
+};
+
+typedef enum out_format { OUT_SAME, OUT_PNG, OUT_JPEG } out_format;
+
+#define CLI_MAX_PARAMS 16
+
+/* Everything the command line can set; the option table fills it. */
+typedef struct cli_settings {
+    const char *output;
+    /* the operation's parameters, as given (lists for the bench): one text
+     * per row of jf_op_params, and the operation (--filter) */
+    const char *filter;
+    const char *param[CLI_MAX_PARAMS];
+    const jf_op *noise_op;   /* noise: --salt-pepper or --gaussian */
+    double noise_amount;
+    const char *backend;     /* a name, or a list (bench) */
+    int device;
+    int memory;              /* jf_memory */
+    double peak_gbps;
+    const char *block;       /* "WxH" */
+    int block_x, block_y;
+    int jobs;
+    int threads;
+    int quality;
+    int format;              /* out_format */
+    int skip_existing;
+    const char *reference;
+    const char *json;        /* file, or "-" for standard output */
+    int quiet;
+    int verbose;
+    int stats;
+    const char *suffix;
+    double max_mpix;
+    long long seed;
+    /* bench */
+    const char *sizes, *channels, *csv, *photo, *tag;
+    int reps, warmup, random, energy;
+    double ceiling_mb;
+    int help;
+    /* positional arguments */
+    const char **inputs;
+    int input_count;
+} cli_settings;
+
+/* Parse argv (after the subcommand) into s.  Returns 0, or prints one line
+ * naming the problem and returns JF_EXIT_USAGE. */
+int cli_parse(int command, const char *command_name, int argc, char **argv, cli_settings *s);
+
+/* Print the help of one subcommand, generated from the option table and
+ * the operation table. */
+void cli_help(FILE *out, int command, const char *command_name);
+
+/* The operation's arguments from the settings: one value per parameter
+ * (a list is refused with a usage message naming `cmd`).  Returns 0 or
+ * JF_EXIT_USAGE. */
+int cli_op_args(const char *cmd, const cli_settings *s, jf_op_args *args);
+
+/* The text of parameter `name` ("ksize", "border", ...), or NULL. */
+const char *cli_param(const cli_settings *s, const char *name);
+
+/* Split a comma list into at most `max` tokens of `buf` (modified). */
+int cli_split(char *buf, char **tokens, int max);
+
+/* Subcommands (one file each) */
+int cli_denoise(cli_settings *s);
+int cli_noise(cli_settings *s);
+int cli_metrics(cli_settings *s);
+int cli_info(cli_settings *s);
+int cli_bench(cli_settings *s);
+
+struct jf_batch;
+struct jf_batch_item;
+
+/* What a batch command carries through the batch (jf_batch.user). */
+typedef struct cli_run {
+    cli_settings *s;
+    const char *verb;     /* "denoise", "noise" */
+    jf_op_plan plan;      /* the operation, resolved once */
+} cli_run;
+
+/* Batch callbacks and the end of a batch (report.c): a line per file with
+ * -v, failures always, the progress line on a terminal; then the summary,
+ * --stats and --json.  Returns the exit code. */
+void cli_batch_done(struct jf_batch *b, struct jf_batch_item *it);
+void cli_batch_log(struct jf_batch *b, int verbose_only, const char *message);
+int cli_batch_finish(struct jf_batch *b);
+void cli_progress_clear(void);
+
+/* The steps of a batch command (denoise.c): read and decode one input,
+ * encode and write one output (stats and notes into the item), and the
+ * whole batch: collect, run, report; returns the exit code. */
+jf_status cli_read_input(struct jf_batch_item *it, jf_picture *pic, jf_context *ctx);
+jf_status cli_write_output(struct jf_batch_item *it, const cli_settings *s, const jf_picture *pic,
+                           jf_context *ctx);
+int cli_batch(cli_settings *s, cli_run *run,
+              jf_status (*work)(struct jf_batch *b, struct jf_batch_item *it, jf_context *ctx));
+
+/* Logging to stderr (clears the progress line first); names are printed
+ * with control bytes escaped. */
+void cli_log(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+extern int cli_quiet;
+extern int cli_argc;     /* the command line, for the bench's metadata */
+extern char **cli_argv;
+
+/* A JSON file named by --json ("-": standard output) can be written? Checked
+ * before any work, so a bad path fails at once.  Prints why and returns 0. */
+int cli_json_target_ok(const char *cmd, const char *path);
+
+/* Write `text` to the --json target ("-": standard output). */
+int cli_json_write(const char *path, const char *text, size_t len);
+
+#endif

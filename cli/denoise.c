@@ -1,0 +1,234 @@
+/* jetfilter denoise: every file through the chosen operation of the table. */
+#define _DEFAULT_SOURCE
+#include "cli/cli.h"
+#include "core/errors.h"
+#include "core/names.h"
+#include "core/stats.h"
+#include "core/util.h"
+#include "io/io.h"
+#include "pipeline/batch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* mkdir -p the folder that will hold `path`. */
+static jf_status make_parent(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return JF_OK;
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    return jf_mkdirs(dir);
+}
+
+static jf_encode_options encode_options(const cli_settings *s, const jf_picture *pic)
+{
+    jf_encode_options e = jf_encode_defaults();
+    e.quality = s->quality;
+    e.format = s->format == OUT_JPEG || (s->format == OUT_SAME && pic->format == JF_FORMAT_JPEG)
+                   ? JF_FORMAT_JPEG : JF_FORMAT_PNG;
+    return e;
+}
+
+/* Encode and write one output (denoise and noise share it). */
+jf_status cli_write_output(jf_batch_item *it, const cli_settings *s, const jf_picture *pic,
+                           jf_context *ctx)
+{
+    jf_encode_options e = encode_options(s, pic);
+    double t0 = jf_now_ms();
+    jf_status st;
+    if (e.format == JF_FORMAT_JPEG && pic->alpha.data)
+        snprintf(it->notes, sizeof it->notes, "JPEG has no alpha channel; transparency dropped");
+    if ((st = make_parent(it->output)) != JF_OK ||
+        (st = jf_picture_write(it->output, pic, &e)) != JF_OK)
+        return st;
+    it->ms_encode = jf_now_ms() - t0;
+    jf_record(ctx, "encode", jf_format_name(e.format), 0, &pic->color, it->ms_encode,
+              (uint64_t)pic->color.width * pic->color.height * pic->color.channels, 0);
+    return JF_OK;
+}
+
+jf_status cli_read_input(jf_batch_item *it, jf_picture *pic, jf_context *ctx)
+{
+    double t0 = jf_now_ms();
+    jf_status st;
+    memset(pic, 0, sizeof *pic);
+    if ((st = jf_picture_read(it->input, pic)) != JF_OK)
+        return st;
+    it->ms_decode = jf_now_ms() - t0;
+    it->width = pic->color.width;
+    it->height = pic->color.height;
+    it->channels = pic->color.channels;
+    jf_record(ctx, "decode", jf_format_name(pic->format), 0, &pic->color, it->ms_decode, 0,
+              (uint64_t)pic->color.width * pic->color.height * pic->color.channels);
+    return JF_OK;
+}
+
+/* PSNR/SSIM of input and output against the clean original, when present. */
+static void compare_reference(const cli_settings *s, jf_batch_item *it, const jf_image *in,
+                              const jf_image *out, jf_context *ctx)
+{
+    char path[4096];
+    jf_picture ref;
+    double t0 = jf_now_ms();
+    snprintf(path, sizeof path, "%s/%s", s->reference, it->rel);
+    if (jf_picture_read(path, &ref) != JF_OK) {
+        if (!cli_quiet)
+            cli_log("jetfilter: %s: no usable reference (%s)", it->input, jf_last_error());
+        return;
+    }
+    if (ref.color.width != in->width || ref.color.height != in->height ||
+        ref.color.channels != in->channels) {
+        if (!cli_quiet)
+            cli_log("jetfilter: %s: reference %s is %dx%dx%d, the input %dx%dx%d; not compared",
+                    it->input, path, ref.color.width, ref.color.height, ref.color.channels,
+                    in->width, in->height, in->channels);
+    } else if (jf_psnr(ctx, &ref.color, in, &it->psnr_in, NULL) == JF_OK &&
+               jf_psnr(ctx, &ref.color, out, &it->psnr_out, NULL) == JF_OK &&
+               jf_ssim(ctx, &ref.color, in, &it->ssim_in) == JF_OK &&
+               jf_ssim(ctx, &ref.color, out, &it->ssim_out) == JF_OK) {
+        it->have_ref = 1;
+    } else if (!cli_quiet) {
+        cli_log("jetfilter: %s: not compared with its reference: %s", it->input, jf_last_error());
+    }
+    it->ms_metrics = jf_now_ms() - t0;
+    jf_picture_free(&ref);
+}
+
+static jf_status denoise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
+{
+    const cli_run *run = (const cli_run *)b->user;
+    jf_picture pic;
+    jf_image out = {0};
+    jf_status st;
+    double t0;
+
+    if ((st = cli_read_input(it, &pic, ctx)) != JF_OK)
+        return st;
+    t0 = jf_now_ms();
+    st = run->plan.op->apply(ctx, &run->plan, &pic.color, &out);
+    it->ms_filter = jf_now_ms() - t0;
+    if (st != JF_OK) {
+        jf_error_prefix(it->input);
+        goto done;
+    }
+    if (run->s->reference)
+        compare_reference(run->s, it, &pic.color, &out, ctx);
+    jf_image_free(&pic.color);
+    pic.color = out; /* the picture now owns the filtered pixels */
+    out.data = NULL;
+    st = cli_write_output(it, run->s, &pic, ctx);
+done:
+    jf_image_free(&out);
+    jf_picture_free(&pic);
+    return st;
+}
+
+/* The block shape, the operation and its parameters, resolved once. */
+static int plan_denoise(cli_settings *s, cli_run *run)
+{
+    const jf_op *op;
+    jf_op_args args;
+    int rc;
+    if (!s->filter)
+        s->filter = "median";
+    op = jf_op_find(s->filter);
+    if (!op || op->kind != JF_OP_FILTER || strchr(s->filter, ',')) {
+        char names[256];
+        fprintf(stderr, "jetfilter denoise: --filter %s: one of %s\n", s->filter,
+                jf_op_names(JF_OP_FILTER, names, sizeof names));
+        return JF_EXIT_USAGE;
+    }
+    if (s->block && (sscanf(s->block, "%4dx%4d", &s->block_x, &s->block_y) != 2 ||
+                     s->block_x < 4 || s->block_x % 4 || s->block_y < 1 ||
+                     s->block_x * s->block_y > 1024)) {
+        fprintf(stderr, "jetfilter denoise: --block %s: want WxH, W a multiple of 4, W*H <= 1024\n",
+                s->block);
+        return JF_EXIT_USAGE;
+    }
+    if ((rc = cli_op_args("denoise", s, &args)) != 0)
+        return rc;
+    if (args.sigma != 0.0 && !(op->params & JF_PARAM_SIGMA)) {
+        fprintf(stderr, "jetfilter denoise: --sigma is for --filter gauss, not %s\n", op->name);
+        return JF_EXIT_USAGE;
+    }
+    if (args.kernel_file && !(op->params & JF_PARAM_KERNEL)) {
+        fprintf(stderr, "jetfilter denoise: --kernel is for --filter conv, not %s\n", op->name);
+        return JF_EXIT_USAGE;
+    }
+    if (jf_op_prepare(op, &args, &run->plan) != JF_OK) {
+        fprintf(stderr, "jetfilter denoise: %s\n", jf_last_error());
+        return JF_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Settings every batch command shares, into the batch's options. */
+static void batch_options(cli_settings *s, cli_run *run, jf_batch *b)
+{
+    memset(b, 0, sizeof *b);
+    b->opt.verb = run->verb;
+    b->opt.output = s->output;
+    b->opt.suffix = s->suffix;
+    b->opt.extension = s->format == OUT_PNG ? ".png" : s->format == OUT_JPEG ? ".jpg" : NULL;
+    b->opt.inputs = s->inputs;
+    b->opt.input_count = s->input_count;
+    b->opt.jobs = s->jobs;
+    b->opt.threads = s->threads;
+    b->opt.skip_existing = s->skip_existing;
+    b->opt.context = jf_context_defaults();
+    b->opt.context.device = s->device;
+    b->opt.context.memory = (jf_memory)s->memory;
+    b->opt.context.peak_gbps = s->peak_gbps;
+    b->opt.context.stats = s->stats || s->json ? 256 : 0;
+    b->user = run;
+    b->on_done = cli_batch_done;
+    b->log = cli_batch_log;
+}
+
+/* Collect, run and report a batch; the exit code. */
+int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
+{
+    jf_batch b;
+    jf_status st;
+    int rc;
+    batch_options(s, run, &b);
+    if (s->backend)
+        b.opt.context.backend = (jf_backend)jf_name_index(jf_backend_names, s->backend);
+    if (!cli_json_target_ok(run->verb, s->json))
+        return JF_EXIT_USAGE;
+    if ((st = jf_batch_collect(&b)) != JF_OK) {
+        if (st == JF_ERR_ARG)
+            fprintf(stderr, "jetfilter %s: %s\n", run->verb, jf_last_error());
+        else
+            cli_log("jetfilter: %s", jf_last_error());
+        jf_batch_free(&b);
+        return st == JF_ERR_ARG ? JF_EXIT_USAGE : JF_EXIT_FAILED;
+    }
+    if (!cli_quiet && s->verbose)
+        cli_log("jetfilter %s: %d file%s%s%s", run->verb, b.count, b.count == 1 ? "" : "s",
+                run->plan.op ? ", " : "", run->plan.op ? run->plan.describe : "");
+    if (jf_batch_run(&b, work) != JF_OK) {
+        cli_log("jetfilter: %s", jf_last_error());
+        jf_batch_free(&b);
+        return JF_EXIT_FAILED;
+    }
+    rc = cli_batch_finish(&b);
+    jf_batch_free(&b);
+    return rc;
+}
+
+int cli_denoise(cli_settings *s)
+{
+    cli_run run;
+    int rc;
+    memset(&run, 0, sizeof run);
+    run.s = s;
+    run.verb = "denoise";
+    if ((rc = plan_denoise(s, &run)) == 0)
+        rc = cli_batch(s, &run, denoise_one);
+    jf_op_plan_free(&run.plan);
+    return rc;
+}

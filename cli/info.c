@@ -1,0 +1,111 @@
+/* jetfilter info: version, backends, CUDA devices and their limits, and the
+ * operations this build offers. */
+#include "cli/cli.h"
+#include "cli/json.h"
+#include "core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void override_peak(const cli_settings *s, jf_device_info *d)
+{
+    if (s->peak_gbps > 0) {
+        d->theoretical_gbps = s->peak_gbps;
+        snprintf(d->theoretical_source, sizeof d->theoretical_source, "--peak-gbps");
+    }
+}
+
+static void json_device(json_buf *j, const jf_device_info *d)
+{
+    json_open(j, NULL, '{');
+    json_int(j, "index", d->index);
+    json_str(j, "name", d->name);
+    json_int(j, "cc_major", d->cc_major);
+    json_int(j, "cc_minor", d->cc_minor);
+    json_int(j, "multiprocessors", d->multiprocessors);
+    json_int(j, "memory_bytes", (long long)d->total_memory);
+    json_int(j, "integrated", d->integrated);
+    json_num(j, "theoretical_gbps", d->theoretical_gbps);
+    json_str(j, "theoretical_source", d->theoretical_source);
+    json_int(j, "shared_per_block", d->shared_per_block);
+    json_int(j, "shared_per_block_optin", d->shared_per_block_optin);
+    json_int(j, "registers_per_block", d->registers_per_block);
+    json_int(j, "limited", d->limited);
+    json_int(j, "runtime_version", d->runtime_version);
+    json_int(j, "driver_version", d->driver_version);
+    json_close(j, '}');
+}
+
+static int info_json(const cli_settings *s, int n, const char *why)
+{
+    json_buf j = {0};
+    int i, ok;
+    json_open(&j, NULL, '{');
+    json_str(&j, "version", jf_version());
+    json_int(&j, "cpu_threads", jf_cpu_count());
+    json_int(&j, "cuda_built", jf_built_with_cuda());
+    json_open(&j, "devices", '[');
+    for (i = 0; i < n; i++) {
+        jf_device_info d;
+        if (jf_device_query(i, &d) != JF_OK)
+            continue;
+        override_peak(s, &d);
+        json_device(&j, &d);
+    }
+    json_close(&j, ']');
+    if (!n)
+        json_str(&j, "cuda_note", why);
+    json_open(&j, "operations", '[');
+    for (i = 0; i < jf_op_count; i++)
+        json_str(&j, NULL, jf_ops[i].name);
+    json_close(&j, ']');
+    json_close(&j, '}');
+    json_raw(&j, "\n");
+    ok = !j.fail && cli_json_write(s->json, j.data, j.len);
+    free(j.data);
+    return ok ? JF_EXIT_OK : JF_EXIT_FAILED;
+}
+
+static void print_device(const cli_settings *s, int i)
+{
+    jf_device_info d;
+    if (jf_device_query(i, &d) != JF_OK) {
+        printf("device %d:    %s\n", i, jf_last_error());
+        return;
+    }
+    override_peak(s, &d);
+    printf("device %d:    %s, compute capability %d.%d, %d SMs, %.1f GiB, %s\n", d.index, d.name,
+           d.cc_major, d.cc_minor, d.multiprocessors,
+           (double)d.total_memory / (1024.0 * 1024.0 * 1024.0),
+           d.integrated ? "integrated (memory shared with the CPU)" : "discrete");
+    printf("             theoretical bandwidth %.1f GB/s (%s)\n", d.theoretical_gbps,
+           d.theoretical_source);
+    printf("             per block: %d KiB shared memory (%d KiB opt-in), %d registers%s\n",
+           d.shared_per_block / 1024, d.shared_per_block_optin / 1024, d.registers_per_block,
+           d.limited ? "  [limited to a Jetson Nano's by JETFILTER_DEVICE_LIMITS]" : "");
+    printf("             CUDA runtime %d.%d, driver %d.%d\n", d.runtime_version / 1000,
+           d.runtime_version % 1000 / 10, d.driver_version / 1000, d.driver_version % 1000 / 10);
+}
+
+int cli_info(cli_settings *s)
+{
+    int n = jf_device_count(), i;
+    char why[512], names[256];
+    snprintf(why, sizeof why, "%s", n ? "" : jf_last_error());
+    if (s->json) {
+        if (!cli_json_target_ok("info", s->json))
+            return JF_EXIT_USAGE;
+        return info_json(s, n, why);
+    }
+    printf("jetfilter %s\n", jf_version());
+    printf("backends:    cpu (%d threads)%s\n", jf_cpu_count(), jf_built_with_cuda() ? ", cuda" : "");
+    if (!n)
+        printf("cuda:        %s\n", why);
+    for (i = 0; i < n; i++)
+        print_device(s, i);
+    printf("filters:     %s\n", jf_op_names(JF_OP_FILTER, names, sizeof names));
+    printf("metrics:     %s\n", jf_op_names(JF_OP_METRIC, names, sizeof names));
+    printf("noise:       %s\n", jf_op_names(JF_OP_NOISE, names, sizeof names));
+    return JF_EXIT_OK;
+}

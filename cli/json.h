@@ -1,0 +1,30 @@
+/* Internal to the CLI: a small JSON writer into a growing buffer. */
+#ifndef JF_CLI_JSON_H
+#define JF_CLI_JSON_H
+
+#include <stddef.h>
+
+typedef struct json_buf {
+    char *data;
+    size_t len, cap;
+    int fail;
+    int need_comma;
+} json_buf;
+
+void json_raw(json_buf *j, const char *text);
+void json_key(json_buf *j, const char *key);
+/* A string value; bytes that are not UTF-8 are escaped reversibly (see
+ * json.c), control bytes as \u00XX. */
+void json_str(json_buf *j, const char *key, const char *value);
+/* A file name: as json_str, plus "<key>_b64" with the raw bytes in base64
+ * when the name is not valid UTF-8, so a consumer can find the file. */
+void json_path(json_buf *j, const char *key, const char *path);
+void json_num(json_buf *j, const char *key, double value);
+void json_int(json_buf *j, const char *key, long long value);
+void json_open(json_buf *j, const char *key, char bracket);
+void json_close(json_buf *j, char bracket);
+
+/* Is `s` valid UTF-8? */
+int json_utf8_valid(const char *s);
+
+#endif

@@ -1,0 +1,58 @@
+/* jetfilter noise: noisy copies of files, with a seed per file so a folder
+ * gets different but reproducible noise in every image. */
+#include "cli/cli.h"
+#include "core/errors.h"
+#include "pipeline/batch.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* FNV-1a of the relative path, so each file of a folder gets its own noise. */
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static jf_status noise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
+{
+    const cli_run *run = (const cli_run *)b->user;
+    jf_op_plan plan = run->plan; /* a copy: the seed is per file */
+    jf_picture pic;
+    jf_status st;
+    if ((st = cli_read_input(it, &pic, ctx)) != JF_OK)
+        return st;
+    plan.args.seed = (long long)((uint64_t)run->s->seed ^ hash_name(it->rel));
+    if ((st = plan.op->apply(ctx, &plan, &pic.color, NULL)) == JF_OK)
+        st = cli_write_output(it, run->s, &pic, ctx);
+    else
+        jf_error_prefix(it->input);
+    jf_picture_free(&pic);
+    return st;
+}
+
+int cli_noise(cli_settings *s)
+{
+    cli_run run;
+    jf_op_args args;
+    int rc;
+    if (!s->noise_op) {
+        fprintf(stderr, "jetfilter noise: give one of --salt-pepper D or --gaussian SIGMA\n");
+        return JF_EXIT_USAGE;
+    }
+    memset(&run, 0, sizeof run);
+    run.s = s;
+    run.verb = "noise";
+    if ((rc = cli_op_args("noise", s, &args)) != 0)
+        return rc;
+    if (jf_op_prepare(s->noise_op, &args, &run.plan) != JF_OK) {
+        fprintf(stderr, "jetfilter noise: %s\n", jf_last_error());
+        return JF_EXIT_USAGE;
+    }
+    s->backend = "cpu"; /* noise is made on the host */
+    rc = cli_batch(s, &run, noise_one);
+    jf_op_plan_free(&run.plan);
+    return rc;
+}

@@ -1,0 +1,534 @@
+/*
+ * The option table: one row per option drives both the parser and --help
+ * (name, short letter, argument, help, default, range or choices, and the
+ * subcommands it belongs to).  The filter parameters (-k, --sigma, --kernel,
+ * -b, --variant) and the noise options come from the operation table
+ * (filters/ops.c), so a new operation's options need no change here.
+ *
+ * One word for one idea: an option that the bench sweeps takes a list
+ * (`--ksize 3,5,7`) there and one value elsewhere.  The bench's old plural
+ * spellings (--sizes, --ksizes, --filters, ...) are aliases for one release.
+ */
+#include "cli/cli.h"
+#include "core/names.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum opt_type {
+    OPT_FLAG, OPT_INT, OPT_DOUBLE, OPT_STRING, OPT_CHOICE, OPT_INT64,
+    OPT_NAMES,  /* a name, or a comma list of names (bench), from `choices` */
+    OPT_OPS,    /* operation names, one or a list */
+    OPT_PARAM,  /* an operation parameter, one value or a list, checked by its row */
+    OPT_NOISE,  /* --salt-pepper D, --gaussian SIGMA: picks the noise operation */
+    OPT_JSON    /* a file; in metrics and info also a bare flag (standard output) */
+} opt_type;
+
+typedef struct cli_option {
+    const char *name;
+    char letter;
+    opt_type type;
+    const char *arg;
+    const char *help;
+    const char *def; /* applied before parsing; NULL: zero */
+    double min, max;
+    const char *const *choices;
+    size_t offset;
+    int commands;
+    const char *alias_of;      /* an old spelling of this option */
+    int param;                 /* OPT_PARAM: index in jf_op_params */
+    const jf_op *op;           /* OPT_NOISE: the operation */
+} cli_option;
+
+static const char *const FORMATS[] = {"same", "png", "jpg", NULL};
+
+#define AT(field) offsetof(cli_settings, field)
+#define RUN (CMD_DENOISE | CMD_NOISE)
+#define ALL (CMD_DENOISE | CMD_NOISE | CMD_METRICS | CMD_INFO | CMD_BENCH)
+
+static const cli_option GENERIC[] = {
+    {"output", 'o', OPT_STRING, "DIR", "folder for the results (the input tree is mirrored)", NULL, 0, 0, NULL, AT(output), RUN, NULL, 0, NULL},
+    {"filter", 'f', OPT_OPS, "NAME", "filter to apply (default median; bench: a list, default median,conv)", NULL, 0, 0, NULL, AT(filter), CMD_DENOISE | CMD_BENCH, NULL, 0, NULL},
+    {"backend", 0, OPT_NAMES, "NAME", "where filters run: auto (CUDA if a device is present), cpu, cuda (bench: a list)", NULL, 0, 0, jf_backend_names, AT(backend), CMD_DENOISE | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
+    {"device", 0, OPT_INT, "N", "CUDA device index", "0", 0, 64, NULL, AT(device), CMD_DENOISE | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
+    {"block", 0, OPT_STRING, "WxH", "CUDA block shape (default: the variant's; W a multiple of 4)", NULL, 0, 0, NULL, AT(block), CMD_DENOISE | CMD_BENCH, NULL, 0, NULL},
+    {"memory", 0, OPT_CHOICE, "MODE", "how images reach the GPU; auto: managed on Jetson, copy elsewhere", "auto", 0, 0, jf_memory_names, AT(memory), CMD_DENOISE | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
+    {"peak-gbps", 0, OPT_DOUBLE, "X", "theoretical bandwidth for the percentages (default: the device's)", "0", 0.001, 1e6, NULL, AT(peak_gbps), CMD_DENOISE | CMD_METRICS | CMD_INFO | CMD_BENCH, NULL, 0, NULL},
+    {"jobs", 'j', OPT_INT, "N", "files processed at once", "1", 1, 256, NULL, AT(jobs), RUN, NULL, 0, NULL},
+    {"threads", 't', OPT_INT, "N", "CPU threads in all (0: every core)", "0", 0, 1024, NULL, AT(threads), ALL, NULL, 0, NULL},
+    {"quality", 'q', OPT_INT, "Q", "JPEG quality of written files", "92", 1, 100, NULL, AT(quality), RUN, NULL, 0, NULL},
+    {"format", 0, OPT_CHOICE, "FMT", "output format", "same", 0, 0, FORMATS, AT(format), RUN, NULL, 0, NULL},
+    {"suffix", 0, OPT_STRING, "TEXT", "add TEXT to output names (allows writing inside an input folder)", NULL, 0, 0, NULL, AT(suffix), RUN, NULL, 0, NULL},
+    {"skip-existing", 0, OPT_FLAG, NULL, "leave outputs that already exist (resume a run)", NULL, 0, 0, NULL, AT(skip_existing), RUN, NULL, 0, NULL},
+    {"reference", 0, OPT_STRING, "DIR", "clean originals (same relative paths): report PSNR/SSIM of input and output", NULL, 0, 0, NULL, AT(reference), CMD_DENOISE, NULL, 0, NULL},
+    {"json", 0, OPT_JSON, "FILE", "write the results as JSON to FILE ('-': standard output)", NULL, 0, 0, NULL, AT(json), ALL, NULL, 0, NULL},
+    {"stats", 0, OPT_FLAG, NULL, "print per-stage timings and bandwidth at the end", NULL, 0, 0, NULL, AT(stats), CMD_DENOISE, NULL, 0, NULL},
+    {"seed", 0, OPT_INT64, "N", "noise seed (same seed, same noise)", "1", 0, 9.2e18, NULL, AT(seed), CMD_NOISE, NULL, 0, NULL},
+    {"size", 0, OPT_STRING, "LIST", "image sizes WxH,... (default: the seed's five, 1920x1080, 3840x2160, 7680x4320)", NULL, 0, 0, NULL, AT(sizes), CMD_BENCH, NULL, 0, NULL},
+    {"channels", 0, OPT_STRING, "LIST", "1,3 (default 1, as the seed)", NULL, 0, 0, NULL, AT(channels), CMD_BENCH, NULL, 0, NULL},
+    {"reps", 0, OPT_INT, "N", "timed calls per cell (default 30 on the GPU, 5 on the CPU)", "0", 1, 100000, NULL, AT(reps), CMD_BENCH, NULL, 0, NULL},
+    {"warmup", 0, OPT_INT, "N", "untimed calls before timing", "3", 0, 1000, NULL, AT(warmup), CMD_BENCH, NULL, 0, NULL},
+    {"photo", 0, OPT_STRING, "FILE", "photo tiled to each size (default samples/images/retina.jpg)", NULL, 0, 0, NULL, AT(photo), CMD_BENCH, NULL, 0, NULL},
+    {"random", 0, OPT_FLAG, NULL, "seeded random pixels instead of a photo", NULL, 0, 0, NULL, AT(random), CMD_BENCH, NULL, 0, NULL},
+    {"energy", 0, OPT_FLAG, NULL, "measure energy per image (each cell runs at least 0.5 s more)", NULL, 0, 0, NULL, AT(energy), CMD_BENCH, NULL, 0, NULL},
+    {"tag", 0, OPT_STRING, "TEXT", "label every result row (e.g. the power mode)", NULL, 0, 0, NULL, AT(tag), CMD_BENCH, NULL, 0, NULL},
+    {"ceiling-mb", 0, OPT_DOUBLE, "MB", "size of the copy that measures the bandwidth ceiling", "1024", 1, 65536, NULL, AT(ceiling_mb), CMD_BENCH, NULL, 0, NULL},
+    {"csv", 0, OPT_STRING, "FILE", "write every cell as CSV", NULL, 0, 0, NULL, AT(csv), CMD_BENCH, NULL, 0, NULL},
+    {"max-mpix", 0, OPT_DOUBLE, "M", "refuse images over M megapixels", "268.435456", 0.000001, 1e6, NULL, AT(max_mpix), ALL, NULL, 0, NULL},
+    {"quiet", 0, OPT_FLAG, NULL, "print errors only", NULL, 0, 0, NULL, AT(quiet), ALL, NULL, 0, NULL},
+    {"verbose", 'v', OPT_FLAG, NULL, "print a line per file, and every entry passed over", NULL, 0, 0, NULL, AT(verbose), RUN, NULL, 0, NULL},
+    {"help", 'h', OPT_FLAG, NULL, "show this help", NULL, 0, 0, NULL, AT(help), ALL, NULL, 0, NULL},
+    /* the bench's old spellings, for one release */
+    {"sizes", 0, OPT_STRING, "LIST", NULL, NULL, 0, 0, NULL, AT(sizes), CMD_BENCH, "size", 0, NULL},
+    {"filters", 0, OPT_OPS, "LIST", NULL, NULL, 0, 0, NULL, AT(filter), CMD_BENCH, "filter", 0, NULL},
+    {"backends", 0, OPT_NAMES, "LIST", NULL, NULL, 0, 0, jf_backend_names, AT(backend), CMD_BENCH, "backend", 0, NULL},
+};
+#define GENERIC_COUNT (int)(sizeof GENERIC / sizeof GENERIC[0])
+
+/* Commands each operation parameter belongs to. */
+static int param_commands(const jf_op_param *p)
+{
+    return p->id == JF_PARAM_AMOUNT || p->id == JF_PARAM_SEED ? CMD_NOISE : CMD_DENOISE | CMD_BENCH;
+}
+
+/* The whole table: the generic rows, then one row per operation parameter
+ * (and the bench's plural aliases of -k, -b, --variant), then one per noise
+ * operation. */
+#define MAX_OPTIONS 96
+static cli_option g_options[MAX_OPTIONS];
+static int g_option_count;
+
+static void build_table(void)
+{
+    int i, n = 0;
+    if (g_option_count)
+        return;
+    for (i = 0; i < GENERIC_COUNT && n < MAX_OPTIONS; i++)
+        g_options[n++] = GENERIC[i];
+    for (i = 0; i < jf_op_param_count && i < CLI_MAX_PARAMS && n + 2 < MAX_OPTIONS; i++) {
+        const jf_op_param *p = &jf_op_params[i];
+        cli_option o;
+        memset(&o, 0, sizeof o);
+        o.name = p->name;
+        o.letter = p->letter;
+        o.type = OPT_PARAM;
+        o.arg = p->arg;
+        o.help = p->help;
+        o.def = p->def;
+        o.min = p->min;
+        o.max = p->max;
+        o.choices = p->choices;
+        o.offset = AT(param) + (size_t)i * sizeof(const char *);
+        o.commands = param_commands(p);
+        o.param = i;
+        g_options[n++] = o;
+        if (p->id == JF_PARAM_KSIZE || p->id == JF_PARAM_BORDER || p->id == JF_PARAM_VARIANT) {
+            static char plural[CLI_MAX_PARAMS][32];
+            snprintf(plural[i], sizeof plural[i], "%ss", p->name);
+            o.name = plural[i];
+            o.letter = 0;
+            o.commands = CMD_BENCH;
+            o.alias_of = p->name;
+            g_options[n++] = o;
+        }
+    }
+    for (i = 0; i < jf_op_count && n < MAX_OPTIONS; i++) {
+        const jf_op *op = &jf_ops[i];
+        cli_option o;
+        if (op->kind != JF_OP_NOISE)
+            continue;
+        memset(&o, 0, sizeof o);
+        o.name = op->name;
+        o.type = OPT_NOISE;
+        o.arg = op->amount_arg;
+        o.help = op->summary;
+        o.min = 0;
+        o.max = op->amount_max;
+        o.commands = CMD_NOISE;
+        o.op = op;
+        g_options[n++] = o;
+    }
+    g_option_count = n;
+}
+
+static void *field(cli_settings *s, const cli_option *o) { return (char *)s + o->offset; }
+
+static int bad_number(const char *cmd, const cli_option *o, const char *v, int whole)
+{
+    fprintf(stderr, "jetfilter %s: --%s wants %s from %g to %g, not '%s'\n", cmd, o->name,
+            whole ? "a whole number" : "a number", o->min, o->max, v);
+    return JF_EXIT_USAGE;
+}
+
+static int check_int(const char *cmd, const cli_option *o, const char *v, long long *out)
+{
+    char *end = NULL;
+    long long n;
+    errno = 0;
+    n = strtoll(v, &end, 10);
+    if (end == v || *end || errno || n < (long long)o->min || (double)n > o->max)
+        return bad_number(cmd, o, v, 1);
+    *out = n;
+    return 0;
+}
+
+static int check_double(const char *cmd, const cli_option *o, const char *v, double *out)
+{
+    char *end = NULL;
+    double d;
+    errno = 0;
+    d = strtod(v, &end);
+    if (end == v || *end || errno || !(d >= o->min && d <= o->max))
+        return bad_number(cmd, o, v, 0);
+    *out = d;
+    return 0;
+}
+
+static int bad_choice(const char *cmd, const cli_option *o, const char *v, const char *const *choices)
+{
+    int i;
+    fprintf(stderr, "jetfilter %s: --%s: '%s' is not one of", cmd, o->name, v);
+    for (i = 0; choices[i]; i++)
+        fprintf(stderr, "%s %s", i ? "," : "", choices[i]);
+    fprintf(stderr, "\n");
+    return JF_EXIT_USAGE;
+}
+
+int cli_split(char *buf, char **tokens, int max)
+{
+    int n = 0;
+    char *p = buf;
+    while (n < max) {
+        char *comma = strchr(p, ',');
+        tokens[n++] = p;
+        if (!comma)
+            break;
+        *comma = '\0';
+        p = comma + 1;
+    }
+    return n;
+}
+
+/* Every element of a value that may be a list is checked now, so a typo
+ * fails before any work. */
+static int check_list(const char *cmd, const cli_option *o, const char *v)
+{
+    char buf[1024], *tok[64];
+    int n, i;
+    if (snprintf(buf, sizeof buf, "%s", v) >= (int)sizeof buf) {
+        fprintf(stderr, "jetfilter %s: --%s: list too long\n", cmd, o->name);
+        return JF_EXIT_USAGE;
+    }
+    n = cli_split(buf, tok, 64);
+    for (i = 0; i < n; i++) {
+        long long iv;
+        double dv;
+        if (!tok[i][0]) {
+            fprintf(stderr, "jetfilter %s: --%s: empty item in '%s'\n", cmd, o->name, v);
+            return JF_EXIT_USAGE;
+        }
+        if (o->type == OPT_OPS && !jf_op_find(tok[i])) {
+            char names[256];
+            fprintf(stderr, "jetfilter %s: --%s: no filter '%s' (filters: %s)\n", cmd, o->name,
+                    tok[i], jf_op_names(JF_OP_FILTER, names, sizeof names));
+            return JF_EXIT_USAGE;
+        }
+        if (o->type == OPT_NAMES && jf_name_index(o->choices, tok[i]) < 0)
+            return bad_choice(cmd, o, tok[i], o->choices);
+        if (o->type == OPT_PARAM) {
+            const jf_op_param *p = &jf_op_params[o->param];
+            if ((p->type == JF_PT_INT || p->type == JF_PT_INT64) && check_int(cmd, o, tok[i], &iv))
+                return JF_EXIT_USAGE;
+            if (p->type == JF_PT_DOUBLE && check_double(cmd, o, tok[i], &dv))
+                return JF_EXIT_USAGE;
+            if (p->type == JF_PT_CHOICE && jf_name_index(p->choices, tok[i]) < 0)
+                return bad_choice(cmd, o, tok[i], p->choices);
+        }
+    }
+    return 0;
+}
+
+/* `checked`: user input is held to the option's range; built-in defaults
+ * are not (0 and -1 mean "not given"). */
+static int set_value(const char *cmd, cli_settings *s, const cli_option *o, const char *v,
+                     int checked)
+{
+    long long n;
+    double d;
+    int i;
+    switch (o->type) {
+    case OPT_FLAG:
+        *(int *)field(s, o) = 1;
+        return 0;
+    case OPT_STRING:
+    case OPT_JSON:
+        *(const char **)field(s, o) = v;
+        return 0;
+    case OPT_NAMES:
+    case OPT_OPS:
+    case OPT_PARAM:
+        if (checked && o->type == OPT_PARAM && jf_op_params[o->param].type == JF_PT_STRING) {
+            *(const char **)field(s, o) = v; /* a file name: commas are part of it */
+            return 0;
+        }
+        if (checked && check_list(cmd, o, v))
+            return JF_EXIT_USAGE;
+        *(const char **)field(s, o) = v;
+        return 0;
+    case OPT_INT:
+    case OPT_INT64:
+        if (!checked) {
+            n = strtoll(v, NULL, 10);
+        } else if (check_int(cmd, o, v, &n)) {
+            return JF_EXIT_USAGE;
+        }
+        if (o->type == OPT_INT)
+            *(int *)field(s, o) = (int)n;
+        else
+            *(long long *)field(s, o) = n;
+        return 0;
+    case OPT_DOUBLE:
+        if (!checked)
+            d = strtod(v, NULL);
+        else if (check_double(cmd, o, v, &d))
+            return JF_EXIT_USAGE;
+        *(double *)field(s, o) = d;
+        return 0;
+    case OPT_NOISE:
+        if (s->noise_op && s->noise_op != o->op) {
+            fprintf(stderr, "jetfilter %s: give one kind of noise: --%s or --%s\n", cmd,
+                    s->noise_op->name, o->op->name);
+            return JF_EXIT_USAGE;
+        }
+        if (check_double(cmd, o, v, &d))
+            return JF_EXIT_USAGE;
+        s->noise_op = o->op;
+        s->noise_amount = d;
+        return 0;
+    case OPT_CHOICE:
+        for (i = 0; o->choices[i]; i++)
+            if (strcmp(o->choices[i], v) == 0 ||
+                (strcmp(v, "jpeg") == 0 && strcmp(o->choices[i], "jpg") == 0)) {
+                *(int *)field(s, o) = i;
+                return 0;
+            }
+        return bad_choice(cmd, o, v, o->choices);
+    }
+    return JF_EXIT_USAGE;
+}
+
+static const cli_option *find_long(int command, const char *name, size_t len)
+{
+    int i;
+    for (i = 0; i < g_option_count; i++)
+        if ((g_options[i].commands & command) && strlen(g_options[i].name) == len &&
+            strncmp(g_options[i].name, name, len) == 0)
+            return &g_options[i];
+    return NULL;
+}
+
+static const cli_option *find_short(int command, char letter)
+{
+    int i;
+    for (i = 0; i < g_option_count; i++)
+        if ((g_options[i].commands & command) && g_options[i].letter == letter)
+            return &g_options[i];
+    return NULL;
+}
+
+/* A bare --json (metrics, info: standard output) keeps its old meaning for
+ * one release: the next word is taken as the file only when it is "-" or
+ * ends in .json, so an image name after it is never overwritten. */
+static int json_takes_next(int command, const char *next)
+{
+    size_t n;
+    if (!(command & (CMD_METRICS | CMD_INFO)))
+        return 1;
+    if (!next)
+        return 0;
+    n = strlen(next);
+    return strcmp(next, "-") == 0 || (n > 5 && strcmp(next + n - 5, ".json") == 0);
+}
+
+int cli_parse(int command, const char *cmd, int argc, char **argv, cli_settings *s)
+{
+    int i, rc, only_positional = 0;
+    build_table();
+    memset(s, 0, sizeof *s);
+    s->inputs = (const char **)calloc((size_t)argc + 1, sizeof *s->inputs);
+    if (!s->inputs) {
+        fprintf(stderr, "jetfilter: out of memory\n");
+        return JF_EXIT_USAGE;
+    }
+    for (i = 0; i < g_option_count; i++)
+        if (g_options[i].def && !g_options[i].alias_of && (g_options[i].commands & command))
+            if ((rc = set_value(cmd, s, &g_options[i], g_options[i].def, 0)) != 0)
+                return rc;
+    for (i = 0; i < argc; i++) {
+        const char *a = argv[i], *value = NULL;
+        const cli_option *o = NULL;
+        if (only_positional || a[0] != '-' || a[1] == '\0') {
+            s->inputs[s->input_count++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_positional = 1;
+            continue;
+        }
+        if (a[1] == '-') {
+            const char *eq = strchr(a + 2, '=');
+            o = find_long(command, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+            if (eq)
+                value = eq + 1;
+        } else if (a[2] == '\0') {
+            o = find_short(command, a[1]);
+        } else {
+            o = find_short(command, a[1]); /* -k5 */
+            if (o && o->type != OPT_FLAG)
+                value = a + 2;
+            else
+                o = NULL;
+        }
+        if (!o) {
+            fprintf(stderr, "jetfilter %s: unknown option '%s' (see jetfilter %s --help)\n", cmd,
+                    a, cmd);
+            return JF_EXIT_USAGE;
+        }
+        if (o->type == OPT_FLAG) {
+            if (value) {
+                fprintf(stderr, "jetfilter %s: --%s takes no value\n", cmd, o->name);
+                return JF_EXIT_USAGE;
+            }
+        } else if (o->type == OPT_JSON && !value && !json_takes_next(command, i + 1 < argc ? argv[i + 1] : NULL)) {
+            value = "-";
+        } else if (!value) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "jetfilter %s: --%s needs a value (%s)\n", cmd, o->name, o->arg);
+                return JF_EXIT_USAGE;
+            }
+            value = argv[++i];
+        }
+        if ((rc = set_value(cmd, s, o, value, 1)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+const char *cli_param(const cli_settings *s, const char *name)
+{
+    int i;
+    for (i = 0; i < jf_op_param_count && i < CLI_MAX_PARAMS; i++)
+        if (strcmp(jf_op_params[i].name, name) == 0)
+            return s->param[i];
+    return NULL;
+}
+
+int cli_op_args(const char *cmd, const cli_settings *s, jf_op_args *args)
+{
+    int i;
+    *args = jf_op_args_defaults();
+    for (i = 0; i < jf_op_param_count && i < CLI_MAX_PARAMS; i++) {
+        const jf_op_param *p = &jf_op_params[i];
+        const char *v = s->param[i];
+        void *at = (char *)args + p->offset;
+        if (!v)
+            continue;
+        if (p->type != JF_PT_STRING && strchr(v, ',')) {
+            fprintf(stderr, "jetfilter %s: --%s takes one value here, not the list '%s'\n", cmd,
+                    p->name, v);
+            return JF_EXIT_USAGE;
+        }
+        switch (p->type) {
+        case JF_PT_INT: *(int *)at = atoi(v); break;
+        case JF_PT_INT64: *(long long *)at = strtoll(v, NULL, 10); break;
+        case JF_PT_DOUBLE: *(double *)at = strtod(v, NULL); break;
+        case JF_PT_STRING: *(const char **)at = v; break;
+        case JF_PT_CHOICE: *(int *)at = jf_name_index(p->choices, v); break;
+        }
+    }
+    args->block_x = s->block_x;
+    args->block_y = s->block_y;
+    args->amount = s->noise_amount;
+    args->seed = s->seed;
+    return 0;
+}
+
+/* ---- help ---------------------------------------------------------------------- */
+
+static void print_option(FILE *out, const cli_option *o, int command)
+{
+    char left[64];
+    const char *arg = o->type == OPT_FLAG ? "" : o->arg;
+    int i;
+    if (o->alias_of)
+        return;
+    if (o->letter)
+        snprintf(left, sizeof left, "-%c, --%s %s", o->letter, o->name, arg);
+    else
+        snprintf(left, sizeof left, "    --%s %s", o->name, arg);
+    fprintf(out, "  %-26s %s", left, o->help);
+    if (o->type == OPT_CHOICE || (o->type == OPT_PARAM && o->choices) ||
+        (o->type == OPT_NAMES && o->choices)) {
+        fprintf(out, " [");
+        for (i = 0; o->choices[i]; i++)
+            fprintf(out, "%s%s", i ? "|" : "", o->choices[i]);
+        fprintf(out, "]");
+    }
+    if (o->def && strcmp(o->def, "0") != 0 && o->type != OPT_INT64)
+        fprintf(out, " (default %s)", o->def);
+    for (i = 0; i < g_option_count; i++)
+        if (g_options[i].alias_of && strcmp(g_options[i].alias_of, o->name) == 0 &&
+            (g_options[i].commands & command))
+            fprintf(out, " (old spelling --%s)", g_options[i].name);
+    fputc('\n', out);
+}
+
+static void print_ops(FILE *out, jf_op_kind kind, const char *title)
+{
+    int i;
+    fprintf(out, "\n%s\n", title);
+    for (i = 0; i < jf_op_count; i++) {
+        const jf_op *op = &jf_ops[i];
+        if (op->kind != kind)
+            continue;
+        fprintf(out, "  %-11s %s", op->name, op->summary);
+        if ((op->params & JF_PARAM_KSIZE) && op->max_ksize)
+            fprintf(out, "; k 1..%d%s", op->max_ksize, op->default_ksize == 3 ? ", default 3" : "");
+        fputc('\n', out);
+        if (op->kind == JF_OP_FILTER)
+            fprintf(out, "  %-11s   GPU variants: auto = %s\n", "", op->auto_rule);
+    }
+}
+
+void cli_help(FILE *out, int command, const char *cmd)
+{
+    static const struct {
+        int command;
+        const char *usage;
+    } usage[] = {
+        {CMD_DENOISE, "INPUT... -o OUTDIR [options]   filter files and folders (recursively)"},
+        {CMD_NOISE, "INPUT... -o OUTDIR (--salt-pepper D | --gaussian SIGMA) [--seed N]"},
+        {CMD_METRICS, "A B [--json [FILE]]   PSNR, SSIM and MSE of B against A"},
+        {CMD_INFO, "[--json [FILE]]   version, backends, CUDA devices, operations"},
+        {CMD_BENCH, "[options]   benchmark filters, sizes, kernel sizes and variants (and NPP)"},
+    };
+    int i;
+    build_table();
+    for (i = 0; i < (int)(sizeof usage / sizeof usage[0]); i++)
+        if (usage[i].command == command)
+            fprintf(out, "usage: jetfilter %s %s\n\noptions:\n", cmd, usage[i].usage);
+    for (i = 0; i < g_option_count; i++)
+        if (g_options[i].commands & command)
+            print_option(out, &g_options[i], command);
+    if (command & (CMD_DENOISE | CMD_BENCH))
+        print_ops(out, JF_OP_FILTER, "filters (--filter NAME):");
+    if (command & CMD_BENCH) {
+        print_ops(out, JF_OP_PAD, "also measured by the bench (--filter NAME):");
+        print_ops(out, JF_OP_METRIC, "metrics the bench can time (--filter NAME):");
+    }
+    if (command & (CMD_DENOISE | CMD_NOISE))
+        fprintf(out, "\nexit status: 0 all files done, 1 some inputs failed, 2 usage error\n");
+}

@@ -1,0 +1,336 @@
+/* Logging, the progress line, and the end of a batch: the summary, the
+ * stage table of --stats and the --json report. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/cli.h"
+#include "cli/json.h"
+#include "core/util.h"
+#include "io/io.h"
+#include "pipeline/batch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int cli_quiet = 0;
+static int g_progress_shown = 0;
+
+static int stderr_is_terminal(void) { return isatty(STDERR_FILENO); }
+
+void cli_progress_clear(void)
+{
+    if (g_progress_shown) {
+        fputs("\r\033[K", stderr);
+        g_progress_shown = 0;
+    }
+}
+
+/* Messages carry file names, which may hold any byte but '/' and NUL: a
+ * newline or an escape sequence in a name is printed as \xNN, never raw. */
+static void put_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7F)
+            fprintf(f, "\\x%02x", c);
+        else
+            fputc(c, f);
+    }
+}
+
+void cli_log(const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    cli_progress_clear();
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    put_escaped(stderr, msg);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* One line, rewritten in place: files done/total, throughput, ETA, name. */
+static void progress_update(jf_batch *b, const jf_batch_item *it)
+{
+    double elapsed = (jf_now_ms() - b->started_ms) / 1000.0;
+    double rate = elapsed > 0 ? b->mpix_done / elapsed : 0.0;
+    int left = b->count - b->done;
+    double eta = b->done > 0 ? elapsed / b->done * left : 0.0;
+    const char *name = it->rel;
+    size_t len = strlen(name);
+    if (cli_quiet || !stderr_is_terminal())
+        return;
+    if (len > 40)
+        name += len - 40;
+    fprintf(stderr, "\r\033[K[%*d/%d] %6.1f MPix/s  ETA %d:%02d  ", (int)log10(b->count) + 1,
+            b->done, b->count, rate, (int)eta / 60, (int)eta % 60);
+    put_escaped(stderr, name);
+    fflush(stderr);
+    g_progress_shown = 1;
+}
+
+void cli_batch_log(jf_batch *b, int verbose_only, const char *message)
+{
+    const cli_run *run = (const cli_run *)b->user;
+    if (cli_quiet || (verbose_only && !run->s->verbose))
+        return;
+    cli_log("%s", message);
+}
+
+void cli_batch_done(jf_batch *b, jf_batch_item *it)
+{
+    const cli_settings *s = ((const cli_run *)b->user)->s;
+    if (it->skipped) {
+        if (s->verbose && !cli_quiet)
+            cli_log("skip %s (exists: %s)", it->input, it->output);
+    } else if (it->status != JF_OK) {
+        cli_log("jetfilter: %s", it->message[0] ? it->message : jf_status_str(it->status));
+    } else if (s->verbose && !cli_quiet) {
+        char ref[160] = "";
+        if (it->have_ref)
+            snprintf(ref, sizeof ref, "  PSNR %.2f -> %.2f dB  SSIM %.4f -> %.4f", it->psnr_in,
+                     it->psnr_out, it->ssim_in, it->ssim_out);
+        cli_log("ok   %s -> %s  %dx%dx%d  %.1f ms%s", it->input, it->output, it->width,
+                it->height, it->channels, it->ms_total, ref);
+        if (it->notes[0])
+            cli_log("     %s: %s", it->input, it->notes);
+    }
+    progress_update(b, it);
+}
+
+static void json_stages(json_buf *j, const jf_batch_item *it)
+{
+    size_t k;
+    json_open(j, "stages", '[');
+    for (k = 0; k < it->stats_count; k++) {
+        const jf_stat *st = &it->stats[k];
+        json_open(j, NULL, '{');
+        json_str(j, "name", st->name);
+        json_str(j, "variant", st->variant);
+        json_int(j, "ksize", st->ksize);
+        json_num(j, "ms", st->ms);
+        json_int(j, "bytes_read", (long long)st->bytes_read);
+        json_int(j, "bytes_written", (long long)st->bytes_written);
+        json_num(j, "gbps", jf_stat_gbps(st));
+        if (st->peak_gbps > 0)
+            json_num(j, "pct_theoretical", jf_stat_percent(st));
+        json_close(j, '}');
+    }
+    json_close(j, ']');
+}
+
+static void json_item(json_buf *j, const jf_batch_item *it)
+{
+    json_open(j, NULL, '{');
+    json_path(j, "input", it->input);
+    json_path(j, "output", it->status == JF_OK ? it->output : NULL);
+    json_str(j, "status", it->skipped ? "skipped" : it->status == JF_OK ? "ok" : "failed");
+    if (it->status != JF_OK)
+        json_str(j, "error", it->message);
+    if (it->status == JF_OK && !it->skipped) {
+        json_int(j, "width", it->width);
+        json_int(j, "height", it->height);
+        json_int(j, "channels", it->channels);
+        if (it->notes[0])
+            json_str(j, "notes", it->notes);
+        json_open(j, "ms", '{');
+        json_num(j, "decode", it->ms_decode);
+        json_num(j, "filter", it->ms_filter);
+        json_num(j, "metrics", it->ms_metrics);
+        json_num(j, "encode", it->ms_encode);
+        json_num(j, "total", it->ms_total);
+        json_close(j, '}');
+        if (it->have_ref) {
+            json_num(j, "psnr_in_db", it->psnr_in);
+            json_num(j, "psnr_out_db", it->psnr_out);
+            json_num(j, "ssim_in", it->ssim_in);
+            json_num(j, "ssim_out", it->ssim_out);
+        }
+        json_stages(j, it);
+    }
+    json_close(j, '}');
+}
+
+/* Sum the per-file records by stage name and print one table. */
+static void print_stats(const jf_batch *b)
+{
+    enum { MAX_ROWS = 32 };
+    struct { char name[48]; int count; double ms; double bytes; double peak; } rows[MAX_ROWS];
+    int nrows = 0, i, r;
+    size_t k;
+    for (i = 0; i < b->count; i++)
+        for (k = 0; k < b->items[i].stats_count; k++) {
+            const jf_stat *st = &b->items[i].stats[k];
+            char name[48];
+            snprintf(name, sizeof name, "%s%s%s", st->name, st->variant[0] ? "/" : "", st->variant);
+            for (r = 0; r < nrows && strcmp(rows[r].name, name) != 0; r++)
+                ;
+            if (r == nrows) {
+                if (nrows == MAX_ROWS)
+                    continue;
+                snprintf(rows[nrows].name, sizeof rows[nrows].name, "%s", name);
+                rows[nrows].count = 0;
+                rows[nrows].ms = rows[nrows].bytes = 0;
+                rows[nrows].peak = st->peak_gbps;
+                nrows++;
+            }
+            rows[r].count++;
+            rows[r].ms += st->ms;
+            rows[r].bytes += (double)(st->bytes_read + st->bytes_written);
+        }
+    cli_log("%-22s %6s %11s %10s %9s %8s", "stage", "calls", "total ms", "mean ms", "GB/s",
+            "% peak");
+    for (r = 0; r < nrows; r++) {
+        char gbps[16] = "-", pct[16] = "-";
+        if (rows[r].bytes > 0 && rows[r].ms > 0) {
+            double g = rows[r].bytes / (rows[r].ms * 1e6);
+            snprintf(gbps, sizeof gbps, "%.2f", g);
+            if (rows[r].peak > 0)
+                snprintf(pct, sizeof pct, "%.2f%%", 100.0 * g / rows[r].peak);
+        }
+        cli_log("%-22s %6d %11.2f %10.3f %9s %8s", rows[r].name, rows[r].count, rows[r].ms,
+                rows[r].ms / rows[r].count, gbps, pct);
+    }
+}
+
+typedef struct ref_means {
+    int refs, pin_inf, pout_inf;
+    double pin, pout, sin, sout;
+} ref_means;
+
+static ref_means reference_means(const jf_batch *b)
+{
+    ref_means m;
+    int i;
+    memset(&m, 0, sizeof m);
+    for (i = 0; i < b->count; i++) {
+        const jf_batch_item *it = &b->items[i];
+        if (it->status != JF_OK || it->skipped || !it->have_ref)
+            continue;
+        m.refs++;
+        if (isinf(it->psnr_in)) m.pin_inf = 1; else m.pin += it->psnr_in;
+        if (isinf(it->psnr_out)) m.pout_inf = 1; else m.pout += it->psnr_out;
+        m.sin += it->ssim_in;
+        m.sout += it->ssim_out;
+    }
+    return m;
+}
+
+static int write_report(const jf_batch *b, const cli_run *run, double secs, const ref_means *m)
+{
+    const int ok = b->count - b->failed - b->skipped;
+    json_buf j = {0};
+    int i, rc = 0;
+    json_open(&j, NULL, '{');
+    json_str(&j, "jetfilter", JF_VERSION_STRING);
+    json_str(&j, "command", run->verb);
+    json_str(&j, "backend", jf_backend_name(b->backend));
+    if (run->plan.op)
+        json_str(&j, "operation", run->plan.describe);
+    json_open(&j, "files", '[');
+    for (i = 0; i < b->count; i++)
+        json_item(&j, &b->items[i]);
+    json_close(&j, ']');
+    json_open(&j, "summary", '{');
+    json_int(&j, "files", b->count);
+    json_int(&j, "ok", ok);
+    json_int(&j, "failed", b->failed);
+    json_int(&j, "skipped", b->skipped);
+    json_int(&j, "ignored", b->ignored);
+    json_int(&j, "passed_over", b->passed);
+    json_num(&j, "seconds", secs);
+    json_num(&j, "mpix_per_s", secs > 0 ? b->mpix_done / secs : 0.0);
+    if (m->refs) {
+        json_num(&j, "mean_psnr_in_db", m->pin_inf ? INFINITY : m->pin / m->refs);
+        json_num(&j, "mean_psnr_out_db", m->pout_inf ? INFINITY : m->pout / m->refs);
+        json_num(&j, "mean_ssim_in", m->sin / m->refs);
+        json_num(&j, "mean_ssim_out", m->sout / m->refs);
+    }
+    json_close(&j, '}');
+    json_close(&j, '}');
+    json_raw(&j, "\n");
+    if (j.fail || !cli_json_write(run->s->json, j.data, j.len)) {
+        cli_log("jetfilter: %s", j.fail ? "out of memory for the JSON report" : jf_last_error());
+        rc = 1;
+    }
+    free(j.data);
+    return rc;
+}
+
+int cli_batch_finish(jf_batch *b)
+{
+    const cli_run *run = (const cli_run *)b->user;
+    const cli_settings *s = run->s;
+    double secs = (jf_now_ms() - b->started_ms) / 1000.0;
+    int ok = b->count - b->failed - b->skipped;
+    ref_means m = reference_means(b);
+
+    cli_progress_clear();
+    if (!cli_quiet) {
+        cli_log("jetfilter %s: %d ok, %d failed, %d skipped in %.2f s (%.1f MPix/s, backend %s)",
+                run->verb, ok, b->failed, b->skipped, secs, secs > 0 ? b->mpix_done / secs : 0.0,
+                jf_backend_name(b->backend));
+        if (b->ignored)
+            cli_log("  %d non-image file%s in the folders passed over", b->ignored,
+                    b->ignored == 1 ? "" : "s");
+        if (b->passed)
+            cli_log("  %d link%s, FIFO%s or device%s passed over (-v names them)", b->passed,
+                    b->passed == 1 ? "" : "s", b->passed == 1 ? "" : "s", b->passed == 1 ? "" : "s");
+        if (m.refs) {
+            char pi[32], po[32];
+            snprintf(pi, sizeof pi, m.pin_inf ? "inf" : "%.2f", m.pin / m.refs);
+            snprintf(po, sizeof po, m.pout_inf ? "inf" : "%.2f", m.pout / m.refs);
+            cli_log("  against the references (mean of %d): PSNR %s -> %s dB, SSIM %.4f -> %.4f",
+                    m.refs, pi, po, m.sin / m.refs, m.sout / m.refs);
+        }
+        if (s->stats)
+            print_stats(b);
+    }
+    if (s->json && write_report(b, run, secs, &m))
+        return JF_EXIT_FAILED;
+    return b->failed ? JF_EXIT_FAILED : JF_EXIT_OK;
+}
+
+/* ---- --json targets ---------------------------------------------------------- */
+
+int cli_json_target_ok(const char *cmd, const char *path)
+{
+    char dir[4096];
+    const char *slash;
+    struct stat sb;
+    if (!path || strcmp(path, "-") == 0)
+        return 1;
+    if (stat(path, &sb) == 0) {
+        if (!S_ISREG(sb.st_mode) || access(path, W_OK) != 0) {
+            fprintf(stderr, "jetfilter %s: --json %s: not a writable file\n", cmd, path);
+            return 0;
+        }
+        return 1;
+    }
+    slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (!dir[0])
+        snprintf(dir, sizeof dir, "/");
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK) != 0) {
+        fprintf(stderr, "jetfilter %s: --json %s: folder %s is missing or not writable\n", cmd,
+                path, dir);
+        return 0;
+    }
+    return 1;
+}
+
+int cli_json_write(const char *path, const char *text, size_t len)
+{
+    if (strcmp(path, "-") == 0) {
+        cli_progress_clear();
+        return fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0;
+    }
+    return jf_write_file_atomic(path, (const unsigned char *)text, len) == JF_OK;
+}

@@ -1,0 +1,28 @@
+/* Internal: image checks and allocation every layer shares. */
+#ifndef JF_CORE_IMAGE_H
+#define JF_CORE_IMAGE_H
+
+#include "jetfilter.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Check width x height x channels against the pixel limit and size_t;
+ * `what` names the image in the error. */
+jf_status jf_check_dims(const char *what, uint64_t width, uint64_t height, int channels);
+
+/* Allocate the image on the host only if it has no data yet, else check
+ * its shape. */
+jf_status jf_image_prepare(jf_image *img, int width, int height, int channels);
+
+/* Bytes of one row of pixels (without the stride's slack). */
+static inline size_t jf_row_bytes(const jf_image *img)
+{
+    return (size_t)img->width * (size_t)img->channels;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

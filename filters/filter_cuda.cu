@@ -1,0 +1,39 @@
+/* The steps every CUDA filter shares: block shape, input, output, padding,
+ * and the launch check with the timer that turns into a stats record. */
+#include "filters/filter_cuda.cuh"
+
+jf_status jf_block_shape(const char *fn, int *bx, int *by, int def_x, int def_y)
+{
+    if (*bx == 0 && *by == 0) {
+        *bx = def_x;
+        *by = def_y;
+    }
+    if (*bx < 4 || *bx % 4 != 0 || *by < 1 || *bx > 1024 || *by > 1024 || *bx * *by > 1024)
+        return jf_fail(JF_ERR_ARG, "%s: block %dx%d: width must be a multiple of 4 and "
+                       "width x height at most 1024", fn, *bx, *by);
+    return JF_OK;
+}
+
+jf_status jf_gpu_filter_setup(jf_context *ctx, const jf_image *src, const jf_image *dst, int k,
+                              jf_border border, jf_dview *planes, int *plane_rows, jf_dview *out)
+{
+    jf_dview in;
+    jf_status st;
+    jf_gpu_begin(ctx);
+    if ((st = jf_gpu_input(ctx, src, JF_SLOT_IN, &in)) != JF_OK ||
+        (st = jf_gpu_output(ctx, dst, out)) != JF_OK)
+        return st;
+    return jf_gpu_pad_planes(ctx, &in, src->width, src->height, src->channels, k / 2, border,
+                             planes, plane_rows);
+}
+
+jf_status jf_gpu_filter_done(jf_context *ctx, int id, const char *kernel, const char *name,
+                             const char *variant, int k, const jf_image *shape)
+{
+    cudaError_t e = cudaPeekAtLastError();
+    if (e != cudaSuccess)
+        return jf_cuda_fail(kernel, __FILE__, __LINE__, e);
+    return jf_gpu_timer_stop(ctx, id, name, variant, k, shape,
+                             (uint64_t)(shape->width + k - 1) * (shape->height + k - 1) * shape->channels,
+                             (uint64_t)shape->width * shape->height * shape->channels);
+}

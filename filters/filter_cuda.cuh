@@ -1,0 +1,27 @@
+/* Internal to the CUDA filters: the steps every filter kernel shares. */
+#ifndef JF_FILTERS_FILTER_CUDA_CUH
+#define JF_FILTERS_FILTER_CUDA_CUH
+
+#include "core/gpu.cuh"
+
+/* A user's block shape: width a multiple of 4, at most 1024 threads (the
+ * device's own limits are checked per kernel at launch); 0 x 0 becomes
+ * `def_x` x `def_y`. */
+jf_status jf_block_shape(const char *fn, int *bx, int *by, int def_x, int def_y);
+
+/* Select the device, get the input onto it, find where the output goes,
+ * and pad the input to planes (radius k/2). */
+jf_status jf_gpu_filter_setup(jf_context *ctx, const jf_image *src, const jf_image *dst, int k,
+                              jf_border border, jf_dview *planes, int *plane_rows, jf_dview *out);
+
+/* After a filter kernel's launch: check the launch, then stop its timer with
+ * the seed's byte counts (padded input read once, output written once). */
+jf_status jf_gpu_filter_done(jf_context *ctx, int id, const char *kernel, const char *name,
+                             const char *variant, int k, const jf_image *shape);
+
+/* Padded planes in the PAD slot: `channels` planes of (w+2r) x (h+2r),
+ * with room for tile loads that overrun the right edge (pad_cuda.cu). */
+jf_status jf_gpu_pad_planes(jf_context *ctx, const jf_dview *src, int w, int h, int ch,
+                            int radius, jf_border border, jf_dview *planes, int *plane_rows);
+
+#endif
