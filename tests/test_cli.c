@@ -342,6 +342,79 @@ static void test_bench_cpu(void **state)
     assert_int_equal(run("bench --backends cpu --filters blur"), 2);
 }
 
+static int count_lines(const char *rel)
+{
+    char path[1024];
+    size_t n, i;
+    int lines = 0;
+    char *text;
+    snprintf(path, sizeof path, "%s/%s", g_dir, rel);
+    text = (char *)read_all(path, &n);
+    assert_non_null(text);
+    for (i = 0; i < n; i++)
+        lines += text[i] == '\n';
+    free(text);
+    return lines;
+}
+
+/* One word for one idea: the bench takes the same option names as denoise
+ * (lists where it sweeps), the old plural spellings still work, --quiet
+ * prints no header, a tag with a comma stays one CSV field, and the fast
+ * convolution past k = 11 (where it does not exist) gives no row. */
+static void test_bench_options(void **state)
+{
+    char path[1024];
+    size_t n;
+    char *text;
+    const char *photo = t_source_path("samples/images/rocket.jpg");
+    (void)state;
+    assert_int_equal(run("bench --backend cpu --size 33x17 --ksize 3,13 --filter median,gauss,pad,ssim "
+                         "--border zero,mirror --variant fast --reps 2 --ceiling-mb 4 --photo %s "
+                         "--csv o.csv --tag 'mode 0, 10 W' --quiet", photo), 0);
+    assert_null(strstr(g_out, "# jetfilter"));
+    assert_int_equal(count_lines("o.csv"), 1 + 2 * 2 * 3 + 1);
+    snprintf(path, sizeof path, "%s/o.csv", g_dir);
+    text = (char *)read_all(path, &n);
+    text[n] = '\0';
+    assert_non_null(strstr(text, "\n\"mode 0, 10 W\",cpu,"));
+    assert_non_null(strstr(text, ",pad,"));
+    assert_non_null(strstr(text, ",ssim,"));
+    free(text);
+    assert_int_equal(run("bench --backends cpu --sizes 33x17 --ksizes 3 --filters median --borders zero "
+                         "--reps 2 --ceiling-mb 4 --photo %s --csv p.csv", photo), 0);
+    assert_int_equal(count_lines("p.csv"), 2);
+    assert_non_null(strstr(g_out, "# reps per cell"));
+    assert_int_equal(run("bench --backend cpu --filter salt-pepper"), 2);
+    assert_int_equal(run("denoise in -o x --ksize 3,5"), 2);
+    assert_non_null(strstr(g_out, "takes one value"));
+    assert_int_equal(run("denoise in -o x -f median --sigma 2"), 2);
+    assert_non_null(strstr(g_out, "--sigma is for --filter gauss"));
+    assert_int_equal(run("denoise in -o x --block 1000000x1000000"), 2);
+    assert_int_equal(run("denoise in -o x --quiet -v"), 2);
+    assert_false(exists("x"));
+}
+
+/* --json FILE everywhere, '-' for standard output; metrics and info keep a
+ * bare --json (standard output) for one release, never taking an image
+ * name as the file. */
+static void test_json_everywhere(void **state)
+{
+    (void)state;
+    assert_int_equal(run("metrics in/CHELSEA.PNG in/CHELSEA.PNG --json -"), 0);
+    assert_non_null(strstr(g_out, "\"psnr_db\":\"inf\""));
+    assert_int_equal(run("metrics --json in/CHELSEA.PNG in/CHELSEA.PNG"), 0);
+    assert_non_null(strstr(g_out, "\"ssim\":1"));
+    assert_int_equal(run("metrics --json m.json in/CHELSEA.PNG in/CHELSEA.PNG"), 0);
+    assert_true(exists("m.json"));
+    assert_int_equal(run("info --json"), 0);
+    assert_non_null(strstr(g_out, "\"operations\":[\"median\""));
+    assert_int_equal(run("info --json i.json"), 0);
+    assert_true(exists("i.json"));
+    /* a --json that cannot be written fails before any work */
+    assert_int_equal(run("denoise in -o never --json no/such/dir/r.json"), 2);
+    assert_false(exists("never"));
+}
+
 static void test_format_and_suffix(void **state)
 {
     (void)state;
@@ -369,6 +442,8 @@ int main(void)
         cmocka_unit_test(test_reference_json_skip_and_jobs),
         cmocka_unit_test(test_format_and_suffix),
         cmocka_unit_test(test_bench_cpu),
+        cmocka_unit_test(test_bench_options),
+        cmocka_unit_test(test_json_everywhere),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Fail when an #include points up a layer (DESIGN.md, "Layers"):
+#   include/                          0  the public header
+#   core/                             1  runtime
+#   io/  filters/                     2  (peers: neither includes the other)
+#   calib/                            3  device profiles, power readers
+#   pipeline/  benchmarks/            4  (peers)
+#   cli/                              5  the command-line tool
+# A file may include its own folder, and any folder of a lower layer.
+# samples/ and tests/ are users of the library and are not checked.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+rank() {
+  case "$1" in
+    include) echo 0 ;; core) echo 1 ;; io|filters) echo 2 ;; calib) echo 3 ;;
+    pipeline|benchmarks) echo 4 ;; cli) echo 5 ;; *) echo -1 ;;
+  esac
+}
+bad=0 checked=0
+while IFS= read -r file; do
+  from=${file%%/*}
+  rf=$(rank "$from")
+  [ "$rf" -ge 0 ] || continue
+  checked=$((checked + 1))
+  while IFS=: read -r line inc; do
+    target=${inc%%/*}
+    if [ "$inc" = "jetfilter.h" ]; then continue; fi
+    rt=$(rank "$target")
+    if [ "$rt" -lt 0 ]; then
+      echo "$file:$line: includes \"$inc\", which is in no layer"; bad=$((bad + 1)); continue
+    fi
+    if [ "$target" != "$from" ] && [ "$rt" -ge "$rf" ]; then
+      echo "$file:$line: $from/ (layer $rf) includes \"$inc\" ($target/, layer $rt): includes must point down"
+      bad=$((bad + 1))
+    fi
+  done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$file" |
+           sed -E 's/^([0-9]+):[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]+)".*/\1:\2/')
+done < <(if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
+           git ls-files '*.c' '*.h' '*.cu' '*.cuh'
+         else
+           find include core io filters calib pipeline benchmarks cli \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) 2> /dev/null
+         fi)
+if [ "$bad" -gt 0 ]; then
+  echo "check-layers: $bad include(s) point up a layer ($checked files checked)"
+  exit 1
+fi
+echo "check-layers: $checked files, every include points down"

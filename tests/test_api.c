@@ -1,0 +1,264 @@
+/*
+ * The library API as a program built against it sees it: the ABI rule for
+ * options structs (sizes pinned, older and newer sizes), defaults, stats off
+ * unless asked and bounded when on, calls that allocate nothing and start
+ * no thread once a context has seen a size, NULL contexts, wrapping.
+ *
+ * Allocations are counted by wrapping malloc, calloc, realloc and
+ * pthread_create at link time (-Wl,--wrap, tests/CMakeLists.txt): the
+ * library is a static archive linked into this program, so its calls go
+ * through the wrappers too.
+ */
+#include "common.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_long g_allocs, g_threads;
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t m);
+void *__wrap_realloc(void *p, size_t n);
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg);
+
+void *__wrap_malloc(size_t n)
+{
+    atomic_fetch_add(&g_allocs, 1);
+    return __real_malloc(n);
+}
+void *__wrap_calloc(size_t n, size_t m)
+{
+    atomic_fetch_add(&g_allocs, 1);
+    return __real_calloc(n, m);
+}
+void *__wrap_realloc(void *p, size_t n)
+{
+    atomic_fetch_add(&g_allocs, 1);
+    return __real_realloc(p, n);
+}
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg)
+{
+    atomic_fetch_add(&g_threads, 1);
+    return __real_pthread_create(t, a, f, arg);
+}
+
+/* Every options struct keeps its v1 layout: a change here breaks programs
+ * built against the 1.0 header (LP64 figures: Linux x86_64 and aarch64). */
+static void test_abi_layout(void **state)
+{
+    (void)state;
+    if (sizeof(void *) != 8)
+        skip();
+    assert_int_equal(sizeof(jf_median_options), 32);
+    assert_int_equal(offsetof(jf_median_options, ksize), 8);
+    assert_int_equal(offsetof(jf_median_options, block_y), 24);
+    assert_int_equal(sizeof(jf_conv_options), 40);
+    assert_int_equal(offsetof(jf_conv_options, weights), 16);
+    assert_int_equal(sizeof(jf_encode_options), 24);
+    assert_int_equal(sizeof(jf_noise_options), 32);
+    assert_int_equal(sizeof(jf_context_options), 56);
+    assert_int_equal(offsetof(jf_context_options, stats), 48);
+    assert_int_equal(sizeof(jf_image), 72);
+    assert_int_equal(sizeof(jf_picture), 240);
+    assert_int_equal(sizeof(jf_device_info), 472);
+}
+
+static void test_defaults(void **state)
+{
+    jf_median_options m = jf_median_defaults(), mi = JF_MEDIAN_OPTIONS_INIT;
+    jf_conv_options c = jf_conv_defaults();
+    jf_context_options x = jf_context_defaults();
+    jf_encode_options e = jf_encode_defaults();
+    jf_noise_options n = jf_noise_defaults();
+    (void)state;
+    assert_int_equal(m.size, sizeof m);
+    assert_memory_equal(&m, &mi, sizeof m);
+    assert_int_equal(m.ksize, 3);
+    assert_int_equal(m.border, JF_BORDER_REPLICATE);
+    assert_int_equal(m.variant, JF_VARIANT_AUTO);
+    assert_int_equal(c.size, sizeof c);
+    assert_null(c.weights);
+    assert_int_equal(x.size, sizeof x);
+    assert_int_equal(x.stats, 0);
+    assert_int_equal(e.quality, 92);
+    assert_int_equal(e.png_level, -1);
+    assert_int_equal(n.kind, JF_NOISE_SALT_PEPPER);
+}
+
+/* An options struct from an older, shorter header: the fields it lacks
+ * take their defaults.  A newer, longer one: accepted when its unknown tail
+ * is zero.  Never initialised (size 0): refused, naming the initialiser. */
+static void test_abi_sizes(void **state)
+{
+    jf_image src = t_random_image(37, 23, 3, 2, 5), want = {0}, got = {0};
+    struct { jf_median_options o; int future[4]; } newer;
+    jf_median_options mo = t_median_opts(5, JF_BORDER_REFLECT, JF_VARIANT_CPU);
+    (void)state;
+    assert_int_equal(jf_median(NULL, &src, &want, &mo), JF_OK);
+
+    /* "version 0.9": no block fields; a garbage block shape past its size is not read */
+    mo.block_x = 3;
+    mo.block_y = -7;
+    mo.size = offsetof(jf_median_options, block_x);
+    assert_int_equal(jf_median(NULL, &src, &got, &mo), JF_OK);
+    assert_true(t_images_equal(&got, &want));
+
+    memset(&newer, 0, sizeof newer);
+    newer.o = t_median_opts(5, JF_BORDER_REFLECT, JF_VARIANT_CPU);
+    newer.o.size = sizeof newer;
+    assert_int_equal(jf_median(NULL, &src, &got, &newer.o), JF_OK);
+    assert_true(t_images_equal(&got, &want));
+    newer.future[1] = 1;
+    assert_int_equal(jf_median(NULL, &src, &got, &newer.o), JF_ERR_UNSUPPORTED);
+    assert_non_null(strstr(jf_last_error(), "newer jetfilter"));
+
+    mo.size = 0;
+    assert_int_equal(jf_median(NULL, &src, &got, &mo), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "jf_median_defaults"));
+    jf_image_free(&src);
+    jf_image_free(&want);
+    jf_image_free(&got);
+}
+
+/* A frame loop on the CPU: after the first call at a size, no call
+ * allocates and no thread starts. */
+static void test_no_allocation_per_call(void **state)
+{
+    jf_context_options o = t_context_opts(JF_BACKEND_CPU, 3, JF_MEMORY_AUTO);
+    jf_image src = t_random_image(203, 119, 3, 3, 9), dst, padded;
+    jf_median_options m3 = t_median_opts(3, JF_BORDER_MIRROR, JF_VARIANT_AUTO);
+    jf_median_options m9 = t_median_opts(9, JF_BORDER_ZERO, JF_VARIANT_AUTO);
+    jf_kernel gauss, sharpen;
+    jf_conv_options cg, cs;
+    jf_context *ctx;
+    double v;
+    long before = 0, threads_before = 0;
+    int round;
+    (void)state;
+    o.stats = 16;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    assert_int_equal(jf_image_alloc(&dst, src.width, src.height, src.channels), JF_OK);
+    assert_int_equal(jf_image_alloc(&padded, src.width + 6, src.height + 6, src.channels), JF_OK);
+    assert_int_equal(jf_kernel_make(JF_KERNEL_GAUSS, 7, 1.5, &gauss), JF_OK);    /* separable */
+    assert_int_equal(jf_kernel_make(JF_KERNEL_SHARPEN, 5, 0, &sharpen), JF_OK); /* direct */
+    cg = t_conv_opts(gauss.ksize, gauss.weights, JF_BORDER_REFLECT, JF_VARIANT_AUTO);
+    cs = t_conv_opts(sharpen.ksize, sharpen.weights, JF_BORDER_REPLICATE, JF_VARIANT_AUTO);
+    for (round = 0; round < 4; round++) {
+        if (round == 1) {
+            before = atomic_load(&g_allocs);
+            threads_before = atomic_load(&g_threads);
+        }
+        assert_int_equal(jf_median(ctx, &src, &dst, &m3), JF_OK);
+        assert_int_equal(jf_median(ctx, &src, &dst, &m9), JF_OK);
+        assert_int_equal(jf_convolve(ctx, &src, &dst, &cg), JF_OK);
+        assert_int_equal(jf_convolve(ctx, &src, &dst, &cs), JF_OK);
+        assert_int_equal(jf_pad(ctx, &src, 3, JF_BORDER_MIRROR, &padded), JF_OK);
+        assert_int_equal(jf_psnr(ctx, &src, &dst, &v, NULL), JF_OK);
+        assert_int_equal(jf_ssim(ctx, &src, &dst, &v), JF_OK);
+        assert_int_equal(jf_context_sync(ctx), JF_OK);
+    }
+    assert_int_equal(atomic_load(&g_allocs) - before, 0);
+    assert_int_equal(atomic_load(&g_threads) - threads_before, 0);
+    assert_true(threads_before > 0); /* the pool did start, once */
+    jf_kernel_free(&gauss);
+    jf_kernel_free(&sharpen);
+    jf_image_free(&src);
+    jf_image_free(&dst);
+    jf_image_free(&padded);
+    jf_context_destroy(ctx);
+}
+
+/* Off unless asked; when on, the last N records and totals that never drop. */
+static void test_stats_bounded(void **state)
+{
+    jf_context_options o = t_context_opts(JF_BACKEND_CPU, 1, JF_MEMORY_AUTO);
+    jf_median_options mo = t_median_opts(5, JF_BORDER_REPLICATE, JF_VARIANT_AUTO);
+    jf_image src = t_random_image(40, 30, 1, 0, 3), dst = {0};
+    jf_stat_total totals[8];
+    jf_context *ctx;
+    size_t n, i;
+    uint64_t calls = 0;
+    (void)state;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    assert_int_equal(jf_median(ctx, &src, &dst, &mo), JF_OK);
+    assert_int_equal(jf_stats_count(ctx), 0);
+    assert_int_equal(jf_stats_totals(ctx, NULL, 0), 0);
+    jf_context_destroy(ctx);
+
+    o.stats = 5;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    for (i = 0; i < 100; i++)
+        assert_int_equal(jf_median(ctx, &src, &dst, &mo), JF_OK); /* pad + median: 2 records */
+    assert_int_equal(jf_stats_count(ctx), 5);
+    assert_int_equal(jf_stats_dropped(ctx), 195);
+    assert_string_equal(jf_stats_at(ctx, 4)->name, "median");
+    assert_null(jf_stats_at(ctx, 5));
+    n = jf_stats_totals(ctx, totals, 8);
+    assert_int_equal(n, 2);
+    for (i = 0; i < n; i++) {
+        calls += totals[i].calls;
+        assert_true(totals[i].min_ms <= totals[i].max_ms);
+    }
+    assert_int_equal(calls, 200);
+    jf_stats_clear(ctx);
+    assert_int_equal(jf_stats_count(ctx), 0);
+    assert_int_equal(jf_stats_totals(ctx, NULL, 0), 0);
+    jf_image_free(&src);
+    jf_image_free(&dst);
+    jf_context_destroy(ctx);
+}
+
+static void test_context_basics(void **state)
+{
+    jf_context_options o = t_context_opts(JF_BACKEND_CPU, 2, JF_MEMORY_AUTO);
+    jf_context *ctx = NULL;
+    jf_device_info d;
+    int fake;
+    jf_image w;
+    (void)state;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    assert_int_equal(jf_context_sync(ctx), JF_OK);
+    assert_null(jf_context_stream(ctx));
+    assert_int_equal(jf_context_threads(ctx), 2);
+    assert_int_equal(jf_context_device(ctx, &d), JF_ERR_NO_DEVICE);
+    jf_context_destroy(ctx);
+    o.threads = -1;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_ERR_ARG);
+    assert_int_equal(jf_context_sync(NULL), JF_OK);
+    w = jf_image_wrap_device(&fake, 1, 1, 1, 0, JF_LOC_DEVICE);
+    assert_int_equal(w.location, JF_LOC_DEVICE);
+    assert_int_equal(w.owned, 0);
+    jf_image_free(&w); /* not owned: nothing happens */
+}
+
+/* An image of a sample type this version does not handle is refused. */
+static void test_sample_type(void **state)
+{
+    jf_image src = t_random_image(9, 9, 1, 0, 1), dst = {0};
+    jf_median_options mo = t_median_opts(3, JF_BORDER_ZERO, JF_VARIANT_AUTO);
+    (void)state;
+    src.sample = (jf_sample)7;
+    assert_int_equal(jf_median(NULL, &src, &dst, &mo), JF_ERR_UNSUPPORTED);
+    src.sample = JF_SAMPLE_U8;
+    jf_image_free(&src);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_abi_layout),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_abi_sizes),
+        cmocka_unit_test(test_no_allocation_per_call),
+        cmocka_unit_test(test_stats_bounded),
+        cmocka_unit_test(test_context_basics),
+        cmocka_unit_test(test_sample_type),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

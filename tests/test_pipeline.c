@@ -1,0 +1,195 @@
+/*
+ * The batch scheduler (pipeline/) and the directory walk (io/) on their own:
+ * jobs whose context cannot be made leave their files to the others (never
+ * counting them done), outputs mirror the inputs, and odd folder entries
+ * are reported instead of skipped in silence.
+ */
+#define _DEFAULT_SOURCE
+#include "common.h"
+#include "io/io.h"
+#include "pipeline/batch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int g_made, g_allow;
+
+/* Makes the first `g_allow` contexts, then fails, as a device that runs out
+ * of memory for more contexts would. */
+static jf_status flaky_context(const jf_context_options *opt, jf_context **out)
+{
+    if (g_made++ >= g_allow) {
+        *out = NULL;
+        return JF_ERR_CUDA; /* the detail stays what it was */
+    }
+    return jf_context_create(opt, out);
+}
+
+static jf_status count_work(jf_batch *b, jf_batch_item *it, jf_context *ctx)
+{
+    (void)b;
+    (void)ctx;
+    it->width = it->height = 1;
+    return JF_OK;
+}
+
+static const char *make_tree(int files)
+{
+    const char *dir = t_make_tmpdir();
+    char path[512];
+    int i;
+    snprintf(path, sizeof path, "%s/in", dir);
+    mkdir(path, 0755);
+    for (i = 0; i < files; i++) {
+        FILE *f;
+        snprintf(path, sizeof path, "%s/in/f%02d.png", dir, i);
+        f = fopen(path, "wb");
+        assert_non_null(f);
+        fputs("x", f);
+        fclose(f);
+    }
+    return dir;
+}
+
+static void run_batch(const char *dir, int jobs, int allow, jf_batch *b, jf_status *st)
+{
+    static char in[512], out[512];
+    static const char *inputs[1];
+    snprintf(in, sizeof in, "%s/in", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    inputs[0] = in;
+    memset(b, 0, sizeof *b);
+    b->opt.verb = "test";
+    b->opt.output = out;
+    b->opt.inputs = inputs;
+    b->opt.input_count = 1;
+    b->opt.jobs = jobs;
+    b->opt.threads = jobs;
+    b->opt.context = jf_context_defaults();
+    b->opt.context.backend = JF_BACKEND_CPU;
+    b->make_context = flaky_context;
+    g_made = 0;
+    g_allow = allow;
+    assert_int_equal(jf_batch_collect(b), JF_OK);
+    *st = jf_batch_run(b, count_work);
+}
+
+/* 4 jobs, only the first context can be made: every file is still done,
+ * by that job, and counted once. */
+static void test_failed_workers_leave_their_files(void **state)
+{
+    const char *dir = make_tree(12);
+    jf_batch b;
+    jf_status st;
+    int i;
+    (void)state;
+    run_batch(dir, 4, 1, &b, &st);
+    assert_int_equal(st, JF_OK);
+    assert_int_equal(b.done, 12);
+    assert_int_equal(b.failed, 0);
+    for (i = 0; i < b.count; i++)
+        assert_int_equal(b.items[i].width, 1); /* processed, not just marked ok */
+    assert_int_equal(g_made, 4);
+    jf_batch_free(&b);
+    t_rmtree(dir);
+}
+
+/* No context at all: the run fails and no file is counted done or ok. */
+static void test_no_context_no_files_done(void **state)
+{
+    const char *dir = make_tree(3);
+    jf_batch b;
+    jf_status st;
+    (void)state;
+    run_batch(dir, 2, 0, &b, &st);
+    assert_int_not_equal(st, JF_OK);
+    assert_int_equal(b.done, 0);
+    assert_int_equal(b.items[0].width, 0);
+    jf_batch_free(&b);
+    t_rmtree(dir);
+}
+
+typedef struct seen {
+    int images, other, passed, failed;
+    char reasons[1024];
+} seen;
+
+static int on_entry(void *user, jf_walk_event ev, const char *path, const char *rel,
+                    const char *reason)
+{
+    seen *s = (seen *)user;
+    (void)path;
+    switch (ev) {
+    case JF_WALK_IMAGE: s->images++; break;
+    case JF_WALK_OTHER: s->other++; break;
+    case JF_WALK_PASSED: s->passed++; break;
+    case JF_WALK_FAILED: s->failed++; break;
+    }
+    if (reason)
+        snprintf(s->reasons + strlen(s->reasons), sizeof s->reasons - strlen(s->reasons),
+                 "%s: %s; ", rel, reason);
+    return 0;
+}
+
+/* Links to folders are followed unless they loop; dangling links, FIFOs and
+ * devices are passed over with a reason; an unreadable folder is a failure. */
+static void test_walk_odd_entries(void **state)
+{
+    const char *dir = t_make_tmpdir();
+    char p[512], q[512];
+    seen s;
+    FILE *f;
+    (void)state;
+    memset(&s, 0, sizeof s);
+    snprintf(p, sizeof p, "%s/a", dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/a/pic.jpg", dir);
+    f = fopen(p, "wb");
+    fputs("x", f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/a/notes.txt", dir);
+    f = fopen(p, "wb");
+    fputs("x", f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/a/loop", dir);
+    assert_int_equal(symlink("..", p), 0);          /* back to the root: a loop */
+    snprintf(p, sizeof p, "%s/linked", dir);
+    assert_int_equal(symlink("a", p), 0);           /* a folder by link: followed */
+    snprintf(p, sizeof p, "%s/dangling.png", dir);
+    assert_int_equal(symlink("nowhere.png", p), 0);
+    snprintf(p, sizeof p, "%s/self", dir);
+    assert_int_equal(symlink("self", p), 0);        /* ELOOP */
+    snprintf(p, sizeof p, "%s/fifo.png", dir);
+    assert_int_equal(mkfifo(p, 0644), 0);
+    snprintf(p, sizeof p, "%s/dev.png", dir);
+    assert_int_equal(symlink("/dev/null", p), 0);
+    snprintf(q, sizeof q, "%s/closed", dir);
+    mkdir(q, 0755);
+    chmod(q, 0);
+    assert_int_equal(jf_walk(dir, NULL, on_entry, &s), 0);
+    chmod(q, 0755);
+    assert_int_equal(s.images, 2);          /* a/pic.jpg and linked/pic.jpg */
+    assert_int_equal(s.other, 2);
+    assert_non_null(strstr(s.reasons, "dangling symbolic link"));
+    assert_non_null(strstr(s.reasons, "symbolic link loop"));
+    assert_non_null(strstr(s.reasons, "a FIFO"));
+    assert_non_null(strstr(s.reasons, "a device"));
+    assert_non_null(strstr(s.reasons, "(a loop)"));
+    if (geteuid() != 0) /* root reads any folder */
+        assert_int_equal(s.failed, 1);
+    t_rmtree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_failed_workers_leave_their_files),
+        cmocka_unit_test(test_no_context_no_files_done),
+        cmocka_unit_test(test_walk_odd_entries),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
