@@ -12,9 +12,9 @@ cmake --build build-gpu -j "$(nproc)" >> build-gpu.log 2>&1 || { cat build-gpu.l
 mkdir -p build-gpu/lib
 cp -L "$(ldconfig -p | awk '/libcmocka.so.0 /{print $NF; exit}')" build-gpu/lib/libcmocka.so.0
 # what scripts/gpu-npp-link.sh needs to relink the tool with NPP over there
-cp build-gpu/CMakeFiles/jetfilter-cli.dir/pipeline/cli_main.c.o build-gpu/cli_main.o
+cp build-gpu/CMakeFiles/jetfilter-cli.dir/cli/main.c.o build-gpu/cli_main.o
 for a in libjpeg.a libpng16.a libz.a; do cp -L "/usr/lib/$(gcc -print-multiarch)/$a" build-gpu/lib/; done
-for exe in jetfilter tests/test_gpu bench_gpu; do
+for exe in jetfilter tests/test_gpu jetfilter-gpu-frames; do
   extra=$(ldd "build-gpu/$exe" | grep -vE 'linux-vdso|libc\.so|libm\.so|libstdc\+\+|libgcc_s|libdl|libpthread|librt|ld-linux|libcmocka' || true)
   [ -z "$extra" ] || { echo "gpu-check: $exe links libraries the GPU machine lacks:"; echo "$extra"; exit 1; }
 done
@@ -24,5 +24,5 @@ du -sh build-gpu
 cat <<CMD
 gpu-check: built build-gpu/ for sm_$arch. On the GPU machine (device tool, carry ["build-gpu"]):
 
-set -o pipefail; export JF_SOURCE_DIR=\$PWD LD_LIBRARY_PATH=\$PWD/build-gpu/lib; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader; build-gpu/jetfilter info; build-gpu/tests/test_gpu 2>&1 | tee \$OUT/test_gpu.log | grep -vE '^\[ (RUN|      OK) '; compute-sanitizer --tool memcheck build-gpu/tests/test_gpu --quick > \$OUT/memcheck.log 2>&1; tail -3 \$OUT/memcheck.log; compute-sanitizer --tool racecheck build-gpu/tests/test_gpu --quick > \$OUT/racecheck.log 2>&1; tail -3 \$OUT/racecheck.log; scripts/gpu-cli-check.sh build-gpu/jetfilter | tee \$OUT/cli_check.log | tail -3; build-gpu/bench_gpu --csv \$OUT/sweep.csv | tee \$OUT/sweep.txt
+scripts/gpu-run.sh
 CMD

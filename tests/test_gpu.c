@@ -10,11 +10,36 @@
  * matrix, for compute-sanitizer.
  */
 #include "common.h"
+#include "filters/ops.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef JF_HAVE_CUDA
+#include <cuda_runtime.h>
+
+/* Allocations of host and device memory, counted by wrapping the calls at
+ * link time (tests/CMakeLists.txt): a frame loop must make none. */
+static atomic_long g_allocs;
+#define JF_COUNTED(ret, name, params, args)                                   \
+    ret __real_##name params;                                                 \
+    ret __wrap_##name params;                                                 \
+    ret __wrap_##name params                                                  \
+    {                                                                         \
+        atomic_fetch_add(&g_allocs, 1);                                       \
+        return __real_##name args;                                            \
+    }
+JF_COUNTED(void *, malloc, (size_t n), (n))
+JF_COUNTED(void *, calloc, (size_t n, size_t m), (n, m))
+JF_COUNTED(void *, realloc, (void *p, size_t n), (p, n))
+JF_COUNTED(cudaError_t, cudaMalloc, (void **p, size_t n), (p, n))
+JF_COUNTED(cudaError_t, cudaMallocPitch, (void **p, size_t *pitch, size_t w, size_t h), (p, pitch, w, h))
+JF_COUNTED(cudaError_t, cudaHostAlloc, (void **p, size_t n, unsigned int f), (p, n, f))
+JF_COUNTED(cudaError_t, cudaMallocManaged, (void **p, size_t n, unsigned int f), (p, n, f))
+#endif
 
 static int g_quick = 0;
 static jf_context *g_cpu, *g_gpu, *g_managed;
@@ -37,6 +62,7 @@ static jf_context *make_context(jf_backend backend, jf_memory memory)
 {
     jf_context_options o = t_context_opts(backend, 0, memory);
     jf_context *ctx = NULL;
+    o.stats = 256;
     if (jf_context_create(&o, &ctx) != JF_OK)
         fail_msg("context: %s", jf_last_error());
     return ctx;
@@ -88,9 +114,21 @@ static void test_block_shapes(void **state)
         for (s = 0; s < 4; s++)
             for (v = 0; v < 2; v++) {
                 jf_image got = t_poisoned_like(&src, 0);
+                jf_device_info d;
                 mo.variant = VARIANTS[v];
                 mo.block_x = shapes[s][0];
                 mo.block_y = shapes[s][1];
+                /* the shape adapts to the device: the histogram kernel's
+                 * counters alone (256 or 512 bytes a thread) may not fit a
+                 * small device's shared memory, and that must be said */
+                assert_int_equal(jf_context_device(g_gpu, &d), JF_OK);
+                if (mo.variant == JF_VARIANT_SHARED && ks[k] >= 5 &&
+                    shapes[s][0] * shapes[s][1] * (ks[k] <= 15 ? 256 : 512) > d.shared_per_block_optin) {
+                    assert_int_equal(jf_median(g_gpu, &src, &got, &mo), JF_ERR_ARG);
+                    assert_non_null(strstr(jf_last_error(), "shared memory"));
+                    jf_image_free(&got);
+                    continue;
+                }
                 if (jf_median(g_gpu, &src, &got, &mo) != JF_OK)
                     fail_msg("median %s block %dx%d k=%d: %s", jf_variant_name(VARIANTS[v]),
                              shapes[s][0], shapes[s][1], ks[k], jf_last_error());
@@ -354,15 +392,221 @@ static void test_stats_and_errors(void **state)
     mo.block_y = 1;
     mo.ksize = 201; /* 1024 threads x 512 bytes of counters alone: too much */
     assert_int_equal(jf_median(g_gpu, &src, &dst, &mo), JF_ERR_ARG);
-    assert_non_null(strstr(jf_last_error(), "shared memory"));
+    /* said before launching: shared memory, or registers on a small device */
+    assert_true(strstr(jf_last_error(), "shared memory") || strstr(jf_last_error(), "registers"));
     jf_image_free(&src);
     jf_image_free(&dst);
     src = t_random_image(40, 30, 1, 0, 5);
-    mo.variant = JF_VARIANT_GLOBAL; /* the global variant has no such limit */
+    mo.variant = JF_VARIANT_GLOBAL; /* the global variant keeps no counters */
+    mo.block_x = 256;
     assert_int_equal(jf_median(g_gpu, &src, &dst, &mo), JF_OK);
     jf_image_free(&src);
     jf_image_free(&dst);
 }
+
+/* One operation of the table on one image. */
+static jf_status op_apply(const jf_op *op, int k, jf_border border, jf_variant v, jf_context *ctx,
+                          jf_image *src, jf_image *dst)
+{
+    jf_op_args a = jf_op_args_defaults();
+    static float weights[15 * 15];
+    jf_op_plan plan;
+    jf_status st;
+    int i;
+    a.ksize = k;
+    a.border = border;
+    a.variant = v;
+    if (op->params & JF_PARAM_KERNEL) { /* arbitrary weights for `conv` */
+        uint64_t seed = (uint64_t)k;
+        for (i = 0; i < k * k; i++)
+            weights[i] = (float)((double)(t_rand(&seed) >> 11) / 9007199254740992.0 - 0.2) / (float)k;
+        a.weights = weights;
+        a.weights_ksize = k;
+    }
+    if ((st = jf_op_prepare(op, &a, &plan)) != JF_OK)
+        return st;
+    st = op->apply(ctx, &plan, src, dst);
+    jf_op_plan_free(&plan);
+    return st;
+}
+
+/* Every filter of the operation table, every variant it has, against the
+ * CPU: bytes equal for the median, within 1 level for the convolutions. */
+static void test_ops_table(void **state)
+{
+    static const int ks[] = {1, 3, 5, 9, 15};
+    static const jf_border borders[] = {JF_BORDER_ZERO, JF_BORDER_MIRROR};
+    jf_image src = t_random_image(g_quick ? 157 : 1023, g_quick ? 71 : 577, 3, 3, 77);
+    int o, k, b, v, cases = 0;
+    (void)state;
+    for (o = 0; o < jf_op_count; o++) {
+        const jf_op *op = &jf_ops[o];
+        if (op->kind != JF_OP_FILTER)
+            continue;
+        for (k = 0; k < 5; k++)
+            for (b = 0; b < 2; b++) {
+                jf_image want = {0};
+                if (op_apply(op, ks[k], borders[b], JF_VARIANT_CPU, g_cpu, &src, &want) != JF_OK)
+                    continue; /* a k the operation does not take (laplace beyond 3) */
+                for (v = JF_VARIANT_AUTO; v < JF_VARIANT_COUNT; v++) {
+                    jf_image got;
+                    if (v == JF_VARIANT_CPU || !jf_op_has_variant(op, (jf_variant)v, ks[k]))
+                        continue;
+                    got = t_poisoned_like(&src, 2);
+                    if (op_apply(op, ks[k], borders[b], (jf_variant)v, g_gpu, &src, &got) != JF_OK)
+                        fail_msg("%s %s k=%d: %s", op->name, jf_variant_name((jf_variant)v), ks[k],
+                                 jf_last_error());
+                    if (t_max_abs_diff(&got, &want) > (op->npp == JF_NPP_MEDIAN ? 0 : 1))
+                        fail_msg("%s %s k=%d %s differs from the CPU by %d", op->name,
+                                 jf_variant_name((jf_variant)v), ks[k],
+                                 jf_border_name(borders[b]), t_max_abs_diff(&got, &want));
+                    jf_image_free(&got);
+                    cases++;
+                }
+                jf_image_free(&want);
+            }
+    }
+    print_message("operation table: %d GPU cases against the CPU\n", cases);
+    jf_image_free(&src);
+}
+
+/* Large k on the shared variant: the tile no longer fits 48 KiB from about
+ * k = 83; shorter strips, then the untiled histogram, must give the same
+ * bytes, never an error. */
+static void test_median_large_k(void **state)
+{
+    static const int ks[] = {63, 83, 101, 127, 255};
+    jf_image src = t_random_image(97, 61, 3, 1, 13);
+    int k, v;
+    (void)state;
+    for (k = 0; k < (g_quick ? 3 : 5); k++) {
+        jf_median_options mo = t_median_opts(ks[k], JF_BORDER_REFLECT, JF_VARIANT_CPU);
+        jf_image want = {0};
+        assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
+        for (v = 0; v < 2; v++) {
+            jf_image got = t_poisoned_like(&src, 0);
+            mo.variant = v ? JF_VARIANT_AUTO : JF_VARIANT_SHARED;
+            if (jf_median(g_gpu, &src, &got, &mo) != JF_OK)
+                fail_msg("median k=%d %s: %s", ks[k], jf_variant_name(mo.variant), jf_last_error());
+            assert_true(t_images_equal(&got, &want));
+            jf_image_free(&got);
+        }
+        jf_image_free(&want);
+    }
+    jf_image_free(&src);
+}
+
+/* A block the device cannot run (registers, threads, shared memory) is
+ * refused with a reason before launching: never a failed launch. */
+static void test_big_user_blocks(void **state)
+{
+    jf_image src = t_random_image(300, 200, 3, 0, 21), dst = {0};
+    jf_kernel gauss;
+    int shape;
+    (void)state;
+    assert_int_equal(jf_kernel_make(JF_KERNEL_GAUSS, 11, 0, &gauss), JF_OK);
+    for (shape = 0; shape < 3; shape++) {
+        static const int blocks[][2] = {{1024, 1}, {512, 2}, {128, 8}};
+        jf_median_options mo = t_median_opts(7, JF_BORDER_ZERO, JF_VARIANT_GLOBAL);
+        jf_conv_options co = t_conv_opts(11, gauss.weights, JF_BORDER_ZERO, JF_VARIANT_FAST);
+        jf_status st;
+        mo.block_x = co.block_x = blocks[shape][0];
+        mo.block_y = co.block_y = blocks[shape][1];
+        st = jf_median(g_gpu, &src, &dst, &mo);
+        assert_true(st == JF_OK || (st == JF_ERR_ARG && strstr(jf_last_error(), "block")));
+        st = jf_convolve(g_gpu, &src, &dst, &co);
+        assert_true(st == JF_OK || (st == JF_ERR_ARG && strstr(jf_last_error(), "block")));
+    }
+    jf_kernel_free(&gauss);
+    jf_image_free(&src);
+    jf_image_free(&dst);
+}
+
+#ifdef JF_HAVE_CUDA
+/* The embedded-vision loop: frames in memory another library owns, on the
+ * caller's stream, several operations queued before one wait, nothing
+ * allocated after the first frame, results equal to the CPU's. */
+static void test_frame_loop_async(void **state)
+{
+    enum { W = 641, H = 359, FRAMES = 12 };
+    jf_image host = t_random_image(W, H, 1, 0, 31), want_mid = {0}, want_out = {0};
+    jf_image back = t_poisoned_like(&host, 0);
+    jf_median_options mo = t_median_opts(5, JF_BORDER_MIRROR, JF_VARIANT_AUTO);
+    jf_kernel gauss;
+    jf_conv_options co;
+    jf_context_options o = t_context_opts(JF_BACKEND_CUDA, 0, JF_MEMORY_COPY);
+    jf_context *ctx;
+    cudaStream_t stream;
+    void *d_in, *d_mid, *d_out;
+    size_t p_in, p_mid, p_out;
+    jf_image in, mid, out;
+    long allocs = 0;
+    int f;
+    (void)state;
+    assert_int_equal(jf_kernel_make(JF_KERNEL_GAUSS, 0, 1.2, &gauss), JF_OK);
+    co = t_conv_opts(gauss.ksize, gauss.weights, JF_BORDER_REFLECT, JF_VARIANT_AUTO);
+    assert_int_equal(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    o.stream = stream;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    assert_true(jf_context_stream(ctx) == (void *)stream);
+    assert_int_equal(cudaMallocPitch(&d_in, &p_in, W, H), cudaSuccess);
+    assert_int_equal(cudaMallocPitch(&d_mid, &p_mid, W, H), cudaSuccess);
+    assert_int_equal(cudaMallocPitch(&d_out, &p_out, W, H), cudaSuccess);
+    in = jf_image_wrap_device(d_in, W, H, 1, p_in, JF_LOC_DEVICE);
+    mid = jf_image_wrap_device(d_mid, W, H, 1, p_mid, JF_LOC_DEVICE);
+    out = jf_image_wrap_device(d_out, W, H, 1, p_out, JF_LOC_DEVICE);
+    mo.variant = JF_VARIANT_CPU;
+    co.variant = JF_VARIANT_CPU;
+    assert_int_equal(jf_median(g_cpu, &host, &want_mid, &mo), JF_OK);
+    assert_int_equal(jf_convolve(g_cpu, &want_mid, &want_out, &co), JF_OK);
+    mo.variant = co.variant = JF_VARIANT_AUTO;
+    for (f = 0; f < FRAMES; f++) {
+        if (f == 1)
+            allocs = atomic_load(&g_allocs);
+        assert_int_equal(cudaMemcpy2DAsync(d_in, p_in, host.data, host.stride, W, H,
+                                           cudaMemcpyHostToDevice, stream), cudaSuccess);
+        assert_int_equal(jf_median(ctx, &in, &mid, &mo), JF_OK);   /* queued */
+        assert_int_equal(jf_convolve(ctx, &mid, &out, &co), JF_OK); /* queued */
+        assert_int_equal(jf_context_sync(ctx), JF_OK);              /* one wait */
+    }
+    assert_int_equal(atomic_load(&g_allocs) - allocs, 0);
+    assert_int_equal(cudaMemcpy2D(back.data, back.stride, d_out, p_out, W, H, cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    assert_true(t_max_abs_diff(&back, &want_out) <= 1);
+    jf_context_destroy(ctx);
+    cudaStreamDestroy(stream); /* the caller's: the context left it alone */
+    cudaFree(d_in);
+    cudaFree(d_mid);
+    cudaFree(d_out);
+    jf_kernel_free(&gauss);
+    jf_image_free(&host);
+    jf_image_free(&back);
+    jf_image_free(&want_mid);
+    jf_image_free(&want_out);
+}
+
+/* Calls leave the caller's current device as it was. */
+static void test_device_restored(void **state)
+{
+    jf_context_options o = t_context_opts(JF_BACKEND_CUDA, 0, JF_MEMORY_COPY);
+    jf_image src = t_random_image(64, 48, 1, 0, 2), dst = {0};
+    jf_median_options mo = t_median_opts(3, JF_BORDER_ZERO, JF_VARIANT_AUTO);
+    jf_context *ctx;
+    int dev = -1, n = jf_device_count();
+    (void)state;
+    o.device = n - 1;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    assert_int_equal(cudaSetDevice(0), cudaSuccess);
+    assert_int_equal(jf_median(ctx, &src, &dst, &mo), JF_OK);
+    assert_int_equal(cudaGetDevice(&dev), cudaSuccess);
+    assert_int_equal(dev, 0);
+    if (n < 2)
+        print_message("one device: restoring was checked on device 0 only\n");
+    jf_context_destroy(ctx);
+    jf_image_free(&src);
+    jf_image_free(&dst);
+}
+#endif
 
 int main(int argc, char **argv)
 {
@@ -375,6 +619,13 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_locations_and_memory_modes),
         cmocka_unit_test(test_stats_and_errors),
+        cmocka_unit_test(test_ops_table),
+        cmocka_unit_test(test_median_large_k),
+        cmocka_unit_test(test_big_user_blocks),
+#ifdef JF_HAVE_CUDA
+        cmocka_unit_test(test_frame_loop_async),
+        cmocka_unit_test(test_device_restored),
+#endif
     };
     jf_device_info info;
     int rc;
@@ -384,9 +635,10 @@ int main(int argc, char **argv)
         return 77;
     }
     if (jf_device_query(0, &info) == JF_OK)
-        printf("device 0: %s, compute capability %d.%d, %d SMs, %.0f GB/s theoretical (%s)\n",
+        printf("device 0: %s, compute capability %d.%d, %d SMs, %.0f GB/s theoretical (%s)%s\n",
                info.name, info.cc_major, info.cc_minor, info.multiprocessors,
-               info.theoretical_gbps, info.theoretical_source);
+               info.theoretical_gbps, info.theoretical_source,
+               info.limited ? "; Jetson Nano limits (JETFILTER_DEVICE_LIMITS)" : "");
     g_cpu = make_context(JF_BACKEND_CPU, JF_MEMORY_AUTO);
     g_gpu = make_context(JF_BACKEND_CUDA, JF_MEMORY_COPY);
     g_managed = make_context(JF_BACKEND_CUDA, JF_MEMORY_MANAGED);

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# On the GPU machine, after scripts/gpu-check.sh built build-gpu/ here: every
+# GPU check in one call, logs under $OUT (or OUTDIR), a short table last.
+#   scripts/gpu-run.sh [--quick] [OUTDIR]
+# 1. the device; 2. test_gpu (every variant against the CPU); 3. the same in
+# Jetson Nano limits mode (JETFILTER_DEVICE_LIMITS=nano: 1 SM, 48 KiB shared
+# memory and 32K registers per block); 4. the frame-loop sample; 5. the CLI on
+# the GPU against the CLI on the CPU; 6. compute-sanitizer memcheck and
+# racecheck on test_gpu --quick.  --quick leaves out 3's full matrix and 5.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+quick=0
+[ "${1:-}" = "--quick" ] && { quick=1; shift; }
+out=${1:-${OUT:-/tmp/jf-gpu-run}}
+mkdir -p "$out"
+export JF_SOURCE_DIR=$PWD LD_LIBRARY_PATH=$PWD/build-gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+b=build-gpu
+declare -a rows
+step() { # name, log, command...
+  local name=$1 log=$2; shift 2
+  local t0=$SECONDS
+  "$@" > "$out/$log" 2>&1
+  local rc=$?
+  rows+=("$(printf '%-34s %-5s %4ds  %s' "$name" "$([ $rc -eq 0 ] && echo PASS || echo FAIL)" $((SECONDS - t0)) "$(grep -E 'PASSED|FAILED|ERROR SUMMARY|RACECHECK SUMMARY|cli check|gpu_frames:|cases' "$out/$log" | tail -2 | tr '\n' ' ' | cut -c1-110)")")
+}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader > "$out/device.txt" 2>&1
+$b/jetfilter info >> "$out/device.txt" 2>&1
+step "test_gpu" test_gpu.log $b/tests/test_gpu
+if [ $quick -eq 1 ]; then
+  step "test_gpu, Nano limits (quick)" test_gpu_nano.log env JETFILTER_DEVICE_LIMITS=nano $b/tests/test_gpu --quick
+else
+  step "test_gpu, Nano limits" test_gpu_nano.log env JETFILTER_DEVICE_LIMITS=nano $b/tests/test_gpu
+fi
+step "sample gpu_frames 1920x1080" gpu_frames.log $b/jetfilter-gpu-frames 1920 1080 300
+step "sample gpu_frames, Nano limits" gpu_frames_nano.log env JETFILTER_DEVICE_LIMITS=nano $b/jetfilter-gpu-frames 1023 577 60
+[ $quick -eq 1 ] || step "CLI cuda vs cpu" cli_check.log scripts/gpu-cli-check.sh $b/jetfilter
+step "memcheck test_gpu --quick" memcheck.log compute-sanitizer --tool memcheck --leak-check full $b/tests/test_gpu --quick
+step "racecheck test_gpu --quick" racecheck.log compute-sanitizer --tool racecheck $b/tests/test_gpu --quick
+head -1 "$out/device.txt"
+printf '%s\n' "${rows[@]}"
+! printf '%s\n' "${rows[@]}" | grep -q ' FAIL '
