@@ -77,23 +77,77 @@ static int cpu_reference(const unsigned char *frame, size_t pitch, int w, int h,
     return ok;
 }
 
-int main(int argc, char **argv)
-{
-    const int w = argc > 3 ? atoi(argv[1]) : 1920, h = argc > 3 ? atoi(argv[2]) : 1080;
-    const int frames = argc > 3 ? atoi(argv[3]) : 300;
-    jf_context_options opt = jf_context_defaults();
-    jf_median_options mo = jf_median_defaults();
-    jf_conv_options co = jf_conv_defaults();
-    jf_kernel gauss;
-    jf_context *ctx;
+/* The buffers of the loop: made once, used for every frame. */
+typedef struct frames {
+    int w, h;
     cudaStream_t stream;
     unsigned char *h_in, *h_out, *d_in, *d_mid, *d_out;
     size_t p_in, p_mid, p_out;
-    jf_image in, mid, out, want_first = {0}, want_last = {0};
-    double t0, ms;
+    jf_image in, mid, out;
+} frames;
+
+static int frames_alloc(frames *fr)
+{
+    CUDA_OK(cudaHostAlloc((void **)&fr->h_in, (size_t)fr->w * fr->h, cudaHostAllocDefault));
+    CUDA_OK(cudaHostAlloc((void **)&fr->h_out, (size_t)fr->w * fr->h, cudaHostAllocDefault));
+    CUDA_OK(cudaMallocPitch((void **)&fr->d_in, &fr->p_in, (size_t)fr->w, (size_t)fr->h));
+    CUDA_OK(cudaMallocPitch((void **)&fr->d_mid, &fr->p_mid, (size_t)fr->w, (size_t)fr->h));
+    CUDA_OK(cudaMallocPitch((void **)&fr->d_out, &fr->p_out, (size_t)fr->w, (size_t)fr->h));
+    /* jetfilter only describes memory another library owns */
+    fr->in = jf_image_wrap_device(fr->d_in, fr->w, fr->h, 1, fr->p_in, JF_LOC_DEVICE);
+    fr->mid = jf_image_wrap_device(fr->d_mid, fr->w, fr->h, 1, fr->p_mid, JF_LOC_DEVICE);
+    fr->out = jf_image_wrap_device(fr->d_out, fr->w, fr->h, 1, fr->p_out, JF_LOC_DEVICE);
+    return 0;
+}
+
+static void frames_free(frames *fr)
+{
+    cudaFreeHost(fr->h_in);
+    cudaFreeHost(fr->h_out);
+    cudaFree(fr->d_in);
+    cudaFree(fr->d_mid);
+    cudaFree(fr->d_out);
+}
+
+/* One frame: in, two queued operations, out, one wait. */
+static int process_frame(frames *fr, jf_context *ctx, const jf_median_options *mo,
+                         const jf_conv_options *co, int f)
+{
+    const size_t w = (size_t)fr->w, h = (size_t)fr->h;
+    camera_frame(fr->h_in, w, fr->w, fr->h, f);
+    CUDA_OK(cudaMemcpy2DAsync(fr->d_in, fr->p_in, fr->h_in, w, w, h, cudaMemcpyHostToDevice,
+                              fr->stream));
+    if (jf_median(ctx, &fr->in, &fr->mid, mo) != JF_OK ||   /* queued, returns at once */
+        jf_convolve(ctx, &fr->mid, &fr->out, co) != JF_OK) { /* queued behind it */
+        fprintf(stderr, "gpu_frames: frame %d: %s\n", f, jf_last_error());
+        return 1;
+    }
+    CUDA_OK(cudaMemcpy2DAsync(fr->h_out, w, fr->d_out, fr->p_out, w, h, cudaMemcpyDeviceToHost,
+                              fr->stream));
+    if (jf_context_sync(ctx) != JF_OK) { /* the one wait of the frame */
+        fprintf(stderr, "gpu_frames: frame %d: %s\n", f, jf_last_error());
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const int frame_count = argc > 3 ? atoi(argv[3]) : 300;
+    jf_context_options opt = jf_context_defaults();
+    jf_median_options mo = jf_median_defaults();
+    jf_conv_options co = jf_conv_defaults();
+    jf_image want = {0};
+    jf_kernel gauss;
+    jf_context *ctx;
+    frames fr;
+    double t0 = 0, ms;
     int f, worst = 0;
 
-    if (w < 1 || h < 1 || frames < 2) {
+    memset(&fr, 0, sizeof fr);
+    fr.w = argc > 3 ? atoi(argv[1]) : 1920;
+    fr.h = argc > 3 ? atoi(argv[2]) : 1080;
+    if (fr.w < 1 || fr.h < 1 || frame_count < 2) {
         fprintf(stderr, "usage: %s [WIDTH HEIGHT FRAMES]  (FRAMES >= 2)\n", argv[0]);
         return 2;
     }
@@ -101,77 +155,45 @@ int main(int argc, char **argv)
         printf("gpu_frames: %s\n", jf_last_error());
         return 77;
     }
-    CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CUDA_OK(cudaStreamCreateWithFlags(&fr.stream, cudaStreamNonBlocking));
     opt.backend = JF_BACKEND_CUDA;
-    opt.stream = stream; /* the context queues on our stream */
-    if (jf_context_create(&opt, &ctx) != JF_OK) {
+    opt.stream = fr.stream; /* the context queues on our stream */
+    if (jf_context_create(&opt, &ctx) != JF_OK || jf_kernel_make(JF_KERNEL_GAUSS, 0, 1.5, &gauss) != JF_OK) {
         fprintf(stderr, "gpu_frames: %s\n", jf_last_error());
         return 1;
     }
     mo.ksize = 5;
     mo.border = JF_BORDER_MIRROR;
-    if (jf_kernel_make(JF_KERNEL_GAUSS, 0, 1.5, &gauss) != JF_OK)
-        return 1;
     co.ksize = gauss.ksize;
     co.weights = gauss.weights;
     co.border = JF_BORDER_REFLECT;
-
-    /* frames as another library owns them: pinned host for the "camera",
-     * pitched device memory for the pipeline */
-    CUDA_OK(cudaHostAlloc((void **)&h_in, (size_t)w * h, cudaHostAllocDefault));
-    CUDA_OK(cudaHostAlloc((void **)&h_out, (size_t)w * h, cudaHostAllocDefault));
-    CUDA_OK(cudaMallocPitch((void **)&d_in, &p_in, (size_t)w, (size_t)h));
-    CUDA_OK(cudaMallocPitch((void **)&d_mid, &p_mid, (size_t)w, (size_t)h));
-    CUDA_OK(cudaMallocPitch((void **)&d_out, &p_out, (size_t)w, (size_t)h));
-    in = jf_image_wrap_device(d_in, w, h, 1, p_in, JF_LOC_DEVICE);
-    mid = jf_image_wrap_device(d_mid, w, h, 1, p_mid, JF_LOC_DEVICE);
-    out = jf_image_wrap_device(d_out, w, h, 1, p_out, JF_LOC_DEVICE);
-
-    t0 = now_ms();
-    for (f = 0; f < frames; f++) {
+    if (frames_alloc(&fr))
+        return 1;
+    for (f = 0; f < frame_count; f++) {
         if (f == 1)
             t0 = now_ms(); /* frame 0 grows the context's buffers */
-        camera_frame(h_in, (size_t)w, w, h, f);
-        CUDA_OK(cudaMemcpy2DAsync(d_in, p_in, h_in, (size_t)w, (size_t)w, (size_t)h,
-                                  cudaMemcpyHostToDevice, stream));
-        if (jf_median(ctx, &in, &mid, &mo) != JF_OK ||   /* queued, returns at once */
-            jf_convolve(ctx, &mid, &out, &co) != JF_OK) { /* queued behind it */
-            fprintf(stderr, "gpu_frames: frame %d: %s\n", f, jf_last_error());
+        if (process_frame(&fr, ctx, &mo, &co, f))
             return 1;
-        }
-        CUDA_OK(cudaMemcpy2DAsync(h_out, (size_t)w, d_out, p_out, (size_t)w, (size_t)h,
-                                  cudaMemcpyDeviceToHost, stream));
-        if (jf_context_sync(ctx) != JF_OK) { /* the one wait of the frame */
-            fprintf(stderr, "gpu_frames: frame %d: %s\n", f, jf_last_error());
-            return 1;
-        }
-        if (f == 0 || f == frames - 1) {
-            jf_image *want = f == 0 ? &want_first : &want_last;
-            if (!cpu_reference(h_in, (size_t)w, w, h, &mo, &co, want)) {
+        if (f == 0 || f == frame_count - 1) { /* check the first and the last */
+            int d;
+            jf_image_free(&want);
+            if (!cpu_reference(fr.h_in, (size_t)fr.w, fr.w, fr.h, &mo, &co, &want)) {
                 fprintf(stderr, "gpu_frames: CPU reference: %s\n", jf_last_error());
                 return 1;
             }
-            {
-                int d = max_diff(h_out, (size_t)w, want->data, want->stride, w, h);
-                worst = d > worst ? d : worst;
-            }
+            d = max_diff(fr.h_out, (size_t)fr.w, want.data, want.stride, fr.w, fr.h);
+            worst = d > worst ? d : worst;
         }
     }
-    ms = (now_ms() - t0) / (frames - 1);
+    ms = (now_ms() - t0) / (frame_count - 1);
     printf("gpu_frames: %d frames %dx%d, median 5x5 + gauss %dx%d on the caller's stream: "
            "%.3f ms per frame (%.0f frames/s, copies in and out included); "
            "first and last frame within %d level(s) of the CPU\n",
-           frames, w, h, gauss.ksize, gauss.ksize, ms, 1000.0 / ms, worst);
-
+           frame_count, fr.w, fr.h, gauss.ksize, gauss.ksize, ms, 1000.0 / ms, worst);
     jf_context_destroy(ctx);
-    cudaStreamDestroy(stream);
-    cudaFreeHost(h_in);
-    cudaFreeHost(h_out);
-    cudaFree(d_in);
-    cudaFree(d_mid);
-    cudaFree(d_out);
+    cudaStreamDestroy(fr.stream);
+    frames_free(&fr);
     jf_kernel_free(&gauss);
-    jf_image_free(&want_first);
-    jf_image_free(&want_last);
+    jf_image_free(&want);
     return worst <= 1 ? 0 : 1;
 }

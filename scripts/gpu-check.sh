@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Build for the lent Hopper GPU machine (see ../shared/GPU.md): sm_90, libjpeg,
-# libpng and zlib linked statically (its distribution has other sonames),
-# cmocka carried beside the binaries.  Prints the one command to run there.
+# Build here for a GPU machine that has the CUDA driver but not our build
+# dependencies (e.g. Ubuntu 24.04 with a Hopper GPU and no -dev packages):
+# sm_90 by default, libjpeg, libpng and zlib linked statically (distributions
+# differ in sonames), cmocka copied beside the binaries.  Copy the source tree
+# with build-gpu/ to that machine and run scripts/gpu-run.sh there.
 #   scripts/gpu-check.sh [ARCH]      (default 90)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +24,7 @@ done
 find build-gpu/CMakeFiles -name '*.o' -delete
 du -sh build-gpu
 cat <<CMD
-gpu-check: built build-gpu/ for sm_$arch. On the GPU machine (device tool, carry ["build-gpu"]):
+gpu-check: built build-gpu/ for sm_$arch. On the GPU machine, with this tree and build-gpu/:
 
 scripts/gpu-run.sh
 CMD

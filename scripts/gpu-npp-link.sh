@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the lent GPU machine: its CUDA toolkit has NPP but its OS has no libjpeg /
+# On the GPU machine: its CUDA toolkit has NPP but its OS has no libjpeg /
 # libpng headers, so the build happens here in two halves.  scripts/gpu-check.sh
 # (on the build machine) leaves build-gpu/ with the library, the CLI as a static
 # archive plus cli_main.o, and static libjpeg/libpng/zlib; this script compiles

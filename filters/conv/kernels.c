@@ -116,12 +116,64 @@ static jf_status parse_number(const char *p, const char **end, double *v, const 
     return JF_OK;
 }
 
+/* The numbers of one line (comment stripped) into vals; *n of them. */
+static jf_status parse_row(const char *line, size_t len, const char *name, int lineno,
+                           double *vals, int *n)
+{
+    char buf[16384];
+    const char *p = buf;
+    jf_status st;
+    *n = 0;
+    if (len >= sizeof buf)
+        return jf_fail(JF_ERR_ARG, "%s:%d: line of %zu bytes is too long (at most %zu)", name,
+                       lineno, len, sizeof buf - 1);
+    memcpy(buf, line, len);
+    buf[len] = '\0';
+    buf[strcspn(buf, "#")] = '\0';
+    for (;;) {
+        p += strspn(p, " \t,\r");
+        if (!*p)
+            return JF_OK;
+        if (*n == JF_CONV_MAX_KSIZE)
+            return jf_fail(JF_ERR_ARG, "%s:%d: more than %d numbers in a row", name, lineno,
+                           JF_CONV_MAX_KSIZE);
+        if ((st = parse_number(p, &p, &vals[*n], name, lineno)) != JF_OK)
+            return st;
+        (*n)++;
+    }
+}
+
+/* The first row fixes k; every row after it must have k numbers. */
+static jf_status add_row(jf_kernel *kern, int *rows, const double *vals, int n, const char *name,
+                         int lineno)
+{
+    int i, k = kern->ksize;
+    if (k == 0) {
+        if (n % 2 == 0)
+            return jf_fail(JF_ERR_ARG, "%s:%d: %d numbers in a row; rows need an odd count "
+                           "from 1 to %d", name, lineno, n, JF_CONV_MAX_KSIZE);
+        if (!(kern->weights = (float *)malloc(sizeof(float) * (size_t)n * (size_t)n)))
+            return jf_fail(JF_ERR_NOMEM, "%s: out of memory", name);
+        kern->ksize = k = n;
+    } else if (n != k) {
+        return jf_fail(JF_ERR_ARG, "%s:%d: %d numbers, but the first row had %d", name, lineno,
+                       n, k);
+    }
+    if (*rows == k)
+        return jf_fail(JF_ERR_ARG, "%s:%d: more than %d rows for a %dx%d kernel", name, lineno,
+                       k, k, k);
+    for (i = 0; i < k; i++)
+        kern->weights[*rows * k + i] = (float)vals[i];
+    (*rows)++;
+    return JF_OK;
+}
+
 jf_status jf_kernel_parse(const char *text, size_t size, const char *name, jf_kernel *out)
 {
     double vals[JF_CONV_MAX_KSIZE];
-    float *w = NULL;
-    int k = 0, rows = 0, lineno = 0, n;
-    size_t at = 0, i;
+    jf_kernel kern = {0, NULL};
+    int rows = 0, lineno = 0, n;
+    size_t at = 0;
     jf_status st = JF_OK;
 
     if (!out || (!text && size))
@@ -133,75 +185,25 @@ jf_status jf_kernel_parse(const char *text, size_t size, const char *name, jf_ke
     if (text && memchr(text, '\0', size))
         return jf_fail(JF_ERR_ARG, "%s: holds a NUL byte at offset %zu; not a text file", name,
                        (size_t)((const char *)memchr(text, '\0', size) - text));
-    while (at < size) {
+    while (at < size && st == JF_OK) {
         const char *line = text + at, *nl = (const char *)memchr(line, '\n', size - at);
         const size_t len = nl ? (size_t)(nl - line) : size - at;
-        char buf[16384];
-        const char *p;
         at += len + (nl ? 1 : 0);
         lineno++;
-        if (len >= sizeof buf) {
-            st = jf_fail(JF_ERR_ARG, "%s:%d: line of %zu bytes is too long (at most %zu)", name,
-                         lineno, len, sizeof buf - 1);
-            goto done;
-        }
-        memcpy(buf, line, len);
-        buf[len] = '\0';
-        buf[strcspn(buf, "#")] = '\0';
-        for (n = 0, p = buf;;) {
-            p += strspn(p, " \t,\r");
-            if (!*p)
-                break;
-            if (n == JF_CONV_MAX_KSIZE) {
-                st = jf_fail(JF_ERR_ARG, "%s:%d: more than %d numbers in a row", name, lineno,
-                             JF_CONV_MAX_KSIZE);
-                goto done;
-            }
-            if ((st = parse_number(p, &p, &vals[n], name, lineno)) != JF_OK)
-                goto done;
-            n++;
-        }
-        if (n == 0)
-            continue;
-        if (k == 0) {
-            k = n;
-            if (k % 2 == 0) {
-                st = jf_fail(JF_ERR_ARG, "%s:%d: %d numbers in a row; rows need an odd count "
-                             "from 1 to %d", name, lineno, n, JF_CONV_MAX_KSIZE);
-                goto done;
-            }
-            if (!(w = (float *)malloc(sizeof(float) * (size_t)k * (size_t)k))) {
-                st = jf_fail(JF_ERR_NOMEM, "%s: out of memory", name);
-                goto done;
-            }
-        } else if (n != k) {
-            st = jf_fail(JF_ERR_ARG, "%s:%d: %d numbers, but the first row had %d", name,
-                         lineno, n, k);
-            goto done;
-        }
-        if (rows == k) {
-            st = jf_fail(JF_ERR_ARG, "%s:%d: more than %d rows for a %dx%d kernel", name,
-                         lineno, k, k, k);
-            goto done;
-        }
-        for (i = 0; i < (size_t)k; i++)
-            w[rows * k + (int)i] = (float)vals[i];
-        rows++;
+        if ((st = parse_row(line, len, name, lineno, vals, &n)) == JF_OK && n > 0)
+            st = add_row(&kern, &rows, vals, n, name, lineno);
     }
-    if (k == 0) {
+    if (st == JF_OK && kern.ksize == 0)
         st = jf_fail(JF_ERR_ARG, "%s: no weights found", name);
-        goto done;
+    else if (st == JF_OK && rows != kern.ksize)
+        st = jf_fail(JF_ERR_ARG, "%s: %d rows, but a %dx%d kernel needs %d", name, rows,
+                     kern.ksize, kern.ksize, kern.ksize);
+    if (st != JF_OK) {
+        jf_kernel_free(&kern);
+        return st;
     }
-    if (rows != k) {
-        st = jf_fail(JF_ERR_ARG, "%s: %d rows, but a %dx%d kernel needs %d", name, rows, k, k, k);
-        goto done;
-    }
-    out->ksize = k;
-    out->weights = w;
-    w = NULL;
-done:
-    free(w);
-    return st;
+    *out = kern;
+    return JF_OK;
 }
 
 /* Kernel files are small: 63 rows of 63 numbers.  Anything over this is not

@@ -12,7 +12,7 @@ extern "C" {
  * (w+k-1) x (h+k-1), `dst` is w x h, both host; bands on ctx's pool. */
 jf_status jf_median_cpu(jf_context *ctx, const jf_image *padded, int ksize, jf_image *dst);
 
-/* What `auto` picks on the GPU for this k and image (median_auto.c); the
+/* What `auto` picks on the GPU for this k and image (median.c); the
  * shared variant itself never needs more shared memory than the device has. */
 jf_variant jf_median_auto(const jf_device_info *dev, int k, const jf_image *src);
 
