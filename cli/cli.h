@@ -53,6 +53,10 @@ typedef struct cli_settings {
     int stats;
     const char *suffix;
     double max_mpix;
+    double max_memory_mb;    /* 0: half the RAM */
+    double max_metadata_mb;
+    int max_scans;
+    int no_sync;
     long long seed;
     /* bench */
     const char *sizes, *channels, *csv, *photo, *tag;

@@ -23,6 +23,14 @@ static jf_status make_parent(const char *path)
     return jf_mkdirs(dir);
 }
 
+/* What was left out on the way, for -v and the JSON report. */
+static void add_note(jf_batch_item *it, const char *note)
+{
+    size_t used = strlen(it->notes);
+    if (used + 3 < sizeof it->notes)
+        snprintf(it->notes + used, sizeof it->notes - used, "%s%s", used ? "; " : "", note);
+}
+
 static jf_encode_options encode_options(const cli_settings *s, const jf_picture *pic)
 {
     jf_encode_options e = jf_encode_defaults();
@@ -40,10 +48,12 @@ jf_status cli_write_output(jf_batch_item *it, const cli_settings *s, const jf_pi
     double t0 = jf_now_ms();
     jf_status st;
     if (e.format == JF_FORMAT_JPEG && pic->alpha.data)
-        snprintf(it->notes, sizeof it->notes, "JPEG has no alpha channel; transparency dropped");
+        add_note(it, "JPEG has no alpha channel; transparency dropped");
     if ((st = make_parent(it->output)) != JF_OK ||
         (st = jf_picture_write(it->output, pic, &e)) != JF_OK)
         return st;
+    if (jf_last_warning()[0])
+        add_note(it, jf_last_warning());
     it->ms_encode = jf_now_ms() - t0;
     jf_record(ctx, "encode", jf_format_name(e.format), 0, &pic->color, it->ms_encode,
               (uint64_t)pic->color.width * pic->color.height * pic->color.channels, 0);
@@ -55,8 +65,13 @@ jf_status cli_read_input(jf_batch_item *it, jf_picture *pic, jf_context *ctx)
     double t0 = jf_now_ms();
     jf_status st;
     memset(pic, 0, sizeof *pic);
-    if ((st = jf_picture_read(it->input, pic)) != JF_OK)
+    /* the batch has read the file already (to size its memory) */
+    st = it->bytes ? jf_picture_decode(it->bytes, it->nbytes, it->input, pic)
+                   : jf_picture_read(it->input, pic);
+    if (st != JF_OK)
         return st;
+    if (jf_last_warning()[0])
+        add_note(it, jf_last_warning());
     it->ms_decode = jf_now_ms() - t0;
     it->width = pic->color.width;
     it->height = pic->color.height;
@@ -183,6 +198,8 @@ static void batch_options(cli_settings *s, cli_run *run, jf_batch *b)
     b->opt.context.memory = (jf_memory)s->memory;
     b->opt.context.peak_gbps = s->peak_gbps;
     b->opt.context.stats = s->stats || s->json ? 256 : 0;
+    b->opt.max_memory = (uint64_t)(s->max_memory_mb * 1048576.0);
+    b->opt.memory_per_byte = run->plan.op && run->plan.op->kind == JF_OP_FILTER ? 4.0 : 2.0;
     b->user = run;
     b->on_done = cli_batch_done;
     b->log = cli_batch_log;

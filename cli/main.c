@@ -33,6 +33,25 @@ static void usage(FILE *out)
     fprintf(out, "\n  --version  print the version\n");
 }
 
+/* The resource limits of jetfilter.h from the command line. */
+static int apply_limits(const cli_settings *s, const char *cmd)
+{
+    jf_limits l = jf_limits_defaults();
+    l.max_pixels = (uint64_t)(s->max_mpix * 1e6);
+    if (s->max_metadata_mb > 0) {
+        l.max_metadata_bytes = (uint64_t)(s->max_metadata_mb * 1048576.0);
+        l.max_chunk_bytes = l.max_metadata_bytes / 2 ? l.max_metadata_bytes / 2 : 1;
+    }
+    if (s->max_scans > 0)
+        l.max_scans = s->max_scans;
+    if (jf_set_limits(&l) != JF_OK) {
+        fprintf(stderr, "jetfilter %s: %s\n", cmd, jf_last_error());
+        return JF_EXIT_USAGE;
+    }
+    jf_set_sync_writes(!s->no_sync);
+    return 0;
+}
+
 /* Remove half-written outputs, then die of the signal as usual. */
 static void on_signal(int sig)
 {
@@ -90,7 +109,10 @@ int main(int argc, char **argv)
         return JF_EXIT_OK;
     }
     cli_quiet = s.quiet;
-    jf_set_max_pixels((uint64_t)(s.max_mpix * 1e6));
+    if ((rc = apply_limits(&s, argv[1])) != 0) {
+        free(s.inputs);
+        return rc;
+    }
 
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

@@ -1,4 +1,5 @@
 /* Status names and the per-thread error detail. */
+#define _POSIX_C_SOURCE 200809L
 #include "core/errors.h"
 
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 #define JF_ERROR_MAX 512
 
 static _Thread_local char g_detail[JF_ERROR_MAX];
+static _Thread_local char g_warning[JF_ERROR_MAX];
 
 const char *jf_status_str(jf_status status)
 {
@@ -59,3 +61,28 @@ void jf_error_prefix(const char *prefix)
 }
 
 void jf_error_clear(void) { g_detail[0] = '\0'; }
+
+const char *jf_last_warning(void) { return g_warning; }
+
+void jf_warning_clear(void) { g_warning[0] = '\0'; }
+
+void jf_warn(const char *fmt, ...)
+{
+    char add[JF_ERROR_MAX];
+    size_t used = strlen(g_warning);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(add, sizeof add, fmt, ap);
+    va_end(ap);
+    if (used && strstr(g_warning, add))
+        return; /* said once per picture */
+    if (used + 2 >= sizeof g_warning)
+        return;
+    if (used) {
+        memcpy(g_warning + used, "; ", 2);
+        used += 2;
+    }
+    /* truncated at the end of the buffer: warnings are one line */
+    memcpy(g_warning + used, add, strnlen(add, sizeof g_warning - used - 1));
+    g_warning[used + strnlen(add, sizeof g_warning - used - 1)] = '\0';
+}

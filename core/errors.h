@@ -24,6 +24,11 @@ void jf_error_prefix(const char *prefix);
 /* Forget the last error of this thread. */
 void jf_error_clear(void);
 
+/* Add to this thread's warning (what a decode or encode left out), and
+ * clear it when a new one starts. */
+void jf_warn(const char *fmt, ...) JF_PRINTF(1, 2);
+void jf_warning_clear(void);
+
 #ifdef __cplusplus
 }
 #endif

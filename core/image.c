@@ -3,17 +3,42 @@
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/gpu.h"
+#include "core/options.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* 2^28 pixels: 16384 x 16384, 768 MiB as RGB.  Generous for photos, yet a
- * hostile header claiming 100000 x 100000 is refused before any allocation. */
-static uint64_t g_max_pixels = (uint64_t)1 << 28;
+ * hostile header claiming 100000 x 100000 is refused before any allocation.
+ * The other limits: see jf_limits in jetfilter.h. */
+static jf_limits g_limits = JF_LIMITS_INIT;
 
-uint64_t jf_max_pixels(void) { return g_max_pixels; }
+jf_limits jf_limits_defaults(void)
+{
+    jf_limits l = JF_LIMITS_INIT;
+    return l;
+}
 
-void jf_set_max_pixels(uint64_t max_pixels) { g_max_pixels = max_pixels ? max_pixels : 1; }
+jf_limits jf_get_limits(void) { return g_limits; }
+
+jf_status jf_set_limits(const jf_limits *user)
+{
+    jf_limits l = jf_limits_defaults();
+    jf_status st;
+    if (!user)
+        return jf_fail(JF_ERR_ARG, "jf_set_limits: limits are NULL");
+    if ((st = jf_options_read("jf_set_limits", "jf_limits_defaults", &l, sizeof l, user)) != JF_OK)
+        return st;
+    if (!l.max_pixels || !l.max_file_bytes || !l.max_chunk_bytes || l.max_scans < 1 ||
+        l.max_text_chunks < 0)
+        return jf_fail(JF_ERR_ARG, "jf_set_limits: every limit must be positive");
+    g_limits = l;
+    return JF_OK;
+}
+
+uint64_t jf_max_pixels(void) { return g_limits.max_pixels; }
+
+void jf_set_max_pixels(uint64_t max_pixels) { g_limits.max_pixels = max_pixels ? max_pixels : 1; }
 
 jf_status jf_check_dims(const char *what, uint64_t width, uint64_t height, int channels)
 {
@@ -22,12 +47,21 @@ jf_status jf_check_dims(const char *what, uint64_t width, uint64_t height, int c
                        (unsigned long long)width, (unsigned long long)height);
     if (channels < 1 || channels > 4)
         return jf_fail(JF_ERR_ARG, "%s: %d channels (1 to 4 supported)", what, channels);
-    if (width > INT32_MAX || height > INT32_MAX || width > g_max_pixels / height)
+    if (width > INT32_MAX || height > INT32_MAX || width > g_limits.max_pixels / height)
         return jf_fail(JF_ERR_LIMIT, "%s: %llux%llu exceeds the limit of %llu pixels", what,
                        (unsigned long long)width, (unsigned long long)height,
-                       (unsigned long long)g_max_pixels);
+                       (unsigned long long)g_limits.max_pixels);
     if (width * height > SIZE_MAX / 4)
         return jf_fail(JF_ERR_LIMIT, "%s: image too large for this machine", what);
+    return JF_OK;
+}
+
+jf_status jf_check_size(const char *what, uint64_t width, uint64_t height, int channels)
+{
+    if (width < 1 || height < 1 || width > INT32_MAX || height > INT32_MAX ||
+        width * height > SIZE_MAX / 4 / (uint64_t)(channels > 0 ? channels : 1))
+        return jf_fail(JF_ERR_LIMIT, "%s: %llux%llu is too large for this machine", what,
+                       (unsigned long long)width, (unsigned long long)height);
     return JF_OK;
 }
 

@@ -12,6 +12,11 @@ extern "C" {
  * `what` names the image in the error. */
 jf_status jf_check_dims(const char *what, uint64_t width, uint64_t height, int channels);
 
+/* Only that w x h x channels fits size_t and int: for buffers made from an
+ * image already accepted (padded copies), which may pass the pixel limit by
+ * their margin, so that an image at the limit is also processable. */
+jf_status jf_check_size(const char *what, uint64_t width, uint64_t height, int channels);
+
 /* Allocate the image on the host only if it has no data yet, else check
  * its shape. */
 jf_status jf_image_prepare(jf_image *img, int width, int height, int channels);

@@ -92,6 +92,11 @@ const char *jf_status_str(jf_status status);
  *  stays valid until the next failing call in this thread. */
 const char *jf_last_error(void);
 
+/** What the last successful decode or encode in this thread left out or
+ *  changed, in one line ("EXIF of 70000 bytes not written: JPEG carries at
+ *  most 65527"), or "" if nothing.  Cleared when a decode or encode starts. */
+const char *jf_last_warning(void);
+
 /** Library version string, e.g. "1.0.0". */
 const char *jf_version(void);
 
@@ -158,8 +163,34 @@ void jf_image_free(jf_image *img);
  *  differ).  Errors: JF_ERR_ARG (NULL, shapes differ, not host memory). */
 jf_status jf_image_copy(const jf_image *src, jf_image *dst);
 
-/** The maximum width * height any decoder or allocator accepts (default
- *  2^28 = 268 Mpixel).  Process-wide; set it before starting threads. */
+/**
+ * Resource limits that hold for any input, so that a hostile or broken file
+ * is refused with its reason (JF_ERR_LIMIT) instead of exhausting memory or
+ * time.  Process-wide; set them before starting threads.  The defaults keep
+ * every real photo's metadata (EXIF, ICC profiles, XMP).
+ */
+typedef struct jf_limits {
+    size_t size;                 /**< sizeof(jf_limits): use jf_limits_defaults() */
+    uint64_t max_pixels;         /**< width * height of any image (default 2^28 = 268 Mpixel) */
+    uint64_t max_file_bytes;     /**< a compressed file read whole (default 1 GiB) */
+    uint64_t max_metadata_bytes; /**< all metadata of one picture, inflated (default 32 MiB) */
+    uint64_t max_chunk_bytes;    /**< one metadata item (an ICC profile, a text chunk,
+                                      EXIF), inflated (default 16 MiB) */
+    int max_scans;               /**< scans of a progressive JPEG (default 100; a real
+                                      one has 2-20; each scan costs a pass over the image) */
+    int max_text_chunks;         /**< PNG text and unknown chunks kept (default 1000) */
+} jf_limits;
+
+jf_limits jf_limits_defaults(void);
+#define JF_LIMITS_INIT \
+    {sizeof(jf_limits), (uint64_t)1 << 28, (uint64_t)1 << 30, (uint64_t)32 << 20, \
+     (uint64_t)16 << 20, 100, 1000}
+/** The limits in force. */
+jf_limits jf_get_limits(void);
+/** Change the limits.  Errors: JF_ERR_ARG (a zero or negative limit). */
+jf_status jf_set_limits(const jf_limits *limits);
+
+/** The pixel limit alone (shorthands for jf_limits.max_pixels). */
 uint64_t jf_max_pixels(void);
 void jf_set_max_pixels(uint64_t max_pixels);
 

@@ -12,6 +12,12 @@
  * comments are kept verbatim.  APP0 (JFIF) and APP14 (Adobe) are written
  * anew by libjpeg.  The pixels are not rotated, so the EXIF orientation stays
  * true.
+ *
+ * Before libjpeg sees a file, jf_jpeg_prescan (scan.c) checks every marker's
+ * length, the metadata bytes and the number of scans against jf_limits; a
+ * progress monitor holds the scan limit again while decoding, as djpeg's
+ * -maxscans does.  What the encoder cannot carry (EXIF over 64 KB, PNG text)
+ * is said in the picture's warning (jf_last_warning()), not dropped silently.
  */
 #include "io/io.h"
 #include "core/errors.h"
@@ -133,25 +139,49 @@ static jf_status keep_markers(j_decompress_ptr cinfo, jf_picture *pic)
     return gather_icc(cinfo, pic);
 }
 
+/* The scan limit, again, while decoding: libjpeg counts the scans it reads. */
+typedef struct scan_monitor {
+    struct jpeg_progress_mgr pub;
+    int max_scans;
+} scan_monitor;
+
+static void on_progress(j_common_ptr cinfo)
+{
+    scan_monitor *m = (scan_monitor *)cinfo->progress;
+    if (cinfo->is_decompressor && ((j_decompress_ptr)cinfo)->input_scan_number > m->max_scans) {
+        jf_jpeg_error *err = (jf_jpeg_error *)cinfo->err;
+        snprintf(err->message, sizeof err->message, "more than %d scans (the limit)", m->max_scans);
+        longjmp(err->jump, 2);
+    }
+}
+
 jf_status jf_jpeg_decode(const unsigned char *bytes, size_t size, jf_picture *pic)
 {
     struct jpeg_decompress_struct cinfo;
     jf_jpeg_error err;
+    scan_monitor monitor;
+    jf_jpeg_scan scan;
     jf_status st = JF_OK;
     int n;
 
+    if ((st = jf_jpeg_prescan(bytes, size, &scan)) != JF_OK)
+        return st;
     memset(&cinfo, 0, sizeof cinfo);
     cinfo.err = &err.pub;
     setup_error(&err.pub);
-    if (setjmp(err.jump)) {
+    if ((n = setjmp(err.jump)) != 0) {
         /* libjpeg's "Premature end of JPEG file" reads better in lower case */
         if (err.message[0] >= 'A' && err.message[0] <= 'Z')
             err.message[0] = (char)(err.message[0] - 'A' + 'a');
         jpeg_destroy_decompress(&cinfo);
         jf_image_free(&pic->color);
-        return jf_fail(JF_ERR_DECODE, "%s", err.message);
+        return jf_fail(n == 2 ? JF_ERR_LIMIT : JF_ERR_DECODE, "%s", err.message);
     }
     jpeg_create_decompress(&cinfo);
+    memset(&monitor, 0, sizeof monitor);
+    monitor.pub.progress_monitor = on_progress;
+    monitor.max_scans = jf_get_limits().max_scans;
+    cinfo.progress = &monitor.pub;
     jpeg_mem_src(&cinfo, (unsigned char *)bytes, (unsigned long)size);
     for (n = 1; n < 16; n++)
         if (n != 14)
@@ -210,8 +240,10 @@ static void write_icc(j_compress_ptr cinfo, const unsigned char *icc, size_t siz
     enum { CHUNK = 65533 - 14 };
     unsigned char buf[65533];
     size_t count = (size + CHUNK - 1) / CHUNK, i;
-    if (count > 255)
-        return; /* a profile over 16 MB cannot be carried in JPEG markers */
+    if (count > 255) { /* a profile over 16 MB cannot be carried in JPEG markers */
+        jf_warn("ICC profile of %zu bytes not written: JPEG carries at most %d", size, 255 * CHUNK);
+        return;
+    }
     for (i = 0; i < count; i++) {
         size_t len = size - i * CHUNK < CHUNK ? size - i * CHUNK : CHUNK;
         memcpy(buf, ICC_ID, 12);
@@ -222,6 +254,40 @@ static void write_icc(j_compress_ptr cinfo, const unsigned char *icc, size_t siz
     }
 }
 
+/* EXIF, the ICC profile and the other markers; what JPEG cannot carry is
+ * said in the warning. */
+static void write_metadata(j_compress_ptr cinfo, const jf_picture *pic)
+{
+    int i, text = 0, big = 0;
+    if (pic->exif && pic->exif_size + 6 <= 65533) {
+        unsigned char *buf = (unsigned char *)malloc(pic->exif_size + 6);
+        if (buf) {
+            memcpy(buf, EXIF_ID, 6);
+            memcpy(buf + 6, pic->exif, pic->exif_size);
+            jpeg_write_marker(cinfo, JPEG_APP0 + 1, buf, (unsigned int)(pic->exif_size + 6));
+            free(buf);
+        }
+    } else if (pic->exif) {
+        jf_warn("EXIF of %zu bytes not written: JPEG carries at most 65527", pic->exif_size);
+    }
+    if (pic->icc && pic->icc_size)
+        write_icc(cinfo, pic->icc, pic->icc_size);
+    for (i = 0; i < pic->extra_count; i++) {
+        const jf_blob *b = &pic->extra[i];
+        if (b->key[0] != '\0') /* PNG text chunks carry a keyword; JPEG markers do not */
+            text++;
+        else if (b->size > 65533)
+            big++;
+        else if ((b->tag > JPEG_APP0 && b->tag <= JPEG_APP0 + 15) || b->tag == JPEG_COM)
+            jpeg_write_marker(cinfo, b->tag, b->data, (unsigned int)b->size);
+    }
+    if (text)
+        jf_warn("%d PNG text chunk%s not written: JPEG has no place for them", text,
+                text == 1 ? "" : "s");
+    if (big)
+        jf_warn("%d marker%s over 64 KB not written", big, big == 1 ? "" : "s");
+}
+
 jf_status jf_jpeg_encode(const jf_picture *pic, int quality, unsigned char **out,
                          size_t *out_size)
 {
@@ -230,7 +296,6 @@ jf_status jf_jpeg_encode(const jf_picture *pic, int quality, unsigned char **out
     unsigned char *volatile mem = NULL;
     unsigned long mem_size = 0;
     const jf_image *img = &pic->color;
-    int i;
 
     memset(&cinfo, 0, sizeof cinfo);
     cinfo.err = &err.pub;
@@ -261,24 +326,7 @@ jf_status jf_jpeg_encode(const jf_picture *pic, int quality, unsigned char **out
     }
     jpeg_start_compress(&cinfo, TRUE);
 
-    if (pic->exif && pic->exif_size + 6 <= 65533) {
-        unsigned char *buf = (unsigned char *)malloc(pic->exif_size + 6);
-        if (buf) {
-            memcpy(buf, EXIF_ID, 6);
-            memcpy(buf + 6, pic->exif, pic->exif_size);
-            jpeg_write_marker(&cinfo, JPEG_APP0 + 1, buf, (unsigned int)(pic->exif_size + 6));
-            free(buf);
-        }
-    }
-    if (pic->icc && pic->icc_size)
-        write_icc(&cinfo, pic->icc, pic->icc_size);
-    for (i = 0; i < pic->extra_count; i++) {
-        const jf_blob *b = &pic->extra[i];
-        /* PNG text chunks carry a keyword; JPEG markers do not */
-        if (b->key[0] == '\0' && b->size <= 65533 &&
-            ((b->tag > JPEG_APP0 && b->tag <= JPEG_APP0 + 15) || b->tag == JPEG_COM))
-            jpeg_write_marker(&cinfo, b->tag, b->data, (unsigned int)b->size);
-    }
+    write_metadata(&cinfo, pic);
     while (cinfo.next_scanline < cinfo.image_height) {
         JSAMPROW row = img->data + (size_t)cinfo.next_scanline * img->stride;
         jpeg_write_scanlines(&cinfo, &row, 1);

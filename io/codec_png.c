@@ -8,7 +8,13 @@
  *
  * Metadata kept: the ICC profile (iCCP), EXIF (eXIf) and text chunks.
  * libpng's errors come back through longjmp with their message; its
- * warnings (ancillary-chunk trouble it already recovers from) are dropped.
+ * warnings about metadata it could not keep (a damaged profile, a chunk over
+ * a limit) become the picture's warning (jf_last_warning()).
+ *
+ * Before libpng sees a file, jf_png_prescan (scan.c) checks every chunk's
+ * length, the metadata inflated and the image data against jf_limits; libpng
+ * gets the same limits (chunk allocations, ancillary chunks kept, width and
+ * height), so no allocation follows a number the file merely claims.
  */
 #include "io/io.h"
 #include "core/errors.h"
@@ -36,10 +42,14 @@ static void on_error(png_structp png, png_const_charp msg)
     png_longjmp(png, 1);
 }
 
+/* Warnings that mean metadata was left out are kept for the caller; the
+ * rest (advice about profiles libpng still keeps) are not. */
 static void on_warning(png_structp png, png_const_charp msg)
 {
     (void)png;
-    (void)msg;
+    if (strstr(msg, "iCCP") || strstr(msg, "profile") || strstr(msg, "eXIf") ||
+        strstr(msg, "Text") || strstr(msg, "text") || strstr(msg, "chunk"))
+        jf_warn("PNG metadata left out (%s)", msg);
 }
 
 static void read_mem(png_structp png, png_bytep dst, png_size_t n)
@@ -120,62 +130,24 @@ static jf_status keep_metadata(png_structp png, png_infop info, jf_picture *pic)
     return keep_text(png, info, pic);
 }
 
-jf_status jf_png_decode(const unsigned char *bytes, size_t size, jf_picture *pic)
+/* Where libpng's allocations stop: the same limits as the pre-scan. */
+static void set_limits(png_structp png)
 {
-    png_structp png = NULL;
-    png_infop info = NULL, end = NULL;
-    png_io io;
-    png_uint_32 width, height;
-    int depth, color_type, interlace, channels, color_ch, y, x;
-    png_bytep *volatile rows = NULL;
-    unsigned char *volatile full = NULL;
-    jf_status st = JF_OK;
+    const jf_limits lim = jf_get_limits();
+    const uint64_t side = lim.max_pixels < 0x7FFFFFFF ? lim.max_pixels : 0x7FFFFFFF;
+    png_set_user_limits(png, (png_uint_32)side, (png_uint_32)side);
+    png_set_chunk_cache_max(png, (png_uint_32)lim.max_text_chunks);
+    png_set_chunk_malloc_max(png, (png_alloc_size_t)(lim.max_chunk_bytes + 4096));
+}
 
-    /* IHDR is always the first chunk: refuse absurd sizes before libpng
-     * reads (or allocates) anything more */
-    if (size >= 24 && memcmp(bytes + 12, "IHDR", 4) == 0) {
-        uint64_t w = ((uint64_t)bytes[16] << 24) | ((uint64_t)bytes[17] << 16) |
-                     ((uint64_t)bytes[18] << 8) | bytes[19];
-        uint64_t h = ((uint64_t)bytes[20] << 24) | ((uint64_t)bytes[21] << 16) |
-                     ((uint64_t)bytes[22] << 8) | bytes[23];
-        if ((st = jf_check_dims("PNG header", w, h, 1)) != JF_OK)
-            return st;
-    }
-    memset(&io, 0, sizeof io);
-    io.bytes = bytes;
-    io.size = size;
-    png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &io, on_error, on_warning);
-    if (png)
-        info = png_create_info_struct(png);
-    if (info)
-        end = png_create_info_struct(png);
-    if (!end) {
-        png_destroy_read_struct(&png, &info, NULL);
-        return jf_fail(JF_ERR_NOMEM, "cannot create the PNG decoder");
-    }
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_read_struct(&png, &info, &end);
-        free(rows);
-        free(full);
-        jf_image_free(&pic->color);
-        jf_image_free(&pic->alpha);
-        return jf_fail(JF_ERR_DECODE, "%s", io.message);
-    }
-    png_set_read_fn(png, &io, read_mem);
-    /* profile checks (e.g. "known incorrect sRGB profile") are advice, not damage */
-    png_set_benign_errors(png, 1);
-    png_read_info(png, info);
-    png_get_IHDR(png, info, &width, &height, &depth, &color_type, &interlace, NULL, NULL);
-
-    st = jf_check_dims("PNG header", width, height, 1);
-    if (st != JF_OK)
-        goto done;
-    if (depth == 16) {
-        st = jf_fail(JF_ERR_UNSUPPORTED,
-                     "16-bit PNG is not supported (jetfilter filters 8-bit images and will "
-                     "not drop the low byte silently; convert it to 8 bits first)");
-        goto done;
-    }
+/* Transformations to 8-bit grey, grey+alpha, RGB or RGBA. */
+static jf_status set_layout(png_structp png, png_infop info, int *channels)
+{
+    int depth = png_get_bit_depth(png, info), color_type = png_get_color_type(png, info);
+    if (depth == 16)
+        return jf_fail(JF_ERR_UNSUPPORTED,
+                       "16-bit PNG is not supported (jetfilter filters 8-bit images and will "
+                       "not drop the low byte silently; convert it to 8 bits first)");
     if (color_type == PNG_COLOR_TYPE_PALETTE)
         png_set_palette_to_rgb(png);
     if (color_type == PNG_COLOR_TYPE_GRAY && depth < 8)
@@ -184,56 +156,106 @@ jf_status jf_png_decode(const unsigned char *bytes, size_t size, jf_picture *pic
         png_set_tRNS_to_alpha(png);
     png_set_interlace_handling(png);
     png_read_update_info(png, info);
-    channels = png_get_channels(png, info);
-    if (channels < 1 || channels > 4 || png_get_bit_depth(png, info) != 8) {
-        st = jf_fail(JF_ERR_UNSUPPORTED, "PNG layout not supported");
-        goto done;
-    }
-    color_ch = channels >= 3 ? 3 : 1;
-    st = jf_image_alloc(&pic->color, (int)width, (int)height, color_ch);
-    if (st == JF_OK && channels != color_ch)
-        st = jf_image_alloc(&pic->alpha, (int)width, (int)height, 1);
-    if (st != JF_OK)
-        goto done;
-    rows = (png_bytep *)malloc(sizeof(png_bytep) * height);
-    if (!rows) {
-        st = jf_fail(JF_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    if (channels == color_ch) {
-        for (y = 0; y < (int)height; y++)
-            rows[y] = pic->color.data + (size_t)y * pic->color.stride;
-    } else {
-        /* decode interleaved, then split colour from alpha */
-        full = (unsigned char *)malloc((size_t)width * (size_t)channels * height);
-        if (!full) {
-            st = jf_fail(JF_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        for (y = 0; y < (int)height; y++)
-            rows[y] = full + (size_t)y * width * (size_t)channels;
-    }
-    png_read_image(png, rows);
-    png_read_end(png, end);
-    if (full) {
-        for (y = 0; y < (int)height; y++) {
-            const unsigned char *s = rows[y];
-            unsigned char *c = pic->color.data + (size_t)y * pic->color.stride;
-            unsigned char *a = pic->alpha.data + (size_t)y * pic->alpha.stride;
-            for (x = 0; x < (int)width; x++) {
-                memcpy(c + (size_t)x * color_ch, s + (size_t)x * channels, (size_t)color_ch);
-                a[x] = s[(size_t)x * channels + color_ch];
-            }
+    *channels = png_get_channels(png, info);
+    if (*channels < 1 || *channels > 4 || png_get_bit_depth(png, info) != 8)
+        return jf_fail(JF_ERR_UNSUPPORTED, "PNG layout not supported");
+    return JF_OK;
+}
+
+/* Interleaved rows (colour and alpha) into the picture's two planes. */
+static void split_alpha(const unsigned char *full, int channels, jf_picture *pic)
+{
+    const int w = pic->color.width, cc = pic->color.channels;
+    int x, y;
+    for (y = 0; y < pic->color.height; y++) {
+        const unsigned char *s = full + (size_t)y * w * (size_t)channels;
+        unsigned char *c = pic->color.data + (size_t)y * pic->color.stride;
+        unsigned char *a = pic->alpha.data + (size_t)y * pic->alpha.stride;
+        for (x = 0; x < w; x++) {
+            memcpy(c + (size_t)x * cc, s + (size_t)x * channels, (size_t)cc);
+            a[x] = s[(size_t)x * channels + cc];
         }
     }
-    st = keep_metadata(png, info, pic);
-    if (st == JF_OK)
-        st = keep_text(png, end, pic);
+}
+
+typedef struct png_read {
+    png_structp png;
+    png_infop info, end;
+    png_io io;
+    png_bytep *rows;
+    unsigned char *full;
+} png_read;
+
+/* The pixels: into the colour plane, or interleaved and then split. */
+static jf_status read_pixels(png_read *r, jf_picture *pic)
+{
+    png_uint_32 w = png_get_image_width(r->png, r->info), h = png_get_image_height(r->png, r->info);
+    int channels, y;
+    jf_status st;
+    if ((st = set_layout(r->png, r->info, &channels)) != JF_OK ||
+        (st = jf_image_alloc(&pic->color, (int)w, (int)h, channels >= 3 ? 3 : 1)) != JF_OK ||
+        (channels != pic->color.channels &&
+         (st = jf_image_alloc(&pic->alpha, (int)w, (int)h, 1)) != JF_OK))
+        return st;
+    if (!(r->rows = (png_bytep *)malloc(sizeof(png_bytep) * h)) ||
+        (channels != pic->color.channels &&
+         !(r->full = (unsigned char *)malloc((size_t)w * (size_t)channels * h))))
+        return jf_fail(JF_ERR_NOMEM, "out of memory");
+    for (y = 0; y < (int)h; y++)
+        r->rows[y] = r->full ? r->full + (size_t)y * w * (size_t)channels
+                             : pic->color.data + (size_t)y * pic->color.stride;
+    png_read_image(r->png, r->rows);
+    png_read_end(r->png, r->end);
+    if (r->full)
+        split_alpha(r->full, channels, pic);
+    return JF_OK;
+}
+
+jf_status jf_png_decode(const unsigned char *bytes, size_t size, jf_picture *pic)
+{
+    png_read r;
+    jf_png_scan scan;
+    jf_status st;
+
+    if ((st = jf_png_prescan(bytes, size, &scan)) != JF_OK)
+        return st;
+    if (scan.ancillary_chunks > jf_get_limits().max_text_chunks)
+        jf_warn("%d text and other ancillary chunks past the first %d left out",
+                scan.ancillary_chunks - jf_get_limits().max_text_chunks,
+                jf_get_limits().max_text_chunks);
+    memset(&r, 0, sizeof r);
+    r.io.bytes = bytes;
+    r.io.size = size;
+    r.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r.io, on_error, on_warning);
+    if (r.png)
+        r.info = png_create_info_struct(r.png);
+    if (r.info)
+        r.end = png_create_info_struct(r.png);
+    if (!r.end) {
+        png_destroy_read_struct(&r.png, &r.info, NULL);
+        return jf_fail(JF_ERR_NOMEM, "cannot create the PNG decoder");
+    }
+    if (setjmp(png_jmpbuf(r.png))) {
+        st = jf_fail(JF_ERR_DECODE, "%s", r.io.message);
+        goto done;
+    }
+    png_set_read_fn(r.png, &r.io, read_mem);
+    /* profile checks (e.g. "known incorrect sRGB profile") are advice, not damage */
+    png_set_benign_errors(r.png, 1);
+    set_limits(r.png);
+    png_read_info(r.png, r.info);
+    if ((st = read_pixels(&r, pic)) != JF_OK || (st = keep_metadata(r.png, r.info, pic)) != JF_OK ||
+        (st = keep_text(r.png, r.end, pic)) != JF_OK)
+        goto done;
     pic->format = JF_FORMAT_PNG;
 done:
-    png_destroy_read_struct(&png, &info, &end);
-    free(rows);
-    free(full);
+    png_destroy_read_struct(&r.png, &r.info, &r.end);
+    free(r.rows);
+    free(r.full);
+    if (st != JF_OK) {
+        jf_image_free(&pic->color);
+        jf_image_free(&pic->alpha);
+    }
     return st;
 }
 
@@ -288,6 +310,9 @@ jf_status jf_png_encode(const jf_picture *pic, int level, unsigned char **out,
 #endif
     for (i = 0; i < pic->extra_count; i++)
         ntext += pic->extra[i].key[0] != '\0';
+    if (pic->extra_count > ntext)
+        jf_warn("%d JPEG marker%s (XMP, comments, ...) not written: PNG has no place for them",
+                pic->extra_count - ntext, pic->extra_count - ntext == 1 ? "" : "s");
     if (ntext) {
         text = (png_textp)calloc((size_t)ntext, sizeof *text);
         if (!text)

@@ -1,8 +1,9 @@
 /* Whole-file reads, atomic writes through a temporary name, mkdir -p. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
 #include "io/io.h"
 #include "core/errors.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -28,15 +29,17 @@ jf_status jf_read_file(const char *path, size_t limit, unsigned char **bytes, si
 
     *bytes = NULL;
     *size = 0;
-    fd = open(path, O_RDONLY);
+    /* non-blocking: a FIFO or a device is refused below, never waited on */
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return jf_fail(JF_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     if (fstat(fd, &sb) != 0) {
         st = jf_fail(JF_ERR_IO, "%s: cannot stat: %s", path, strerror(errno));
         goto done;
     }
-    if (S_ISDIR(sb.st_mode)) {
-        st = jf_fail(JF_ERR_IO, "%s: is a folder", path);
+    if (!S_ISREG(sb.st_mode)) {
+        st = jf_fail(JF_ERR_IO, "%s: %s, not a regular file", path,
+                     S_ISDIR(sb.st_mode) ? "a folder" : S_ISFIFO(sb.st_mode) ? "a FIFO" : "a device");
         goto done;
     }
     if ((uint64_t)sb.st_size > limit) {
@@ -70,11 +73,15 @@ done:
     return st;
 }
 
-/* Temporary files being written, so a signal handler can remove them. */
-#define JF_MAX_PENDING 64
+/* Temporary files being written, so a signal handler can remove them: one
+ * slot per write in flight (every job of the largest -j, and then some). */
+#define JF_MAX_PENDING 1024
 static char g_pending[JF_MAX_PENDING][PATH_MAX];
 static volatile sig_atomic_t g_pending_used[JF_MAX_PENDING];
 static pthread_mutex_t g_pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_sync = 1;
+
+void jf_set_sync_writes(int on) { g_sync = on; }
 
 static int pending_add(const char *path)
 {
@@ -106,44 +113,81 @@ void jf_atomic_cleanup(void)
             unlink(g_pending[i]);
 }
 
+/* The process's umask, read once: umask() can only be read by setting it,
+ * which is not safe while other threads create files. */
+static mode_t g_mask;
+static pthread_once_t g_mask_once = PTHREAD_ONCE_INIT;
+static void read_mask(void)
+{
+    g_mask = umask(0);
+    umask(g_mask);
+}
+
+/* The folder of `path` ("." when it has none). */
+static void folder_of(const char *path, char *dir, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, n, ".");
+    else if (slash == path)
+        snprintf(dir, n, "/");
+    else
+        snprintf(dir, n, "%.*s", (int)(slash - path), path);
+}
+
+/* After a rename, the folder entry itself must reach the disk too. */
+static void sync_folder(const char *path)
+{
+    char dir[PATH_MAX];
+    int fd;
+    folder_of(path, dir, sizeof dir);
+    if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+static jf_status write_all(int fd, const char *path, const unsigned char *bytes, size_t size)
+{
+    size_t put = 0;
+    while (put < size) {
+        ssize_t w = write(fd, bytes + put, size - put);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return jf_fail(JF_ERR_IO, "%s: write failed: %s", path,
+                           w < 0 ? strerror(errno) : "no space written");
+        put += (size_t)w;
+    }
+    if (g_sync && fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+        return jf_fail(JF_ERR_IO, "%s: cannot flush to disk: %s", path, strerror(errno));
+    return JF_OK;
+}
+
 jf_status jf_write_file_atomic(const char *path, const unsigned char *bytes, size_t size)
 {
-    char tmp[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    size_t put = 0;
-    mode_t mask;
+    char tmp[PATH_MAX], dir[PATH_MAX];
     int fd, slot, n;
     jf_status st = JF_OK;
 
-    /* The temporary lives beside the target so the rename stays on one file
-     * system; a leading dot keeps it out of sight while it is written. */
-    if (slash)
-        n = snprintf(tmp, sizeof tmp, "%.*s/.%s.jf-XXXXXX", (int)(slash - path), path, slash + 1);
-    else
-        n = snprintf(tmp, sizeof tmp, ".%s.jf-XXXXXX", path);
+    /* Beside the target, so the rename stays on one file system; a short
+     * name (any legal output name still fits), hidden by its dot, with our
+     * process id, so a later run can tell a stale one from a live one. */
+    folder_of(path, dir, sizeof dir);
+    n = snprintf(tmp, sizeof tmp, "%s/.jf-%ld-XXXXXX", dir, (long)getpid());
     if (n < 0 || (size_t)n >= sizeof tmp)
         return jf_fail(JF_ERR_IO, "%s: path too long", path);
     fd = mkstemp(tmp);
     if (fd < 0)
         return jf_fail(JF_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
     slot = pending_add(tmp);
-    mask = umask(0);
-    umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0) {
+    pthread_once(&g_mask_once, read_mask);
+    if (fchmod(fd, 0666 & ~g_mask) != 0) {
         st = jf_fail(JF_ERR_IO, "%s: cannot set permissions: %s", path, strerror(errno));
         goto fail;
     }
-    while (put < size) {
-        ssize_t w = write(fd, bytes + put, size - put);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            st = jf_fail(JF_ERR_IO, "%s: write failed: %s", path,
-                         w < 0 ? strerror(errno) : "no space written");
-            goto fail;
-        }
-        put += (size_t)w;
-    }
+    if ((st = write_all(fd, path, bytes, size)) != JF_OK)
+        goto fail;
     if (close(fd) != 0) {
         fd = -1;
         st = jf_fail(JF_ERR_IO, "%s: write failed: %s", path, strerror(errno));
@@ -155,6 +199,8 @@ jf_status jf_write_file_atomic(const char *path, const unsigned char *bytes, siz
         goto fail;
     }
     pending_remove(slot);
+    if (g_sync)
+        sync_folder(path);
     return JF_OK;
 fail:
     if (fd >= 0)
@@ -162,6 +208,45 @@ fail:
     unlink(tmp);
     pending_remove(slot);
     return st;
+}
+
+/* ".jf-PID-XXXXXX": the pid, or -1 when the name is not ours. */
+static long temporary_pid(const char *name)
+{
+    char *end;
+    long pid;
+    size_t n;
+    if (strncmp(name, ".jf-", 4) != 0)
+        return -1;
+    pid = strtol(name + 4, &end, 10);
+    if (end == name + 4 || *end != '-' || pid <= 0)
+        return -1;
+    n = strlen(end + 1);
+    return n == 6 ? pid : -1;
+}
+
+int jf_remove_stale_temporaries(const char *folder, long long before)
+{
+    DIR *d = opendir(folder);
+    struct dirent *e;
+    int removed = 0;
+    if (!d)
+        return 0;
+    while ((e = readdir(d)) != NULL) {
+        char path[PATH_MAX];
+        struct stat sb;
+        long pid = temporary_pid(e->d_name);
+        if (pid < 0 || pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* its writer may still be running */
+        if (snprintf(path, sizeof path, "%s/%s", folder, e->d_name) >= (int)sizeof path ||
+            lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || (long long)sb.st_mtime >= before)
+            continue;
+        removed += unlink(path) == 0;
+    }
+    closedir(d);
+    return removed;
 }
 
 jf_status jf_mkdirs(const char *path)

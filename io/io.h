@@ -14,19 +14,59 @@ jf_status jf_jpeg_encode(const jf_picture *pic, int quality, unsigned char **out
 jf_status jf_png_decode(const unsigned char *bytes, size_t size, jf_picture *pic);
 jf_status jf_png_encode(const jf_picture *pic, int level, unsigned char **out, size_t *out_size);
 
+/* What the structure of a file says before any decoder runs (scan.c). */
+typedef struct jf_png_scan {
+    uint32_t width, height;
+    int depth, color_type, interlace;
+    uint64_t idat_bytes;
+    uint64_t metadata_bytes;  /* text, iCCP, eXIf: inflated where compressed */
+    int ancillary_chunks;     /* text and other ancillary chunks libpng keeps */
+} jf_png_scan;
+
+typedef struct jf_jpeg_scan {
+    int width, height, components, progressive, scans;
+    uint64_t metadata_bytes;  /* APPn and COM segments */
+} jf_jpeg_scan;
+
+/* Check a file's chunks or markers against jf_get_limits(); JF_ERR_DECODE
+ * for a structure that cannot be right, JF_ERR_LIMIT for one over a limit. */
+jf_status jf_png_prescan(const unsigned char *bytes, size_t size, jf_png_scan *scan);
+jf_status jf_jpeg_prescan(const unsigned char *bytes, size_t size, jf_jpeg_scan *scan);
+
+/* Size and the memory decoding will need, from the structure alone. */
+typedef struct jf_probe {
+    jf_format format;
+    int width, height, channels; /* channels as decoded (alpha included) */
+    int progressive;
+    uint64_t decode_bytes;       /* pixels, alpha, and a progressive JPEG's coefficients */
+} jf_probe;
+jf_status jf_picture_probe(const unsigned char *bytes, size_t size, jf_probe *probe);
+
 /* Append a metadata blob (copies the bytes). */
 jf_status jf_picture_add_blob(jf_picture *pic, int tag, const char *key,
                               const unsigned char *data, size_t size);
 
-/* Read a whole file into a malloc()ed buffer, refusing more than `limit` bytes. */
+/* Read a whole regular file into a malloc()ed buffer, refusing more than
+ * `limit` bytes.  FIFOs and devices are refused, never waited on. */
 jf_status jf_read_file(const char *path, size_t limit, unsigned char **bytes, size_t *size);
 
-/* Write bytes to `path` through a temporary file in the same folder and a
- * rename; nothing is left behind on failure or on SIGINT/SIGTERM. */
+/* Write bytes to `path` through a temporary file in the same folder
+ * (".jf-PID-XXXXXX": short, so any legal output name works) and a rename;
+ * with sync on (the default), the file is flushed to the disk before the
+ * rename and the folder after it, so a power cut leaves the old file or the
+ * whole new one.  Nothing is left behind on failure or on SIGINT/SIGTERM. */
 jf_status jf_write_file_atomic(const char *path, const unsigned char *bytes, size_t size);
+
+/* Process-wide: fsync outputs (default on; --no-sync turns it off). */
+void jf_set_sync_writes(int on);
 
 /* Remove temporary files still being written (async-signal-safe). */
 void jf_atomic_cleanup(void);
+
+/* Remove temporaries of jetfilter's naming in `folder` that a process no
+ * longer running left behind (killed, or a power cut) and that are older
+ * than `before` (seconds since the epoch).  Returns how many went. */
+int jf_remove_stale_temporaries(const char *folder, long long before);
 
 /* Create a folder and its parents (mode 0777 & ~umask). */
 jf_status jf_mkdirs(const char *path);

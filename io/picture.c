@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Compressed files larger than this are refused before reading them whole. */
-#define JF_MAX_FILE_BYTES ((size_t)1 << 30)
 
 jf_format jf_sniff_format(const unsigned char *b, size_t n)
 {
@@ -73,6 +71,41 @@ void jf_picture_free(jf_picture *pic)
     memset(pic, 0, sizeof *pic);
 }
 
+jf_status jf_picture_probe(const unsigned char *bytes, size_t size, jf_probe *p)
+{
+    jf_png_scan ps;
+    jf_jpeg_scan js;
+    jf_status st;
+    memset(p, 0, sizeof *p);
+    p->format = jf_sniff_format(bytes, size);
+    if (p->format == JF_FORMAT_PNG) {
+        static const int channels[7] = {1, 0, 3, 3, 2, 0, 4};
+        if ((st = jf_png_prescan(bytes, size, &ps)) != JF_OK)
+            return st;
+        p->width = (int)ps.width;
+        p->height = (int)ps.height;
+        p->channels = ps.color_type <= 6 ? channels[ps.color_type] : 4;
+        p->channels += p->channels < 4 ? 1 : 0; /* a tRNS chunk may add alpha */
+    } else if (p->format == JF_FORMAT_JPEG) {
+        if ((st = jf_jpeg_prescan(bytes, size, &js)) != JF_OK)
+            return st;
+        p->width = js.width;
+        p->height = js.height;
+        p->channels = js.components;
+        p->progressive = js.progressive;
+    } else {
+        return jf_fail(JF_ERR_DECODE, "not a JPEG or PNG file");
+    }
+    if (p->width < 1 || p->height < 1 || p->channels < 1)
+        return jf_fail(JF_ERR_DECODE, "no image size in the file");
+    /* pixels as decoded; a progressive JPEG also keeps every coefficient (2
+     * bytes each, up to 3 components at full resolution) until the last scan */
+    p->decode_bytes = (uint64_t)p->width * p->height * (uint64_t)p->channels;
+    if (p->progressive)
+        p->decode_bytes += (uint64_t)p->width * p->height * 2u * (uint64_t)p->channels;
+    return JF_OK;
+}
+
 jf_status jf_picture_decode(const unsigned char *bytes, size_t size, const char *name,
                             jf_picture *pic)
 {
@@ -80,6 +113,7 @@ jf_status jf_picture_decode(const unsigned char *bytes, size_t size, const char 
     if (!pic)
         return jf_fail(JF_ERR_ARG, "jf_picture_decode: pic is NULL");
     memset(pic, 0, sizeof *pic);
+    jf_warning_clear();
     if (!name)
         name = "<memory>";
     if (!bytes || size == 0) {
@@ -106,7 +140,7 @@ jf_status jf_picture_read(const char *path, jf_picture *pic)
     jf_status st;
     if (pic)
         memset(pic, 0, sizeof *pic);
-    st = jf_read_file(path, JF_MAX_FILE_BYTES, &bytes, &size);
+    st = jf_read_file(path, (size_t)jf_get_limits().max_file_bytes, &bytes, &size);
     if (st == JF_OK)
         st = jf_picture_decode(bytes, size, path, pic);
     free(bytes);
@@ -127,6 +161,7 @@ jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *user
     jf_status st;
     if (!pic || !bytes || !size || !pic->color.data)
         return jf_fail(JF_ERR_ARG, "jf_picture_encode: NULL argument");
+    jf_warning_clear();
     *bytes = NULL;
     *size = 0;
     if (!user)

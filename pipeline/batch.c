@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static void logf_(jf_batch *b, int verbose_only, const char *fmt, ...)
@@ -188,6 +189,38 @@ static int cmp_output(const void *a, const void *b)
     return strcmp(x->output, y->output);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Temporaries that killed runs left in the folders this run writes. */
+static void clean_output_folders(jf_batch *b, long long started)
+{
+    char **dirs = (char **)malloc(sizeof *dirs * (size_t)b->count);
+    int i, n = 0;
+    if (!dirs)
+        return;
+    for (i = 0; i < b->count; i++) {
+        const char *slash = strrchr(b->items[i].output, '/');
+        size_t len = slash ? (size_t)(slash - b->items[i].output) : 0;
+        if (len && (n == 0 || strncmp(dirs[n - 1], b->items[i].output, len) != 0 ||
+                    dirs[n - 1][len] != '\0') &&
+            (dirs[n] = strndup(b->items[i].output, len)) != NULL)
+            n++;
+    }
+    qsort(dirs, (size_t)n, sizeof *dirs, cmp_str);
+    for (i = 0; i < n; i++) {
+        if (i == 0 || strcmp(dirs[i], dirs[i - 1]) != 0)
+            b->stale_removed += jf_remove_stale_temporaries(dirs[i], started);
+        free(dirs[i]);
+    }
+    free(dirs);
+    if (b->stale_removed)
+        logf_(b, 0, "jetfilter: removed %d temporary file%s that an interrupted run left behind",
+              b->stale_removed, b->stale_removed == 1 ? "" : "s");
+}
+
 /* One output per name, and never an input overwritten. */
 static jf_status check_outputs(jf_batch *b)
 {
@@ -247,6 +280,7 @@ static jf_status collect_input(jf_batch *b, const char *in)
 jf_status jf_batch_collect(jf_batch *b)
 {
     const jf_batch_options *o = &b->opt;
+    const long long started = (long long)time(NULL);
     jf_status st;
     int i;
     if (!o->output)
@@ -278,7 +312,10 @@ jf_status jf_batch_collect(jf_batch *b)
             return st == JF_ERR_NOMEM ? jf_fail(st, "out of memory while listing inputs") : st;
     if (b->count == 0)
         return jf_fail(JF_ERR_IO, "no JPEG or PNG files found in the inputs");
-    return check_outputs(b);
+    if ((st = check_outputs(b)) != JF_OK)
+        return st;
+    clean_output_folders(b, started);
+    return JF_OK;
 }
 
 /* ---- running ----------------------------------------------------------------- */
@@ -291,6 +328,67 @@ typedef struct worker {
 } worker;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_memory_freed = PTHREAD_COND_INITIALIZER;
+
+uint64_t jf_batch_default_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || size <= 0)
+        return (uint64_t)1 << 31;
+    return (uint64_t)pages * (uint64_t)size / 2;
+}
+
+/* Read the file and work out, from its structure alone, what decoding and
+ * working on it will take; refuse a file that alone is over the budget.  A
+ * file whose structure cannot be read is left to the decoder, which says
+ * why it refuses it. */
+static jf_status measure(jf_batch *b, jf_batch_item *it)
+{
+    unsigned char *bytes = NULL;
+    size_t n = 0;
+    jf_probe p;
+    jf_status st;
+    if ((st = jf_read_file(it->input, (size_t)jf_get_limits().max_file_bytes, &bytes, &n)) != JF_OK)
+        return st;
+    it->bytes = bytes;
+    it->nbytes = n;
+    if (jf_picture_probe(bytes, n, &p) != JF_OK) {
+        it->memory = n;
+        return JF_OK;
+    }
+    it->memory = (uint64_t)n + p.decode_bytes +
+                 (uint64_t)((double)p.width * p.height * p.channels * b->opt.memory_per_byte);
+    if (it->memory > b->opt.max_memory)
+        return jf_fail(JF_ERR_LIMIT, "%s: %dx%d needs about %llu MB to process, over the memory "
+                       "budget of %llu MB (--max-memory)", it->input, p.width, p.height,
+                       (unsigned long long)(it->memory >> 20),
+                       (unsigned long long)(b->opt.max_memory >> 20));
+    return JF_OK;
+}
+
+/* Wait until the jobs in flight leave room in the budget for this file. */
+static void reserve(jf_batch *b, jf_batch_item *it)
+{
+    pthread_mutex_lock(&g_lock);
+    while (b->in_flight > 0 && b->memory_in_use + it->memory > b->opt.max_memory)
+        pthread_cond_wait(&g_memory_freed, &g_lock);
+    b->memory_in_use += it->memory;
+    b->in_flight++;
+    if (b->memory_in_use > b->memory_peak)
+        b->memory_peak = b->memory_in_use;
+    pthread_mutex_unlock(&g_lock);
+}
+
+static void release(jf_batch *b, jf_batch_item *it)
+{
+    pthread_mutex_lock(&g_lock);
+    b->memory_in_use -= it->memory;
+    b->in_flight--;
+    pthread_cond_broadcast(&g_memory_freed);
+    pthread_mutex_unlock(&g_lock);
+    free((void *)it->bytes);
+    it->bytes = NULL;
+}
 
 static void process(jf_batch *b, jf_batch_item *it, jf_context *ctx)
 {
@@ -305,7 +403,15 @@ static void process(jf_batch *b, jf_batch_item *it, jf_context *ctx)
     }
     jf_stats_clear(ctx);
     jf_error_clear();
+    if ((it->status = measure(b, it)) != JF_OK) {
+        snprintf(it->message, sizeof it->message, "%s", jf_last_error());
+        free((void *)it->bytes);
+        it->bytes = NULL;
+        return;
+    }
+    reserve(b, it);
     it->status = b->work(b, it, ctx);
+    release(b, it);
     it->ms_total = jf_now_ms() - t0;
     if (it->status != JF_OK)
         snprintf(it->message, sizeof it->message, "%s", jf_last_error());
@@ -366,6 +472,10 @@ jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
 
     if (jobs > b->count)
         jobs = b->count;
+    if (!b->opt.max_memory)
+        b->opt.max_memory = jf_batch_default_memory();
+    if (b->opt.memory_per_byte <= 0)
+        b->opt.memory_per_byte = 4.0;
     total_threads = b->opt.threads ? b->opt.threads : jf_cpu_count();
     co->threads = total_threads / jobs > 0 ? total_threads / jobs : 1;
     b->work = work;

@@ -30,6 +30,9 @@ typedef struct jf_batch_item {
     int have_ref;
     double psnr_in, psnr_out, ssim_in, ssim_out;
     char notes[256];  /* what was dropped or changed on the way ("" if nothing) */
+    const unsigned char *bytes; /* the file, read by the batch before the work runs */
+    size_t nbytes;
+    uint64_t memory;  /* what the batch reserved for this file, bytes */
     jf_stat *stats;   /* kernel/stage records of this file */
     size_t stats_count;
 } jf_batch_item;
@@ -52,6 +55,9 @@ typedef struct jf_batch_options {
     int threads;               /* CPU threads in all (0: every core) */
     int skip_existing;
     jf_context_options context; /* backend, device, memory, stats of every job */
+    uint64_t max_memory;       /* budget of all jobs together, bytes (0: half the RAM) */
+    double memory_per_byte;    /* working memory per decoded byte besides the decode
+                                  itself (output, padded copy, encoder): 4 for denoise */
 } jf_batch_options;
 
 struct jf_batch {
@@ -72,7 +78,14 @@ struct jf_batch {
     /* progress */
     int next, done, failed, skipped;
     double mpix_done, started_ms;
+    /* the memory budget: what the jobs in flight reserved */
+    uint64_t memory_in_use, memory_peak;
+    int in_flight;
+    int stale_removed;    /* temporaries of killed runs removed from output folders */
 };
+
+/* Half the machine's memory (a Jetson's 4 GB are shared with its GPU). */
+uint64_t jf_batch_default_memory(void);
 
 /* Walk the inputs, decide output paths, check and create the output folder.
  * Returns JF_OK; JF_ERR_ARG for a usage problem (no output, output inside an

@@ -7,6 +7,28 @@
 #include "core/stats.h"
 #include "core/util.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+/* The padded output: may pass the pixel limit by its margin. */
+static jf_status pad_prepare(jf_image *dst, int pw, int ph, int ch)
+{
+    size_t row = (size_t)pw * (size_t)ch;
+    if (!dst)
+        return jf_fail(JF_ERR_ARG, "jf_pad: output image is NULL");
+    if (dst->data)
+        return jf_image_prepare(dst, pw, ph, ch);
+    memset(dst, 0, sizeof *dst);
+    if (!(dst->data = (unsigned char *)malloc(row * (size_t)ph)))
+        return jf_fail(JF_ERR_NOMEM, "jf_pad: cannot allocate %dx%dx%d", pw, ph, ch);
+    dst->width = pw;
+    dst->height = ph;
+    dst->channels = ch;
+    dst->stride = row;
+    dst->owned = 1;
+    return JF_OK;
+}
+
 static jf_status check_pad(const jf_image *src, int radius, jf_border border, jf_image *dst,
                            int on_gpu)
 {
@@ -19,10 +41,10 @@ static jf_status check_pad(const jf_image *src, int radius, jf_border border, jf
         return jf_fail(JF_ERR_ARG, "jf_pad: radius %d outside 0..4096", radius);
     pw = (uint64_t)src->width + 2u * (uint64_t)radius;
     ph = (uint64_t)src->height + 2u * (uint64_t)radius;
-    if ((st = jf_check_dims("jf_pad", pw, ph, src->channels)) != JF_OK ||
+    if ((st = jf_check_size("jf_pad", pw, ph, src->channels)) != JF_OK ||
         (dst && dst->data && (st = jf_check_image("jf_pad", "output", dst, on_gpu)) != JF_OK))
         return st;
-    return jf_image_prepare(dst, (int)pw, (int)ph, src->channels);
+    return pad_prepare(dst, (int)pw, (int)ph, src->channels);
 }
 
 static void record_pad(jf_context *ctx, const jf_image *src, int radius, double ms)
@@ -65,7 +87,7 @@ jf_status jf_pad_scratch(jf_context *ctx, const jf_image *src, int radius, jf_bo
     double t0 = jf_now_ms();
     unsigned char *buf;
     jf_status st;
-    if ((st = jf_check_dims("padded image", (uint64_t)pw, (uint64_t)ph, src->channels)) != JF_OK)
+    if ((st = jf_check_size("padded image", (uint64_t)pw, (uint64_t)ph, src->channels)) != JF_OK)
         return st;
     if (!(buf = (unsigned char *)jf_scratch_get(ctx, JF_SCRATCH_PAD, row * (size_t)ph)))
         return JF_ERR_NOMEM;
