@@ -94,9 +94,9 @@ static jf_status add_metadata(const char *type, const unsigned char *d, size_t n
                               const jf_limits *lim, jf_png_scan *s)
 {
     size_t z = compressed_start(type, d, n);
-    uint64_t bytes = n;
-    if (z && z < n)
-        bytes = z + inflated_size(d + z, n - z, lim->max_chunk_bytes);
+    uint64_t bytes = n, inflated;
+    if (z && z < n && (inflated = z + inflated_size(d + z, n - z, lim->max_chunk_bytes)) > bytes)
+        bytes = inflated; /* libpng holds the compressed chunk, then the inflated text */
     if (bytes > lim->max_chunk_bytes)
         return jf_fail(JF_ERR_LIMIT, "PNG %.4s chunk of %s%llu bytes is over the limit of %llu "
                        "per metadata item", type, z ? "more than " : "", (unsigned long long)bytes,
@@ -138,20 +138,22 @@ jf_status jf_png_prescan(const unsigned char *b, size_t size, jf_png_scan *s)
                                "%lux%lu image needs at most %llu", (unsigned long long)s->idat_bytes,
                                (unsigned long)s->width, (unsigned long)s->height,
                                (unsigned long long)idat_bound(s));
+        } else if (len > lim.max_chunk_bytes) { /* libpng reads a whole chunk into memory */
+            return jf_fail(JF_ERR_LIMIT, "PNG %.4s chunk of %lu bytes is over the limit of %llu",
+                           type, (unsigned long)len, (unsigned long long)lim.max_chunk_bytes);
         } else if (is_metadata(type)) {
             if ((st = add_metadata(type, b + at + 8, len, &lim, s)) != JF_OK)
                 return st;
             s->ancillary_chunks++;
         } else if (type[0] & 0x20) { /* ancillary: kept by libpng as unknown or sPLT */
-            if (len > lim.max_chunk_bytes)
-                return jf_fail(JF_ERR_LIMIT, "PNG %.4s chunk of %lu bytes is over the limit of %llu",
-                               type, (unsigned long)len, (unsigned long long)lim.max_chunk_bytes);
             s->ancillary_chunks++;
         } else if (memcmp(type, "IEND", 4) == 0) {
-            break;
+            return JF_OK;
         }
         at += (size_t)len + 12;
     }
+    if (at < size) /* a chunk header cut off: libpng would read its length anyway */
+        return jf_fail(JF_ERR_DECODE, "PNG chunk header at byte %zu is cut off (truncated file)", at);
     return JF_OK;
 }
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utime.h>
 
 static char g_dir[256];
 static char g_out[8192]; /* stdout + stderr of the last run */
@@ -41,7 +42,7 @@ static int run(const char *fmt, ...)
 
 static void write_bytes(const char *rel, const void *data, size_t n)
 {
-    char path[1024];
+    char path[2048];
     FILE *f;
     snprintf(path, sizeof path, "%s/%s", g_dir, rel);
     f = fopen(path, "wb");
@@ -79,13 +80,13 @@ static void copy_in(const char *src_rel, const char *dst_rel, size_t cut)
 
 static int exists(const char *rel)
 {
-    char path[1024];
+    char path[2048];
     struct stat sb;
     snprintf(path, sizeof path, "%s/%s", g_dir, rel);
     return stat(path, &sb) == 0;
 }
 
-/* Any temporary (".name.jf-XXXXXX") left under a folder? */
+/* Any temporary (".jf-PID-XXXXXX") left under a folder? */
 static int leftovers(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -415,6 +416,93 @@ static void test_json_everywhere(void **state)
     assert_false(exists("never"));
 }
 
+/* Odd names and folders: a name of 250 bytes is written (the temporary name
+ * is short); a non-UTF-8 name stays valid JSON (escaped, plus base64 of the
+ * bytes); a newline in a name is escaped on stderr; a temporary left by a
+ * killed run is removed; an -o refused inside the input creates nothing. */
+static void test_odd_names(void **state)
+{
+    char name[300], path[1024], *text;
+    size_t n;
+    struct stat sb;
+    struct utimbuf old = {1000000000, 1000000000};
+    (void)state;
+    mkdir((snprintf(path, sizeof path, "%s/odd", g_dir), path), 0755);
+    memset(name, 'n', 246);
+    memcpy(name + 246, ".png", 5);
+    copy_in("tests/data/small_40x12_a.png", (snprintf(path, sizeof path, "odd/%s", name), path), 0);
+    copy_in("tests/data/small_40x12_a.png", "odd/caf\xe9.png", 0);
+    copy_in("tests/data/small_40x12_a.png", "odd/two\nlines.png", 0);
+    mkdir((snprintf(path, sizeof path, "%s/odd_out", g_dir), path), 0755);
+    write_bytes("odd_out/.jf-999999-aB3dE9", "half", 4); /* pid 999999: no such process */
+    utime((snprintf(path, sizeof path, "%s/odd_out/.jf-999999-aB3dE9", g_dir), path), &old);
+    assert_int_equal(run("denoise odd -o odd_out --json odd.json --no-sync"), 0);
+    assert_true(exists((snprintf(path, sizeof path, "odd_out/%s", name), path)));
+    assert_false(exists("odd_out/.jf-999999-aB3dE9"));
+    assert_non_null(strstr(g_out, "removed 1 temporary file"));
+    snprintf(path, sizeof path, "%s/odd.json", g_dir);
+    text = (char *)read_all(path, &n);
+    assert_non_null(text);
+    text[n] = '\0';
+    assert_non_null(strstr(text, "caf\\udce9.png"));
+    assert_non_null(strstr(text, "\"input_b64\":\""));
+    assert_non_null(strstr(text, "two\\u000alines.png"));
+    free(text);
+    write_bytes("odd/broken\nname.png", "not a png", 9);
+    assert_int_equal(run("denoise \"$(printf 'odd/broken\\nname.png')\" -o odd_out2"), 1);
+    assert_non_null(strstr(g_out, "broken\\x0aname.png"));
+    /* refused -o inside the input: no folder made */
+    assert_int_equal(run("denoise odd -o odd/new/deeper"), 2);
+    assert_int_not_equal(stat((snprintf(path, sizeof path, "%s/odd/new", g_dir), path), &sb), 0);
+}
+
+static uint32_t crc32_of(const unsigned char *p, size_t n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    size_t i;
+    int k;
+    for (i = 0; i < n; i++) {
+        c ^= p[i];
+        for (k = 0; k < 8; k++)
+            c = c & 1 ? (c >> 1) ^ 0xEDB88320u : c >> 1;
+    }
+    return ~c;
+}
+
+/* Metadata that the output format cannot carry is named with -v and in the
+ * JSON report, not dropped in silence. */
+static void test_metadata_notes(void **state)
+{
+    static const unsigned char text[] = "tEXtComment\0made by a test";
+    char path[1024], *report;
+    unsigned char *png, *out, crc[4];
+    size_t n, m = sizeof text - 1;
+    uint32_t c = crc32_of(text, m);
+    (void)state;
+    png = read_all(t_source_path("tests/data/small_40x12_a.png"), &n);
+    assert_non_null(png);
+    /* signature and IHDR (33 bytes), our tEXt, the rest */
+    out = (unsigned char *)malloc(n + m + 8);
+    memcpy(out, png, 33);
+    out[33] = 0; out[34] = 0; out[35] = 0; out[36] = (unsigned char)(m - 4);
+    memcpy(out + 37, text, m);
+    crc[0] = (unsigned char)(c >> 24); crc[1] = (unsigned char)(c >> 16);
+    crc[2] = (unsigned char)(c >> 8); crc[3] = (unsigned char)c;
+    memcpy(out + 37 + m, crc, 4);
+    memcpy(out + 41 + m, png + 33, n - 33);
+    write_bytes("texted.png", out, n + m + 8);
+    assert_int_equal(run("denoise texted.png -o as_jpg --format jpg -v --json notes.json"), 0);
+    assert_non_null(strstr(g_out, "1 PNG text chunk not written"));
+    snprintf(path, sizeof path, "%s/notes.json", g_dir);
+    report = (char *)read_all(path, &n);
+    assert_non_null(report);
+    report[n] = '\0';
+    assert_non_null(strstr(report, "\"notes\":\"1 PNG text chunk not written"));
+    free(report);
+    free(out);
+    free(png);
+}
+
 static void test_format_and_suffix(void **state)
 {
     (void)state;
@@ -444,6 +532,8 @@ int main(void)
         cmocka_unit_test(test_bench_cpu),
         cmocka_unit_test(test_bench_options),
         cmocka_unit_test(test_json_everywhere),
+        cmocka_unit_test(test_odd_names),
+        cmocka_unit_test(test_metadata_notes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -338,6 +338,36 @@ static void test_kernel_files(void **state)
     t_rmtree(dir);
 }
 
+/* The parser from memory: tiny numbers are numbers, numbers that no float
+ * holds are refused at parse time, NUL bytes and long lines say what they
+ * are. */
+static void test_kernel_parse(void **state)
+{
+    static const char nul[] = "1 2 3\n4 5 6\n7 8 9\n";
+    char long_line[20000];
+    jf_kernel k;
+    (void)state;
+    assert_int_equal(jf_kernel_parse("1e-320 1 2\n3 4 5\n6 7 8\n", 23, "tiny", &k), JF_OK);
+    assert_int_equal(k.ksize, 3);
+    assert_true(k.weights[0] >= 0.0f && k.weights[0] < 1e-30f);
+    jf_kernel_free(&k);
+    assert_int_equal(jf_kernel_parse("1e39\n", 5, "big", &k), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "big:1: 1e39 is too large"));
+    assert_int_equal(jf_kernel_parse("1e400\n", 6, "huge", &k), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "too large"));
+    assert_int_equal(jf_kernel_parse("-inf\n", 5, "inf", &k), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "not a finite number"));
+    assert_int_equal(jf_kernel_parse(nul, sizeof nul, "nul", &k), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "NUL byte"));
+    memset(long_line, '1', sizeof long_line);
+    assert_int_equal(jf_kernel_parse(long_line, sizeof long_line, "long", &k), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "too long"));
+    assert_int_equal(jf_kernel_parse("1, 2, 3 # commas\r\n4 5 6\r\n7\t8 9", 30, "crlf", &k), JF_OK);
+    assert_true(k.weights[8] == 9.0f);
+    jf_kernel_free(&k);
+    assert_int_equal(jf_kernel_parse(NULL, 0, "none", &k), JF_ERR_ARG);
+}
+
 static void test_threads_do_not_change_results(void **state)
 {
     jf_image src = t_random_image(301, 97, 3, 0, 77);
@@ -370,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_conv_rounding_and_saturation),
         cmocka_unit_test(test_kernel_presets),
         cmocka_unit_test(test_kernel_files),
+        cmocka_unit_test(test_kernel_parse),
         cmocka_unit_test(test_threads_do_not_change_results),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

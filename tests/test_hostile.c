@@ -350,6 +350,20 @@ static void test_png_every_chunk_absurd(void **state)
     }
 }
 
+/* Found by fuzzing: the file ends inside a chunk header whose length says
+ * 1.8 GB; libpng would read the header and allocate the claim. */
+static void test_png_cut_header(void **state)
+{
+    buf b = {0};
+    (void)state;
+    png_start(&b, 9, 9);
+    chunk(&b, "tEXt", "Title\0seed", 10);
+    put(&b, "le\0szTXt\xc8", 9);
+    save("cut_header.png", &b);
+    expect("cut_header.png", 0, "cut off");
+    free(b.d);
+}
+
 static void test_png_compressed_metadata(void **state)
 {
     buf b = {0};
@@ -603,6 +617,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_png_text_claims),
         cmocka_unit_test(test_png_every_chunk_absurd),
+        cmocka_unit_test(test_png_cut_header),
         cmocka_unit_test(test_png_compressed_metadata),
         cmocka_unit_test(test_png_large_exif),
         cmocka_unit_test(test_png_data_beyond_image),

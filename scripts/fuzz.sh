@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Run the libFuzzer harnesses (tests/fuzz/) with ASan and UBSan.
+#   scripts/fuzz.sh [SECONDS] [--merge]
+# Builds build-fuzz/ with clang, then runs fuzz_decode (JPEG/PNG decoders and
+# encoders) and fuzz_kernel (the kernel-file parser) for SECONDS each
+# (default 90), starting from the committed corpus in tests/fuzz/corpus/.
+# --merge adds the new inputs that found new coverage (small ones, under
+# 4 KB) to the committed corpus.  Exits non-zero on the first crash, leak or
+# undefined behaviour; the input is left in build-fuzz/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-90}
+merge=0
+[ "${2:-}" = "--merge" ] && merge=1
+CC=${CC:-clang} cmake -S . -B build-fuzz -DJETFILTER_FUZZ=ON -DJETFILTER_CUDA=OFF -DJETFILTER_TESTS=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo > build-fuzz.log 2>&1 || { cat build-fuzz.log; exit 1; }
+cmake --build build-fuzz -j "$(nproc)" --target fuzz_decode fuzz_kernel >> build-fuzz.log 2>&1 ||
+    { cat build-fuzz.log; exit 1; }
+export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1
+for target in decode kernel; do
+  work=build-fuzz/corpus-$target
+  mkdir -p "$work"
+  cp -n tests/fuzz/corpus/$target/* "$work/" 2> /dev/null || true
+  (cd build-fuzz && ./fuzz_$target -max_total_time="$secs" -rss_limit_mb=1024 -max_len=65536 \
+      -timeout=10 -print_final_stats=1 "corpus-$target" > "fuzz_$target.log" 2>&1) || {
+    tail -60 "build-fuzz/fuzz_$target.log"; echo "fuzz: fuzz_$target FAILED"; exit 1; }
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "build-fuzz/fuzz_$target.log" | grep -o '[0-9]*$')
+  cov=$(grep -oE 'cov: [0-9]+' "build-fuzz/fuzz_$target.log" | tail -1)
+  echo "fuzz: fuzz_$target: $runs inputs in ${secs} s, $cov, no crash"
+  if [ $merge -eq 1 ]; then
+    mkdir -p build-fuzz/merged-$target
+    (cd build-fuzz && ./fuzz_$target -merge=1 -max_len=4096 "merged-$target" "../tests/fuzz/corpus/$target" "corpus-$target" > /dev/null 2>&1)
+    cp -n build-fuzz/merged-$target/* tests/fuzz/corpus/$target/ 2> /dev/null || true
+    echo "fuzz: corpus of fuzz_$target now $(ls tests/fuzz/corpus/$target | wc -l) files"
+  fi
+done
