@@ -259,6 +259,60 @@ done:
     return st;
 }
 
+/* The picture's text chunks (its other blobs are JPEG markers: PNG has no
+ * place for them, which the warning says).  `text` is freed by the caller. */
+static void set_text(png_structp png, png_infop info, const jf_picture *pic, png_textp *text)
+{
+    int i, n = 0;
+    for (i = 0; i < pic->extra_count; i++)
+        n += pic->extra[i].key[0] != '\0';
+    if (pic->extra_count > n)
+        jf_warn("%d JPEG marker%s (XMP, comments, ...) not written: PNG has no place for them",
+                pic->extra_count - n, pic->extra_count - n == 1 ? "" : "s");
+    if (!n)
+        return;
+    if (!(*text = (png_textp)calloc((size_t)n, sizeof **text)))
+        png_error(png, "out of memory");
+    for (i = 0, n = 0; i < pic->extra_count; i++) {
+        const jf_blob *b = &pic->extra[i];
+        if (b->key[0] == '\0')
+            continue;
+        (*text)[n].compression = b->tag;
+        (*text)[n].key = (png_charp)b->key;
+        (*text)[n].text = (png_charp)b->data;
+        if (b->tag >= PNG_ITXT_COMPRESSION_NONE)
+            (*text)[n].itxt_length = b->size;
+        else
+            (*text)[n].text_length = b->size;
+        n++;
+    }
+    png_set_text(png, info, *text, n);
+}
+
+/* The rows, alpha put back beside the colour when there is one. */
+static void write_rows(png_structp png, const jf_picture *pic, unsigned char **row)
+{
+    const jf_image *img = &pic->color;
+    const int has_alpha = pic->alpha.data != NULL, channels = img->channels + has_alpha;
+    int x, y;
+    if (has_alpha && !(*row = (unsigned char *)malloc((size_t)img->width * (size_t)channels)))
+        png_error(png, "out of memory");
+    for (y = 0; y < img->height; y++) {
+        const unsigned char *c = img->data + (size_t)y * img->stride;
+        if (has_alpha) {
+            const unsigned char *a = pic->alpha.data + (size_t)y * pic->alpha.stride;
+            for (x = 0; x < img->width; x++) {
+                memcpy(*row + (size_t)x * channels, c + (size_t)x * img->channels,
+                       (size_t)img->channels);
+                (*row)[(size_t)x * channels + img->channels] = a[x];
+            }
+            png_write_row(png, *row);
+        } else {
+            png_write_row(png, (png_const_bytep)c);
+        }
+    }
+}
+
 jf_status jf_png_encode(const jf_picture *pic, int level, unsigned char **out,
                         size_t *out_size)
 {
@@ -266,10 +320,9 @@ jf_status jf_png_encode(const jf_picture *pic, int level, unsigned char **out,
     png_infop info = NULL;
     png_io io;
     const jf_image *img = &pic->color;
-    int has_alpha = pic->alpha.data != NULL;
-    int channels = img->channels + has_alpha;
-    int color_type, y, x, i;
-    volatile int ntext = 0;
+    const int has_alpha = pic->alpha.data != NULL;
+    int color_type;
+    /* volatile: set after setjmp, freed after a longjmp */
     unsigned char *volatile row = NULL;
     png_textp volatile text = NULL;
 
@@ -308,50 +361,9 @@ jf_status jf_png_encode(const jf_picture *pic, int level, unsigned char **out,
     if (pic->exif && pic->exif_size)
         png_set_eXIf_1(png, info, (png_uint_32)pic->exif_size, pic->exif);
 #endif
-    for (i = 0; i < pic->extra_count; i++)
-        ntext += pic->extra[i].key[0] != '\0';
-    if (pic->extra_count > ntext)
-        jf_warn("%d JPEG marker%s (XMP, comments, ...) not written: PNG has no place for them",
-                pic->extra_count - ntext, pic->extra_count - ntext == 1 ? "" : "s");
-    if (ntext) {
-        text = (png_textp)calloc((size_t)ntext, sizeof *text);
-        if (!text)
-            png_error(png, "out of memory");
-        for (i = 0, ntext = 0; i < pic->extra_count; i++) {
-            const jf_blob *b = &pic->extra[i];
-            if (b->key[0] == '\0')
-                continue;
-            text[ntext].compression = b->tag;
-            text[ntext].key = (png_charp)b->key;
-            text[ntext].text = (png_charp)b->data;
-            if (b->tag >= PNG_ITXT_COMPRESSION_NONE)
-                text[ntext].itxt_length = b->size;
-            else
-                text[ntext].text_length = b->size;
-            ntext++;
-        }
-        png_set_text(png, info, text, ntext);
-    }
+    set_text(png, info, pic, (png_textp *)&text);
     png_write_info(png, info);
-    if (has_alpha) {
-        row = (unsigned char *)malloc((size_t)img->width * (size_t)channels);
-        if (!row)
-            png_error(png, "out of memory");
-    }
-    for (y = 0; y < img->height; y++) {
-        const unsigned char *c = img->data + (size_t)y * img->stride;
-        if (has_alpha) {
-            const unsigned char *a = pic->alpha.data + (size_t)y * pic->alpha.stride;
-            for (x = 0; x < img->width; x++) {
-                memcpy(row + (size_t)x * channels, c + (size_t)x * img->channels,
-                       (size_t)img->channels);
-                row[(size_t)x * channels + img->channels] = a[x];
-            }
-            png_write_row(png, row);
-        } else {
-            png_write_row(png, (png_const_bytep)c);
-        }
-    }
+    write_rows(png, pic, (unsigned char **)&row);
     png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
     free(row);
