@@ -78,7 +78,9 @@ static void test_defaults(void **state)
     jf_noise_options n = jf_noise_defaults();
     (void)state;
     assert_int_equal(m.size, sizeof m);
-    assert_memory_equal(&m, &mi, sizeof m);
+    /* field by field: padding bytes are not part of the value */
+    assert_true(m.size == mi.size && m.ksize == mi.ksize && m.border == mi.border &&
+                m.variant == mi.variant && m.block_x == mi.block_x && m.block_y == mi.block_y);
     assert_int_equal(m.ksize, 3);
     assert_int_equal(m.border, JF_BORDER_REPLICATE);
     assert_int_equal(m.variant, JF_VARIANT_AUTO);
