@@ -3,28 +3,41 @@
 # dependencies (e.g. Ubuntu 24.04 with a Hopper GPU and no -dev packages):
 # sm_90 by default, libjpeg, libpng and zlib linked statically (distributions
 # differ in sonames), cmocka copied beside the binaries.  Copy the source tree
-# with build-gpu/ to that machine and run scripts/gpu-run.sh there.
-#   scripts/gpu-check.sh [ARCH]      (default 90)
+# with the build folder to that machine and run scripts/gpu-run.sh there.
+#   scripts/gpu-check.sh [ARCH [DIR]]      (default 90, build-gpu)
+# With JF_NVCC set (e.g. the CUDA 11.8 of scripts/nano-check.sh's cache) that
+# compiler builds, with g++-11 as its host compiler: `JF_NVCC=... 
+# scripts/gpu-check.sh 53-virtual build-gpu53` makes the Nano's sm_53 code as
+# PTX, which the driver of any newer GPU compiles at load time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+src=$PWD
 arch=${1:-90}
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DJETFILTER_STATIC_DEPS=ON \
-      -DJETFILTER_CUDA_ARCHS="$arch" > build-gpu.log 2>&1 || { cat build-gpu.log; exit 1; }
-cmake --build build-gpu -j "$(nproc)" >> build-gpu.log 2>&1 || { cat build-gpu.log; exit 1; }
-mkdir -p build-gpu/lib
-cp -L "$(ldconfig -p | awk '/libcmocka.so.0 /{print $NF; exit}')" build-gpu/lib/libcmocka.so.0
+dir=${2:-build-gpu}
+extra=()
+if [ -n "${JF_NVCC:-}" ]; then
+  extra=(-DCMAKE_CUDA_COMPILER="$JF_NVCC" -DCMAKE_CUDA_HOST_COMPILER="$(command -v g++-11)"
+         -DCMAKE_CUDA_FLAGS=-std=c++14)
+fi
+mkdir -p "$dir"
+(cd "$dir" && cmake "$src" -DCMAKE_BUILD_TYPE=Release -DJETFILTER_STATIC_DEPS=ON \
+      -DJETFILTER_CUDA_ARCHS="$arch" "${extra[@]}") > "$dir.log" 2>&1 || { cat "$dir.log"; exit 1; }
+(cd "$dir" && cmake --build . -- -j"$(nproc)") >> "$dir.log" 2>&1 || { cat "$dir.log"; exit 1; }
+mkdir -p $dir/lib
+cp -L "$(ldconfig -p | awk '/libcmocka.so.0 /{print $NF; exit}')" $dir/lib/libcmocka.so.0
 # what scripts/gpu-npp-link.sh needs to relink the tool with NPP over there
-cp build-gpu/CMakeFiles/jetfilter-cli.dir/cli/main.c.o build-gpu/cli_main.o
-for a in libjpeg.a libpng16.a libz.a; do cp -L "/usr/lib/$(gcc -print-multiarch)/$a" build-gpu/lib/; done
+cp $dir/CMakeFiles/jetfilter-cli.dir/cli/main.c.o $dir/cli_main.o
+for a in libjpeg.a libpng16.a libz.a; do cp -L "/usr/lib/$(gcc -print-multiarch)/$a" $dir/lib/; done
 for exe in jetfilter tests/test_gpu jetfilter-gpu-frames; do
-  extra=$(ldd "build-gpu/$exe" | grep -vE 'linux-vdso|libc\.so|libm\.so|libstdc\+\+|libgcc_s|libdl|libpthread|librt|ld-linux|libcmocka' || true)
+  extra=$(ldd "$dir/$exe" | grep -vE 'linux-vdso|libc\.so|libm\.so|libstdc\+\+|libgcc_s|libdl|libpthread|librt|ld-linux|libcmocka' || true)
   [ -z "$extra" ] || { echo "gpu-check: $exe links libraries the GPU machine lacks:"; echo "$extra"; exit 1; }
 done
-# the carried folder must stay small: drop objects and test data copies
-find build-gpu/CMakeFiles -name '*.o' -delete
-du -sh build-gpu
+# the folder that travels stays small: only what runs there (the CPU tests run here)
+rm -rf $dir/CMakeFiles $dir/bench_median_cpu $dir/jetfilter-example
+find $dir/tests -maxdepth 1 -type f -name 'test_*' ! -name test_gpu -delete
+du -sh $dir
 cat <<CMD
-gpu-check: built build-gpu/ for sm_$arch. On the GPU machine, with this tree and build-gpu/:
+gpu-check: built $dir/ for sm_$arch. On the GPU machine, with this tree and $dir/:
 
-scripts/gpu-run.sh
+scripts/gpu-run.sh   (or, for another folder: JF_GPU_BUILD=$dir scripts/gpu-run.sh)
 CMD

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine, after scripts/gpu-check.sh built build-gpu/ here: every
 # GPU check in one call, logs under $OUT (or OUTDIR), a short table last.
-#   scripts/gpu-run.sh [--quick] [OUTDIR]
+#   scripts/gpu-run.sh [--quick] [OUTDIR]   (the logs end up in OUTDIR/gpu-logs.tar.gz)
 # 1. the device; 2. test_gpu (every variant against the CPU); 3. the same in
 # Jetson Nano limits mode (JETFILTER_DEVICE_LIMITS=nano: 1 SM, 48 KiB shared
 # memory and 32K registers per block); 4. the frame-loop sample; 5. the CLI on
@@ -11,10 +11,11 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 quick=0
 [ "${1:-}" = "--quick" ] && { quick=1; shift; }
-out=${1:-${OUT:-/tmp/jf-gpu-run}}
-mkdir -p "$out"
+dest=${1:-${OUT:-/tmp/jf-gpu-run}}
+out=$(mktemp -d /tmp/jf-gpu-logs-XXXXXX)
+mkdir -p "$dest"
 export JF_SOURCE_DIR=$PWD LD_LIBRARY_PATH=$PWD/build-gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-b=build-gpu
+b=${JF_GPU_BUILD:-build-gpu}
 declare -a rows
 step() { # name, log, command...
   local name=$1 log=$2; shift 2
@@ -36,6 +37,15 @@ step "sample gpu_frames, Nano limits" gpu_frames_nano.log env JETFILTER_DEVICE_L
 [ $quick -eq 1 ] || step "CLI cuda vs cpu" cli_check.log scripts/gpu-cli-check.sh $b/jetfilter
 step "memcheck test_gpu --quick" memcheck.log compute-sanitizer --tool memcheck --leak-check full $b/tests/test_gpu --quick
 step "racecheck test_gpu --quick" racecheck.log compute-sanitizer --tool racecheck $b/tests/test_gpu --quick
+# the Jetson Nano's code: sm_53 as PTX from CUDA 11.8 (scripts/gpu-check.sh
+# 53-virtual build-gpu53), compiled by this machine's driver at load time
+if [ -x build-gpu53/tests/test_gpu ]; then
+  step "sm_53 PTX (CUDA 11.8): test_gpu" test_gpu53.log build-gpu53/tests/test_gpu
+  step "sm_53 PTX, Nano limits: test_gpu" test_gpu53_nano.log env JETFILTER_DEVICE_LIMITS=nano build-gpu53/tests/test_gpu --quick
+  step "sm_53 PTX: sample gpu_frames" gpu_frames53.log build-gpu53/jetfilter-gpu-frames 1920 1080 100
+fi
+printf '%s\n' "${rows[@]}" > "$out/summary.txt"
+tar czf "$dest/gpu-logs.tar.gz" -C "$out" .
 head -1 "$out/device.txt"
 printf '%s\n' "${rows[@]}"
 ! printf '%s\n' "${rows[@]}" | grep -q ' FAIL '

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Every CUDA, libjpeg and libpng name the library and tool call must be in
+# benchmarks/nano/api-levels.txt with a version the Jetson Nano's JetPack 4.6
+# has: CUDA <= 10.2, libjpeg API <= 8 (libjpeg-turbo 1.5.2), libpng <= 1.6.34.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+table=benchmarks/nano/api-levels.txt
+files=$(git ls-files 'core/*' 'io/*' 'filters/*' 'pipeline/*' 'calib/*' 'benchmarks/*.c' 'benchmarks/*.cu' 'cli/*' 'samples/*.c' | grep -E '\.(c|h|cu|cuh)$')
+newer() { # version, limit: is version > limit?
+  [ "$1" = "6b" ] && return 1
+  [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | tail -1)" != "$2" ]
+}
+bad=0 checked=0
+for kind in cuda jpeg png; do
+  case $kind in
+    cuda) pattern='\bcuda[A-Z][A-Za-z0-9_]*|__ldg|__shfl[a-z_]*' limit=10.2 ;;
+    jpeg) pattern='\bjpeg_[a-z_0-9]+\(|\btj[A-Z0-9][A-Za-z0-9_]*\(' limit=8 ;;
+    png) pattern='\bpng_[a-zA-Z_0-9]+\(' limit=1.6.34 ;;
+  esac
+  for name in $(grep -ohE "$pattern" $files | tr -d '(' | sort -u); do
+    case $name in png_io|png_read|png_start|png_end|png_chunk|png_file|png_prescan|png_decode|png_encode|png_scan|jpeg_file|jpeg_scan|jpeg_prescan|jpeg_decode|jpeg_encode) continue ;; esac
+    since=$(awk -v k=$kind -v n="$name" '$1 == k && $2 == n { print $3 }' $table)
+    checked=$((checked + 1))
+    if [ -z "$since" ]; then
+      echo "api-levels: $kind $name is not in $table (add it with the version that has it)"
+      bad=$((bad + 1))
+    elif newer "$since" "$limit"; then
+      echo "api-levels: $kind $name needs $since; the Jetson Nano has $limit"
+      bad=$((bad + 1))
+    fi
+  done
+done
+echo "api-levels: $checked names, $bad newer than the Nano's CUDA 10.2, libjpeg 8 API, libpng 1.6.34 or not listed"
+[ "$bad" -eq 0 ]

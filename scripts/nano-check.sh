@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# The Jetson Nano's own configuration (JetPack 4.6: CUDA 10.2, sm_53, GCC 7,
+# CMake 3.10, aarch64, glibc 2.27, libjpeg-turbo 1.5.2, libpng 1.6.34), as
+# closely as Debian's and PyPI's registries allow on an x86-64 machine:
+#
+#   tools        CUDA 11.8 (Debian non-free: the newest that targets sm_53),
+#                CMake 3.10.3 (PyPI wheel), GCC 9 (Debian bullseye: the oldest
+#                packaged), aarch64 cross compiler, :arm64 libraries, qemu-user
+#   cmake310     CMake 3.10, CPU only: configure, build, every test
+#   cuda53       CMake 3.10 + CUDA 11.8 for sm_53, -std=c++14: build, tests
+#   resources    per kernel on sm_53 (registers, spills, shared memory) and the
+#                occupancy of every launch shape on the Nano: no spill, all fit
+#   gcc9         GCC 9, -std=c11, warnings as errors: build, tests
+#   aarch64      cross build, every CPU test under qemu-aarch64
+#   glibc        no function newer than glibc 2.27 called (aarch64 binaries)
+#   api-levels   CUDA <= 10.2, libjpeg API <= 8, libpng <= 1.6.34
+#
+#   scripts/nano-check.sh [--update]     (--update rewrites benchmarks/nano/resources.md)
+#
+# Needs root or sudo for apt-get.  Downloads (about 900 MB the first time)
+# are kept in $JF_CACHE (default ~/.cache/jetfilter-ci, about 300 MB kept).
+# Ends with "N passed, N failed"; exit 1 when anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+src=$PWD
+update=0
+[ "${1:-}" = "--update" ] && update=1
+cache=${JF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jetfilter-ci}
+work=${JF_NANO_WORK:-$src/build-nano}
+mkdir -p "$cache" "$work"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+export DEBIAN_FRONTEND=noninteractive
+passed=0 failed=0
+declare -a report
+
+step() { # name, description, function
+  local name=$1 what=$2 fn=$3 t0=$SECONDS
+  echo "== $name: $what"
+  if ( "$fn" ) > "$work/$name.log" 2>&1; then
+    passed=$((passed + 1)); report+=("PASS  $name ($((SECONDS - t0)) s): $what")
+    echo "PASS $name"
+  else
+    failed=$((failed + 1)); report+=("FAIL  $name ($((SECONDS - t0)) s): $what; log $work/$name.log")
+    echo "FAIL $name"; tail -30 "$work/$name.log"
+  fi
+}
+
+# ---- tools ---------------------------------------------------------------------
+
+# apt with a private source list: Debian non-free (CUDA) and bullseye (GCC 9),
+# without touching the machine's own sources.
+apt_private() {
+  local dir=$cache/apt
+  mkdir -p "$dir/lists/partial" "$dir/archives/partial"
+  cat > "$dir/sources.list" <<EOF
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main contrib non-free
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bullseye main
+EOF
+  apt-get -o Dir::Etc::SourceList="$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+          -o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir" -o Dir::Cache::archives="$dir/archives" \
+          -o APT::Sandbox::User=root "$@"
+}
+
+# CUDA 11.8 arranged as a toolkit (bin, nvvm, include, lib64) from Debian's
+# split packages, so nvcc finds its parts by its own nvcc.profile.
+cuda_toolkit() {
+  local c=$cache/cuda-11.8 r=$cache/cuda-debs/root
+  [ -x "$c/bin/nvcc" ] && return 0
+  mkdir -p "$cache/cuda-debs" && (cd "$cache/cuda-debs" &&
+    apt_private download nvidia-cuda-toolkit nvidia-cuda-dev libcudart11.0) || return 1
+  rm -rf "$r" "$c" && mkdir -p "$r" "$c/bin" "$c/nvvm/bin" "$c/nvvm/libdevice" "$c/lib64" "$c/include"
+  for d in "$cache"/cuda-debs/*.deb; do dpkg -x "$d" "$r" || return 1; done
+  cp "$r/usr/lib/nvidia-cuda-toolkit/bin/nvcc" "$c/bin/"
+  cp "$r/usr/lib/nvidia-cuda-toolkit/bin/cicc" "$c/nvvm/bin/"
+  cp -r "$r/usr/lib/nvidia-cuda-toolkit/bin/crt" "$c/bin/"
+  for t in ptxas fatbinary nvlink cudafe++ bin2c cuobjdump cu++filt; do cp "$r/usr/bin/$t" "$c/bin/"; done
+  cp "$r/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc" "$c/nvvm/libdevice/"
+  cp -r "$r/usr/include/." "$c/include/"
+  for l in libcudart_static.a libcudadevrt.a libculibos.a libnppif_static.a libnppc_static.a; do
+    cp "$r/usr/lib/x86_64-linux-gnu/$l" "$c/lib64/"
+  done
+  cat > "$c/bin/nvcc.profile" <<'EOF'
+TOP              = $(_HERE_)/..
+NVVMIR_LIBRARY_DIR = $(TOP)/nvvm/libdevice
+LD_LIBRARY_PATH += $(TOP)/lib64:
+PATH            += $(TOP)/nvvm/bin:$(_HERE_):
+INCLUDES        +=  "-I$(TOP)/include" $(_SPACE_)
+LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/lib64"
+CUDAFE_FLAGS    +=
+PTXAS_FLAGS     +=
+EOF
+  rm -rf "$cache/cuda-debs"
+}
+
+gcc9() {
+  local g=$cache/gcc-9
+  [ -x "$g/usr/bin/gcc-9" ] && return 0
+  mkdir -p "$cache/gcc-debs" && (cd "$cache/gcc-debs" &&
+    apt_private download gcc-9/bullseye cpp-9/bullseye gcc-9-base/bullseye libgcc-9-dev/bullseye) || return 1
+  rm -rf "$g" && mkdir -p "$g"
+  for d in "$cache"/gcc-debs/*.deb; do dpkg -x "$d" "$g" || return 1; done
+  rm -rf "$cache/gcc-debs"
+}
+
+cmake310() {
+  local w=$cache/cmake-3.10.3
+  [ -x "$w/cmake/data/bin/cmake" ] && return 0
+  python3 -m pip --version > /dev/null 2>&1 || $sudo apt-get install -y -qq python3-pip > /dev/null
+  rm -rf "$w" && mkdir -p "$w" &&
+  python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.6 --abi cp36m \
+      --platform manylinux1_x86_64 cmake==3.10.3 -d "$w" &&
+  (cd "$w" && python3 -m zipfile -e cmake-3.10.3-*.whl . && chmod +x cmake/data/bin/*)
+}
+
+tools() {
+  $sudo dpkg --add-architecture arm64 &&
+  $sudo apt-get update -qq &&
+  $sudo apt-get install -y -qq --no-install-recommends g++-11 qemu-user gcc-aarch64-linux-gnu \
+      libc6-dev-arm64-cross libjpeg62-turbo-dev:arm64 libpng-dev:arm64 zlib1g-dev:arm64 \
+      libcmocka-dev:arm64 pkg-config > /dev/null &&
+  apt_private update -qq && cuda_toolkit && gcc9 && cmake310 &&
+  "$cache/cuda-11.8/bin/nvcc" --version | tail -1 &&
+  "$cache/cmake-3.10.3/cmake/data/bin/cmake" --version | head -1 &&
+  "$cache/gcc-9/usr/bin/gcc-9" --version | head -1 && qemu-aarch64 --version | head -1 && du -sh "$cache"
+}
+
+CMAKE310=$cache/cmake-3.10.3/cmake/data/bin/cmake
+CTEST310=$cache/cmake-3.10.3/cmake/data/bin/ctest
+
+# Configure (only what CMake 3.10 has), build, run every test.
+build_and_test() { # dir, ctest, cmake args...
+  local dir=$1 ctest=$2; shift 2
+  rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" && "$@" "$src" && make -j"$(nproc)" &&
+  "$ctest" --output-on-failure -j"$(nproc)"
+}
+
+cpu_310() { build_and_test "$work/cmake310" "$CTEST310" "$CMAKE310" -DJETFILTER_CUDA=OFF; }
+
+cuda_53() {
+  build_and_test "$work/cuda53" "$CTEST310" "$CMAKE310" -DCMAKE_CUDA_COMPILER="$cache/cuda-11.8/bin/nvcc" \
+      -DCMAKE_CUDA_HOST_COMPILER="$(command -v g++-11)" -DJETFILTER_CUDA_ARCHS=53 \
+      -DCMAKE_CUDA_FLAGS="-std=c++14" &&
+  grep -q '^JF_NPPIF:FILEPATH=/' CMakeCache.txt &&
+  "$cache/cuda-11.8/bin/cuobjdump" --list-elf libjetfilter.a | grep -q sm_53
+}
+
+resources() {
+  local c=$cache/cuda-11.8 table=$work/resources.md
+  g++ -O1 -I"$c/include" "$src/benchmarks/nano/occupancy.cpp" -o "$work/occupancy" &&
+  "$c/bin/cuobjdump" --dump-resource-usage "$work/cuda53/libjetfilter.a" | "$c/bin/cu++filt" > "$work/resources.txt" &&
+  {
+    echo "# Kernels on the Jetson Nano (sm_53)"
+    echo
+    echo "Made by \`scripts/nano-check.sh --update\`: registers, spills and shared memory from"
+    echo "CUDA 11.8's \`cuobjdump --dump-resource-usage\` of the sm_53 build, occupancy of each"
+    echo "launch shape in \`launches.txt\` from \`cuda_occupancy.h\` with the Nano's figures"
+    echo "(1 SM, 2048 threads, 64K registers and 64 KiB shared memory per SM; 32K registers"
+    echo "and 48 KiB per block). Occupancy = resident threads / 2048."
+    echo
+    "$work/occupancy" "$work/resources.txt" "$src/benchmarks/nano/launches.txt"
+  } > "$table"
+  local rc=$?
+  cat "$table"
+  [ $update -eq 1 ] && cp "$table" "$src/benchmarks/nano/resources.md"
+  if ! diff -q "$table" "$src/benchmarks/nano/resources.md" > /dev/null; then
+    echo "note: benchmarks/nano/resources.md differs from this build; run scripts/nano-check.sh --update"
+  fi
+  return $rc
+}
+
+gcc_9() {
+  build_and_test "$work/gcc9" ctest env CC="$cache/gcc-9/usr/bin/gcc-9" cmake -DJETFILTER_CUDA=OFF \
+      -DCMAKE_C_FLAGS="-Werror"
+}
+
+aarch64() {
+  build_and_test "$work/aarch64" ctest cmake -DCMAKE_TOOLCHAIN_FILE="$src/cmake/aarch64-linux-gnu.cmake" \
+      -DJETFILTER_CUDA=OFF
+}
+
+glibc() {
+  scripts/glibc-symbols.sh aarch64-linux-gnu-objdump "$work/aarch64/jetfilter" \
+      "$work/aarch64/jetfilter-example" "$work/aarch64/tests/test_cli"
+}
+
+api_levels() { scripts/api-levels.sh; }
+
+t0=$SECONDS
+step tools "CUDA 11.8, CMake 3.10.3, GCC 9, aarch64 cross compiler and qemu" tools
+step cmake310 "CMake 3.10.3, CPU only: configure, build, all tests" cpu_310
+step cuda53 "CMake 3.10.3 + CUDA 11.8, sm_53, C++14: build, tests (GPU ones skip), NPP found" cuda_53
+step resources "sm_53 registers, spills, shared memory; every launch shape fits the Nano" resources
+step gcc9 "GCC 9.3, C11, -Werror: build, all tests" gcc_9
+step aarch64 "aarch64 cross build, all CPU tests under qemu-aarch64" aarch64
+step glibc "no function newer than glibc 2.27 called" glibc
+step api-levels "CUDA <= 10.2, libjpeg API <= 8, libpng <= 1.6.34" api_levels
+echo
+printf '%s\n' "${report[@]}"
+echo "nano-check: $passed passed, $failed failed in $((SECONDS - t0)) s"
+[ "$failed" -eq 0 ]
