@@ -210,11 +210,11 @@ static void clean_output_folders(jf_batch *b, long long started)
             n++;
     }
     qsort(dirs, (size_t)n, sizeof *dirs, cmp_str);
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n; i++)
         if (i == 0 || strcmp(dirs[i], dirs[i - 1]) != 0)
             b->stale_removed += jf_remove_stale_temporaries(dirs[i], started);
+    for (i = 0; i < n; i++)
         free(dirs[i]);
-    }
     free(dirs);
     if (b->stale_removed)
         logf_(b, 0, "jetfilter: removed %d temporary file%s that an interrupted run left behind",
