@@ -1,0 +1,173 @@
+/* jf_adaptive_median, jf_switching_median, jf_impulse_density: options,
+ * validation, padding on the CPU, dispatch, timing. */
+#include "filters/filters.h"
+#include "filters/impulse/impulse.h"
+#include "filters/pad/pad.h"
+#include "core/context.h"
+#include "core/errors.h"
+#include "core/image.h"
+#include "core/options.h"
+#include "core/stats.h"
+#include "core/util.h"
+
+jf_impulse_options jf_impulse_defaults(void)
+{
+    jf_impulse_options o = JF_IMPULSE_OPTIONS_INIT;
+    return o;
+}
+
+/* Options read and checked; `fn` names the caller in errors. */
+static jf_status impulse_check(jf_context *ctx, jf_impulse_kind kind, const char *fn,
+                               const jf_image *src, const jf_image *dst,
+                               const jf_impulse_options *user, jf_impulse_options *opt,
+                               int auto_ksize)
+{
+    jf_status st;
+    int on_gpu;
+    *opt = jf_impulse_defaults();
+    if (auto_ksize)
+        opt->max_ksize = 0;
+    if (!user && !auto_ksize)
+        return jf_fail(JF_ERR_ARG, "%s: options are NULL", fn);
+    if ((st = jf_options_read(fn, "jf_impulse_defaults", opt, sizeof *opt, user)) != JF_OK)
+        return st;
+    if (opt->variant == JF_VARIANT_SHARED || opt->variant == JF_VARIANT_FAST)
+        return jf_fail(JF_ERR_UNSUPPORTED, "%s: variant '%s' does not exist; use auto, cpu or "
+                       "global", fn, jf_variant_name(opt->variant));
+    on_gpu = jf_use_gpu(ctx, opt->variant);
+    if ((st = jf_check_variant(fn, ctx, opt->variant)) != JF_OK ||
+        (st = jf_check_image(fn, "source", src, on_gpu)) != JF_OK ||
+        (dst && dst->data && (st = jf_check_image(fn, "output", dst, on_gpu)) != JF_OK) ||
+        (st = jf_check_border(fn, opt->border)) != JF_OK)
+        return st;
+    if (!(auto_ksize && opt->max_ksize == 0) &&
+        (opt->max_ksize < 3 || opt->max_ksize > JF_IMPULSE_MAX_KSIZE || opt->max_ksize % 2 == 0))
+        return jf_fail(JF_ERR_ARG, "%s: largest window %d must be odd, from 3 to %d", fn,
+                       opt->max_ksize, JF_IMPULSE_MAX_KSIZE);
+    if (opt->refine != 0 && opt->refine != 1)
+        return jf_fail(JF_ERR_ARG, "%s: refine is %d; 0 or 1", fn, opt->refine);
+    if (opt->refine && kind != JF_IMPULSE_SWITCHING)
+        return jf_fail(JF_ERR_ARG, "%s: refine is for the switching median", fn);
+    return JF_OK;
+}
+
+/* The filter proper, options checked. */
+static jf_status impulse_run(jf_context *ctx, jf_impulse_kind kind, const jf_image *src,
+                             jf_image *dst, const jf_impulse_options *opt)
+{
+    const char *name = kind == JF_IMPULSE_ADAPTIVE ? "adaptive-median" : "switching-median";
+    jf_image padded, first;
+    jf_status st;
+    double t0;
+    if ((st = jf_image_prepare(dst, src->width, src->height, src->channels)) != JF_OK)
+        return st;
+#ifdef JF_HAVE_CUDA
+    if (jf_use_gpu(ctx, opt->variant))
+        return jf_impulse_cuda(ctx, kind, src, dst, opt);
+#endif
+    if ((st = jf_pad_scratch(ctx, src, opt->max_ksize / 2, opt->border, &padded)) != JF_OK)
+        return st;
+    first = *dst;
+    if (opt->refine) { /* the first pass into scratch, the second into dst */
+        first.stride = (size_t)src->width * (size_t)src->channels;
+        first.data = (unsigned char *)jf_scratch_get(ctx, JF_SCRATCH_AUX,
+                                                     first.stride * (size_t)src->height);
+        if (!first.data)
+            return JF_ERR_NOMEM;
+    }
+    t0 = jf_now_ms();
+    if ((st = jf_impulse_cpu(ctx, kind, &padded, opt->max_ksize, &first)) != JF_OK ||
+        (opt->refine && (st = jf_impulse_refine_cpu(ctx, src, &first, dst)) != JF_OK))
+        return st;
+    jf_record(ctx, name, "cpu", opt->max_ksize, src, jf_now_ms() - t0,
+              (uint64_t)padded.width * padded.height * padded.channels,
+              (uint64_t)src->width * src->height * src->channels);
+    return JF_OK;
+}
+
+static jf_status impulse_impl(jf_context *ctx, jf_impulse_kind kind, const char *fn,
+                              const jf_image *src, jf_image *dst, const jf_impulse_options *user)
+{
+    jf_impulse_options opt;
+    jf_status st = impulse_check(ctx, kind, fn, src, dst, user, &opt, 0);
+    return st != JF_OK ? st : impulse_run(ctx, kind, src, dst, &opt);
+}
+
+jf_status jf_adaptive_median(jf_context *ctx, const jf_image *src, jf_image *dst,
+                             const jf_impulse_options *opt)
+{
+    JF_WITH_CONTEXT(ctx, impulse_impl(ctx, JF_IMPULSE_ADAPTIVE, "jf_adaptive_median", src, dst, opt));
+}
+
+jf_status jf_switching_median(jf_context *ctx, const jf_image *src, jf_image *dst,
+                              const jf_impulse_options *opt)
+{
+    JF_WITH_CONTEXT(ctx, impulse_impl(ctx, JF_IMPULSE_SWITCHING, "jf_switching_median", src, dst, opt));
+}
+
+static jf_status density_of(jf_context *ctx, const char *fn, const jf_image *img, double *density)
+{
+    uint64_t counts[2];
+    jf_status st;
+    double t0 = jf_now_ms();
+    const int on_device = img && img->location != JF_LOC_HOST && jf_use_gpu(ctx, JF_VARIANT_AUTO);
+    if (!density)
+        return jf_fail(JF_ERR_ARG, "%s: density is NULL", fn);
+    if ((st = jf_check_image(fn, "image", img, on_device)) != JF_OK)
+        return st;
+#ifdef JF_HAVE_CUDA
+    if (on_device)
+        st = jf_impulse_count_cuda(ctx, img, counts);
+    else
+#endif
+        st = jf_impulse_count_cpu(ctx, img, counts);
+    if (st != JF_OK)
+        return st;
+    *density = 2.0 * (double)(counts[0] < counts[1] ? counts[0] : counts[1]) /
+               ((double)img->width * img->height * img->channels);
+    if (!on_device)
+        jf_record(ctx, "impulse-density", "cpu", 3, img, jf_now_ms() - t0,
+                  (uint64_t)img->width * img->height * img->channels, 0);
+    return JF_OK;
+}
+
+jf_status jf_impulse_density(jf_context *ctx, const jf_image *img, double *density)
+{
+    JF_WITH_CONTEXT(ctx, density_of(ctx, "jf_impulse_density", img, density));
+}
+
+/* The switching median's largest window for an estimated density, from the
+ * sweep in benchmarks/RESULTS.md ("Impulse noise"). */
+static int auto_ksize(double density)
+{
+    return density < 0.25 ? 5 : density < 0.45 ? 7 : density < 0.65 ? 9 : 11;
+}
+
+static jf_status auto_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
+                           const jf_impulse_options *user, jf_impulse_choice *choice)
+{
+    jf_impulse_options opt;
+    jf_impulse_choice c = {0, 0, 0};
+    jf_status st = impulse_check(ctx, JF_IMPULSE_SWITCHING, "jf_impulse_auto", src, dst, user, &opt, 1);
+    if (st == JF_OK)
+        st = density_of(ctx, "jf_impulse_auto", src, &c.density);
+    if (st == JF_OK && c.density < JF_IMPULSE_CLEAN_DENSITY) {
+        if ((st = jf_image_prepare(dst, src->width, src->height, src->channels)) == JF_OK)
+            st = jf_image_transfer(ctx, src, dst);
+    } else if (st == JF_OK) {
+        c.filtered = 1;
+        c.max_ksize = opt.max_ksize ? opt.max_ksize : auto_ksize(c.density);
+        opt.max_ksize = c.max_ksize;
+        opt.refine = 1;
+        st = impulse_run(ctx, JF_IMPULSE_SWITCHING, src, dst, &opt);
+    }
+    if (choice)
+        *choice = c;
+    return st;
+}
+
+jf_status jf_impulse_auto(jf_context *ctx, const jf_image *src, jf_image *dst,
+                          const jf_impulse_options *opt, jf_impulse_choice *choice)
+{
+    JF_WITH_CONTEXT(ctx, auto_impl(ctx, src, dst, opt, choice));
+}

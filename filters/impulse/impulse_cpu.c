@@ -1,0 +1,244 @@
+/*
+ * Impulse-noise filters, CPU reference (definitions in jetfilter.h).
+ *
+ * Both grow a window around a sample only while they must, so most samples
+ * cost a 3 x 3 look and nothing more.  From 5 x 5 on, a 256-bin histogram
+ * of the window is kept and only the ring that each larger window adds is
+ * counted into it; min, max and order statistics are read off the bins.
+ * The image arrives padded by max_ksize / 2 with the border rule, so no
+ * window reads outside it; each thread owns a band of rows.
+ */
+#include "filters/impulse/impulse.h"
+#include "core/context.h"
+
+#include <string.h>
+
+typedef struct imp_job {
+    const jf_image *src; /* padded by kmax / 2 */
+    jf_image *dst;
+    int kmax;
+    jf_impulse_kind kind;
+} imp_job;
+
+/* Count the ring that window k adds to window k - 2 (all of it for k = 1)
+ * around p into hist; extremes are counted apart when `clean_only`. */
+static void add_ring(const unsigned char *p, size_t stride, int ch, int k, unsigned short *hist,
+                     int clean_only, int *extremes)
+{
+    const int h = k / 2;
+    int dx, dy;
+    for (dy = -h; dy <= h; dy++) {
+        const unsigned char *row = p + (ptrdiff_t)dy * (ptrdiff_t)stride;
+        const int edge = dy == -h || dy == h;
+        for (dx = -h; dx <= h; dx += edge || h == 0 ? 1 : 2 * h) {
+            unsigned v = row[(ptrdiff_t)dx * ch];
+            if (clean_only && jf_is_extreme(v))
+                (*extremes)++;
+            else
+                hist[v]++;
+        }
+    }
+}
+
+/* The rank-r value (0-based) of a histogram. */
+static unsigned hist_rank(const unsigned short *hist, int r)
+{
+    unsigned v = 0;
+    int seen = hist[0];
+    while (seen <= r)
+        seen += hist[++v];
+    return v;
+}
+
+/* Gonzalez and Woods' form of Hwang and Haddad's filter; see jetfilter.h. */
+static unsigned adaptive_at(const unsigned char *p, size_t stride, int ch, int kmax)
+{
+    unsigned short hist[256];
+    unsigned v[9], lo, hi, med, z = p[0];
+    int i, j, n, k;
+    for (i = 0, n = 0; i < 3; i++)
+        for (j = -1; j <= 1; j++)
+            v[n++] = p[(ptrdiff_t)(i - 1) * (ptrdiff_t)stride + (ptrdiff_t)j * ch];
+    for (i = 1; i < 9; i++) { /* 9 values: insertion sort */
+        unsigned t = v[i];
+        for (j = i; j > 0 && v[j - 1] > t; j--)
+            v[j] = v[j - 1];
+        v[j] = t;
+    }
+    if (v[0] < v[4] && v[4] < v[8])
+        return v[0] < z && z < v[8] ? z : v[4];
+    med = v[4];
+    memset(hist, 0, sizeof hist);
+    for (i = 0; i < 9; i++)
+        hist[v[i]]++;
+    for (k = 5; k <= kmax; k += 2) {
+        add_ring(p, stride, ch, k, hist, 0, NULL);
+        for (lo = 0; !hist[lo]; lo++)
+            ;
+        for (hi = 255; !hist[hi]; hi--)
+            ;
+        med = hist_rank(hist, (k * k) / 2);
+        if (lo < med && med < hi)
+            return lo < z && z < hi ? z : med;
+    }
+    return med;
+}
+
+/* Esakkirajan et al.'s decision rule with a growing window; jetfilter.h. */
+static unsigned switching_at(const unsigned char *p, size_t stride, int ch, int kmax)
+{
+    unsigned short hist[256];
+    int k, n, extremes = 0, lows = 0;
+    const unsigned z = p[0];
+    if (!jf_is_extreme(z))
+        return z;
+    memset(hist, 0, sizeof hist);
+    for (k = 1; k <= kmax; k += 2) {
+        add_ring(p, stride, ch, k, hist, 1, &extremes);
+        n = k * k - extremes;
+        if (k >= 3 && n > 0)
+            return jf_even_median(hist_rank(hist, (n - 1) / 2), hist_rank(hist, n / 2));
+    }
+    /* none clean in the largest window: all of it is 0 or 255, and the
+     * value that fills more than half of it wins (k * k is odd: no tie) */
+    {
+        const int h = kmax / 2;
+        int dx, dy;
+        for (dy = -h; dy <= h; dy++)
+            for (dx = -h; dx <= h; dx++)
+                lows += p[(ptrdiff_t)dy * (ptrdiff_t)stride + (ptrdiff_t)dx * ch] == 0;
+        return 2 * lows > kmax * kmax ? 0u : 255u;
+    }
+}
+
+static void impulse_rows(void *arg, int y0, int y1, int band)
+{
+    const imp_job *job = (const imp_job *)arg;
+    const jf_image *s = job->src;
+    const int ch = s->channels, r = job->kmax / 2, w = job->dst->width;
+    int x, y, c;
+    (void)band;
+    for (y = y0; y < y1; y++) {
+        const unsigned char *row = s->data + (size_t)(y + r) * s->stride + (size_t)r * ch;
+        unsigned char *d = job->dst->data + (size_t)y * job->dst->stride;
+        for (x = 0; x < w; x++)
+            for (c = 0; c < ch; c++) {
+                const unsigned char *p = row + (size_t)x * ch + c;
+                d[(size_t)x * ch + c] = (unsigned char)(job->kind == JF_IMPULSE_ADAPTIVE
+                                                            ? adaptive_at(p, s->stride, ch, job->kmax)
+                                                            : switching_at(p, s->stride, ch, job->kmax));
+            }
+    }
+}
+
+jf_status jf_impulse_cpu(jf_context *ctx, jf_impulse_kind kind, const jf_image *padded,
+                         int max_ksize, jf_image *dst)
+{
+    imp_job job;
+    job.src = padded;
+    job.dst = dst;
+    job.kmax = max_ksize;
+    job.kind = kind;
+    jf_parallel_for(ctx, dst->height, impulse_rows, &job);
+    return JF_OK;
+}
+
+/* ---- the smoothing pass ------------------------------------------------------- */
+
+typedef struct refine_job {
+    const jf_image *src, *first;
+    jf_image *dst;
+} refine_job;
+
+static void refine_rows(void *arg, int y0, int y1, int band)
+{
+    const refine_job *job = (const refine_job *)arg;
+    const jf_image *f = job->first;
+    const int w = f->width, h = f->height, ch = f->channels;
+    int x, y, c;
+    (void)band;
+    for (y = y0; y < y1; y++) {
+        const unsigned char *s = job->src->data + (size_t)y * job->src->stride;
+        unsigned char *d = job->dst->data + (size_t)y * job->dst->stride;
+        const int ya = y > 0 ? y - 1 : 0, yb = y < h - 1 ? y + 1 : h - 1;
+        for (x = 0; x < w; x++) {
+            const int xa = x > 0 ? x - 1 : 0, xb = x < w - 1 ? x + 1 : w - 1;
+            const unsigned n = (unsigned)((yb - ya + 1) * (xb - xa + 1));
+            for (c = 0; c < ch; c++) {
+                unsigned sum = 0;
+                int yy, xx;
+                if (!jf_is_extreme(s[(size_t)x * ch + c])) {
+                    d[(size_t)x * ch + c] = f->data[(size_t)y * f->stride + (size_t)x * ch + c];
+                    continue;
+                }
+                for (yy = ya; yy <= yb; yy++)
+                    for (xx = xa; xx <= xb; xx++)
+                        sum += f->data[(size_t)yy * f->stride + (size_t)xx * ch + c];
+                d[(size_t)x * ch + c] = (unsigned char)jf_round_mean(sum, n);
+            }
+        }
+    }
+}
+
+jf_status jf_impulse_refine_cpu(jf_context *ctx, const jf_image *src, const jf_image *first,
+                                jf_image *dst)
+{
+    refine_job job;
+    job.src = src;
+    job.first = first;
+    job.dst = dst;
+    jf_parallel_for(ctx, dst->height, refine_rows, &job);
+    return JF_OK;
+}
+
+/* ---- the density estimate ------------------------------------------------------ */
+
+typedef struct count_job {
+    const jf_image *img;
+    uint64_t *rows; /* two per row: 0s, then 255s */
+} count_job;
+
+static void count_rows(void *arg, int y0, int y1, int band)
+{
+    const count_job *job = (const count_job *)arg;
+    const jf_image *im = job->img;
+    const int w = im->width, h = im->height, ch = im->channels;
+    int x, y, c, dx, dy;
+    (void)band;
+    for (y = y0; y < y1; y++) {
+        uint64_t n[2] = {0, 0};
+        for (x = 0; x < w; x++)
+            for (c = 0; c < ch; c++) {
+                const unsigned v = im->data[(size_t)y * im->stride + (size_t)x * ch + c];
+                int lone = 0;
+                if (!jf_is_extreme(v))
+                    continue;
+                for (dy = -1; dy <= 1 && !lone; dy++)
+                    for (dx = -1; dx <= 1 && !lone; dx++) {
+                        const int yy = y + dy < 0 ? 0 : y + dy >= h ? h - 1 : y + dy;
+                        const int xx = x + dx < 0 ? 0 : x + dx >= w ? w - 1 : x + dx;
+                        lone = im->data[(size_t)yy * im->stride + (size_t)xx * ch + c] != v;
+                    }
+                n[v != 0] += (uint64_t)lone;
+            }
+        job->rows[2 * y] = n[0];
+        job->rows[2 * y + 1] = n[1];
+    }
+}
+
+jf_status jf_impulse_count_cpu(jf_context *ctx, const jf_image *img, uint64_t counts[2])
+{
+    count_job job;
+    int y;
+    job.img = img;
+    job.rows = (uint64_t *)jf_scratch_get(ctx, JF_SCRATCH_ROWS, 2 * sizeof(uint64_t) * (size_t)img->height);
+    if (!job.rows)
+        return JF_ERR_NOMEM;
+    jf_parallel_for(ctx, img->height, count_rows, &job);
+    counts[0] = counts[1] = 0;
+    for (y = 0; y < img->height; y++) {
+        counts[0] += job.rows[2 * y];
+        counts[1] += job.rows[2 * y + 1];
+    }
+    return JF_OK;
+}

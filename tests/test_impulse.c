@@ -1,0 +1,294 @@
+/* The impulse-noise filters (adaptive and switching median, the density
+ * estimate, auto) on the CPU backend against brute-force references of
+ * their definitions, on random data at awkward sizes, every border, noise
+ * densities from 0 to 1, flat images, and a real photo. */
+#include "common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const int SIZES[][2] = {{1, 1}, {7, 5}, {33, 17}, {64, 3}, {2, 9}};
+#define NSIZES (int)(sizeof SIZES / sizeof SIZES[0])
+static const double DENSITIES[] = {0.0, 0.1, 0.5, 0.9, 1.0};
+#define NDENS (int)(sizeof DENSITIES / sizeof DENSITIES[0])
+
+static jf_context *cpu_context(int threads)
+{
+    jf_context_options o = t_context_opts(JF_BACKEND_CPU, threads, JF_MEMORY_AUTO);
+    jf_context *ctx = NULL;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    return ctx;
+}
+
+static jf_impulse_options imp_opts(int kmax, jf_border border, int refine)
+{
+    jf_impulse_options o = jf_impulse_defaults();
+    o.max_ksize = kmax;
+    o.border = border;
+    o.refine = refine;
+    o.variant = JF_VARIANT_CPU;
+    return o;
+}
+
+/* kind 0: adaptive; 1: switching; 2: switching with refine. */
+static void check_one(jf_context *ctx, const jf_image *src, int kind, int kmax, jf_border b,
+                      const char *what)
+{
+    jf_impulse_options o = imp_opts(kmax, b, kind == 2);
+    jf_image got = t_poisoned_like(src, 3), want = t_poisoned_like(src, 0);
+    jf_status st = kind == 0 ? jf_adaptive_median(ctx, src, &got, &o)
+                             : jf_switching_median(ctx, src, &got, &o);
+    if (st != JF_OK)
+        fail_msg("%s: %s", what, jf_last_error());
+    if (kind == 0)
+        t_adaptive_reference(src, kmax, b, &want);
+    else
+        t_switching_reference(src, kmax, b, kind == 2, &want);
+    if (!t_images_equal(&got, &want))
+        fail_msg("%s %s k<=%d %s differs from the reference", kind == 0 ? "adaptive" :
+                 kind == 1 ? "switching" : "switching+refine", what, kmax, jf_border_name(b));
+    jf_image_free(&got);
+    jf_image_free(&want);
+}
+
+static void test_impulse_matches_brute_force(void **state)
+{
+    static const int ks[] = {3, 5, 7, 11, 31};
+    jf_context *ctx = cpu_context(3);
+    int s, ch, b, d, k, kind;
+    char what[64];
+    (void)state;
+    for (s = 0; s < NSIZES; s++)
+        for (ch = 1; ch <= 3; ch += 2)
+            for (d = 0; d < NDENS; d++) {
+                jf_image src = t_random_image(SIZES[s][0], SIZES[s][1], ch, 2, (uint64_t)(s * 31 + d));
+                t_salt_pepper(&src, DENSITIES[d], (uint64_t)(d + 5));
+                snprintf(what, sizeof what, "%dx%dx%d at %g", src.width, src.height, ch, DENSITIES[d]);
+                for (b = 0; b < JF_BORDER_COUNT; b++)
+                    for (k = 0; k < (int)(sizeof ks / sizeof ks[0]); k++)
+                        for (kind = 0; kind < 3; kind++)
+                            check_one(ctx, &src, kind, ks[k], (jf_border)b, what);
+                jf_image_free(&src);
+            }
+    jf_context_destroy(ctx);
+}
+
+/* Noise over a few values with long runs: windows that must grow, ties in
+ * the clean samples, even counts, regions of 0s and 255s. */
+static void test_impulse_structured(void **state)
+{
+    jf_context *ctx = cpu_context(2);
+    jf_image src = t_random_image(97, 61, 3, 1, 9);
+    int x, y, c, b, kind;
+    (void)state;
+    for (y = 0; y < src.height; y++)
+        for (x = 0; x < src.width; x++)
+            for (c = 0; c < 3; c++) /* bands of 0, 40, 41, 255 with a square of 255 */
+                src.data[(size_t)y * src.stride + (size_t)x * 3 + c] =
+                    (unsigned char)(x > 20 && x < 40 && y > 10 && y < 35 ? 255
+                                    : (x / 7 + y / 5 + c) % 4 == 0 ? 0 : (x / 7 + y / 5 + c) % 4 == 3 ? 255
+                                    : 40 + (x / 7 + y / 5 + c) % 2);
+    t_salt_pepper(&src, 0.6, 3);
+    for (b = 0; b < JF_BORDER_COUNT; b++)
+        for (kind = 0; kind < 3; kind++) {
+            check_one(ctx, &src, kind, 5, (jf_border)b, "bands");
+            check_one(ctx, &src, kind, 9, (jf_border)b, "bands");
+        }
+    jf_image_free(&src);
+    jf_context_destroy(ctx);
+}
+
+/* All 0 or all 255: no clean sample anywhere; every filter keeps the image. */
+static void test_impulse_flat_images(void **state)
+{
+    jf_context *ctx = cpu_context(2);
+    int v, kind, b;
+    (void)state;
+    for (v = 0; v < 2; v++) {
+        jf_image src = t_random_image(13, 11, 3, 1, 1), got = {0};
+        int y;
+        for (y = 0; y < src.height; y++)
+            memset(src.data + (size_t)y * src.stride, v ? 255 : 0, (size_t)src.width * 3);
+        for (kind = 0; kind < 3; kind++)
+            for (b = 0; b < JF_BORDER_COUNT; b++) {
+                jf_impulse_options o = imp_opts(kind ? 7 : 3, (jf_border)b, kind == 2);
+                assert_int_equal(kind == 0 ? jf_adaptive_median(ctx, &src, &got, &o)
+                                           : jf_switching_median(ctx, &src, &got, &o), JF_OK);
+                if (!(b == JF_BORDER_ZERO && v == 1)) /* zero borders make 0s at a 255 image's edge */
+                    assert_true(t_images_equal(&got, &src));
+                jf_image_free(&got);
+                check_one(ctx, &src, kind, 5, (jf_border)b, v ? "all 255" : "all 0");
+            }
+        jf_image_free(&src);
+    }
+    jf_context_destroy(ctx);
+}
+
+static double psnr_of(const jf_image *a, const jf_image *b)
+{
+    double v;
+    assert_int_equal(jf_psnr(NULL, a, b, &v, NULL), JF_OK);
+    return v;
+}
+
+/* A real photo at 30% noise: equal to the reference, the impulses' count
+ * estimated, and the quality the filters exist for: at least 5 dB over the
+ * best plain median. */
+static void test_impulse_real_photo(void **state)
+{
+    jf_context *ctx = cpu_context(2);
+    jf_picture pic;
+    jf_image noisy, out = {0};
+    double best_median = 0, density, p;
+    int k;
+    jf_impulse_options o = imp_opts(7, JF_BORDER_REPLICATE, 1);
+    jf_impulse_choice choice;
+    (void)state;
+    assert_int_equal(jf_picture_read(t_source_path("samples/images/chelsea.png"), &pic), JF_OK);
+    noisy = t_poisoned_like(&pic.color, 0);
+    assert_int_equal(jf_image_copy(&pic.color, &noisy), JF_OK);
+    /* a clean photo: nothing to remove, nothing changed */
+    assert_int_equal(jf_impulse_density(ctx, &pic.color, &density), JF_OK);
+    assert_true(density < JF_IMPULSE_CLEAN_DENSITY);
+    assert_int_equal(jf_impulse_auto(ctx, &pic.color, &out, NULL, &choice), JF_OK);
+    assert_int_equal(choice.filtered, 0);
+    assert_true(t_images_equal(&out, &pic.color));
+    jf_image_free(&out);
+
+    t_salt_pepper(&noisy, 0.3, 11);
+    assert_int_equal(jf_impulse_density(ctx, &noisy, &density), JF_OK);
+    assert_true(fabs(density - t_impulse_density_reference(&noisy)) < 1e-12);
+    assert_true(fabs(density - 0.3) < 0.01);
+    for (k = 3; k <= 9; k += 2) {
+        jf_median_options mo = t_median_opts(k, JF_BORDER_REPLICATE, JF_VARIANT_CPU);
+        assert_int_equal(jf_median(ctx, &noisy, &out, &mo), JF_OK);
+        p = psnr_of(&out, &pic.color);
+        best_median = p > best_median ? p : best_median;
+        jf_image_free(&out);
+    }
+    check_one(ctx, &noisy, 0, 7, JF_BORDER_REFLECT, "chelsea");
+    check_one(ctx, &noisy, 2, 7, JF_BORDER_REPLICATE, "chelsea");
+    assert_int_equal(jf_switching_median(ctx, &noisy, &out, &o), JF_OK);
+    p = psnr_of(&out, &pic.color);
+    if (p < best_median + 5.0)
+        fail_msg("switching median %.2f dB, best plain median %.2f dB", p, best_median);
+    jf_image_free(&out);
+    /* auto: the same as the switching median with refine at its window */
+    assert_int_equal(jf_impulse_auto(ctx, &noisy, &out, NULL, &choice), JF_OK);
+    assert_int_equal(choice.filtered, 1);
+    assert_true(choice.density == density);
+    assert_true(choice.max_ksize >= 3 && choice.max_ksize % 2 == 1);
+    {
+        jf_image want = t_poisoned_like(&noisy, 0);
+        t_switching_reference(&noisy, choice.max_ksize, JF_BORDER_REPLICATE, 1, &want);
+        assert_true(t_images_equal(&out, &want));
+        jf_image_free(&want);
+    }
+    jf_image_free(&out);
+    jf_image_free(&noisy);
+    jf_picture_free(&pic);
+    jf_context_destroy(ctx);
+}
+
+/* The estimate against its definition, and against the noise put in. */
+static void test_impulse_density(void **state)
+{
+    jf_context *ctx = cpu_context(3);
+    int s, d;
+    double v;
+    (void)state;
+    for (s = 0; s < NSIZES; s++)
+        for (d = 0; d < NDENS; d++) {
+            jf_image img = t_random_image(SIZES[s][0], SIZES[s][1], 3, 1, (uint64_t)s);
+            t_salt_pepper(&img, DENSITIES[d], (uint64_t)d);
+            assert_int_equal(jf_impulse_density(ctx, &img, &v), JF_OK);
+            assert_true(fabs(v - t_impulse_density_reference(&img)) < 1e-12);
+            jf_image_free(&img);
+        }
+    {
+        jf_image img = t_random_image(512, 384, 1, 0, 4);
+        t_salt_pepper(&img, 0.5, 2);
+        assert_int_equal(jf_impulse_density(ctx, &img, &v), JF_OK);
+        assert_true(fabs(v - 0.5) < 0.02);
+        jf_image_free(&img);
+    }
+    assert_int_equal(jf_impulse_density(ctx, NULL, &v), JF_ERR_ARG);
+    jf_context_destroy(ctx);
+}
+
+static void test_impulse_rejects_bad_options(void **state)
+{
+    jf_image src = t_random_image(9, 9, 1, 0, 3), dst = {0};
+    jf_impulse_options o = jf_impulse_defaults();
+    (void)state;
+    assert_int_equal(o.size, sizeof o);
+    assert_int_equal(o.max_ksize, 7);
+    assert_int_equal(o.refine, 0);
+    assert_int_equal(jf_switching_median(NULL, &src, &dst, NULL), JF_ERR_ARG);
+    o.max_ksize = 4;
+    assert_int_equal(jf_switching_median(NULL, &src, &dst, &o), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "odd"));
+    o.max_ksize = 1;
+    assert_int_equal(jf_adaptive_median(NULL, &src, &dst, &o), JF_ERR_ARG);
+    o.max_ksize = JF_IMPULSE_MAX_KSIZE + 2;
+    assert_int_equal(jf_adaptive_median(NULL, &src, &dst, &o), JF_ERR_ARG);
+    o = jf_impulse_defaults();
+    o.refine = 1;
+    assert_int_equal(jf_adaptive_median(NULL, &src, &dst, &o), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "refine"));
+    o.refine = 2;
+    assert_int_equal(jf_switching_median(NULL, &src, &dst, &o), JF_ERR_ARG);
+    o = jf_impulse_defaults();
+    o.variant = JF_VARIANT_SHARED;
+    assert_int_equal(jf_switching_median(NULL, &src, &dst, &o), JF_ERR_UNSUPPORTED);
+    o = jf_impulse_defaults();
+    o.border = (jf_border)99;
+    assert_int_equal(jf_switching_median(NULL, &src, &dst, &o), JF_ERR_ARG);
+    o = jf_impulse_defaults();
+    o.size = 3; /* never initialised */
+    assert_int_equal(jf_switching_median(NULL, &src, &dst, &o), JF_ERR_ARG);
+    /* auto: NULL options are its defaults; a window it is given is checked */
+    assert_int_equal(jf_impulse_auto(NULL, &src, &dst, NULL, NULL), JF_OK);
+    o = jf_impulse_defaults();
+    o.max_ksize = 8;
+    assert_int_equal(jf_impulse_auto(NULL, &src, &dst, &o, NULL), JF_ERR_ARG);
+    jf_image_free(&src);
+    jf_image_free(&dst);
+}
+
+static void test_impulse_threads_do_not_change_results(void **state)
+{
+    jf_image src = t_random_image(301, 97, 3, 0, 77), a = {0}, b = {0};
+    jf_context *one = cpu_context(1), *many = cpu_context(7);
+    jf_impulse_options o = imp_opts(9, JF_BORDER_MIRROR, 1);
+    (void)state;
+    t_salt_pepper(&src, 0.7, 1);
+    assert_int_equal(jf_switching_median(one, &src, &a, &o), JF_OK);
+    assert_int_equal(jf_switching_median(many, &src, &b, &o), JF_OK);
+    assert_true(t_images_equal(&a, &b));
+    o.refine = 0;
+    assert_int_equal(jf_adaptive_median(one, &src, &a, &o), JF_OK);
+    assert_int_equal(jf_adaptive_median(many, &src, &b, &o), JF_OK);
+    assert_true(t_images_equal(&a, &b));
+    jf_image_free(&a);
+    jf_image_free(&b);
+    jf_image_free(&src);
+    jf_context_destroy(one);
+    jf_context_destroy(many);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_impulse_matches_brute_force),
+        cmocka_unit_test(test_impulse_structured),
+        cmocka_unit_test(test_impulse_flat_images),
+        cmocka_unit_test(test_impulse_real_photo),
+        cmocka_unit_test(test_impulse_density),
+        cmocka_unit_test(test_impulse_rejects_bad_options),
+        cmocka_unit_test(test_impulse_threads_do_not_change_results),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
