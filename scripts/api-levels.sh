@@ -13,7 +13,7 @@ newer() { # version, limit: is version > limit?
 bad=0 checked=0
 for kind in cuda jpeg png; do
   case $kind in
-    cuda) pattern='\bcuda[A-Z][A-Za-z0-9_]*|__ldg|__shfl[a-z_]*' limit=10.2 ;;
+    cuda) pattern='\bcuda[A-Z][A-Za-z0-9_]*|__ldg|__shfl[a-z_]*|__ballot[a-z_]*|__any_sync|__all_sync|__syncwarp|__activemask|__match[a-z_]*|__reduce[a-z_]*' limit=10.2 ;;
     jpeg) pattern='\bjpeg_[a-z_0-9]+\(|\btj[A-Z0-9][A-Za-z0-9_]*\(' limit=8 ;;
     png) pattern='\bpng_[a-zA-Z_0-9]+\(' limit=1.6.34 ;;
   esac

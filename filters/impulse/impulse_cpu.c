@@ -20,24 +20,47 @@ typedef struct imp_job {
     jf_impulse_kind kind;
 } imp_job;
 
-/* Count the ring that window k adds to window k - 2 (all of it for k = 1)
- * around p into hist; extremes are counted apart when `clean_only`. */
+/* The values of the ring that window k adds to window k - 2 around p, into
+ * out (4 (k - 1) of them); returns how many. */
+static int ring_values(const unsigned char *p, size_t stride, int ch, int k, unsigned char *out)
+{
+    const int h = k / 2;
+    int dx, dy, n = 0;
+    for (dy = -h; dy <= h; dy++) {
+        const unsigned char *row = p + (ptrdiff_t)dy * (ptrdiff_t)stride;
+        const int step = dy == -h || dy == h ? 1 : 2 * h;
+        for (dx = -h; dx <= h; dx += step)
+            out[n++] = row[(ptrdiff_t)dx * ch];
+    }
+    return n;
+}
+
+/* The ring that window k adds: its values into hist (when not NULL), its
+ * extremes into *lo and *hi. */
 static void add_ring(const unsigned char *p, size_t stride, int ch, int k, unsigned short *hist,
-                     int clean_only, int *extremes)
+                     unsigned *lo, unsigned *hi)
+{
+    unsigned char ring[4 * (JF_IMPULSE_MAX_KSIZE - 1)];
+    const int n = ring_values(p, stride, ch, k, ring);
+    int i;
+    for (i = 0; i < n; i++) {
+        const unsigned v = ring[i];
+        *lo = v < *lo ? v : *lo;
+        *hi = v > *hi ? v : *hi;
+        if (hist)
+            hist[v]++;
+    }
+}
+
+/* Histogram of the whole k x k window around p. */
+static void window_hist(const unsigned char *p, size_t stride, int ch, int k, unsigned short *hist)
 {
     const int h = k / 2;
     int dx, dy;
-    for (dy = -h; dy <= h; dy++) {
-        const unsigned char *row = p + (ptrdiff_t)dy * (ptrdiff_t)stride;
-        const int edge = dy == -h || dy == h;
-        for (dx = -h; dx <= h; dx += edge || h == 0 ? 1 : 2 * h) {
-            unsigned v = row[(ptrdiff_t)dx * ch];
-            if (clean_only && jf_is_extreme(v))
-                (*extremes)++;
-            else
-                hist[v]++;
-        }
-    }
+    memset(hist, 0, 256 * sizeof *hist);
+    for (dy = -h; dy <= h; dy++)
+        for (dx = -h; dx <= h; dx++)
+            hist[p[(ptrdiff_t)dy * (ptrdiff_t)stride + (ptrdiff_t)dx * ch]]++;
 }
 
 /* The rank-r value (0-based) of a histogram. */
@@ -55,7 +78,7 @@ static unsigned adaptive_at(const unsigned char *p, size_t stride, int ch, int k
 {
     unsigned short hist[256];
     unsigned v[9], lo, hi, med, z = p[0];
-    int i, j, n, k;
+    int i, j, n, k, ready;
     for (i = 0, n = 0; i < 3; i++)
         for (j = -1; j <= 1; j++)
             v[n++] = p[(ptrdiff_t)(i - 1) * (ptrdiff_t)stride + (ptrdiff_t)j * ch];
@@ -67,16 +90,25 @@ static unsigned adaptive_at(const unsigned char *p, size_t stride, int ch, int k
     }
     if (v[0] < v[4] && v[4] < v[8])
         return v[0] < z && z < v[8] ? z : v[4];
+    /* larger windows: min and max in registers; the histogram only once the
+     * window holds two values (a flat region, all one value, fails every
+     * level without one, and its median is that value) */
+    lo = v[0];
+    hi = v[8];
     med = v[4];
-    memset(hist, 0, sizeof hist);
-    for (i = 0; i < 9; i++)
-        hist[v[i]]++;
+    ready = lo != hi;
+    if (ready)
+        window_hist(p, stride, ch, 3, hist);
     for (k = 5; k <= kmax; k += 2) {
-        add_ring(p, stride, ch, k, hist, 0, NULL);
-        for (lo = 0; !hist[lo]; lo++)
-            ;
-        for (hi = 255; !hist[hi]; hi--)
-            ;
+        add_ring(p, stride, ch, k, ready ? hist : NULL, &lo, &hi);
+        if (lo == hi) {
+            med = lo;
+            continue;
+        }
+        if (!ready) {
+            window_hist(p, stride, ch, k, hist);
+            ready = 1;
+        }
         med = hist_rank(hist, (k * k) / 2);
         if (lo < med && med < hi)
             return lo < z && z < hi ? z : med;
@@ -88,27 +120,51 @@ static unsigned adaptive_at(const unsigned char *p, size_t stride, int ch, int k
 static unsigned switching_at(const unsigned char *p, size_t stride, int ch, int kmax)
 {
     unsigned short hist[256];
-    int k, n, extremes = 0, lows = 0;
+    unsigned clean[8];
+    int k, i, j, n = 0, zeros = 0;
     const unsigned z = p[0];
     if (!jf_is_extreme(z))
         return z;
-    memset(hist, 0, sizeof hist);
-    for (k = 1; k <= kmax; k += 2) {
-        add_ring(p, stride, ch, k, hist, 1, &extremes);
-        n = k * k - extremes;
-        if (k >= 3 && n > 0)
+    /* 3 x 3 first, without a histogram: most impulses end here */
+    for (i = -1; i <= 1; i++)
+        for (j = -1; j <= 1; j++) {
+            const unsigned v = p[(ptrdiff_t)i * (ptrdiff_t)stride + (ptrdiff_t)j * ch];
+            zeros += v == 0u;
+            if (!jf_is_extreme(v)) { /* insertion into the sorted clean values */
+                int at = n++;
+                for (; at > 0 && clean[at - 1] > v; at--)
+                    clean[at] = clean[at - 1];
+                clean[at] = v;
+            }
+        }
+    if (n > 0)
+        return jf_even_median(clean[(n - 1) / 2], clean[n / 2]);
+    /* larger windows: count the clean samples and the 0s ring by ring
+     * (a saturated region needs nothing more), and build a
+     * histogram of the clean ones only for the window that has some */
+    for (k = 5; k <= kmax; k += 2) {
+        const int h = k / 2;
+        unsigned char ring[4 * (JF_IMPULSE_MAX_KSIZE - 1)];
+        const int m = ring_values(p, stride, ch, k, ring);
+        int dx, dy;
+        for (i = 0; i < m; i++) {
+            zeros += ring[i] == 0u;
+            n += !jf_is_extreme(ring[i]);
+        }
+        if (n > 0) {
+            memset(hist, 0, sizeof hist);
+            for (dy = -h; dy <= h; dy++)
+                for (dx = -h; dx <= h; dx++) {
+                    const unsigned v = p[(ptrdiff_t)dy * (ptrdiff_t)stride + (ptrdiff_t)dx * ch];
+                    if (!jf_is_extreme(v))
+                        hist[v]++;
+                }
             return jf_even_median(hist_rank(hist, (n - 1) / 2), hist_rank(hist, n / 2));
+        }
     }
     /* none clean in the largest window: all of it is 0 or 255, and the
      * value that fills more than half of it wins (k * k is odd: no tie) */
-    {
-        const int h = kmax / 2;
-        int dx, dy;
-        for (dy = -h; dy <= h; dy++)
-            for (dx = -h; dx <= h; dx++)
-                lows += p[(ptrdiff_t)dy * (ptrdiff_t)stride + (ptrdiff_t)dx * ch] == 0;
-        return 2 * lows > kmax * kmax ? 0u : 255u;
-    }
+    return 2 * zeros > kmax * kmax ? 0u : 255u;
 }
 
 static void impulse_rows(void *arg, int y0, int y1, int band)

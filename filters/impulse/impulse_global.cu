@@ -153,6 +153,41 @@ __device__ __forceinline__ bool switching_try(const imp_shape &s, const unsigned
     return true;
 }
 
+/* switching_try for the 3 x 3 window, the case nearly every sample ends in:
+ * the nine values sorted by a network.  0s sort first and 255s last, so the
+ * clean values sit at ranks zeros .. zeros + n - 1. */
+__device__ __forceinline__ bool switching_try3(const imp_shape &s, const unsigned char *p,
+                                               unsigned *value)
+{
+    unsigned v[9];
+    int zeros = 0, n = 0;
+#pragma unroll
+    for (int i = 0; i < 9; i++) {
+        v[i] = p[(ptrdiff_t)(i / 3 - 1) * (ptrdiff_t)s.pitch + i % 3 - 1];
+        zeros += v[i] == 0;
+        n += !jf_is_extreme(v[i]);
+    }
+    if (n == 0)
+        return false;
+#pragma unroll
+    for (int round = 0; round < 9; round++) /* odd-even transposition: sorts 9 in 9 rounds */
+#pragma unroll
+        for (int j = round & 1; j < 8; j += 2) {
+            const unsigned a = v[j], b = v[j + 1];
+            v[j] = jf_min(a, b);
+            v[j + 1] = jf_max(a, b);
+        }
+    const int rlo = zeros + (n - 1) / 2, rhi = zeros + n / 2;
+    unsigned lo = 0, hi = 0;
+#pragma unroll
+    for (int i = 0; i < 9; i++) { /* selects, not a local-memory index */
+        lo = i == rlo ? v[i] : lo;
+        hi = i == rhi ? v[i] : hi;
+    }
+    *value = jf_even_median(lo, hi);
+    return true;
+}
+
 /* No clean value in the largest window: its plain median (0s, then 255s). */
 __device__ __forceinline__ unsigned switching_fallback(const imp_shape &s, const unsigned char *p)
 {
@@ -172,7 +207,7 @@ __global__ void switching_first_kernel(imp_shape s, int *queue, int *count)
         if (x < s.w) {
             const unsigned char *p = imp_center(s, x, y, c);
             unsigned v = p[0];
-            if (!jf_is_extreme(v) || switching_try(s, p, 3, &v))
+            if (!jf_is_extreme(v) || switching_try3(s, p, &v))
                 imp_write(s, x, y, c, v);
             else if (s.r == 1)
                 imp_write(s, x, y, c, switching_fallback(s, p));
