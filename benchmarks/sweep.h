@@ -28,7 +28,7 @@
 
 /* One measured cell. */
 typedef struct jf_sweep_cell {
-    char backend[8], filter[16], border[12], variant[16], check[40];
+    char backend[8], filter[24], border[12], variant[16], check[40];
     int width, height, channels, k, reps;
     double ms, min_ms, max_ms, pad_ms, mpix_s, gbps, pct_peak, pct_ceiling;
     double npp_ms, jf_over_npp;
@@ -53,6 +53,7 @@ typedef struct jf_sweep {
     int reps;          /* 0: 30 on the GPU, 5 on the CPU */
     int warmup;
     const jf_image *photo; /* RGB photo to tile, or NULL: seeded random pixels */
+    double impulses;   /* salt-and-pepper density added to the inputs (0: none) */
     int energy;
     int device, threads, block_x, block_y;
     jf_memory memory;

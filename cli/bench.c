@@ -221,7 +221,7 @@ static void on_cell(void *user, const jf_sweep_cell *r)
     if (!isnan(r->energy_mj))
         snprintf(energy, sizeof energy, " %8.3f mJ %6.2f W", r->energy_mj, r->mean_w);
     if (!cli_quiet)
-        printf("%-10s %2d %-8s %-9s %-4s %-13s %2d %9.4f %9.4f %9.4f %8.1f %8.1f %7s %7s %-17s %s%s\n",
+        printf("%-10s %2d %-16s %-9s %-4s %-13s %2d %9.4f %9.4f %9.4f %8.1f %8.1f %7s %7s %-17s %s%s\n",
                size, r->channels, r->filter, r->border, r->backend, r->variant, r->k, r->ms,
                r->min_ms, r->max_ms, r->mpix_s, r->gbps, peak, ceil, npp, r->check, energy);
     fflush(stdout);
@@ -252,7 +252,7 @@ static void on_backend(void *user, jf_backend backend, const jf_device_info *d, 
                d->limited ? "; Jetson Nano limits" : "");
     else
         printf("# CPU copy ceiling %.1f GB/s (%.0f MB memcpy, read + write)\n", ceiling, mb);
-    printf("%-10s %2s %-8s %-9s %-4s %-13s %2s %9s %9s %9s %8s %8s %7s %7s %-17s %s\n", "size", "ch",
+    printf("%-10s %2s %-16s %-9s %-4s %-13s %2s %9s %9s %9s %8s %8s %7s %7s %-17s %s\n", "size", "ch",
            "filter", "border", "back", "variant", "k", "ms", "min", "max", "Mpix/s", "GB/s",
            "%peak", "%ceil", "NPP ms  jf/NPP", "check");
 }
@@ -339,6 +339,7 @@ static void json_meta(json_buf *j, const bench *b, const bench_meta *m)
     json_str(j, "energy_source", b->s->energy ? sw->energy_source : "not requested");
     json_str(j, "input", b->sw.photo ? (b->s->photo ? b->s->photo : "samples/images/retina.jpg")
                                      : "seeded random");
+    json_num(j, "impulses", b->s->impulses);
     json_close(j, '}');
 }
 
@@ -416,6 +417,7 @@ static void sweep_settings(bench *b, cli_settings *s)
     sw->warmup = s->warmup;
     sw->photo = s->random ? NULL : &b->photo.color;
     sw->energy = s->energy;
+    sw->impulses = s->impulses;
     sw->device = s->device;
     sw->threads = s->threads;
     sw->memory = (jf_memory)s->memory;

@@ -61,6 +61,7 @@ typedef struct cli_settings {
     /* bench */
     const char *sizes, *channels, *csv, *photo, *tag;
     int reps, warmup, random, energy;
+    double impulses;
     double ceiling_mb;
     int help;
     /* positional arguments */

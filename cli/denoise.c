@@ -117,14 +117,20 @@ static jf_status denoise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
     const cli_run *run = (const cli_run *)b->user;
     jf_picture pic;
     jf_image out = {0};
+    jf_op_note note;
     jf_status st;
     double t0;
 
     if ((st = cli_read_input(it, &pic, ctx)) != JF_OK)
         return st;
     t0 = jf_now_ms();
-    st = run->plan.op->apply(ctx, &run->plan, &pic.color, &out);
+    st = jf_op_apply(ctx, &run->plan, &pic.color, &out, &note);
     it->ms_filter = jf_now_ms() - t0;
+    if (st == JF_OK && note.text[0]) {
+        snprintf(it->decision, sizeof it->decision, "%s", note.text);
+        it->estimate_name = run->plan.op->estimate_name;
+        it->estimate = note.estimate;
+    }
     if (st != JF_OK) {
         jf_error_prefix(it->input);
         goto done;
@@ -146,7 +152,7 @@ static int plan_denoise(cli_settings *s, cli_run *run)
 {
     const jf_op *op;
     jf_op_args args;
-    int rc;
+    int rc, i;
     if (!s->filter)
         s->filter = "median";
     op = jf_op_find(s->filter);
@@ -165,14 +171,19 @@ static int plan_denoise(cli_settings *s, cli_run *run)
     }
     if ((rc = cli_op_args("denoise", s, &args)) != 0)
         return rc;
-    if (args.sigma != 0.0 && !(op->params & JF_PARAM_SIGMA)) {
-        fprintf(stderr, "jetfilter denoise: --sigma is for --filter gauss, not %s\n", op->name);
-        return JF_EXIT_USAGE;
-    }
-    if (args.kernel_file && !(op->params & JF_PARAM_KERNEL)) {
-        fprintf(stderr, "jetfilter denoise: --kernel is for --filter conv, not %s\n", op->name);
-        return JF_EXIT_USAGE;
-    }
+    for (i = 0; i < jf_op_param_count; i++) /* a setting the filter does not have */
+        if (cli_param(s, jf_op_params[i].name) && !(op->params & jf_op_params[i].id)) {
+            char takes[160] = "";
+            size_t n = 0;
+            int j;
+            for (j = 0; j < jf_op_param_count; j++)
+                if ((op->params & jf_op_params[j].id) && n < sizeof takes)
+                    n += (size_t)snprintf(takes + n, sizeof takes - n, "%s--%s", n ? ", " : "",
+                                          jf_op_params[j].name);
+            fprintf(stderr, "jetfilter denoise: --%s is not a setting of --filter %s (it takes %s)\n",
+                    jf_op_params[i].name, op->name, takes[0] ? takes : "none");
+            return JF_EXIT_USAGE;
+        }
     if (jf_op_prepare(op, &args, &run->plan) != JF_OK) {
         fprintf(stderr, "jetfilter denoise: %s\n", jf_last_error());
         return JF_EXIT_USAGE;

@@ -25,7 +25,7 @@ static jf_status noise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
     if ((st = cli_read_input(it, &pic, ctx)) != JF_OK)
         return st;
     plan.args.seed = (long long)((uint64_t)run->s->seed ^ hash_name(it->rel));
-    if ((st = plan.op->apply(ctx, &plan, &pic.color, NULL)) == JF_OK)
+    if ((st = jf_op_apply(ctx, &plan, &pic.color, NULL, NULL)) == JF_OK)
         st = cli_write_output(it, run->s, &pic, ctx);
     else
         jf_error_prefix(it->input);

@@ -73,14 +73,15 @@ static const cli_option GENERIC[] = {
     {"warmup", 0, OPT_INT, "N", "untimed calls before timing", "3", 0, 1000, NULL, AT(warmup), CMD_BENCH, NULL, 0, NULL},
     {"photo", 0, OPT_STRING, "FILE", "photo tiled to each size (default samples/images/retina.jpg)", NULL, 0, 0, NULL, AT(photo), CMD_BENCH, NULL, 0, NULL},
     {"random", 0, OPT_FLAG, NULL, "seeded random pixels instead of a photo", NULL, 0, 0, NULL, AT(random), CMD_BENCH, NULL, 0, NULL},
+    {"impulses", 0, OPT_DOUBLE, "D", "salt and pepper of density D on the inputs (what the impulse filters are for)", "0", 0, 1, NULL, AT(impulses), CMD_BENCH, NULL, 0, NULL},
     {"energy", 0, OPT_FLAG, NULL, "measure energy per image (each cell runs at least 0.5 s more)", NULL, 0, 0, NULL, AT(energy), CMD_BENCH, NULL, 0, NULL},
     {"tag", 0, OPT_STRING, "TEXT", "label every result row (e.g. the power mode)", NULL, 0, 0, NULL, AT(tag), CMD_BENCH, NULL, 0, NULL},
     {"ceiling-mb", 0, OPT_DOUBLE, "MB", "size of the copy that measures the bandwidth ceiling", "1024", 1, 65536, NULL, AT(ceiling_mb), CMD_BENCH, NULL, 0, NULL},
     {"csv", 0, OPT_STRING, "FILE", "write every cell as CSV", NULL, 0, 0, NULL, AT(csv), CMD_BENCH, NULL, 0, NULL},
     {"max-mpix", 0, OPT_DOUBLE, "M", "refuse images over M megapixels", "268.435456", 0.000001, 1e6, NULL, AT(max_mpix), ALL, NULL, 0, NULL},
     {"max-memory", 0, OPT_DOUBLE, "MB", "memory all jobs may use together; files wait for room (default: half the RAM)", "0", 16, 1e9, NULL, AT(max_memory_mb), RUN, NULL, 0, NULL},
-    {"max-metadata", 0, OPT_DOUBLE, "MB", "metadata one file may carry, inflated (default 32; one item at most half)", "32", 0.01, 4096, NULL, AT(max_metadata_mb), RUN | CMD_METRICS, NULL, 0, NULL},
-    {"max-scans", 0, OPT_INT, "N", "scans a progressive JPEG may have (default 100)", "100", 1, 100000, NULL, AT(max_scans), RUN | CMD_METRICS, NULL, 0, NULL},
+    {"max-metadata", 0, OPT_DOUBLE, "MB", "metadata one file may carry, inflated (one item at most half of it)", "32", 0.01, 4096, NULL, AT(max_metadata_mb), RUN | CMD_METRICS, NULL, 0, NULL},
+    {"max-scans", 0, OPT_INT, "N", "scans a progressive JPEG may have", "100", 1, 100000, NULL, AT(max_scans), RUN | CMD_METRICS, NULL, 0, NULL},
     {"no-sync", 0, OPT_FLAG, NULL, "do not flush outputs to disk before renaming them (faster; a power cut may leave empty files)", NULL, 0, 0, NULL, AT(no_sync), RUN, NULL, 0, NULL},
     {"quiet", 0, OPT_FLAG, NULL, "print errors only", NULL, 0, 0, NULL, AT(quiet), ALL, NULL, 0, NULL},
     {"verbose", 'v', OPT_FLAG, NULL, "print a line per file, and every entry passed over", NULL, 0, 0, NULL, AT(verbose), RUN, NULL, 0, NULL},
@@ -492,18 +493,23 @@ static void print_option(FILE *out, const cli_option *o, int command)
 
 static void print_ops(FILE *out, jf_op_kind kind, const char *title)
 {
-    int i;
+    int i, width = 0;
     fprintf(out, "\n%s\n", title);
+    for (i = 0; i < jf_op_count; i++)
+        if (jf_ops[i].kind == kind && (int)strlen(jf_ops[i].name) > width)
+            width = (int)strlen(jf_ops[i].name);
     for (i = 0; i < jf_op_count; i++) {
         const jf_op *op = &jf_ops[i];
         if (op->kind != kind)
             continue;
-        fprintf(out, "  %-11s %s", op->name, op->summary);
+        fprintf(out, "  %-*s %s", width, op->name, op->summary);
         if ((op->params & JF_PARAM_KSIZE) && op->max_ksize)
             fprintf(out, "; k 1..%d%s", op->max_ksize, op->default_ksize == 3 ? ", default 3" : "");
+        if (op->params & JF_PARAM_MAX_KSIZE)
+            fprintf(out, "; window 3..%d", op->max_ksize);
         fputc('\n', out);
         if (op->kind == JF_OP_FILTER)
-            fprintf(out, "  %-11s   GPU variants: auto = %s\n", "", op->auto_rule);
+            fprintf(out, "  %-*s   GPU variants: auto = %s\n", width, "", op->auto_rule);
     }
 }
 

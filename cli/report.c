@@ -99,6 +99,9 @@ void cli_batch_done(jf_batch *b, jf_batch_item *it)
                      it->psnr_out, it->ssim_in, it->ssim_out);
         cli_log("ok   %s -> %s  %dx%dx%d  %.1f ms%s", it->input, it->output, it->width,
                 it->height, it->channels, it->ms_total, ref);
+        if (it->decision[0])
+            cli_log("     %s: %s (%s %.4f)", it->input, it->decision,
+                    it->estimate_name ? it->estimate_name : "estimate", it->estimate);
         if (it->notes[0])
             cli_log("     %s: %s", it->input, it->notes);
     }
@@ -140,6 +143,10 @@ static void json_item(json_buf *j, const jf_batch_item *it)
         json_int(j, "channels", it->channels);
         if (it->notes[0])
             json_str(j, "notes", it->notes);
+        if (it->decision[0])
+            json_str(j, "decision", it->decision);
+        if (it->estimate_name)
+            json_num(j, it->estimate_name, it->estimate);
         json_open(j, "ms", '{');
         json_num(j, "decode", it->ms_decode);
         json_num(j, "filter", it->ms_filter);

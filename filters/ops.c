@@ -23,6 +23,8 @@ const jf_op_param jf_op_params[] = {
      "replicate", 0, 0, jf_border_names, ARG(border)},
     {JF_PARAM_VARIANT, "variant", 0, JF_PT_CHOICE, "NAME", "kernel variant (auto: the fastest measured for the device, size and k)",
      "auto", 0, 0, jf_variant_names, ARG(variant)},
+    {JF_PARAM_MAX_KSIZE, "max-ksize", 0, JF_PT_INT, "K", "largest window of the impulse filters, odd (default 7; auto-impulse: from the noise density)",
+     NULL, 3, JF_IMPULSE_MAX_KSIZE, NULL, ARG(max_ksize)},
 };
 const int jf_op_param_count = (int)(sizeof jf_op_params / sizeof jf_op_params[0]);
 
@@ -117,6 +119,50 @@ static jf_status conv_prepare(jf_op_plan *p)
     return JF_OK;
 }
 
+static jf_impulse_options impulse_options(const jf_op_plan *p)
+{
+    jf_impulse_options o = jf_impulse_defaults();
+    o.max_ksize = p->ksize;
+    o.border = p->args.border;
+    o.variant = p->args.variant;
+    return o;
+}
+static jf_status adaptive_apply(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_image *dst)
+{
+    jf_impulse_options o = impulse_options(p);
+    return jf_adaptive_median(ctx, src, dst, &o);
+}
+static jf_status switching_apply(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_image *dst)
+{
+    jf_impulse_options o = impulse_options(p);
+    return jf_switching_median(ctx, src, dst, &o);
+}
+
+static int impulse_has_variant(jf_variant v, int k)
+{
+    (void)k;
+    return v != JF_VARIANT_FAST && v != JF_VARIANT_SHARED;
+}
+
+/* auto-impulse: the decision goes into the note. */
+static jf_status auto_impulse_apply(jf_context *ctx, const jf_op_plan *p, jf_image *src,
+                                    jf_image *dst, jf_op_note *note)
+{
+    jf_impulse_options o = impulse_options(p);
+    jf_impulse_choice c;
+    jf_status st;
+    o.max_ksize = p->args.max_ksize; /* 0: from the density */
+    st = jf_impulse_auto(ctx, src, dst, &o, &c);
+    if (note && st == JF_OK) {
+        note->estimate = c.density;
+        if (c.filtered)
+            snprintf(note->text, sizeof note->text, "switching-median k<=%d refine", c.max_ksize);
+        else
+            snprintf(note->text, sizeof note->text, "none (clean)");
+    }
+    return st;
+}
+
 static jf_status pad_apply(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_image *dst)
 {
     return jf_pad(ctx, src, p->ksize / 2, p->args.border, dst);
@@ -152,15 +198,33 @@ static jf_status psnr_measure(jf_context *ctx, const jf_image *a, const jf_image
 #define V(v) (1u << (v))
 #define CUDA_VARIANTS (V(JF_VARIANT_AUTO) | V(JF_VARIANT_CPU) | V(JF_VARIANT_GLOBAL) | V(JF_VARIANT_SHARED))
 #define FILTER_PARAMS (JF_PARAM_KSIZE | JF_PARAM_BORDER | JF_PARAM_VARIANT)
+#define IMPULSE_PARAMS (JF_PARAM_MAX_KSIZE | JF_PARAM_BORDER | JF_PARAM_VARIANT)
+#define IMPULSE_VARIANTS (V(JF_VARIANT_AUTO) | V(JF_VARIANT_CPU) | V(JF_VARIANT_GLOBAL))
 #define CONV_VARIANTS (CUDA_VARIANTS | V(JF_VARIANT_FAST))
 #define CONV_AUTO "fast for k = 3..11, shared for larger k, global at k = 1"
 
 const jf_op jf_ops[] = {
     {.name = "median", .summary = "k x k median of every channel (salt-and-pepper noise)",
-     .kind = JF_OP_FILTER, .stat = "median", .params = FILTER_PARAMS, .default_ksize = 3,
+     .exact = 1, .kind = JF_OP_FILTER, .stat = "median", .params = FILTER_PARAMS, .default_ksize = 3,
      .max_ksize = JF_MEDIAN_MAX_KSIZE, .variants = CUDA_VARIANTS,
      .auto_rule = "global at k = 3 and for small images at k = 5, 7; shared (sliding histograms) otherwise",
      .npp = JF_NPP_MEDIAN, .has_variant = median_has_variant, .apply = median_apply},
+    {.name = "adaptive-median", .summary = "Hwang-Haddad adaptive median: the window grows to --max-ksize; only impulses change",
+     .exact = 1, .kind = JF_OP_FILTER, .stat = "adaptive-median", .params = IMPULSE_PARAMS, .default_ksize = 7,
+     .max_ksize = JF_IMPULSE_MAX_KSIZE, .variants = IMPULSE_VARIANTS,
+     .auto_rule = "global (a kernel per window size over the samples still undecided)",
+     .has_variant = impulse_has_variant, .apply = adaptive_apply},
+    {.name = "switching-median", .summary = "salt-and-pepper: 0s and 255s become the median of their clean neighbours",
+     .exact = 1, .kind = JF_OP_FILTER, .stat = "switching-median", .params = IMPULSE_PARAMS, .default_ksize = 7,
+     .max_ksize = JF_IMPULSE_MAX_KSIZE, .variants = IMPULSE_VARIANTS,
+     .auto_rule = "global (a kernel per window size over the samples still undecided)",
+     .has_variant = impulse_has_variant, .apply = switching_apply},
+    {.name = "auto-impulse", .summary = "salt-and-pepper removal set per image from its estimated noise density",
+     .exact = 1, .kind = JF_OP_FILTER, .stat = "switching-median", .params = IMPULSE_PARAMS, .default_ksize = 0,
+     .max_ksize = JF_IMPULSE_MAX_KSIZE, .variants = IMPULSE_VARIANTS,
+     .auto_rule = "global; the density is counted on the CPU for host images",
+     .has_variant = impulse_has_variant, .apply_noted = auto_impulse_apply,
+     .estimate_name = "impulse_density"},
     {.name = "box", .summary = "mean of the k x k window", .kind = JF_OP_FILTER, .stat = "conv",
      .params = FILTER_PARAMS, .default_ksize = 3, .max_ksize = JF_CONV_MAX_KSIZE,
      .variants = CONV_VARIANTS, .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER,
@@ -185,7 +249,7 @@ const jf_op jf_ops[] = {
      .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER, .has_variant = conv_has_variant,
      .prepare = conv_prepare, .apply = conv_apply},
     {.name = "pad", .summary = "pad by k/2 on every side (what the filters read)",
-     .kind = JF_OP_PAD, .stat = "pad", .params = JF_PARAM_KSIZE | JF_PARAM_BORDER,
+     .exact = 1, .kind = JF_OP_PAD, .stat = "pad", .params = JF_PARAM_KSIZE | JF_PARAM_BORDER,
      .default_ksize = 3, .max_ksize = 8193, .variants = V(JF_VARIANT_AUTO) | V(JF_VARIANT_CPU),
      .auto_rule = "one kernel", .apply = pad_apply},
     {.name = "psnr", .summary = "peak signal-to-noise ratio, dB", .kind = JF_OP_METRIC,
@@ -226,6 +290,20 @@ const char *jf_op_names(jf_op_kind kind, char *buf, size_t size)
     return buf;
 }
 
+jf_status jf_op_apply(jf_context *ctx, const jf_op_plan *plan, jf_image *src, jf_image *dst,
+                      jf_op_note *note)
+{
+    if (note) {
+        note->text[0] = '\0';
+        note->estimate = NAN;
+    }
+    if (plan->op->apply_noted)
+        return plan->op->apply_noted(ctx, plan, src, dst, note);
+    if (!plan->op->apply)
+        return jf_fail(JF_ERR_ARG, "%s is not applied to an image", plan->op->name);
+    return plan->op->apply(ctx, plan, src, dst);
+}
+
 int jf_op_has_variant(const jf_op *op, jf_variant v, int k)
 {
     if ((unsigned)v >= JF_VARIANT_COUNT || !(op->variants & (1u << v)))
@@ -239,6 +317,8 @@ static void describe(jf_op_plan *p)
     int n = snprintf(p->describe, sizeof p->describe, "%s", op->name);
     if ((op->params & JF_PARAM_KSIZE) && p->ksize && n > 0 && (size_t)n < sizeof p->describe)
         n += snprintf(p->describe + n, sizeof p->describe - (size_t)n, " k=%d", p->ksize);
+    if ((op->params & JF_PARAM_MAX_KSIZE) && p->ksize && n > 0 && (size_t)n < sizeof p->describe)
+        n += snprintf(p->describe + n, sizeof p->describe - (size_t)n, " k<=%d", p->ksize);
     if ((op->params & JF_PARAM_SIGMA) && p->args.sigma > 0 && n > 0 && (size_t)n < sizeof p->describe)
         n += snprintf(p->describe + n, sizeof p->describe - (size_t)n, " sigma %g", p->args.sigma);
     if ((op->params & JF_PARAM_AMOUNT) && n > 0 && (size_t)n < sizeof p->describe)
@@ -254,6 +334,12 @@ jf_status jf_op_prepare(const jf_op *op, const jf_op_args *args, jf_op_plan *pla
     plan->op = op;
     plan->args = *args;
     plan->ksize = args->ksize ? args->ksize : op->default_ksize;
+    if (op->params & JF_PARAM_MAX_KSIZE) /* the window's largest size is its k */
+        plan->ksize = args->max_ksize ? args->max_ksize : op->default_ksize;
+    if ((op->params & JF_PARAM_MAX_KSIZE) && (args->max_ksize || op->default_ksize) &&
+        (plan->ksize < 3 || plan->ksize % 2 == 0 || plan->ksize > op->max_ksize))
+        return jf_fail(JF_ERR_ARG, "%s: --max-ksize %d: the largest window must be odd, from 3 to %d",
+                       op->name, plan->ksize, op->max_ksize);
     if ((op->params & JF_PARAM_KSIZE) && (args->ksize || op->default_ksize) &&
         (plan->ksize < 1 || plan->ksize % 2 == 0 || plan->ksize > op->max_ksize))
         return jf_fail(JF_ERR_ARG, "%s: -k %d: the kernel size must be odd, from 1 to %d", op->name,

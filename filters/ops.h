@@ -40,7 +40,8 @@ enum jf_param_id {
     JF_PARAM_BORDER = 1 << 3,
     JF_PARAM_VARIANT = 1 << 4, /* variant and block shape */
     JF_PARAM_AMOUNT = 1 << 5,  /* noise density or strength */
-    JF_PARAM_SEED = 1 << 6
+    JF_PARAM_SEED = 1 << 6,
+    JF_PARAM_MAX_KSIZE = 1 << 7 /* largest window of a window that grows */
 };
 
 /* The value of every parameter; each operation reads the ones it takes. */
@@ -55,6 +56,7 @@ typedef struct jf_op_args {
     int block_x, block_y;
     double amount;           /* noise */
     long long seed;          /* noise */
+    int max_ksize;           /* impulse filters; 0: the operation's default */
 } jf_op_args;
 
 /* Defaults of jf_op_args (border replicate, variant auto, seed 1, ...). */
@@ -91,6 +93,12 @@ typedef struct jf_op_plan {
     char describe[96]; /* "median k=5", "gauss k=7 sigma 1.5" */
 } jf_op_plan;
 
+/* What an operation decided for one image, when it decides (auto-impulse). */
+typedef struct jf_op_note {
+    char text[96];   /* "switching-median k<=9 refine" ("" when nothing to say) */
+    double estimate; /* what the decision rests on (impulse density), or NAN */
+} jf_op_note;
+
 typedef struct jf_op {
     const char *name;     /* --filter NAME, bench --filter NAME */
     const char *summary;  /* one line for --help */
@@ -100,13 +108,19 @@ typedef struct jf_op {
     int default_ksize, max_ksize;
     unsigned variants;    /* bit (1u << jf_variant) for every variant it has */
     const char *auto_rule; /* what `auto` picks on the GPU, in words */
+    int exact;            /* its GPU variants give the CPU's bytes (else within 1 level) */
     jf_npp_kind npp;
     /* does variant v exist at kernel size k? (NULL: every variant listed) */
     int (*has_variant)(jf_variant v, int k);
     /* resolve the arguments once (weights); NULL: nothing to resolve */
     jf_status (*prepare)(jf_op_plan *plan);
-    /* FILTER and PAD: src -> dst; NOISE: in place on src (dst unused) */
+    /* FILTER and PAD: src -> dst; NOISE: in place on src (dst unused).  Call
+     * it through jf_op_apply. */
     jf_status (*apply)(jf_context *ctx, const jf_op_plan *plan, jf_image *src, jf_image *dst);
+    /* instead of apply, for operations that decide per image */
+    jf_status (*apply_noted)(jf_context *ctx, const jf_op_plan *plan, jf_image *src,
+                             jf_image *dst, jf_op_note *note);
+    const char *estimate_name; /* the JSON key of jf_op_note.estimate */
     /* METRIC: the number */
     jf_status (*measure)(jf_context *ctx, const jf_image *a, const jf_image *b, double *value);
     /* NOISE: the strength's name on the command line and its largest value */
@@ -127,6 +141,11 @@ const char *jf_op_names(jf_op_kind kind, char *buf, size_t size);
  * (weights from presets or files).  Errors name the option. */
 jf_status jf_op_prepare(const jf_op *op, const jf_op_args *args, jf_op_plan *plan);
 void jf_op_plan_free(jf_op_plan *plan);
+
+/* Run a FILTER, PAD or NOISE operation; `note` (may be NULL) gets what it
+ * decided, if anything. */
+jf_status jf_op_apply(jf_context *ctx, const jf_op_plan *plan, jf_image *src, jf_image *dst,
+                      jf_op_note *note);
 
 /* Does the operation have variant v at kernel size k? */
 int jf_op_has_variant(const jf_op *op, jf_variant v, int k);

@@ -30,6 +30,9 @@ typedef struct jf_batch_item {
     int have_ref;
     double psnr_in, psnr_out, ssim_in, ssim_out;
     char notes[256];  /* what was dropped or changed on the way ("" if nothing) */
+    char decision[96]; /* what an operation that decides per image chose ("" if none) */
+    const char *estimate_name; /* and the number it decided on (NULL if none) */
+    double estimate;
     const unsigned char *bytes; /* the file, read by the batch before the work runs */
     size_t nbytes;
     uint64_t memory;  /* what the batch reserved for this file, bytes */
