@@ -1,6 +1,8 @@
 #define _DEFAULT_SOURCE
 #include "common.h"
 
+#include <math.h>
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,6 +144,137 @@ void t_median_reference(const jf_image *src, int k, jf_border border, jf_image *
                     middle_of(win, n);
             }
     free(win);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+/* Sorted window of (x, y, c) at size k into win (k * k values). */
+static void sorted_window(const jf_image *src, int x, int y, int c, int k, jf_border border, int *win)
+{
+    int r = k / 2, i, j, n = 0;
+    for (j = -r; j <= r; j++)
+        for (i = -r; i <= r; i++)
+            win[n++] = sample(src, x + i, y + j, c, border);
+    qsort(win, (size_t)n, sizeof *win, cmp_int);
+}
+
+void t_adaptive_reference(const jf_image *src, int kmax, jf_border border, jf_image *dst)
+{
+    int *win = malloc(sizeof(int) * (size_t)kmax * kmax);
+    int x, y, c, k;
+    assert_non_null(win);
+    for (y = 0; y < src->height; y++)
+        for (x = 0; x < src->width; x++)
+            for (c = 0; c < src->channels; c++) {
+                const int z = sample(src, x, y, c, border);
+                int out = -1;
+                for (k = 3; k <= kmax && out < 0; k += 2) {
+                    int lo, med, hi;
+                    sorted_window(src, x, y, c, k, border, win);
+                    lo = win[0];
+                    med = win[k * k / 2];
+                    hi = win[k * k - 1];
+                    if (lo < med && med < hi)
+                        out = lo < z && z < hi ? z : med; /* level B */
+                    else if (k == kmax)
+                        out = med;
+                }
+                dst->data[(size_t)y * dst->stride + (size_t)x * dst->channels + c] = (unsigned char)out;
+            }
+    free(win);
+}
+
+void t_switching_reference(const jf_image *src, int kmax, jf_border border, int refine, jf_image *dst)
+{
+    int *win = malloc(sizeof(int) * (size_t)kmax * kmax);
+    jf_image first = *dst;
+    int x, y, c, k, i;
+    assert_non_null(win);
+    if (refine) {
+        first.stride = (size_t)src->width * src->channels;
+        first.data = malloc(first.stride * (size_t)src->height);
+        assert_non_null(first.data);
+    }
+    for (y = 0; y < src->height; y++)
+        for (x = 0; x < src->width; x++)
+            for (c = 0; c < src->channels; c++) {
+                const int z = sample(src, x, y, c, border);
+                int out = z;
+                if (z == 0 || z == 255) {
+                    out = -1;
+                    for (k = 3; k <= kmax && out < 0; k += 2) {
+                        int n = 0, zeros = 0;
+                        sorted_window(src, x, y, c, k, border, win);
+                        for (i = 0; i < k * k; i++) { /* the clean values, in order */
+                            zeros += win[i] == 0;
+                            if (win[i] != 0 && win[i] != 255)
+                                win[n++] = win[i];
+                        }
+                        if (n > 0) /* even n: the two middle ones' mean, half up */
+                            out = n % 2 ? win[n / 2] : (win[n / 2 - 1] + win[n / 2] + 1) / 2;
+                        else if (k == kmax) /* 0s and 255s only: the majority */
+                            out = 2 * zeros > k * k ? 0 : 255;
+                    }
+                }
+                first.data[(size_t)y * first.stride + (size_t)x * src->channels + c] = (unsigned char)out;
+            }
+    free(win);
+    if (!refine)
+        return;
+    for (y = 0; y < src->height; y++)
+        for (x = 0; x < src->width; x++)
+            for (c = 0; c < src->channels; c++) {
+                const int z = src->data[(size_t)y * src->stride + (size_t)x * src->channels + c];
+                int sum = 0, n = 0, dx, dy, out;
+                for (dy = -1; dy <= 1; dy++)
+                    for (dx = -1; dx <= 1; dx++)
+                        if (x + dx >= 0 && x + dx < src->width && y + dy >= 0 && y + dy < src->height) {
+                            sum += first.data[(size_t)(y + dy) * first.stride +
+                                              (size_t)(x + dx) * src->channels + c];
+                            n++;
+                        }
+                out = z == 0 || z == 255
+                          ? (int)floor((double)sum / n + 0.5)
+                          : first.data[(size_t)y * first.stride + (size_t)x * src->channels + c];
+                dst->data[(size_t)y * dst->stride + (size_t)x * dst->channels + c] = (unsigned char)out;
+            }
+    free(first.data);
+}
+
+double t_impulse_density_reference(const jf_image *src)
+{
+    uint64_t n[2] = {0, 0};
+    int x, y, c, dx, dy;
+    for (y = 0; y < src->height; y++)
+        for (x = 0; x < src->width; x++)
+            for (c = 0; c < src->channels; c++) {
+                const int z = sample(src, x, y, c, JF_BORDER_REPLICATE);
+                int other = 0;
+                if (z != 0 && z != 255)
+                    continue;
+                for (dy = -1; dy <= 1; dy++)
+                    for (dx = -1; dx <= 1; dx++)
+                        other |= sample(src, x + dx, y + dy, c, JF_BORDER_REPLICATE) != z;
+                n[z == 255] += (uint64_t)other;
+            }
+    return 2.0 * (double)(n[0] < n[1] ? n[0] : n[1]) /
+           ((double)src->width * src->height * src->channels);
+}
+
+void t_salt_pepper(jf_image *img, double density, uint64_t seed)
+{
+    int x, y, c;
+    for (y = 0; y < img->height; y++)
+        for (x = 0; x < img->width; x++) {
+            const double u = (double)(t_rand(&seed) >> 11) / 9007199254740992.0;
+            const unsigned char v = (t_rand(&seed) >> 63) ? 255 : 0;
+            if (u < density || density >= 1.0)
+                for (c = 0; c < img->channels; c++)
+                    img->data[(size_t)y * img->stride + (size_t)x * img->channels + c] = v;
+        }
 }
 
 double t_conv_reference_at(const jf_image *src, int x, int y, int c, int k, const float *w,

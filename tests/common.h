@@ -34,6 +34,17 @@ int t_border_index(int i, int n, jf_border border);
 /* Brute-force median: gather the window through t_border_index and sort. */
 void t_median_reference(const jf_image *src, int k, jf_border border, jf_image *dst);
 
+/* Brute-force impulse filters by their definitions in jetfilter.h: every
+ * window gathered through t_border_index and sorted. */
+void t_adaptive_reference(const jf_image *src, int kmax, jf_border border, jf_image *dst);
+void t_switching_reference(const jf_image *src, int kmax, jf_border border, int refine,
+                           jf_image *dst);
+double t_impulse_density_reference(const jf_image *src);
+
+/* Salt and pepper at `density` (1: every pixel), all channels of a pixel
+ * alike, by the test's own generator. */
+void t_salt_pepper(jf_image *img, double density, uint64_t seed);
+
 /* Direct convolution in double through t_border_index, unrounded. */
 double t_conv_reference_at(const jf_image *src, int x, int y, int c, int k,
                            const float *w, jf_border border);

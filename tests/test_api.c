@@ -62,6 +62,9 @@ static void test_abi_layout(void **state)
     assert_int_equal(offsetof(jf_conv_options, weights), 16);
     assert_int_equal(sizeof(jf_encode_options), 24);
     assert_int_equal(sizeof(jf_noise_options), 32);
+    assert_int_equal(sizeof(jf_impulse_options), 24);
+    assert_int_equal(offsetof(jf_impulse_options, refine), 20);
+    assert_int_equal(sizeof(jf_impulse_choice), 16);
     assert_int_equal(sizeof(jf_context_options), 56);
     assert_int_equal(offsetof(jf_context_options, stats), 48);
     assert_int_equal(sizeof(jf_image), 72);
@@ -76,7 +79,10 @@ static void test_defaults(void **state)
     jf_context_options x = jf_context_defaults();
     jf_encode_options e = jf_encode_defaults();
     jf_noise_options n = jf_noise_defaults();
+    jf_impulse_options i = jf_impulse_defaults(), ii = JF_IMPULSE_OPTIONS_INIT;
     (void)state;
+    assert_true(i.size == ii.size && i.max_ksize == ii.max_ksize && i.border == ii.border &&
+                i.variant == ii.variant && i.refine == ii.refine && i.size == sizeof i);
     assert_int_equal(m.size, sizeof m);
     /* field by field: padding bytes are not part of the value */
     assert_true(m.size == mi.size && m.ksize == mi.ksize && m.border == mi.border &&

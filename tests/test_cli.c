@@ -3,6 +3,8 @@
 #define _DEFAULT_SOURCE
 #include "common.h"
 
+#include <math.h>
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,6 +310,71 @@ static void test_reference_json_skip_and_jobs(void **state)
                                       g_dir, g_dir), path)), 0);
 }
 
+/* A number after "key": in a JSON text (the first one). */
+static double json_number(const char *json, const char *key)
+{
+    char pat[64];
+    const char *p;
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    p = strstr(json, pat);
+    if (!p)
+        fail_msg("no %s in %s", key, json);
+    return strtod(p + strlen(pat), NULL);
+}
+
+static char *read_text(const char *rel)
+{
+    char path[1024];
+    size_t n;
+    char *text;
+    snprintf(path, sizeof path, "%s/%s", g_dir, rel);
+    text = (char *)read_all(path, &n);
+    assert_non_null(text);
+    text[n] = '\0';
+    return text;
+}
+
+/* The impulse filters end to end: noise, denoise against the reference,
+ * the decision and the estimate in the report, the gain over the median. */
+static void test_impulse_filters(void **state)
+{
+    char *med, *aut;
+    double p_med, p_auto;
+    (void)state;
+    assert_int_equal(system((snprintf(g_out, sizeof g_out, "mkdir -p %s/imp/clean", g_dir), g_out)), 0);
+    copy_in("samples/images/chelsea.png", "imp/clean/chelsea.png", 0);
+    assert_int_equal(run("noise imp/clean -o imp/noisy --salt-pepper 0.4 --seed 2 --quiet"), 0);
+    assert_int_equal(run("denoise imp/noisy -o imp/med -f median -k 5 --reference imp/clean "
+                         "--json imp/med.json --quiet"), 0);
+    assert_int_equal(run("denoise imp/noisy -o imp/auto -f auto-impulse --reference imp/clean "
+                         "--json imp/auto.json -v"), 0);
+    assert_non_null(strstr(g_out, "switching-median k<="));
+    med = read_text("imp/med.json");
+    aut = read_text("imp/auto.json");
+    assert_non_null(strstr(aut, "\"decision\":\"switching-median k<="));
+    assert_true(fabs(json_number(aut, "impulse_density") - 0.4) < 0.02);
+    p_med = json_number(med, "psnr_out_db");
+    p_auto = json_number(aut, "psnr_out_db");
+    if (p_auto < p_med + 5.0)
+        fail_msg("auto-impulse %.2f dB, median k=5 %.2f dB", p_auto, p_med);
+    free(med);
+    free(aut);
+    /* a window given by hand is used and named */
+    assert_int_equal(run("denoise imp/noisy -o imp/auto13 -f auto-impulse --max-ksize 13 --json -"), 0);
+    assert_non_null(strstr(g_out, "switching-median k<=13 refine"));
+    /* a clean image is left as it is */
+    assert_int_equal(run("denoise imp/clean -o imp/same -f auto-impulse --reference imp/clean --json -"), 0);
+    assert_non_null(strstr(g_out, "\"decision\":\"none (clean)\""));
+    /* the other two filters, and their window checked */
+    assert_int_equal(run("denoise imp/noisy -o imp/ad -f adaptive-median --max-ksize 9 --quiet"), 0);
+    assert_int_equal(run("denoise imp/noisy -o imp/sw -f switching-median --variant cpu --quiet"), 0);
+    assert_int_equal(run("denoise imp/noisy -o imp/x -f switching-median --max-ksize 4"), 2);
+    assert_non_null(strstr(g_out, "odd"));
+    assert_int_equal(run("denoise imp/noisy -o imp/x -f switching-median --variant shared"), 2);
+    assert_int_equal(run("denoise imp/noisy -o imp/x -f median --max-ksize 5"), 2);
+    assert_non_null(strstr(g_out, "max-ksize"));
+}
+
 /* bench on the CPU backend: a tiny sweep, its CSV and JSON. */
 static void test_bench_cpu(void **state)
 {
@@ -389,7 +456,7 @@ static void test_bench_options(void **state)
     assert_int_equal(run("denoise in -o x --ksize 3,5"), 2);
     assert_non_null(strstr(g_out, "takes one value"));
     assert_int_equal(run("denoise in -o x -f median --sigma 2"), 2);
-    assert_non_null(strstr(g_out, "--sigma is for --filter gauss"));
+    assert_non_null(strstr(g_out, "--sigma is not a setting of --filter median"));
     assert_int_equal(run("denoise in -o x --block 1000000x1000000"), 2);
     assert_int_equal(run("denoise in -o x --quiet -v"), 2);
     assert_false(exists("x"));
@@ -534,6 +601,7 @@ int main(void)
         cmocka_unit_test(test_json_everywhere),
         cmocka_unit_test(test_odd_names),
         cmocka_unit_test(test_metadata_notes),
+        cmocka_unit_test(test_impulse_filters),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

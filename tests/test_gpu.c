@@ -414,6 +414,10 @@ static jf_status op_apply(const jf_op *op, int k, jf_border border, jf_variant v
     jf_status st;
     int i;
     a.ksize = k;
+    if (op->params & JF_PARAM_MAX_KSIZE) { /* the impulse filters: k is their largest window */
+        a.ksize = 0;
+        a.max_ksize = k;
+    }
     a.border = border;
     a.variant = v;
     if (op->params & JF_PARAM_KERNEL) { /* arbitrary weights for `conv` */
@@ -425,49 +429,159 @@ static jf_status op_apply(const jf_op *op, int k, jf_border border, jf_variant v
     }
     if ((st = jf_op_prepare(op, &a, &plan)) != JF_OK)
         return st;
-    st = op->apply(ctx, &plan, src, dst);
+    st = jf_op_apply(ctx, &plan, src, dst, NULL);
     jf_op_plan_free(&plan);
     return st;
 }
 
-/* Every filter of the operation table, every variant it has, against the
- * CPU: bytes equal for the median, within 1 level for the convolutions. */
-static void test_ops_table(void **state)
+/* One filter of the table, every k, border and GPU variant it has, against
+ * its CPU variant on `src`; returns the number of cases. */
+static int ops_table_filter(const jf_op *op, jf_image *src, const char *input)
 {
     static const int ks[] = {1, 3, 5, 9, 15};
     static const jf_border borders[] = {JF_BORDER_ZERO, JF_BORDER_MIRROR};
-    jf_image src = t_random_image(g_quick ? 157 : 1023, g_quick ? 71 : 577, 3, 3, 77);
-    int o, k, b, v, cases = 0;
-    (void)state;
-    for (o = 0; o < jf_op_count; o++) {
-        const jf_op *op = &jf_ops[o];
-        if (op->kind != JF_OP_FILTER)
-            continue;
-        for (k = 0; k < 5; k++)
-            for (b = 0; b < 2; b++) {
-                jf_image want = {0};
-                if (op_apply(op, ks[k], borders[b], JF_VARIANT_CPU, g_cpu, &src, &want) != JF_OK)
-                    continue; /* a k the operation does not take (laplace beyond 3) */
-                for (v = JF_VARIANT_AUTO; v < JF_VARIANT_COUNT; v++) {
-                    jf_image got;
-                    if (v == JF_VARIANT_CPU || !jf_op_has_variant(op, (jf_variant)v, ks[k]))
-                        continue;
-                    got = t_poisoned_like(&src, 2);
-                    if (op_apply(op, ks[k], borders[b], (jf_variant)v, g_gpu, &src, &got) != JF_OK)
-                        fail_msg("%s %s k=%d: %s", op->name, jf_variant_name((jf_variant)v), ks[k],
-                                 jf_last_error());
-                    if (t_max_abs_diff(&got, &want) > (op->npp == JF_NPP_MEDIAN ? 0 : 1))
-                        fail_msg("%s %s k=%d %s differs from the CPU by %d", op->name,
-                                 jf_variant_name((jf_variant)v), ks[k],
-                                 jf_border_name(borders[b]), t_max_abs_diff(&got, &want));
-                    jf_image_free(&got);
-                    cases++;
-                }
-                jf_image_free(&want);
+    int k, b, v, cases = 0;
+    for (k = 0; k < 5; k++)
+        for (b = 0; b < 2; b++) {
+            jf_image want = {0};
+            if (op_apply(op, ks[k], borders[b], JF_VARIANT_CPU, g_cpu, src, &want) != JF_OK)
+                continue; /* a k the operation does not take (laplace beyond 3) */
+            for (v = JF_VARIANT_AUTO; v < JF_VARIANT_COUNT; v++) {
+                jf_image got;
+                if (v == JF_VARIANT_CPU || !jf_op_has_variant(op, (jf_variant)v, ks[k]))
+                    continue;
+                got = t_poisoned_like(src, 2);
+                if (op_apply(op, ks[k], borders[b], (jf_variant)v, g_gpu, src, &got) != JF_OK)
+                    fail_msg("%s %s k=%d: %s", op->name, jf_variant_name((jf_variant)v), ks[k],
+                             jf_last_error());
+                if (t_max_abs_diff(&got, &want) > (op->exact ? 0 : 1))
+                    fail_msg("%s %s k=%d %s on %s differs from the CPU by %d", op->name,
+                             jf_variant_name((jf_variant)v), ks[k], jf_border_name(borders[b]),
+                             input, t_max_abs_diff(&got, &want));
+                jf_image_free(&got);
+                cases++;
             }
-    }
+            jf_image_free(&want);
+        }
+    return cases;
+}
+
+/* Every filter of the operation table against the CPU, on random data and
+ * on the same with 40% salt and pepper: bytes equal for the exact
+ * operations (the medians), within 1 level for the convolutions. */
+static void test_ops_table(void **state)
+{
+    const int w = g_quick ? 157 : 1023, h = g_quick ? 71 : 577;
+    jf_image random = t_random_image(w, h, 3, 3, 77), noisy = t_random_image(w, h, 3, 3, 78);
+    int o, cases = 0;
+    (void)state;
+    t_salt_pepper(&noisy, 0.4, 5);
+    for (o = 0; o < jf_op_count; o++)
+        if (jf_ops[o].kind == JF_OP_FILTER) {
+            cases += ops_table_filter(&jf_ops[o], &random, "random data");
+            cases += ops_table_filter(&jf_ops[o], &noisy, "40% salt and pepper");
+        }
     print_message("operation table: %d GPU cases against the CPU\n", cases);
+    jf_image_free(&random);
+    jf_image_free(&noisy);
+}
+
+/* kind 0: adaptive; 1: switching; 2: switching with refine. */
+static jf_status impulse_run(int kind, jf_context *ctx, const jf_image *src, jf_image *dst, int kmax,
+                             jf_border border, jf_variant v)
+{
+    jf_impulse_options o = jf_impulse_defaults();
+    o.max_ksize = kmax;
+    o.border = border;
+    o.variant = v;
+    o.refine = kind == 2;
+    return kind == 0 ? jf_adaptive_median(ctx, src, dst, &o) : jf_switching_median(ctx, src, dst, &o);
+}
+
+static void impulse_case(int kind, const jf_image *src, int kmax, jf_border b, int *cases)
+{
+    static const char *kinds[] = {"adaptive", "switching", "switching+refine"};
+    jf_image want = t_poisoned_like(src, 0), got = t_poisoned_like(src, 1);
+    assert_int_equal(impulse_run(kind, g_cpu, src, &want, kmax, b, JF_VARIANT_CPU), JF_OK);
+    if (impulse_run(kind, g_gpu, src, &got, kmax, b, JF_VARIANT_GLOBAL) != JF_OK)
+        fail_msg("%s k<=%d: %s", kinds[kind], kmax, jf_last_error());
+    if (!t_images_equal(&got, &want))
+        fail_msg("%s %dx%dx%d k<=%d %s differs from the CPU", kinds[kind], src->width, src->height,
+                 src->channels, kmax, jf_border_name(b));
+    jf_image_free(&want);
+    jf_image_free(&got);
+    (*cases)++;
+}
+
+/* The impulse filters' level kernels against the CPU: awkward sizes, every
+ * border, densities from 0 to 1 (every sample queued to the last level). */
+static void test_impulse_matches_cpu(void **state)
+{
+    static const double dens[] = {0.0, 0.1, 0.5, 0.9, 1.0};
+    static const int kmaxes[] = {3, 7, 31};
+    int s, ch, d, b, k, kind, cases = 0;
+    (void)state;
+    for (s = 0; s < NSIZES; s++)
+        for (ch = 1; ch <= 3; ch += 2)
+            for (d = 0; d < 5; d++) {
+                jf_image src = t_random_image(SIZE(s)[0], SIZE(s)[1], ch, 3, (uint64_t)(s + 10 * d));
+                t_salt_pepper(&src, dens[d], (uint64_t)d);
+                for (b = 0; b < JF_BORDER_COUNT; b++)
+                    for (k = 0; k < 3; k++)
+                        for (kind = 0; kind < 3; kind++)
+                            if (kmaxes[k] < 31 || src.width * src.height < 100000)
+                                impulse_case(kind, &src, kmaxes[k], (jf_border)b, &cases);
+                jf_image_free(&src);
+            }
+    print_message("impulse filters: %d GPU cases against the CPU\n", cases);
+}
+
+/* More rows than a grid's y dimension holds (65535): the kernels loop. */
+static void test_impulse_tall_image(void **state)
+{
+    jf_image src = t_random_image(5, 70001, 1, 0, 3);
+    int kind, cases = 0;
+    (void)state;
+    t_salt_pepper(&src, 0.5, 4);
+    for (kind = 0; kind < 3; kind++)
+        impulse_case(kind, &src, 5, JF_BORDER_REFLECT, &cases);
     jf_image_free(&src);
+}
+
+/* Device images: the filters stay queued; the density and auto count on the
+ * GPU and agree with the CPU. */
+static void test_impulse_device_images(void **state)
+{
+    jf_image src = t_random_image(641, 359, 3, 0, 12), want = {0}, d_src = {0}, d_dst = {0};
+    jf_image back = t_poisoned_like(&src, 0);
+    jf_impulse_choice cc, gc;
+    double dc, dg;
+    int kind;
+    (void)state;
+    t_salt_pepper(&src, 0.45, 2);
+    assert_int_equal(jf_image_alloc_on(g_gpu, &d_src, 641, 359, 3, JF_LOC_DEVICE), JF_OK);
+    assert_int_equal(jf_image_alloc_on(g_gpu, &d_dst, 641, 359, 3, JF_LOC_DEVICE), JF_OK);
+    assert_int_equal(jf_image_transfer(g_gpu, &src, &d_src), JF_OK);
+    for (kind = 0; kind < 3; kind++) {
+        assert_int_equal(impulse_run(kind, g_cpu, &src, &want, 9, JF_BORDER_MIRROR, JF_VARIANT_CPU), JF_OK);
+        assert_int_equal(impulse_run(kind, g_gpu, &d_src, &d_dst, 9, JF_BORDER_MIRROR, JF_VARIANT_AUTO), JF_OK);
+        assert_int_equal(jf_image_transfer(g_gpu, &d_dst, &back), JF_OK);
+        assert_true(t_images_equal(&back, &want));
+        jf_image_free(&want);
+    }
+    assert_int_equal(jf_impulse_density(g_cpu, &src, &dc), JF_OK);
+    assert_int_equal(jf_impulse_density(g_gpu, &d_src, &dg), JF_OK);
+    assert_true(dc == dg && fabs(dc - 0.45) < 0.02);
+    assert_int_equal(jf_impulse_auto(g_cpu, &src, &want, NULL, &cc), JF_OK);
+    assert_int_equal(jf_impulse_auto(g_gpu, &d_src, &d_dst, NULL, &gc), JF_OK);
+    assert_true(cc.density == gc.density && cc.max_ksize == gc.max_ksize && gc.filtered == 1);
+    assert_int_equal(jf_image_transfer(g_gpu, &d_dst, &back), JF_OK);
+    assert_true(t_images_equal(&back, &want));
+    jf_image_free(&want);
+    jf_image_free(&back);
+    jf_image_free(&src);
+    jf_image_free(&d_src);
+    jf_image_free(&d_dst);
 }
 
 /* Large k on the shared variant: the tile no longer fits 48 KiB from about
@@ -621,6 +735,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stats_and_errors),
         cmocka_unit_test(test_ops_table),
         cmocka_unit_test(test_median_large_k),
+        cmocka_unit_test(test_impulse_matches_cpu),
+        cmocka_unit_test(test_impulse_tall_image),
+        cmocka_unit_test(test_impulse_device_images),
         cmocka_unit_test(test_big_user_blocks),
 #ifdef JF_HAVE_CUDA
         cmocka_unit_test(test_frame_loop_async),
