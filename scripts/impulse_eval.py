@@ -3,6 +3,7 @@
 
     python3 scripts/impulse_eval.py [--images samples/images] [--out DIR]
         [--densities 0.05,0.1,...] [--ksizes 3,5,...] [--windows] [--backend cpu|cuda]
+        [--plot-only]
 
 For every photo in --images and every density: the photo's lossless copy
 (the reference), a noisy copy (`jetfilter noise --salt-pepper D`), then
@@ -79,11 +80,17 @@ def main():
     p.add_argument("--seed", default="1")
     p.add_argument("--windows", action="store_true")
     p.add_argument("--backend", default="cpu")
+    p.add_argument("--plot-only", action="store_true",
+                   help="draw the plots from --out's impulse.csv of an earlier run")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--jetfilter", default=os.path.join(ROOT, "build", "jetfilter"))
     a = p.parse_args()
     dens = [float(d) for d in a.densities.split(",")]
     ks = [int(k) for k in a.ksizes.split(",")]
+    if a.plot_only:
+        with open(os.path.join(a.out, "impulse.csv"), newline="") as f:
+            plot(a, [dict(r, density=float(r["density"])) for r in csv.DictReader(f)])
+        return
     os.makedirs(a.out, exist_ok=True)
     work = os.path.join(a.out, "work")
     shutil.rmtree(work, ignore_errors=True)
