@@ -44,6 +44,8 @@ typedef struct cli_settings {
     int jobs;
     int threads;
     int quality;
+    int png_level;           /* 0..9 */
+    int png_filter;          /* index in jf_png_filter_names + 1 */
     int format;              /* out_format */
     int skip_existing;
     const char *reference;

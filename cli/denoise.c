@@ -35,6 +35,8 @@ static jf_encode_options encode_options(const cli_settings *s, const jf_picture 
 {
     jf_encode_options e = jf_encode_defaults();
     e.quality = s->quality;
+    e.png_level = s->png_level;
+    e.png_filter = s->png_filter + 1; /* the CLI's list starts after "default" */
     e.format = s->format == OUT_JPEG || (s->format == OUT_SAME && pic->format == JF_FORMAT_JPEG)
                    ? JF_FORMAT_JPEG : JF_FORMAT_PNG;
     return e;

@@ -11,6 +11,7 @@
  */
 #include "cli/cli.h"
 #include "core/names.h"
+#include "io/io.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -46,6 +47,9 @@ typedef struct cli_option {
 static const char *const FORMATS[] = {"same", "png", "jpg", NULL};
 
 #define AT(field) offsetof(cli_settings, field)
+#define STRINGIFY(x) #x
+#define TO_STRING(x) STRINGIFY(x)
+#define PNG_LEVEL TO_STRING(JF_PNG_DEFAULT_LEVEL)
 #define RUN (CMD_DENOISE | CMD_NOISE)
 #define ALL (CMD_DENOISE | CMD_NOISE | CMD_METRICS | CMD_INFO | CMD_BENCH)
 
@@ -60,6 +64,8 @@ static const cli_option GENERIC[] = {
     {"jobs", 'j', OPT_INT, "N", "files processed at once", "1", 1, 256, NULL, AT(jobs), RUN, NULL, 0, NULL},
     {"threads", 't', OPT_INT, "N", "CPU threads in all (0: every core)", "0", 0, 1024, NULL, AT(threads), ALL, NULL, 0, NULL},
     {"quality", 'q', OPT_INT, "Q", "JPEG quality of written files", "92", 1, 100, NULL, AT(quality), RUN, NULL, 0, NULL},
+    {"png-level", 0, OPT_INT, "N", "zlib level of written PNGs: 0 stores, 9 is smallest and slowest", PNG_LEVEL, 0, 9, NULL, AT(png_level), RUN, NULL, 0, NULL},
+    {"png-filter", 0, OPT_CHOICE, "F", "row filter of written PNGs (adaptive: libpng tries all five per row; smaller, slower)", JF_PNG_DEFAULT_FILTER_NAME, 0, 0, jf_png_filter_names + 1, AT(png_filter), RUN, NULL, 0, NULL},
     {"format", 0, OPT_CHOICE, "FMT", "output format", "same", 0, 0, FORMATS, AT(format), RUN, NULL, 0, NULL},
     {"suffix", 0, OPT_STRING, "TEXT", "add TEXT to output names (allows writing inside an input folder)", NULL, 0, 0, NULL, AT(suffix), RUN, NULL, 0, NULL},
     {"skip-existing", 0, OPT_FLAG, NULL, "leave outputs that already exist (resume a run)", NULL, 0, 0, NULL, AT(skip_existing), RUN, NULL, 0, NULL},

@@ -248,15 +248,36 @@ jf_status jf_picture_decode(const unsigned char *bytes, size_t size,
  *  jf_picture_decode, plus JF_ERR_IO (cannot open or read). */
 jf_status jf_picture_read(const char *path, jf_picture *pic);
 
+/** How PNG rows are filtered before compression (PNG's five row filters). */
+typedef enum jf_png_filter {
+    JF_PNG_FILTER_DEFAULT = 0, /**< the library's choice: JF_PNG_DEFAULT_FILTER */
+    JF_PNG_FILTER_NONE,
+    JF_PNG_FILTER_SUB,
+    JF_PNG_FILTER_UP,
+    JF_PNG_FILTER_AVG,
+    JF_PNG_FILTER_PAETH,
+    JF_PNG_FILTER_ADAPTIVE,    /**< libpng tries all five on every row (slowest) */
+    JF_PNG_FILTER_COUNT
+} jf_png_filter;
+
+/** The defaults of PNG writing, chosen from the measurements in
+ *  benchmarks/RESULTS.md ("PNG writing"): fast, files somewhat larger than
+ *  level 6 with adaptive filtering (what 1.0 wrote). */
+#define JF_PNG_DEFAULT_LEVEL 1
+#define JF_PNG_DEFAULT_FILTER JF_PNG_FILTER_UP
+
 typedef struct jf_encode_options {
     size_t size;      /**< sizeof(jf_encode_options): use jf_encode_defaults() */
     jf_format format; /**< JF_FORMAT_JPEG or JF_FORMAT_PNG (default PNG) */
     int quality;      /**< JPEG quality 1..100 (default 92) */
-    int png_level;    /**< zlib level 0 (store) .. 9; -1: the default (6) */
+    int png_level;    /**< zlib level 0 (store) .. 9; -1: JF_PNG_DEFAULT_LEVEL */
+    int reserved0;    /**< 1.0's trailing padding: ignored, keep 0 */
+    int png_filter;   /**< jf_png_filter (since 1.1; default JF_PNG_FILTER_DEFAULT) */
+    int reserved1;    /**< keep 0 */
 } jf_encode_options;
 
 jf_encode_options jf_encode_defaults(void);
-#define JF_ENCODE_OPTIONS_INIT {sizeof(jf_encode_options), JF_FORMAT_PNG, 92, -1}
+#define JF_ENCODE_OPTIONS_INIT {sizeof(jf_encode_options), JF_FORMAT_PNG, 92, -1, 0, 0, 0}
 
 /** Encode into a malloc()ed buffer the caller frees.  JPEG drops alpha.
  *  `opt` NULL: the defaults, in the picture's own format.  Errors: JF_ERR_ARG

@@ -313,7 +313,23 @@ static void write_rows(png_structp png, const jf_picture *pic, unsigned char **r
     }
 }
 
-jf_status jf_png_encode(const jf_picture *pic, int level, unsigned char **out,
+const char *const jf_png_filter_names[JF_PNG_FILTER_COUNT + 1] = {
+    "default", "none", "sub", "up", "avg", "paeth", "adaptive", NULL};
+
+/* libpng's filter mask for a jf_png_filter (DEFAULT resolved by the caller). */
+static int libpng_filter_mask(jf_png_filter filter)
+{
+    switch (filter) {
+    case JF_PNG_FILTER_NONE: return PNG_FILTER_NONE;
+    case JF_PNG_FILTER_SUB: return PNG_FILTER_SUB;
+    case JF_PNG_FILTER_UP: return PNG_FILTER_UP;
+    case JF_PNG_FILTER_AVG: return PNG_FILTER_AVG;
+    case JF_PNG_FILTER_PAETH: return PNG_FILTER_PAETH;
+    default: return PNG_ALL_FILTERS;
+    }
+}
+
+jf_status jf_png_encode(const jf_picture *pic, int level, jf_png_filter filter, unsigned char **out,
                         size_t *out_size)
 {
     png_structp png = NULL;
@@ -346,6 +362,7 @@ jf_status jf_png_encode(const jf_picture *pic, int level, unsigned char **out,
     png_set_write_fn(png, &io, write_mem, flush_mem);
     png_set_benign_errors(png, 1); /* carry a profile libpng dislikes rather than fail */
     png_set_compression_level(png, level);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, libpng_filter_mask(filter));
     if (img->channels == 1)
         color_type = has_alpha ? PNG_COLOR_TYPE_GRAY_ALPHA : PNG_COLOR_TYPE_GRAY;
     else

@@ -12,7 +12,13 @@ extern "C" {
 jf_status jf_jpeg_decode(const unsigned char *bytes, size_t size, jf_picture *pic);
 jf_status jf_jpeg_encode(const jf_picture *pic, int quality, unsigned char **out, size_t *out_size);
 jf_status jf_png_decode(const unsigned char *bytes, size_t size, jf_picture *pic);
-jf_status jf_png_encode(const jf_picture *pic, int level, unsigned char **out, size_t *out_size);
+jf_status jf_png_encode(const jf_picture *pic, int level, jf_png_filter filter, unsigned char **out,
+                        size_t *out_size);
+
+/* "default", "none", "sub", "up", "avg", "paeth", "adaptive" (jf_png_filter order) */
+extern const char *const jf_png_filter_names[JF_PNG_FILTER_COUNT + 1];
+/* jf_png_filter_names[JF_PNG_DEFAULT_FILTER], for tables that need a constant */
+#define JF_PNG_DEFAULT_FILTER_NAME "up"
 
 /* What the structure of a file says before any decoder runs (scan.c). */
 typedef struct jf_png_scan {

@@ -183,7 +183,12 @@ jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *user
         if (opt->png_level < -1 || opt->png_level > 9)
             return jf_fail(JF_ERR_ARG, "PNG compression level %d outside 0..9 (-1: the default)",
                            opt->png_level);
-        return jf_png_encode(pic, opt->png_level < 0 ? 6 : opt->png_level, bytes, size);
+        if (opt->png_filter < 0 || opt->png_filter >= JF_PNG_FILTER_COUNT)
+            return jf_fail(JF_ERR_ARG, "PNG filter %d is not a jf_png_filter", opt->png_filter);
+        return jf_png_encode(pic, opt->png_level < 0 ? JF_PNG_DEFAULT_LEVEL : opt->png_level,
+                             opt->png_filter == JF_PNG_FILTER_DEFAULT ? JF_PNG_DEFAULT_FILTER
+                                                                      : (jf_png_filter)opt->png_filter,
+                             bytes, size);
     default:
         return jf_fail(JF_ERR_ARG, "jf_picture_encode: unknown output format");
     }

@@ -60,7 +60,8 @@ static void test_abi_layout(void **state)
     assert_int_equal(offsetof(jf_median_options, block_y), 24);
     assert_int_equal(sizeof(jf_conv_options), 40);
     assert_int_equal(offsetof(jf_conv_options, weights), 16);
-    assert_int_equal(sizeof(jf_encode_options), 24);
+    assert_int_equal(sizeof(jf_encode_options), 32);
+    assert_int_equal(offsetof(jf_encode_options, png_filter), 24);
     assert_int_equal(sizeof(jf_noise_options), 32);
     assert_int_equal(sizeof(jf_impulse_options), 24);
     assert_int_equal(offsetof(jf_impulse_options, refine), 20);
@@ -99,6 +100,33 @@ static void test_defaults(void **state)
     assert_int_equal(n.kind, JF_NOISE_SALT_PEPPER);
 }
 
+/* jf_encode_options as 1.0 had it (24 bytes, png_filter after them): its
+ * trailing padding may hold anything and is ignored; the filter is the
+ * default.  A filter that is not one is refused. */
+static void test_encode_options_1_0(const jf_image *img)
+{
+    jf_picture pic;
+    jf_encode_options e = jf_encode_defaults(), old;
+    unsigned char *want = NULL, *got = NULL;
+    size_t want_size = 0, got_size = 0;
+    memset(&pic, 0, sizeof pic);
+    pic.color = *img;
+    pic.format = JF_FORMAT_PNG;
+    assert_int_equal(jf_picture_encode(&pic, &e, &want, &want_size), JF_OK);
+    memset(&old, 0x5A, sizeof old);
+    old.size = 24;
+    old.format = JF_FORMAT_PNG;
+    old.quality = 92;
+    old.png_level = -1;
+    assert_int_equal(jf_picture_encode(&pic, &old, &got, &got_size), JF_OK);
+    assert_true(got_size == want_size && memcmp(got, want, want_size) == 0);
+    free(got);
+    e.png_filter = JF_PNG_FILTER_COUNT;
+    assert_int_equal(jf_picture_encode(&pic, &e, &got, &got_size), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "PNG filter"));
+    free(want);
+}
+
 /* An options struct from an older, shorter header: the fields it lacks
  * take their defaults.  A newer, longer one: accepted when its unknown tail
  * is zero.  Never initialised (size 0): refused, naming the initialiser. */
@@ -129,6 +157,7 @@ static void test_abi_sizes(void **state)
     mo.size = 0;
     assert_int_equal(jf_median(NULL, &src, &got, &mo), JF_ERR_ARG);
     assert_non_null(strstr(jf_last_error(), "jf_median_defaults"));
+    test_encode_options_1_0(&src);
     jf_image_free(&src);
     jf_image_free(&want);
     jf_image_free(&got);

@@ -585,6 +585,31 @@ static void test_format_and_suffix(void **state)
     assert_non_null(strstr(g_out, "refusing to overwrite the input"));
 }
 
+/* PNG level and filter change the file, never the pixels. */
+static void test_png_level_and_filter(void **state)
+{
+    size_t fast = 0, small = 0;
+    unsigned char *a, *b;
+    char path[600];
+    (void)state;
+    assert_int_equal(run("denoise in/sub/grey.png -o png_fast -k 1 --png-level 1 --png-filter none"), 0);
+    assert_int_equal(run("denoise in/sub/grey.png -o png_small -k 1 --png-level 9 --png-filter adaptive"), 0);
+    assert_int_equal(run("metrics png_fast/grey.png png_small/grey.png --json -"), 0);
+    assert_non_null(strstr(g_out, "\"psnr_db\":\"inf\""));
+    snprintf(path, sizeof path, "%s/png_fast/grey.png", g_dir);
+    a = read_all(path, &fast);
+    snprintf(path, sizeof path, "%s/png_small/grey.png", g_dir);
+    b = read_all(path, &small);
+    assert_true(a && b);
+    if (!(small < fast))
+        fail_msg("level 9 adaptive %zu bytes, level 1 none %zu bytes", small, fast);
+    free(a);
+    free(b);
+    assert_int_equal(run("denoise in/sub/grey.png -o png_x --png-level 10"), 2);
+    assert_int_equal(run("denoise in/sub/grey.png -o png_x --png-filter best"), 2);
+    assert_false(exists("png_x"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -602,6 +627,7 @@ int main(void)
         cmocka_unit_test(test_odd_names),
         cmocka_unit_test(test_metadata_notes),
         cmocka_unit_test(test_impulse_filters),
+        cmocka_unit_test(test_png_level_and_filter),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
