@@ -377,3 +377,28 @@ jf_context_options t_context_opts(jf_backend backend, int threads, jf_memory mem
     o.memory = memory;
     return o;
 }
+
+jf_impulse_options t_impulse_opts(int max_ksize, jf_border border, jf_variant variant, int refine)
+{
+    jf_impulse_options o = jf_impulse_defaults();
+    o.max_ksize = max_ksize;
+    o.border = border;
+    o.variant = variant;
+    o.refine = refine;
+    return o;
+}
+
+jf_context *t_cpu_context(int threads)
+{
+    jf_context_options o = t_context_opts(JF_BACKEND_CPU, threads, JF_MEMORY_AUTO);
+    jf_context *ctx = NULL;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    return ctx;
+}
+
+jf_status t_impulse_run(int kind, jf_context *ctx, const jf_image *src, jf_image *dst, int max_ksize,
+                        jf_border border, jf_variant variant)
+{
+    jf_impulse_options o = t_impulse_opts(max_ksize, border, variant, kind == 2);
+    return kind == 0 ? jf_adaptive_median(ctx, src, dst, &o) : jf_switching_median(ctx, src, dst, &o);
+}

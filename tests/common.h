@@ -58,6 +58,15 @@ jf_conv_options t_conv_opts(int k, const float *weights, jf_border border, jf_va
 jf_encode_options t_encode_opts(jf_format format, int quality, int png_level); /* quality 0: 92 */
 jf_noise_options t_noise_opts(jf_noise_kind kind, double amount, uint64_t seed);
 jf_context_options t_context_opts(jf_backend backend, int threads, jf_memory memory);
+jf_impulse_options t_impulse_opts(int max_ksize, jf_border border, jf_variant variant, int refine);
+
+/* A CPU context with `threads` threads (the test fails if it cannot be made). */
+jf_context *t_cpu_context(int threads);
+
+/* The impulse filter of `kind` (0 adaptive, 1 switching, 2 switching with
+ * refine) through the public calls. */
+jf_status t_impulse_run(int kind, jf_context *ctx, const jf_image *src, jf_image *dst, int max_ksize,
+                        jf_border border, jf_variant variant);
 
 /* A fresh empty folder under /tmp; removed by t_rmtree. */
 const char *t_make_tmpdir(void);

@@ -10,14 +10,6 @@
 static const int SIZES[][2] = {{1, 1}, {7, 5}, {33, 17}, {64, 3}, {2, 9}};
 #define NSIZES (int)(sizeof SIZES / sizeof SIZES[0])
 
-static jf_context *cpu_context(int threads)
-{
-    jf_context_options o = t_context_opts(JF_BACKEND_CPU, threads, JF_MEMORY_AUTO);
-    jf_context *ctx = NULL;
-    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
-    return ctx;
-}
-
 static void test_border_index_matches_definition(void **state)
 {
     /* the scipy examples for n = 4 ("abcd"), as documented in scipy.ndimage */
@@ -92,7 +84,7 @@ static void check_median(jf_context *ctx, int w, int h, int ch, int k, jf_border
 static void test_median_matches_brute_force(void **state)
 {
     static const int ks[] = {1, 3, 5, 7, 9, 11, 15, 21, 31, 63};
-    jf_context *ctx = cpu_context(3);
+    jf_context *ctx = t_cpu_context(3);
     int s, b, ch, k;
     (void)state;
     for (s = 0; s < NSIZES; s++)
@@ -106,7 +98,7 @@ static void test_median_matches_brute_force(void **state)
 
 static void test_median_large_image(void **state)
 {
-    jf_context *ctx = cpu_context(2);
+    jf_context *ctx = t_cpu_context(2);
     int b;
     (void)state;
     for (b = 0; b < JF_BORDER_COUNT; b++) {
@@ -122,7 +114,7 @@ static void test_median_large_image(void **state)
 static void test_median_real_photo(void **state)
 {
     jf_picture pic;
-    jf_context *ctx = cpu_context(2);
+    jf_context *ctx = t_cpu_context(2);
     int k, b;
     (void)state;
     assert_int_equal(jf_picture_read(t_source_path("samples/images/chelsea.png"), &pic), JF_OK);
@@ -209,7 +201,7 @@ static void check_conv(jf_context *ctx, int w, int h, int ch, int k, const float
 static void test_conv_random_weights(void **state)
 {
     static const int ks[] = {1, 3, 5, 7, 9, 15, 31};
-    jf_context *ctx = cpu_context(2);
+    jf_context *ctx = t_cpu_context(2);
     uint64_t rs = 42;
     int s, b, k, i;
     (void)state;
@@ -236,7 +228,7 @@ static void test_conv_random_weights(void **state)
 static void test_conv_presets_separable(void **state)
 {
     static const jf_kernel_preset presets[] = {JF_KERNEL_BOX, JF_KERNEL_GAUSS, JF_KERNEL_SHARPEN};
-    jf_context *ctx = cpu_context(2);
+    jf_context *ctx = t_cpu_context(2);
     int p, k, b;
     (void)state;
     for (p = 0; p < 3; p++)
@@ -372,7 +364,7 @@ static void test_threads_do_not_change_results(void **state)
 {
     jf_image src = t_random_image(301, 97, 3, 0, 77);
     jf_image a = {0}, b2 = {0};
-    jf_context *one = cpu_context(1), *many = cpu_context(7);
+    jf_context *one = t_cpu_context(1), *many = t_cpu_context(7);
     jf_median_options mo = t_median_opts(7, JF_BORDER_MIRROR, JF_VARIANT_AUTO);
     (void)state;
     assert_int_equal(jf_median(one, &src, &a, &mo), JF_OK);

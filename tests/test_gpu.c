@@ -486,24 +486,12 @@ static void test_ops_table(void **state)
     jf_image_free(&noisy);
 }
 
-/* kind 0: adaptive; 1: switching; 2: switching with refine. */
-static jf_status impulse_run(int kind, jf_context *ctx, const jf_image *src, jf_image *dst, int kmax,
-                             jf_border border, jf_variant v)
-{
-    jf_impulse_options o = jf_impulse_defaults();
-    o.max_ksize = kmax;
-    o.border = border;
-    o.variant = v;
-    o.refine = kind == 2;
-    return kind == 0 ? jf_adaptive_median(ctx, src, dst, &o) : jf_switching_median(ctx, src, dst, &o);
-}
-
 static void impulse_case(int kind, const jf_image *src, int kmax, jf_border b, int *cases)
 {
     static const char *kinds[] = {"adaptive", "switching", "switching+refine"};
     jf_image want = t_poisoned_like(src, 0), got = t_poisoned_like(src, 1);
-    assert_int_equal(impulse_run(kind, g_cpu, src, &want, kmax, b, JF_VARIANT_CPU), JF_OK);
-    if (impulse_run(kind, g_gpu, src, &got, kmax, b, JF_VARIANT_GLOBAL) != JF_OK)
+    assert_int_equal(t_impulse_run(kind, g_cpu, src, &want, kmax, b, JF_VARIANT_CPU), JF_OK);
+    if (t_impulse_run(kind, g_gpu, src, &got, kmax, b, JF_VARIANT_GLOBAL) != JF_OK)
         fail_msg("%s k<=%d: %s", kinds[kind], kmax, jf_last_error());
     if (!t_images_equal(&got, &want))
         fail_msg("%s %dx%dx%d k<=%d %s differs from the CPU", kinds[kind], src->width, src->height,
@@ -563,8 +551,8 @@ static void test_impulse_device_images(void **state)
     assert_int_equal(jf_image_alloc_on(g_gpu, &d_dst, 641, 359, 3, JF_LOC_DEVICE), JF_OK);
     assert_int_equal(jf_image_transfer(g_gpu, &src, &d_src), JF_OK);
     for (kind = 0; kind < 3; kind++) {
-        assert_int_equal(impulse_run(kind, g_cpu, &src, &want, 9, JF_BORDER_MIRROR, JF_VARIANT_CPU), JF_OK);
-        assert_int_equal(impulse_run(kind, g_gpu, &d_src, &d_dst, 9, JF_BORDER_MIRROR, JF_VARIANT_AUTO), JF_OK);
+        assert_int_equal(t_impulse_run(kind, g_cpu, &src, &want, 9, JF_BORDER_MIRROR, JF_VARIANT_CPU), JF_OK);
+        assert_int_equal(t_impulse_run(kind, g_gpu, &d_src, &d_dst, 9, JF_BORDER_MIRROR, JF_VARIANT_AUTO), JF_OK);
         assert_int_equal(jf_image_transfer(g_gpu, &d_dst, &back), JF_OK);
         assert_true(t_images_equal(&back, &want));
         jf_image_free(&want);

@@ -14,32 +14,12 @@ static const int SIZES[][2] = {{1, 1}, {7, 5}, {33, 17}, {64, 3}, {2, 9}};
 static const double DENSITIES[] = {0.0, 0.1, 0.5, 0.9, 1.0};
 #define NDENS (int)(sizeof DENSITIES / sizeof DENSITIES[0])
 
-static jf_context *cpu_context(int threads)
-{
-    jf_context_options o = t_context_opts(JF_BACKEND_CPU, threads, JF_MEMORY_AUTO);
-    jf_context *ctx = NULL;
-    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
-    return ctx;
-}
-
-static jf_impulse_options imp_opts(int kmax, jf_border border, int refine)
-{
-    jf_impulse_options o = jf_impulse_defaults();
-    o.max_ksize = kmax;
-    o.border = border;
-    o.refine = refine;
-    o.variant = JF_VARIANT_CPU;
-    return o;
-}
-
 /* kind 0: adaptive; 1: switching; 2: switching with refine. */
 static void check_one(jf_context *ctx, const jf_image *src, int kind, int kmax, jf_border b,
                       const char *what)
 {
-    jf_impulse_options o = imp_opts(kmax, b, kind == 2);
     jf_image got = t_poisoned_like(src, 3), want = t_poisoned_like(src, 0);
-    jf_status st = kind == 0 ? jf_adaptive_median(ctx, src, &got, &o)
-                             : jf_switching_median(ctx, src, &got, &o);
+    jf_status st = t_impulse_run(kind, ctx, src, &got, kmax, b, JF_VARIANT_CPU);
     if (st != JF_OK)
         fail_msg("%s: %s", what, jf_last_error());
     if (kind == 0)
@@ -56,7 +36,7 @@ static void check_one(jf_context *ctx, const jf_image *src, int kind, int kmax, 
 static void test_impulse_matches_brute_force(void **state)
 {
     static const int ks[] = {3, 5, 7, 11, 31};
-    jf_context *ctx = cpu_context(3);
+    jf_context *ctx = t_cpu_context(3);
     int s, ch, b, d, k, kind;
     char what[64];
     (void)state;
@@ -79,7 +59,7 @@ static void test_impulse_matches_brute_force(void **state)
  * the clean samples, even counts, regions of 0s and 255s. */
 static void test_impulse_structured(void **state)
 {
-    jf_context *ctx = cpu_context(2);
+    jf_context *ctx = t_cpu_context(2);
     jf_image src = t_random_image(97, 61, 3, 1, 9);
     int x, y, c, b, kind;
     (void)state;
@@ -103,7 +83,7 @@ static void test_impulse_structured(void **state)
 /* All 0 or all 255: no clean sample anywhere; every filter keeps the image. */
 static void test_impulse_flat_images(void **state)
 {
-    jf_context *ctx = cpu_context(2);
+    jf_context *ctx = t_cpu_context(2);
     int v, kind, b;
     (void)state;
     for (v = 0; v < 2; v++) {
@@ -113,7 +93,7 @@ static void test_impulse_flat_images(void **state)
             memset(src.data + (size_t)y * src.stride, v ? 255 : 0, (size_t)src.width * 3);
         for (kind = 0; kind < 3; kind++)
             for (b = 0; b < JF_BORDER_COUNT; b++) {
-                jf_impulse_options o = imp_opts(kind ? 7 : 3, (jf_border)b, kind == 2);
+                jf_impulse_options o = t_impulse_opts(kind ? 7 : 3, (jf_border)b, JF_VARIANT_CPU, kind == 2);
                 assert_int_equal(kind == 0 ? jf_adaptive_median(ctx, &src, &got, &o)
                                            : jf_switching_median(ctx, &src, &got, &o), JF_OK);
                 if (!(b == JF_BORDER_ZERO && v == 1)) /* zero borders make 0s at a 255 image's edge */
@@ -138,12 +118,12 @@ static double psnr_of(const jf_image *a, const jf_image *b)
  * best plain median. */
 static void test_impulse_real_photo(void **state)
 {
-    jf_context *ctx = cpu_context(2);
+    jf_context *ctx = t_cpu_context(2);
     jf_picture pic;
     jf_image noisy, out = {0};
     double best_median = 0, density, p;
     int k;
-    jf_impulse_options o = imp_opts(7, JF_BORDER_REPLICATE, 1);
+    jf_impulse_options o = t_impulse_opts(7, JF_BORDER_REPLICATE, JF_VARIANT_CPU, 1);
     jf_impulse_choice choice;
     (void)state;
     assert_int_equal(jf_picture_read(t_source_path("samples/images/chelsea.png"), &pic), JF_OK);
@@ -195,7 +175,7 @@ static void test_impulse_real_photo(void **state)
 /* The estimate against its definition, and against the noise put in. */
 static void test_impulse_density(void **state)
 {
-    jf_context *ctx = cpu_context(3);
+    jf_context *ctx = t_cpu_context(3);
     int s, d;
     double v;
     (void)state;
@@ -261,8 +241,8 @@ static void test_impulse_rejects_bad_options(void **state)
 static void test_impulse_threads_do_not_change_results(void **state)
 {
     jf_image src = t_random_image(301, 97, 3, 0, 77), a = {0}, b = {0};
-    jf_context *one = cpu_context(1), *many = cpu_context(7);
-    jf_impulse_options o = imp_opts(9, JF_BORDER_MIRROR, 1);
+    jf_context *one = t_cpu_context(1), *many = t_cpu_context(7);
+    jf_impulse_options o = t_impulse_opts(9, JF_BORDER_MIRROR, JF_VARIANT_CPU, 1);
     (void)state;
     t_salt_pepper(&src, 0.7, 1);
     assert_int_equal(jf_switching_median(one, &src, &a, &o), JF_OK);
