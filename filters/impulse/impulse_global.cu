@@ -78,60 +78,28 @@ __device__ __forceinline__ unsigned imp_select(const unsigned char *p, size_t pi
 
 /* ---- adaptive median ----------------------------------------------------------- */
 
-__global__ void adaptive_first_kernel(imp_shape s, int *queue, int *count)
+/* Sample p with window k: settled (its value in *v) when the window's median
+ * is not one of its extremes, or when k is the last window. */
+__device__ __forceinline__ bool adaptive_settle(const imp_shape &s, const unsigned char *p, int k,
+                                                bool last, unsigned *v)
 {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x, c = blockIdx.z;
-    for (int y = blockIdx.y; y < s.h; y += gridDim.y) { /* the same y for the whole block */
-        bool queued = false;
-        if (x < s.w) {
-            const unsigned char *p = imp_center(s, x, y, c);
-            unsigned lo = 255, hi = 0;
-            for (int dy = -1; dy <= 1; dy++)
-                for (int dx = -1; dx <= 1; dx++) {
-                    const unsigned v = p[(ptrdiff_t)dy * (ptrdiff_t)s.pitch + dx];
-                    lo = v < lo ? v : lo;
-                    hi = v > hi ? v : hi;
-                }
-            const unsigned med = jf_median9(p - s.pitch - 1, p - 1, p + s.pitch - 1), z = p[0];
-            if (lo < med && med < hi)
-                imp_write(s, x, y, c, lo < z && z < hi ? z : med);
-            else if (s.r == 1)
-                imp_write(s, x, y, c, med); /* 3 x 3 was the largest window */
-            else
-                queued = true;
+    const int h = k / 2;
+    unsigned lo = 255, hi = 0;
+    for (int dy = -h; dy <= h; dy++)
+        for (int dx = -h; dx <= h; dx++) {
+            const unsigned w = p[(ptrdiff_t)dy * (ptrdiff_t)s.pitch + dx];
+            lo = w < lo ? w : lo;
+            hi = w > hi ? w : hi;
         }
-        imp_enqueue(queued, (c * s.h + y) * s.w + x, queue, count);
+    const unsigned med = k == 3 ? jf_median9(p - s.pitch - 1, p - 1, p + s.pitch - 1)
+                                : imp_select(p, s.pitch, k, (k * k) / 2, false);
+    const unsigned z = p[0];
+    if (lo < med && med < hi) {
+        *v = lo < z && z < hi ? z : med;
+        return true;
     }
-}
-
-__global__ void adaptive_level_kernel(imp_shape s, int k, const int *in, const int *in_count,
-                                      int *queue, int *count)
-{
-    const int n = *in_count, last = k == 2 * s.r + 1;
-    for (int base = blockIdx.x * blockDim.x; base < n; base += gridDim.x * blockDim.x) {
-        const int i = base + threadIdx.x;
-        bool queued = false;
-        if (i < n) {
-            const int idx = in[i], x = idx % s.w, y = (idx / s.w) % s.h, c = idx / (s.w * s.h);
-            const unsigned char *p = imp_center(s, x, y, c);
-            const int h = k / 2;
-            unsigned lo = 255, hi = 0;
-            for (int dy = -h; dy <= h; dy++)
-                for (int dx = -h; dx <= h; dx++) {
-                    const unsigned v = p[(ptrdiff_t)dy * (ptrdiff_t)s.pitch + dx];
-                    lo = v < lo ? v : lo;
-                    hi = v > hi ? v : hi;
-                }
-            const unsigned med = imp_select(p, s.pitch, k, (k * k) / 2, false), z = p[0];
-            if (lo < med && med < hi)
-                imp_write(s, x, y, c, lo < z && z < hi ? z : med);
-            else if (last)
-                imp_write(s, x, y, c, med);
-            else
-                queued = true;
-        }
-        imp_enqueue(queued, i < n ? in[i] : 0, queue, count);
-    }
+    *v = med;
+    return last;
 }
 
 /* ---- switching median ---------------------------------------------------------- */
@@ -199,18 +167,45 @@ __device__ __forceinline__ unsigned switching_fallback(const imp_shape &s, const
     return (k * k) / 2 < lows ? 0u : 255u;
 }
 
-__global__ void switching_first_kernel(imp_shape s, int *queue, int *count)
+/* Sample p with window k: clean samples keep their value; an impulse is
+ * settled by the clean values of its window, or at the last window by the
+ * fallback. */
+__device__ __forceinline__ bool switching_settle(const imp_shape &s, const unsigned char *p, int k,
+                                                 bool last, unsigned *v)
+{
+    if (k == 3) {
+        *v = p[0];
+        if (!jf_is_extreme(*v) || switching_try3(s, p, v))
+            return true;
+    } else if (switching_try(s, p, k, v)) {
+        return true;
+    }
+    if (!last)
+        return false;
+    *v = switching_fallback(s, p);
+    return true;
+}
+
+/* ---- the passes, for either filter ---------------------------------------------- */
+
+template <bool Adaptive>
+__device__ __forceinline__ bool impulse_settle(const imp_shape &s, const unsigned char *p, int k,
+                                               bool last, unsigned *v)
+{
+    return Adaptive ? adaptive_settle(s, p, k, last, v) : switching_settle(s, p, k, last, v);
+}
+
+/* Every sample at 3 x 3; the unsettled ones into the queue. */
+template <bool Adaptive>
+__global__ void impulse_first_kernel(imp_shape s, int *queue, int *count)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, c = blockIdx.z;
     for (int y = blockIdx.y; y < s.h; y += gridDim.y) { /* the same y for the whole block */
         bool queued = false;
         if (x < s.w) {
-            const unsigned char *p = imp_center(s, x, y, c);
-            unsigned v = p[0];
-            if (!jf_is_extreme(v) || switching_try3(s, p, &v))
+            unsigned v;
+            if (impulse_settle<Adaptive>(s, imp_center(s, x, y, c), 3, s.r == 1, &v))
                 imp_write(s, x, y, c, v);
-            else if (s.r == 1)
-                imp_write(s, x, y, c, switching_fallback(s, p));
             else
                 queued = true;
         }
@@ -218,26 +213,45 @@ __global__ void switching_first_kernel(imp_shape s, int *queue, int *count)
     }
 }
 
-__global__ void switching_level_kernel(imp_shape s, int k, const int *in, const int *in_count,
-                                       int *queue, int *count)
+/* The queued samples at window k; those still unsettled into the next queue. */
+template <bool Adaptive>
+__global__ void impulse_level_kernel(imp_shape s, int k, const int *in, const int *in_count,
+                                     int *queue, int *count)
 {
-    const int n = *in_count, last = k == 2 * s.r + 1;
+    const int n = *in_count;
+    const bool last = k == 2 * s.r + 1;
     for (int base = blockIdx.x * blockDim.x; base < n; base += gridDim.x * blockDim.x) {
         const int i = base + threadIdx.x;
         bool queued = false;
         if (i < n) {
             const int idx = in[i], x = idx % s.w, y = (idx / s.w) % s.h, c = idx / (s.w * s.h);
-            const unsigned char *p = imp_center(s, x, y, c);
             unsigned v;
-            if (switching_try(s, p, k, &v))
+            if (impulse_settle<Adaptive>(s, imp_center(s, x, y, c), k, last, &v))
                 imp_write(s, x, y, c, v);
-            else if (last)
-                imp_write(s, x, y, c, switching_fallback(s, p));
             else
                 queued = true;
         }
         imp_enqueue(queued, i < n ? in[i] : 0, queue, count);
     }
+}
+
+/* The first pass and the levels up to kmax, queued back to back. */
+template <bool Adaptive>
+static jf_status impulse_passes(jf_context *ctx, const imp_shape &s, dim3 rows, dim3 block, int kmax,
+                                int *const queue[2], int *counts)
+{
+    /* enough blocks to fill the device; each loops over what is queued */
+    const int sms = ctx->gpu->info.multiprocessors > 0 ? ctx->gpu->info.multiprocessors : 1;
+    const dim3 grid((unsigned)(sms * 8));
+    impulse_first_kernel<Adaptive><<<rows, block, 0, ctx->gpu->stream>>>(s, queue[0], &counts[0]);
+    JF_LAUNCH_CHECK("impulse_first_kernel");
+    for (int level = 1; level < kmax / 2; level++) {
+        impulse_level_kernel<Adaptive><<<grid, block, 0, ctx->gpu->stream>>>(
+            s, 2 * level + 3, queue[(level - 1) % 2], &counts[level - 1], queue[level % 2],
+            &counts[level]);
+        JF_LAUNCH_CHECK("impulse_level_kernel");
+    }
+    return JF_OK;
 }
 
 /* ---- the smoothing pass ------------------------------------------------------- */
@@ -279,11 +293,10 @@ jf_status jf_impulse_global_launch(jf_context *ctx, jf_impulse_kind kind, const 
     const dim3 block(128), rows(((unsigned)shape->width + 127) / 128,
                                 (unsigned)(shape->height < 65535 ? shape->height : 65535),
                                 (unsigned)shape->channels);
-    const int sms = ctx->gpu->info.multiprocessors > 0 ? ctx->gpu->info.multiprocessors : 1;
     imp_shape s;
     jf_dview q, first;
     jf_status st;
-    int *queue[2], *counts, id, level;
+    int *queue[2], *counts, id;
     if (n > (size_t)0x7FFFFFFF)
         return jf_fail(JF_ERR_LIMIT, "%s: %zu samples are more than the queue can index", name, n);
     /* two queues of n entries, and one counter per level */
@@ -312,25 +325,10 @@ jf_status jf_impulse_global_launch(jf_context *ctx, jf_impulse_kind kind, const 
     }
     if ((st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
-    if (kind == JF_IMPULSE_ADAPTIVE)
-        adaptive_first_kernel<<<rows, block, 0, ctx->gpu->stream>>>(s, queue[0], &counts[0]);
-    else
-        switching_first_kernel<<<rows, block, 0, ctx->gpu->stream>>>(s, queue[0], &counts[0]);
-    JF_LAUNCH_CHECK(kind == JF_IMPULSE_ADAPTIVE ? "adaptive_first_kernel" : "switching_first_kernel");
-    for (level = 1; level < levels; level++) {
-        const int k = 2 * level + 3;
-        /* enough blocks to fill the device; each loops over what is queued */
-        const dim3 grid((unsigned)(sms * 8));
-        const int *in = queue[(level - 1) % 2];
-        int *next = queue[level % 2];
-        if (kind == JF_IMPULSE_ADAPTIVE)
-            adaptive_level_kernel<<<grid, block, 0, ctx->gpu->stream>>>(s, k, in, &counts[level - 1],
-                                                                         next, &counts[level]);
-        else
-            switching_level_kernel<<<grid, block, 0, ctx->gpu->stream>>>(s, k, in, &counts[level - 1],
-                                                                          next, &counts[level]);
-        JF_LAUNCH_CHECK(kind == JF_IMPULSE_ADAPTIVE ? "adaptive_level_kernel" : "switching_level_kernel");
-    }
+    if ((st = kind == JF_IMPULSE_ADAPTIVE
+                  ? impulse_passes<true>(ctx, s, rows, block, kmax, queue, counts)
+                  : impulse_passes<false>(ctx, s, rows, block, kmax, queue, counts)) != JF_OK)
+        return st;
     if (refine) {
         s.out = out->ptr;
         s.out_pitch = out->pitch;
