@@ -19,12 +19,14 @@ enum {
     CMD_NOISE = 1 << 1,
     CMD_METRICS = 1 << 2,
     CMD_INFO = 1 << 3,
-    CMD_BENCH = 1 << 4
+    CMD_BENCH = 1 << 4,
+    CMD_REPORT = 1 << 5
 };
 
 typedef enum out_format { OUT_SAME, OUT_PNG, OUT_JPEG } out_format;
 
 #define CLI_MAX_PARAMS 16
+#define CLI_MAX_DEVICES 64
 
 /* Everything the command line can set; the option table fills it. */
 typedef struct cli_settings {
@@ -36,7 +38,12 @@ typedef struct cli_settings {
     const jf_op *noise_op;   /* noise: --salt-pepper or --gaussian */
     double noise_amount;
     const char *backend;     /* a name, or a list (bench) */
-    int device;
+    const char *device_text; /* --device as given: N, a list, or "all" */
+    int device;              /* the first (bench, metrics: the only) device */
+    int devices[CLI_MAX_DEVICES]; /* denoise: every device named (device_all: found at run time) */
+    int device_count;
+    int device_all;
+    const char *shard;       /* --shard INDEX/COUNT or auto */
     int memory;              /* jf_memory */
     double peak_gbps;
     const char *block;       /* "WxH" */
@@ -96,6 +103,7 @@ int cli_noise(cli_settings *s);
 int cli_metrics(cli_settings *s);
 int cli_info(cli_settings *s);
 int cli_bench(cli_settings *s);
+int cli_report(cli_settings *s);
 
 struct jf_batch;
 struct jf_batch_item;
@@ -114,6 +122,19 @@ void cli_batch_done(struct jf_batch *b, struct jf_batch_item *it);
 void cli_batch_log(struct jf_batch *b, int verbose_only, const char *message);
 int cli_batch_finish(struct jf_batch *b);
 void cli_progress_clear(void);
+
+/* Means of PSNR/SSIM against the references over the files that had one
+ * (one infinite PSNR, identical images, makes its mean infinite): summed
+ * per file, logged as one line, written into a JSON summary. */
+typedef struct cli_ref_means {
+    int refs, pin_inf, pout_inf;
+    double pin, pout, sin, sout;
+} cli_ref_means;
+struct json_buf;
+void cli_ref_means_add(cli_ref_means *m, double psnr_in, double psnr_out, double ssim_in,
+                       double ssim_out);
+void cli_ref_means_log(const cli_ref_means *m);
+void cli_ref_means_json(struct json_buf *j, const cli_ref_means *m);
 
 /* The steps of a batch command (denoise.c): read and decode one input,
  * encode and write one output (stats and notes into the item), and the

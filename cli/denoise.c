@@ -208,6 +208,8 @@ static void batch_options(cli_settings *s, cli_run *run, jf_batch *b)
     b->opt.skip_existing = s->skip_existing;
     b->opt.context = jf_context_defaults();
     b->opt.context.device = s->device;
+    b->opt.devices = s->devices;
+    b->opt.device_count = s->device_count;
     b->opt.context.memory = (jf_memory)s->memory;
     b->opt.context.peak_gbps = s->peak_gbps;
     b->opt.context.stats = s->stats || s->json ? 256 : 0;
@@ -227,6 +229,24 @@ int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
     batch_options(s, run, &b);
     if (s->backend)
         b.opt.context.backend = (jf_backend)jf_name_index(jf_backend_names, s->backend);
+    if (s->shard) {
+        char why[256];
+        if (jf_shard_parse(s->shard, &b.opt.shard, why, sizeof why) != 0) {
+            fprintf(stderr, "jetfilter %s: --shard %s\n", run->verb, why);
+            return JF_EXIT_USAGE;
+        }
+    }
+    if (s->device_all) { /* every device found (none: the backend says why) */
+        int n = jf_device_count(), i;
+        if (n > CLI_MAX_DEVICES)
+            n = CLI_MAX_DEVICES;
+        for (i = 0; i < n; i++)
+            s->devices[i] = i;
+        s->device_count = n > 0 ? n : 1;
+        b.opt.device_count = s->device_count;
+    }
+    if (b.opt.context.backend == JF_BACKEND_CPU)
+        b.opt.device_count = 1; /* no GPU: one list of jobs */
     if (!cli_json_target_ok(run->verb, s->json))
         return JF_EXIT_USAGE;
     if ((st = jf_batch_collect(&b)) != JF_OK) {
@@ -240,6 +260,9 @@ int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
     if (!cli_quiet && s->verbose)
         cli_log("jetfilter %s: %d file%s%s%s", run->verb, b.count, b.count == 1 ? "" : "s",
                 run->plan.op ? ", " : "", run->plan.op ? run->plan.describe : "");
+    if (!cli_quiet && b.opt.shard.count > 1)
+        cli_log("jetfilter %s: shard %d/%d (%s): %d of the %d files found", run->verb,
+                b.opt.shard.index, b.opt.shard.count, b.opt.shard.source, b.count, b.walk_files);
     if (jf_batch_run(&b, work) != JF_OK) {
         cli_log("jetfilter: %s", jf_last_error());
         jf_batch_free(&b);

@@ -20,6 +20,7 @@ static const struct command {
     {"metrics", CMD_METRICS, cli_metrics, "PSNR, SSIM and MSE of two images"},
     {"info", CMD_INFO, cli_info, "version, backends and devices"},
     {"bench", CMD_BENCH, cli_bench, "benchmark filters, kernel sizes and variants (and NPP)"},
+    {"report", CMD_REPORT, cli_report, "merge the --json reports of shards (report merge A.json B.json ...)"},
 };
 #define COMMAND_COUNT (int)(sizeof COMMANDS / sizeof COMMANDS[0])
 
@@ -109,7 +110,7 @@ int main(int argc, char **argv)
         return JF_EXIT_OK;
     }
     cli_quiet = s.quiet;
-    if ((rc = apply_limits(&s, argv[1])) != 0) {
+    if (COMMANDS[i].bit != CMD_REPORT && (rc = apply_limits(&s, argv[1])) != 0) {
         free(s.inputs);
         return rc;
     }

@@ -57,7 +57,7 @@ static const cli_option GENERIC[] = {
     {"output", 'o', OPT_STRING, "DIR", "folder for the results (the input tree is mirrored)", NULL, 0, 0, NULL, AT(output), RUN, NULL, 0, NULL},
     {"filter", 'f', OPT_OPS, "NAME", "filter to apply (default median; bench: a list, default median,conv)", NULL, 0, 0, NULL, AT(filter), CMD_DENOISE | CMD_BENCH, NULL, 0, NULL},
     {"backend", 0, OPT_NAMES, "NAME", "where filters run: auto (CUDA if a device is present), cpu, cuda (bench: a list)", NULL, 0, 0, jf_backend_names, AT(backend), CMD_DENOISE | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
-    {"device", 0, OPT_INT, "N", "CUDA device index", "0", 0, 64, NULL, AT(device), CMD_DENOISE | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
+    {"device", 0, OPT_STRING, "N", "CUDA device index (denoise: also a list 0,2 or 'all': jobs spread over them)", NULL, 0, 0, NULL, AT(device_text), CMD_DENOISE | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
     {"block", 0, OPT_STRING, "WxH", "CUDA block shape (default: the variant's; W a multiple of 4)", NULL, 0, 0, NULL, AT(block), CMD_DENOISE | CMD_BENCH, NULL, 0, NULL},
     {"memory", 0, OPT_CHOICE, "MODE", "how images reach the GPU; auto: managed on Jetson, copy elsewhere", "auto", 0, 0, jf_memory_names, AT(memory), CMD_DENOISE | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
     {"peak-gbps", 0, OPT_DOUBLE, "X", "theoretical bandwidth for the percentages (default: the device's)", "0", 0.001, 1e6, NULL, AT(peak_gbps), CMD_DENOISE | CMD_METRICS | CMD_INFO | CMD_BENCH, NULL, 0, NULL},
@@ -68,6 +68,8 @@ static const cli_option GENERIC[] = {
     {"png-filter", 0, OPT_CHOICE, "F", "row filter of written PNGs (adaptive: libpng tries all five per row; smaller, slower)", JF_PNG_DEFAULT_FILTER_NAME, 0, 0, jf_png_filter_names + 1, AT(png_filter), RUN, NULL, 0, NULL},
     {"format", 0, OPT_CHOICE, "FMT", "output format", "same", 0, 0, FORMATS, AT(format), RUN, NULL, 0, NULL},
     {"suffix", 0, OPT_STRING, "TEXT", "add TEXT to output names (allows writing inside an input folder)", NULL, 0, 0, NULL, AT(suffix), RUN, NULL, 0, NULL},
+    {"shard", 0, OPT_STRING, "I/N", "process only shard I of N (from 0) of the inputs, by a hash of each path; 'auto': from Slurm or Kubernetes", NULL, 0, 0, NULL, AT(shard), RUN, NULL, 0, NULL},
+    {"output", 'o', OPT_STRING, "FILE", "write the merged report to FILE ('-': standard output)", NULL, 0, 0, NULL, AT(output), CMD_REPORT, NULL, 0, NULL},
     {"skip-existing", 0, OPT_FLAG, NULL, "leave outputs that already exist (resume a run)", NULL, 0, 0, NULL, AT(skip_existing), RUN, NULL, 0, NULL},
     {"reference", 0, OPT_STRING, "DIR", "clean originals (same relative paths): report PSNR/SSIM of input and output", NULL, 0, 0, NULL, AT(reference), CMD_DENOISE, NULL, 0, NULL},
     {"json", 0, OPT_JSON, "FILE", "write the results as JSON to FILE ('-': standard output)", NULL, 0, 0, NULL, AT(json), ALL, NULL, 0, NULL},
@@ -89,9 +91,9 @@ static const cli_option GENERIC[] = {
     {"max-metadata", 0, OPT_DOUBLE, "MB", "metadata one file may carry, inflated (one item at most half of it)", "32", 0.01, 4096, NULL, AT(max_metadata_mb), RUN | CMD_METRICS, NULL, 0, NULL},
     {"max-scans", 0, OPT_INT, "N", "scans a progressive JPEG may have", "100", 1, 100000, NULL, AT(max_scans), RUN | CMD_METRICS, NULL, 0, NULL},
     {"no-sync", 0, OPT_FLAG, NULL, "do not flush outputs to disk before renaming them (faster; a power cut may leave empty files)", NULL, 0, 0, NULL, AT(no_sync), RUN, NULL, 0, NULL},
-    {"quiet", 0, OPT_FLAG, NULL, "print errors only", NULL, 0, 0, NULL, AT(quiet), ALL, NULL, 0, NULL},
+    {"quiet", 0, OPT_FLAG, NULL, "print errors only", NULL, 0, 0, NULL, AT(quiet), ALL | CMD_REPORT, NULL, 0, NULL},
     {"verbose", 'v', OPT_FLAG, NULL, "print a line per file, and every entry passed over", NULL, 0, 0, NULL, AT(verbose), RUN, NULL, 0, NULL},
-    {"help", 'h', OPT_FLAG, NULL, "show this help", NULL, 0, 0, NULL, AT(help), ALL, NULL, 0, NULL},
+    {"help", 'h', OPT_FLAG, NULL, "show this help", NULL, 0, 0, NULL, AT(help), ALL | CMD_REPORT, NULL, 0, NULL},
     /* the bench's old spellings, for one release */
     {"sizes", 0, OPT_STRING, "LIST", NULL, NULL, 0, 0, NULL, AT(sizes), CMD_BENCH, "size", 0, NULL},
     {"filters", 0, OPT_OPS, "LIST", NULL, NULL, 0, 0, NULL, AT(filter), CMD_BENCH, "filter", 0, NULL},
@@ -364,6 +366,49 @@ static int json_takes_next(int command, const char *next)
     return strcmp(next, "-") == 0 || (n > 5 && strcmp(next + n - 5, ".json") == 0);
 }
 
+/* --device: one index; denoise also takes a list ("0,2") or "all". */
+static int parse_devices(int command, const char *cmd, cli_settings *s)
+{
+    char buf[512], *tok[CLI_MAX_DEVICES + 1];
+    int n, i, j;
+    s->device_count = 1;
+    if (!s->device_text)
+        return 0;
+    if (strcmp(s->device_text, "all") == 0 && command == CMD_DENOISE) {
+        s->device_all = 1;
+        return 0;
+    }
+    if (snprintf(buf, sizeof buf, "%s", s->device_text) >= (int)sizeof buf)
+        buf[0] = '\0';
+    n = cli_split(buf, tok, CLI_MAX_DEVICES + 1);
+    for (i = 0; i < n; i++) {
+        char *end = NULL;
+        long d = strtol(tok[i], &end, 10);
+        if (!tok[i][0] || *end || tok[i][0] == '-' || tok[i][0] == '+' || d > 1023 ||
+            n > CLI_MAX_DEVICES) {
+            fprintf(stderr, "jetfilter %s: --device %s: want %s\n", cmd, s->device_text,
+                    command == CMD_DENOISE ? "an index (0, 1, ...), a list such as 0,2, or all"
+                                           : "one index (0, 1, ...)");
+            return JF_EXIT_USAGE;
+        }
+        for (j = 0; j < i; j++)
+            if (s->devices[j] == (int)d) {
+                fprintf(stderr, "jetfilter %s: --device %s: device %ld named twice\n", cmd,
+                        s->device_text, d);
+                return JF_EXIT_USAGE;
+            }
+        s->devices[i] = (int)d;
+    }
+    if (n > 1 && command != CMD_DENOISE) {
+        fprintf(stderr, "jetfilter %s: --device %s: %s measures one device at a time\n", cmd,
+                s->device_text, cmd);
+        return JF_EXIT_USAGE;
+    }
+    s->device_count = n;
+    s->device = s->devices[0];
+    return 0;
+}
+
 int cli_parse(int command, const char *cmd, int argc, char **argv, cli_settings *s)
 {
     int i, rc, only_positional = 0;
@@ -425,7 +470,7 @@ int cli_parse(int command, const char *cmd, int argc, char **argv, cli_settings 
         if ((rc = set_value(cmd, s, o, value, 1)) != 0)
             return rc;
     }
-    return 0;
+    return parse_devices(command, cmd, s);
 }
 
 const char *cli_param(const cli_settings *s, const char *name)
@@ -530,6 +575,8 @@ void cli_help(FILE *out, int command, const char *cmd)
         {CMD_METRICS, "A B [--json [FILE]]   PSNR, SSIM and MSE of B against A"},
         {CMD_INFO, "[--json [FILE]]   version, backends, CUDA devices, operations"},
         {CMD_BENCH, "[options]   benchmark filters, sizes, kernel sizes and variants (and NPP)"},
+        {CMD_REPORT, "merge REPORT.json... [-o ALL.json]   check that --json reports of shards\n"
+                     "       cover every file once with the same settings; print the combined summary"},
     };
     int i;
     build_table();
@@ -547,4 +594,7 @@ void cli_help(FILE *out, int command, const char *cmd)
     }
     if (command & (CMD_DENOISE | CMD_NOISE))
         fprintf(out, "\nexit status: 0 all files done, 1 some inputs failed, 2 usage error\n");
+    if (command & CMD_REPORT)
+        fprintf(out, "\nexit status: 0 every file once and none failed; 1 a file missing, counted\n"
+                     "twice or failed, a shard missing, or settings that differ; 2 usage error\n");
 }

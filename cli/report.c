@@ -132,6 +132,7 @@ static void json_stages(json_buf *j, const jf_batch_item *it)
 static void json_item(json_buf *j, const jf_batch_item *it)
 {
     json_open(j, NULL, '{');
+    json_path(j, "path", it->rel);
     json_path(j, "input", it->input);
     json_path(j, "output", it->status == JF_OK ? it->output : NULL);
     json_str(j, "status", it->skipped ? "skipped" : it->status == JF_OK ? "ok" : "failed");
@@ -141,6 +142,8 @@ static void json_item(json_buf *j, const jf_batch_item *it)
         json_int(j, "width", it->width);
         json_int(j, "height", it->height);
         json_int(j, "channels", it->channels);
+        if (it->device >= 0)
+            json_int(j, "device", it->device);
         if (it->notes[0])
             json_str(j, "notes", it->notes);
         if (it->decision[0])
@@ -168,15 +171,19 @@ static void json_item(json_buf *j, const jf_batch_item *it)
 /* Sum the per-file records by stage name and print one table. */
 static void print_stats(const jf_batch *b)
 {
-    enum { MAX_ROWS = 32 };
+    enum { MAX_ROWS = 64 };
     struct { char name[48]; int count; double ms; double bytes; double peak; } rows[MAX_ROWS];
+    const int per_device = b->opt.device_count > 1 && b->backend == JF_BACKEND_CUDA;
     int nrows = 0, i, r;
     size_t k;
     for (i = 0; i < b->count; i++)
         for (k = 0; k < b->items[i].stats_count; k++) {
             const jf_stat *st = &b->items[i].stats[k];
-            char name[48];
-            snprintf(name, sizeof name, "%s%s%s", st->name, st->variant[0] ? "/" : "", st->variant);
+            char name[48], dev[16] = "";
+            if (per_device && b->items[i].device >= 0) /* several GPUs: a row each */
+                snprintf(dev, sizeof dev, "gpu%d ", b->items[i].device);
+            snprintf(name, sizeof name, "%s%s%s%s", dev, st->name, st->variant[0] ? "/" : "",
+                     st->variant);
             for (r = 0; r < nrows && strcmp(rows[r].name, name) != 0; r++)
                 ;
             if (r == nrows) {
@@ -207,30 +214,143 @@ static void print_stats(const jf_batch *b)
     }
 }
 
-typedef struct ref_means {
-    int refs, pin_inf, pout_inf;
-    double pin, pout, sin, sout;
-} ref_means;
+/* Files, megapixels and busy time of each device a multi-GPU run used. */
+typedef struct device_share {
+    int device, files;
+    double mpix, ms;
+} device_share;
 
-static ref_means reference_means(const jf_batch *b)
+static int device_shares(const jf_batch *b, device_share *out, int max)
 {
-    ref_means m;
+    int n = 0, i, d;
+    if (b->opt.device_count < 2 || b->backend != JF_BACKEND_CUDA)
+        return 0;
+    for (i = 0; i < b->count; i++) {
+        const jf_batch_item *it = &b->items[i];
+        if (it->skipped || it->status != JF_OK || it->device < 0)
+            continue;
+        for (d = 0; d < n && out[d].device != it->device; d++)
+            ;
+        if (d == n) {
+            if (n == max)
+                continue;
+            memset(&out[n], 0, sizeof out[n]);
+            out[n++].device = it->device;
+        }
+        out[d].files++;
+        out[d].mpix += (double)it->width * it->height / 1e6;
+        out[d].ms += it->ms_total;
+    }
+    return n;
+}
+
+static void print_device_shares(const jf_batch *b)
+{
+    device_share sh[CLI_MAX_DEVICES];
+    int n = device_shares(b, sh, CLI_MAX_DEVICES), d, files = 0;
+    for (d = 0; d < n; d++)
+        files += sh[d].files;
+    for (d = 0; d < n; d++)
+        cli_log("  device %d: %d files (%.1f%%), %.1f MPix, %.2f s of job time", sh[d].device,
+                sh[d].files, 100.0 * sh[d].files / (files ? files : 1), sh[d].mpix,
+                sh[d].ms / 1000.0);
+}
+
+void cli_ref_means_add(cli_ref_means *m, double pin, double pout, double sin, double sout)
+{
+    m->refs++;
+    if (isinf(pin)) m->pin_inf = 1; else m->pin += pin;
+    if (isinf(pout)) m->pout_inf = 1; else m->pout += pout;
+    m->sin += sin;
+    m->sout += sout;
+}
+
+void cli_ref_means_log(const cli_ref_means *m)
+{
+    char pi[32], po[32];
+    if (!m->refs)
+        return;
+    snprintf(pi, sizeof pi, m->pin_inf ? "inf" : "%.2f", m->pin / m->refs);
+    snprintf(po, sizeof po, m->pout_inf ? "inf" : "%.2f", m->pout / m->refs);
+    cli_log("  against the references (mean of %d): PSNR %s -> %s dB, SSIM %.4f -> %.4f", m->refs,
+            pi, po, m->sin / m->refs, m->sout / m->refs);
+}
+
+void cli_ref_means_json(json_buf *j, const cli_ref_means *m)
+{
+    if (!m->refs)
+        return;
+    json_num(j, "mean_psnr_in_db", m->pin_inf ? INFINITY : m->pin / m->refs);
+    json_num(j, "mean_psnr_out_db", m->pout_inf ? INFINITY : m->pout / m->refs);
+    json_num(j, "mean_ssim_in", m->sin / m->refs);
+    json_num(j, "mean_ssim_out", m->sout / m->refs);
+}
+
+static cli_ref_means reference_means(const jf_batch *b)
+{
+    cli_ref_means m;
     int i;
     memset(&m, 0, sizeof m);
     for (i = 0; i < b->count; i++) {
         const jf_batch_item *it = &b->items[i];
-        if (it->status != JF_OK || it->skipped || !it->have_ref)
-            continue;
-        m.refs++;
-        if (isinf(it->psnr_in)) m.pin_inf = 1; else m.pin += it->psnr_in;
-        if (isinf(it->psnr_out)) m.pout_inf = 1; else m.pout += it->psnr_out;
-        m.sin += it->ssim_in;
-        m.sout += it->ssim_out;
+        if (it->status == JF_OK && !it->skipped && it->have_ref)
+            cli_ref_means_add(&m, it->psnr_in, it->psnr_out, it->ssim_in, it->ssim_out);
     }
     return m;
 }
 
-static int write_report(const jf_batch *b, const cli_run *run, double secs, const ref_means *m)
+/* What decides the outputs, so that reports of shards can be checked to
+ * belong to one run before they are merged (jobs, threads and devices do
+ * not change an output, so they are not here). */
+static void json_settings(json_buf *j, const cli_run *run)
+{
+    static const char *const formats[] = {"same", "png", "jpg"};
+    const cli_settings *s = run->s;
+    int i;
+    json_open(j, "settings", '{');
+    json_str(j, "command", run->verb);
+    if (run->plan.op) {
+        json_str(j, "operation", run->plan.op->name);
+        json_open(j, "parameters", '{');
+        for (i = 0; i < jf_op_param_count && i < CLI_MAX_PARAMS; i++)
+            if (run->plan.op->params & jf_op_params[i].id)
+                json_str(j, jf_op_params[i].name, s->param[i] ? s->param[i] : jf_op_params[i].def);
+        json_close(j, '}');
+    }
+    if (s->noise_op) {
+        json_num(j, "amount", s->noise_amount);
+        json_int(j, "seed", s->seed);
+    }
+    json_str(j, "format", formats[s->format]);
+    json_int(j, "quality", s->quality);
+    json_int(j, "png_level", s->png_level);
+    json_str(j, "png_filter", jf_png_filter_names[s->png_filter + 1]);
+    json_path(j, "suffix", s->suffix);
+    json_str(j, "reference", s->reference ? "given" : NULL);
+    json_close(j, '}');
+}
+
+/* This process's share of the inputs, and the whole walk it came from. */
+static void json_shard(json_buf *j, const jf_batch *b)
+{
+    const int count = b->opt.shard.count > 1 ? b->opt.shard.count : 1;
+    char digest[24];
+    int i;
+    json_open(j, "shard", '{');
+    json_int(j, "index", count > 1 ? b->opt.shard.index : 0);
+    json_int(j, "count", count);
+    json_str(j, "source", count > 1 ? b->opt.shard.source : NULL);
+    json_int(j, "files_in_inputs", b->walk_files);
+    json_open(j, "files_per_shard", '[');
+    for (i = 0; i < count; i++)
+        json_int(j, NULL, b->shard_files ? b->shard_files[i] : b->walk_files);
+    json_close(j, ']');
+    snprintf(digest, sizeof digest, "%016llx", (unsigned long long)b->walk_digest);
+    json_str(j, "inputs_digest", digest);
+    json_close(j, '}');
+}
+
+static int write_report(const jf_batch *b, const cli_run *run, double secs, const cli_ref_means *m)
 {
     const int ok = b->count - b->failed - b->skipped;
     json_buf j = {0};
@@ -241,6 +361,8 @@ static int write_report(const jf_batch *b, const cli_run *run, double secs, cons
     json_str(&j, "backend", jf_backend_name(b->backend));
     if (run->plan.op)
         json_str(&j, "operation", run->plan.describe);
+    json_settings(&j, run);
+    json_shard(&j, b);
     json_open(&j, "files", '[');
     for (i = 0; i < b->count; i++)
         json_item(&j, &b->items[i]);
@@ -253,13 +375,25 @@ static int write_report(const jf_batch *b, const cli_run *run, double secs, cons
     json_int(&j, "ignored", b->ignored);
     json_int(&j, "passed_over", b->passed);
     json_num(&j, "seconds", secs);
+    json_num(&j, "mpix", b->mpix_done);
     json_num(&j, "mpix_per_s", secs > 0 ? b->mpix_done / secs : 0.0);
-    if (m->refs) {
-        json_num(&j, "mean_psnr_in_db", m->pin_inf ? INFINITY : m->pin / m->refs);
-        json_num(&j, "mean_psnr_out_db", m->pout_inf ? INFINITY : m->pout / m->refs);
-        json_num(&j, "mean_ssim_in", m->sin / m->refs);
-        json_num(&j, "mean_ssim_out", m->sout / m->refs);
+    {
+        device_share sh[CLI_MAX_DEVICES];
+        int n = device_shares(b, sh, CLI_MAX_DEVICES), d;
+        if (n) {
+            json_open(&j, "devices", '[');
+            for (d = 0; d < n; d++) {
+                json_open(&j, NULL, '{');
+                json_int(&j, "device", sh[d].device);
+                json_int(&j, "files", sh[d].files);
+                json_num(&j, "mpix", sh[d].mpix);
+                json_num(&j, "busy_s", sh[d].ms / 1000.0);
+                json_close(&j, '}');
+            }
+            json_close(&j, ']');
+        }
     }
+    cli_ref_means_json(&j, m);
     json_close(&j, '}');
     json_close(&j, '}');
     json_raw(&j, "\n");
@@ -277,7 +411,7 @@ int cli_batch_finish(jf_batch *b)
     const cli_settings *s = run->s;
     double secs = (jf_now_ms() - b->started_ms) / 1000.0;
     int ok = b->count - b->failed - b->skipped;
-    ref_means m = reference_means(b);
+    cli_ref_means m = reference_means(b);
 
     cli_progress_clear();
     if (!cli_quiet) {
@@ -290,13 +424,8 @@ int cli_batch_finish(jf_batch *b)
         if (b->passed)
             cli_log("  %d link%s, FIFO%s or device%s passed over (-v names them)", b->passed,
                     b->passed == 1 ? "" : "s", b->passed == 1 ? "" : "s", b->passed == 1 ? "" : "s");
-        if (m.refs) {
-            char pi[32], po[32];
-            snprintf(pi, sizeof pi, m.pin_inf ? "inf" : "%.2f", m.pin / m.refs);
-            snprintf(po, sizeof po, m.pout_inf ? "inf" : "%.2f", m.pout / m.refs);
-            cli_log("  against the references (mean of %d): PSNR %s -> %s dB, SSIM %.4f -> %.4f",
-                    m.refs, pi, po, m.sin / m.refs, m.sout / m.refs);
-        }
+        cli_ref_means_log(&m);
+        print_device_shares(b);
         if (s->stats)
             print_stats(b);
     }

@@ -253,6 +253,40 @@ static jf_status check_outputs(jf_batch *b)
     return JF_OK;
 }
 
+static void free_item(jf_batch_item *it)
+{
+    free(it->input);
+    free(it->rel);
+    free(it->output);
+    free(it->stats);
+}
+
+/* Count the whole walk (for the merge of shard reports), then keep only
+ * this shard's files, in walk order. */
+static jf_status apply_shard(jf_batch *b)
+{
+    const int count = b->opt.shard.count > 1 ? b->opt.shard.count : 1;
+    int i, kept = 0;
+    b->walk_files = b->count;
+    b->walk_digest = 0;
+    for (i = 0; i < b->count; i++)
+        b->walk_digest += jf_shard_hash(b->items[i].rel, strlen(b->items[i].rel));
+    if (count == 1)
+        return JF_OK;
+    if (!(b->shard_files = (int *)calloc((size_t)count, sizeof *b->shard_files)))
+        return jf_fail(JF_ERR_NOMEM, "out of memory while listing inputs");
+    for (i = 0; i < b->count; i++) {
+        int shard = jf_shard_of(b->items[i].rel, count);
+        b->shard_files[shard]++;
+        if (shard == b->opt.shard.index)
+            b->items[kept++] = b->items[i];
+        else
+            free_item(&b->items[i]);
+    }
+    b->count = kept;
+    return JF_OK;
+}
+
 /* A named input: a folder to walk, a regular file, or a refusal (FIFOs and
  * devices are never opened, so never waited on). */
 static jf_status collect_input(jf_batch *b, const char *in)
@@ -312,7 +346,7 @@ jf_status jf_batch_collect(jf_batch *b)
             return st == JF_ERR_NOMEM ? jf_fail(st, "out of memory while listing inputs") : st;
     if (b->count == 0)
         return jf_fail(JF_ERR_IO, "no JPEG or PNG files found in the inputs");
-    if ((st = check_outputs(b)) != JF_OK)
+    if ((st = apply_shard(b)) != JF_OK || (st = check_outputs(b)) != JF_OK)
         return st;
     clean_output_folders(b, started);
     return JF_OK;
@@ -322,6 +356,7 @@ jf_status jf_batch_collect(jf_batch *b)
 
 typedef struct worker {
     jf_batch *b;
+    int device;      /* its CUDA device */
     pthread_t tid;
     jf_context *ctx; /* made by the worker, or handed over (the first) */
     int started;
@@ -441,6 +476,7 @@ static void *work_loop(void *arg)
     worker *w = (worker *)arg;
     jf_batch *b = w->b;
     jf_context_options opt = b->opt.context;
+    opt.device = w->device;
     if (!w->ctx && b->make_context(&opt, &w->ctx) != JF_OK)
         w->ctx = NULL; /* the others take this worker's share */
     for (;;) {
@@ -452,6 +488,7 @@ static void *work_loop(void *arg)
         }
         it = &b->items[b->next++];
         pthread_mutex_unlock(&g_lock);
+        it->device = b->backend == JF_BACKEND_CUDA ? w->device : -1;
         process(b, it, w->ctx);
         pthread_mutex_lock(&g_lock);
         finish_item(b, it);
@@ -470,15 +507,24 @@ jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
     jf_context *first = NULL;
     worker *workers;
 
+    const int *devices = b->opt.devices && b->opt.device_count > 0 ? b->opt.devices : &co->device;
+    const int ndev = b->opt.devices && b->opt.device_count > 0 ? b->opt.device_count : 1;
+    if (ndev > jobs)
+        jobs = ndev; /* every device gets a job */
     if (jobs > b->count)
         jobs = b->count;
+    b->work = work;
+    if (jobs == 0) { /* an empty shard: nothing to do, and no device needed */
+        b->started_ms = jf_now_ms();
+        return JF_OK;
+    }
     if (!b->opt.max_memory)
         b->opt.max_memory = jf_batch_default_memory();
     if (b->opt.memory_per_byte <= 0)
         b->opt.memory_per_byte = 4.0;
     total_threads = b->opt.threads ? b->opt.threads : jf_cpu_count();
     co->threads = total_threads / jobs > 0 ? total_threads / jobs : 1;
-    b->work = work;
+    co->device = devices[0];
     if (!b->make_context)
         b->make_context = jf_context_create;
     /* the first context reports a missing device once and clearly, and then
@@ -495,8 +541,10 @@ jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
         jf_context_destroy(first);
         return jf_fail(JF_ERR_NOMEM, "out of memory");
     }
-    for (i = 0; i < jobs; i++)
+    for (i = 0; i < jobs; i++) {
         workers[i].b = b;
+        workers[i].device = devices[i % ndev]; /* round robin: jobs spread evenly */
+    }
     workers[0].ctx = first;
     for (i = 1; i < jobs; i++)
         workers[i].started = pthread_create(&workers[i].tid, NULL, work_loop, &workers[i]) == 0;
@@ -520,13 +568,11 @@ jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
 void jf_batch_free(jf_batch *b)
 {
     int i;
-    for (i = 0; i < b->count; i++) {
-        free(b->items[i].input);
-        free(b->items[i].rel);
-        free(b->items[i].output);
-        free(b->items[i].stats);
-    }
+    for (i = 0; i < b->count; i++)
+        free_item(&b->items[i]);
     free(b->items);
     b->items = NULL;
+    free(b->shard_files);
+    b->shard_files = NULL;
     b->count = b->cap = 0;
 }

@@ -9,6 +9,7 @@
 #define JF_PIPELINE_BATCH_H
 
 #include "jetfilter.h"
+#include "pipeline/shard.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -36,6 +37,7 @@ typedef struct jf_batch_item {
     const unsigned char *bytes; /* the file, read by the batch before the work runs */
     size_t nbytes;
     uint64_t memory;  /* what the batch reserved for this file, bytes */
+    int device;       /* CUDA device of the job that did it (-1: the CPU) */
     jf_stat *stats;   /* kernel/stage records of this file */
     size_t stats_count;
 } jf_batch_item;
@@ -58,6 +60,9 @@ typedef struct jf_batch_options {
     int threads;               /* CPU threads in all (0: every core) */
     int skip_existing;
     jf_context_options context; /* backend, device, memory, stats of every job */
+    const int *devices;        /* CUDA devices the jobs are spread over (NULL: context.device) */
+    int device_count;
+    jf_shard shard;            /* this process's part of the inputs (count 0 or 1: all) */
     uint64_t max_memory;       /* budget of all jobs together, bytes (0: half the RAM) */
     double memory_per_byte;    /* working memory per decoded byte besides the decode
                                   itself (output, padded copy, encoder): 4 for denoise */
@@ -85,6 +90,11 @@ struct jf_batch {
     uint64_t memory_in_use, memory_peak;
     int in_flight;
     int stale_removed;    /* temporaries of killed runs removed from output folders */
+    /* the whole walk, before sharding, so that shard reports can be checked
+     * against each other when merged */
+    int walk_files;       /* files found in all shards */
+    int *shard_files;     /* files per shard (shard.count entries; NULL without sharding) */
+    uint64_t walk_digest; /* sum of the hashes of every relative path found */
 };
 
 /* Half the machine's memory (a Jetson's 4 GB are shared with its GPU). */

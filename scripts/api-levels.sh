@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Every CUDA, libjpeg and libpng name the library and tool call must be in
-# benchmarks/nano/api-levels.txt with a version the Jetson Nano's JetPack 4.6
-# has: CUDA <= 10.2, libjpeg API <= 8 (libjpeg-turbo 1.5.2), libpng <= 1.6.34.
+# Every CUDA, libjpeg, libpng and Jansson name the library and tool call must
+# be in benchmarks/nano/api-levels.txt with a version the Jetson Nano's
+# JetPack 4.6 (Ubuntu 18.04) has: CUDA <= 10.2, libjpeg API <= 8
+# (libjpeg-turbo 1.5.2), libpng <= 1.6.34, Jansson <= 2.11.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 table=benchmarks/nano/api-levels.txt
@@ -11,11 +12,12 @@ newer() { # version, limit: is version > limit?
   [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | tail -1)" != "$2" ]
 }
 bad=0 checked=0
-for kind in cuda jpeg png; do
+for kind in cuda jpeg png jansson; do
   case $kind in
     cuda) pattern='\bcuda[A-Z][A-Za-z0-9_]*|__ldg|__shfl[a-z_]*|__ballot[a-z_]*|__any_sync|__all_sync|__syncwarp|__activemask|__match[a-z_]*|__reduce[a-z_]*' limit=10.2 ;;
     jpeg) pattern='\bjpeg_[a-z_0-9]+\(|\btj[A-Z0-9][A-Za-z0-9_]*\(' limit=8 ;;
     png) pattern='\bpng_[a-zA-Z_0-9]+\(' limit=1.6.34 ;;
+    jansson) pattern='\bjson_(load|dumps|object_|array_|string_value|integer_value|number_value|equal|decref|is_)[a-z_]*|\bJSON_[A-Z_]+' limit=2.11 ;;
   esac
   for name in $(grep -ohE "$pattern" $files | tr -d '(' | sort -u); do
     case $name in png_io|png_read|png_start|png_end|png_chunk|png_file|png_prescan|png_decode|png_encode|png_scan|jpeg_file|jpeg_scan|jpeg_prescan|jpeg_decode|jpeg_encode) continue ;; esac
@@ -30,5 +32,5 @@ for kind in cuda jpeg png; do
     fi
   done
 done
-echo "api-levels: $checked names, $bad newer than the Nano's CUDA 10.2, libjpeg 8 API, libpng 1.6.34 or not listed"
+echo "api-levels: $checked names, $bad newer than the Nano's CUDA 10.2, libjpeg 8 API, libpng 1.6.34, Jansson 2.11 or not listed"
 [ "$bad" -eq 0 ]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build here for a GPU machine that has the CUDA driver but not our build
 # dependencies (e.g. Ubuntu 24.04 with a Hopper GPU and no -dev packages):
-# sm_90 by default, libjpeg, libpng and zlib linked statically (distributions
+# sm_90 by default, libjpeg, libpng, zlib and Jansson linked statically (distributions
 # differ in sonames), cmocka copied beside the binaries.  Copy the source tree
 # with the build folder to that machine and run scripts/gpu-run.sh there.
 #   scripts/gpu-check.sh [ARCH [DIR]]      (default 90, build-gpu)
@@ -27,7 +27,7 @@ mkdir -p $dir/lib
 cp -L "$(ldconfig -p | awk '/libcmocka.so.0 /{print $NF; exit}')" $dir/lib/libcmocka.so.0
 # what scripts/gpu-npp-link.sh needs to relink the tool with NPP over there
 cp $dir/CMakeFiles/jetfilter-cli.dir/cli/main.c.o $dir/cli_main.o
-for a in libjpeg.a libpng16.a libz.a; do cp -L "/usr/lib/$(gcc -print-multiarch)/$a" $dir/lib/; done
+for a in libjpeg.a libpng16.a libz.a libjansson.a; do cp -L "/usr/lib/$(gcc -print-multiarch)/$a" $dir/lib/; done
 for exe in jetfilter tests/test_gpu jetfilter-gpu-frames; do
   extra=$(ldd "$dir/$exe" | grep -vE 'linux-vdso|libc\.so|libm\.so|libstdc\+\+|libgcc_s|libdl|libpthread|librt|ld-linux|libcmocka' || true)
   [ -z "$extra" ] || { echo "gpu-check: $exe links libraries the GPU machine lacks:"; echo "$extra"; exit 1; }

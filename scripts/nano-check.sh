@@ -118,6 +118,7 @@ tools() {
   $sudo apt-get update -qq &&
   $sudo apt-get install -y -qq --no-install-recommends g++-11 qemu-user gcc-aarch64-linux-gnu \
       libc6-dev-arm64-cross libjpeg62-turbo-dev:arm64 libpng-dev:arm64 zlib1g-dev:arm64 \
+      libjansson-dev:arm64 \
       libcmocka-dev:arm64 pkg-config > /dev/null &&
   apt_private update -qq && cuda_toolkit && gcc9 && cmake310 &&
   "$cache/cuda-11.8/bin/nvcc" --version | tail -1 &&
@@ -194,7 +195,7 @@ step resources "sm_53 registers, spills, shared memory; every launch shape fits 
 step gcc9 "GCC 9.3, C11, -Werror: build, all tests" gcc_9
 step aarch64 "aarch64 cross build, all CPU tests under qemu-aarch64" aarch64
 step glibc "no function newer than glibc 2.27 called" glibc
-step api-levels "CUDA <= 10.2, libjpeg API <= 8, libpng <= 1.6.34" api_levels
+step api-levels "CUDA <= 10.2, libjpeg API <= 8, libpng <= 1.6.34, Jansson <= 2.11" api_levels
 echo
 printf '%s\n' "${report[@]}"
 echo "nano-check: $passed passed, $failed failed in $((SECONDS - t0)) s"

@@ -209,6 +209,18 @@ static void test_usage_errors(void **state)
     assert_non_null(strstr(g_out, JF_VERSION_STRING));
     assert_int_equal(run("denoise --help"), 0);
     assert_non_null(strstr(g_out, "--border MODE"));
+    /* --device: one index, a list or all for denoise; one only elsewhere */
+    assert_int_equal(run("denoise in -o out2 --device 0,0"), 2);
+    assert_non_null(strstr(g_out, "named twice"));
+    assert_int_equal(run("denoise in -o out2 --device x"), 2);
+    assert_int_equal(run("denoise in -o out2 --device -1"), 2);
+    assert_int_equal(run("denoise in -o out2 --device 0,"), 2);
+    assert_int_equal(run("bench --device 0,1"), 2);
+    assert_non_null(strstr(g_out, "one device at a time"));
+    assert_int_equal(run("bench --device all"), 2);
+    assert_int_equal(run("report --help"), 0);
+    assert_non_null(strstr(g_out, "merge REPORT.json"));
+    assert_false(exists("out2"));
 }
 
 /* --backend cuda where there is no device: one clear line, exit 1. */
@@ -224,6 +236,10 @@ static void test_cuda_backend_without_device(void **state)
     assert_int_equal(run("denoise in/rocket.jpg -o auto_out"), 0);
     assert_non_null(strstr(g_out, "using the CPU"));
     assert_true(exists("auto_out/rocket.jpg"));
+    /* so does --device all, with no device to spread over */
+    assert_int_equal(run("denoise in/rocket.jpg -o all_out --device all -j 2"), 0);
+    assert_non_null(strstr(g_out, "using the CPU"));
+    assert_true(exists("all_out/rocket.jpg"));
 }
 
 static void test_unwritable_output(void **state)
