@@ -62,9 +62,9 @@ extern "C" {
 #endif
 
 #define JF_VERSION_MAJOR 1
-#define JF_VERSION_MINOR 1
+#define JF_VERSION_MINOR 2
 #define JF_VERSION_PATCH 0
-#define JF_VERSION_STRING "1.1.0"
+#define JF_VERSION_STRING "1.2.0"
 
 /* ------------------------------------------------------------------------ */
 /* Status and errors                                                         */
