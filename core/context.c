@@ -2,6 +2,7 @@
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/gpu.h"
+#include "core/image.h"
 #include "core/options.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -104,6 +105,29 @@ jf_status jf_context_sync(jf_context *ctx)
     if (ctx->gpu)
         return jf_gpu_sync(ctx);
 #endif
+    return JF_OK;
+}
+
+jf_status jf_context_frame(jf_context *ctx, int which, int width, int height, int channels,
+                           jf_image *img)
+{
+    jf_status st;
+    void *p;
+    if (!ctx || !img || which < 0 || which > 1)
+        return jf_fail(JF_ERR_ARG, "jf_context_frame: %s", !ctx ? "ctx is NULL" : !img
+                       ? "img is NULL" : "which must be 0 or 1");
+    if (width < 1 || height < 1)
+        return jf_fail(JF_ERR_ARG, "jf_context_frame: invalid size %dx%d", width, height);
+    if ((st = jf_check_dims("jf_context_frame", (uint64_t)width, (uint64_t)height, channels)) != JF_OK)
+        return st;
+#ifdef JF_HAVE_CUDA
+    if (ctx->gpu)
+        return jf_gpu_frame(ctx, which, width, height, channels, img);
+#endif
+    if (!(p = jf_scratch_get(ctx, JF_SCRATCH_FRAME0 + which,
+                             (size_t)width * (size_t)channels * (size_t)height)))
+        return JF_ERR_NOMEM;
+    *img = jf_image_wrap((unsigned char *)p, width, height, channels, 0);
     return JF_OK;
 }
 

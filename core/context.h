@@ -20,6 +20,8 @@ enum jf_scratch_slot {
     JF_SCRATCH_BANDS, /* per-worker rows (accumulators, rings) */
     JF_SCRATCH_ROWS,  /* per-row results (sums), or a whole float image */
     JF_SCRATCH_AUX,
+    JF_SCRATCH_FRAME0, /* jf_context_frame() on a CPU context */
+    JF_SCRATCH_FRAME1,
     JF_SCRATCH_COUNT
 };
 

@@ -326,6 +326,23 @@ static jf_status direct_view(const jf_image *img, jf_dview *view, int *direct)
     return JF_OK;
 }
 
+/* Is this host image one of the context's page-locked frames?  Then the
+ * copy engine reads or writes it directly: no staging copy. */
+static int pinned_frame(const struct jf_gpu *g, const jf_image *img)
+{
+    int s;
+    if (img->location != JF_LOC_HOST)
+        return 0;
+    for (s = JF_SLOT_FRAME0; s <= JF_SLOT_FRAME1; s++) {
+        const jf_buffer *b = &g->buf[s];
+        if (b->ptr && b->kind == JF_BUF_PINNED && img->data >= b->ptr &&
+            img->data + (size_t)(img->height - 1) * img->stride +
+                    (size_t)img->width * (size_t)img->channels <= b->ptr + b->pitch * b->rows)
+            return 1;
+    }
+    return 0;
+}
+
 static void copy_rows(unsigned char *dst, size_t dst_pitch, const unsigned char *src,
                       size_t src_pitch, size_t row_bytes, int rows)
 {
@@ -354,6 +371,14 @@ jf_status jf_gpu_input(jf_context *ctx, const jf_image *src, int slot, jf_dview 
         JF_CUDA_TRY(cudaStreamSynchronize(g->stream)); /* the CPU may touch it now */
         copy_rows(view->ptr, view->pitch, src->data, src->stride, row, src->height);
         return host_timer(ctx, "upload", src, jf_now_ms() - t0, bytes, bytes);
+    }
+    if (pinned_frame(g, src)) { /* straight from the decoder's buffer */
+        if ((st = jf_gpu_buffer(ctx, slot, row, (size_t)src->height, JF_BUF_DEVICE, view)) != JF_OK ||
+            (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
+            return st;
+        JF_CUDA_TRY(cudaMemcpy2DAsync(view->ptr, view->pitch, src->data, src->stride, row,
+                                      (size_t)src->height, cudaMemcpyHostToDevice, g->stream));
+        return jf_gpu_timer_stop(ctx, id, "upload", "pinned", 0, src, bytes, bytes);
     }
     if ((st = jf_gpu_buffer(ctx, JF_SLOT_STAGE_IN, row, (size_t)src->height, JF_BUF_PINNED, &stage)) != JF_OK ||
         (st = jf_gpu_buffer(ctx, slot, row, (size_t)src->height, JF_BUF_DEVICE, view)) != JF_OK)
@@ -394,6 +419,13 @@ jf_status jf_gpu_finish(jf_context *ctx, jf_image *dst, const jf_dview *view)
             t0 = jf_now_ms();
             copy_rows(dst->data, dst->stride, view->ptr, view->pitch, row, dst->height);
             if ((st = host_timer(ctx, "download", dst, jf_now_ms() - t0, bytes, bytes)) != JF_OK)
+                return st;
+        } else if (pinned_frame(g, dst)) { /* straight into the encoder's buffer */
+            if ((st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
+                return st;
+            JF_CUDA_TRY(cudaMemcpy2DAsync(dst->data, dst->stride, view->ptr, view->pitch, row,
+                                          (size_t)dst->height, cudaMemcpyDeviceToHost, g->stream));
+            if ((st = jf_gpu_timer_stop(ctx, id, "download", "pinned", 0, dst, bytes, bytes)) != JF_OK)
                 return st;
         } else {
             jf_dview stage;
@@ -556,6 +588,34 @@ extern "C" jf_status jf_gpu_image_alloc(jf_context *ctx, jf_image *img, int w, i
     img->location = loc;
     img->owned = 1;
     img->device = ctx->gpu->device;
+    return JF_OK;
+}
+
+/* A frame: the context's FRAME slot, pinned (copy mode) or managed and
+ * attached to our stream (managed mode), after our queued work is done. */
+extern "C" jf_status jf_gpu_frame(jf_context *ctx, int which, int w, int h, int ch, jf_image *img)
+{
+    struct jf_gpu *g = ctx->gpu;
+    const int managed = g->memory == JF_MEMORY_MANAGED;
+    jf_dview view;
+    jf_status st;
+    jf_device_scope scope(ctx);
+    if (scope.status != JF_OK)
+        return scope.status;
+    JF_CUDA_TRY(cudaStreamSynchronize(g->stream)); /* the frame's last user is done */
+    if ((st = jf_gpu_buffer(ctx, JF_SLOT_FRAME0 + which, (size_t)w * (size_t)ch, (size_t)h,
+                            managed ? JF_BUF_MANAGED : JF_BUF_PINNED, &view)) != JF_OK)
+        return st;
+    if (managed) /* attached to our stream: the CPU may use it while it is idle */
+        JF_CUDA_TRY(cudaStreamSynchronize(g->stream));
+    memset(img, 0, sizeof *img);
+    img->data = view.ptr;
+    img->width = w;
+    img->height = h;
+    img->channels = ch;
+    img->stride = view.pitch;
+    img->location = managed ? JF_LOC_MANAGED : JF_LOC_HOST;
+    img->device = g->device;
     return JF_OK;
 }
 

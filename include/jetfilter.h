@@ -280,9 +280,10 @@ jf_encode_options jf_encode_defaults(void);
 #define JF_ENCODE_OPTIONS_INIT {sizeof(jf_encode_options), JF_FORMAT_PNG, 92, -1, 0, 0, 0}
 
 /** Encode into a malloc()ed buffer the caller frees.  JPEG drops alpha.
- *  `opt` NULL: the defaults, in the picture's own format.  Errors: JF_ERR_ARG
- *  (options out of range, image not in host memory), JF_ERR_ENCODE,
- *  JF_ERR_NOMEM. */
+ *  `opt` NULL: the defaults, in the picture's own format.  The pixels may be
+ *  HOST, MAPPED or MANAGED (after jf_context_sync(): no GPU work may be
+ *  using them).  Errors: JF_ERR_ARG (options out of range, image in device
+ *  memory), JF_ERR_ENCODE, JF_ERR_NOMEM. */
 jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *opt,
                             unsigned char **bytes, size_t *size);
 
@@ -414,6 +415,33 @@ jf_status jf_context_device(const jf_context *ctx, jf_device_info *info);
  *  JF_ERR_CUDA, JF_ERR_NOMEM. */
 jf_status jf_image_alloc_on(jf_context *ctx, jf_image *img, int width, int height,
                             int channels, jf_location location);
+
+/** A host-side image in one of the context's two reusable frame buffers
+ *  (`which` 0 or 1, e.g. what a decoder writes and what a filter writes),
+ *  in the memory that context moves to and from its GPU fastest:
+ *  - CUDA, memory copy (discrete GPUs): page-locked host memory, location
+ *    HOST; calls that take it from or give it to the GPU copy it directly,
+ *    with no staging copy ("stage"/"unstage" records vanish from the stats);
+ *  - CUDA, memory managed (integrated GPUs, a Jetson): managed memory
+ *    attached to the context's stream, location MANAGED: kernels read and
+ *    write it in place, so calls on it are asynchronous (jf_context_sync()
+ *    before the CPU reads an output);
+ *  - CPU: ordinary memory, kept for the next call.
+ *  The image is not owned (jf_image_free() only forgets it) and stays valid
+ *  until the next call with the same `which` or the context's destruction;
+ *  work queued on the context is waited for first, so the CPU may write it
+ *  at once.  A frame of the size already held allocates nothing.  Rows are
+ *  `stride` bytes apart (>= width * channels).  Errors: JF_ERR_ARG,
+ *  JF_ERR_LIMIT, JF_ERR_NOMEM, JF_ERR_CUDA.  Since 1.2. */
+jf_status jf_context_frame(jf_context *ctx, int which, int width, int height, int channels,
+                           jf_image *img);
+
+/** As jf_picture_decode, with the colour plane decoded straight into
+ *  frame 0 of `ctx` (jf_context_frame: the buffer a GPU takes without a
+ *  staging copy), so it is not owned and lasts until that frame is asked
+ *  for again.  Alpha and metadata are owned as usual.  Since 1.2. */
+jf_status jf_picture_decode_frame(jf_context *ctx, const unsigned char *bytes, size_t size,
+                                  const char *name, jf_picture *pic);
 
 /** Copy pixels between images of the same shape in any two locations
  *  (host <-> device, device <-> device, ...) on the context's stream, and

@@ -155,7 +155,8 @@ static void on_progress(j_common_ptr cinfo)
     }
 }
 
-jf_status jf_jpeg_decode(const unsigned char *bytes, size_t size, jf_picture *pic)
+jf_status jf_jpeg_decode(jf_context *frame_ctx, const unsigned char *bytes, size_t size,
+                         jf_picture *pic)
 {
     struct jpeg_decompress_struct cinfo;
     jf_jpeg_error err;
@@ -220,8 +221,8 @@ jf_status jf_jpeg_decode(const unsigned char *bytes, size_t size, jf_picture *pi
         goto done;
 
     jpeg_start_decompress(&cinfo);
-    st = jf_image_alloc(&pic->color, (int)cinfo.output_width, (int)cinfo.output_height,
-                        cinfo.output_components);
+    st = jf_picture_alloc_color(frame_ctx, pic, (int)cinfo.output_width,
+                                (int)cinfo.output_height, cinfo.output_components);
     if (st != JF_OK)
         goto done;
     while (cinfo.output_scanline < cinfo.output_height) {

@@ -187,13 +187,13 @@ typedef struct png_read {
 } png_read;
 
 /* The pixels: into the colour plane, or interleaved and then split. */
-static jf_status read_pixels(png_read *r, jf_picture *pic)
+static jf_status read_pixels(png_read *r, jf_context *frame_ctx, jf_picture *pic)
 {
     png_uint_32 w = png_get_image_width(r->png, r->info), h = png_get_image_height(r->png, r->info);
     int channels, y;
     jf_status st;
     if ((st = set_layout(r->png, r->info, &channels)) != JF_OK ||
-        (st = jf_image_alloc(&pic->color, (int)w, (int)h, channels >= 3 ? 3 : 1)) != JF_OK ||
+        (st = jf_picture_alloc_color(frame_ctx, pic, (int)w, (int)h, channels >= 3 ? 3 : 1)) != JF_OK ||
         (channels != pic->color.channels &&
          (st = jf_image_alloc(&pic->alpha, (int)w, (int)h, 1)) != JF_OK))
         return st;
@@ -211,7 +211,8 @@ static jf_status read_pixels(png_read *r, jf_picture *pic)
     return JF_OK;
 }
 
-jf_status jf_png_decode(const unsigned char *bytes, size_t size, jf_picture *pic)
+jf_status jf_png_decode(jf_context *frame_ctx, const unsigned char *bytes, size_t size,
+                        jf_picture *pic)
 {
     png_read r;
     jf_png_scan scan;
@@ -244,7 +245,7 @@ jf_status jf_png_decode(const unsigned char *bytes, size_t size, jf_picture *pic
     png_set_benign_errors(r.png, 1);
     set_limits(r.png);
     png_read_info(r.png, r.info);
-    if ((st = read_pixels(&r, pic)) != JF_OK || (st = keep_metadata(r.png, r.info, pic)) != JF_OK ||
+    if ((st = read_pixels(&r, frame_ctx, pic)) != JF_OK || (st = keep_metadata(r.png, r.info, pic)) != JF_OK ||
         (st = keep_text(r.png, r.end, pic)) != JF_OK)
         goto done;
     pic->format = JF_FORMAT_PNG;

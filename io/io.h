@@ -9,9 +9,15 @@
 extern "C" {
 #endif
 
-jf_status jf_jpeg_decode(const unsigned char *bytes, size_t size, jf_picture *pic);
+/* The decoders put the colour plane into frame 0 of `frame_ctx` when it is
+ * not NULL (jf_picture_decode_frame), else into memory the picture owns. */
+jf_status jf_picture_alloc_color(jf_context *frame_ctx, jf_picture *pic, int width, int height,
+                                 int channels);
+jf_status jf_jpeg_decode(jf_context *frame_ctx, const unsigned char *bytes, size_t size,
+                         jf_picture *pic);
 jf_status jf_jpeg_encode(const jf_picture *pic, int quality, unsigned char **out, size_t *out_size);
-jf_status jf_png_decode(const unsigned char *bytes, size_t size, jf_picture *pic);
+jf_status jf_png_decode(jf_context *frame_ctx, const unsigned char *bytes, size_t size,
+                        jf_picture *pic);
 jf_status jf_png_encode(const jf_picture *pic, int level, jf_png_filter filter, unsigned char **out,
                         size_t *out_size);
 

@@ -106,8 +106,15 @@ jf_status jf_picture_probe(const unsigned char *bytes, size_t size, jf_probe *p)
     return JF_OK;
 }
 
-jf_status jf_picture_decode(const unsigned char *bytes, size_t size, const char *name,
-                            jf_picture *pic)
+jf_status jf_picture_alloc_color(jf_context *frame_ctx, jf_picture *pic, int width, int height,
+                                 int channels)
+{
+    return frame_ctx ? jf_context_frame(frame_ctx, 0, width, height, channels, &pic->color)
+                     : jf_image_alloc(&pic->color, width, height, channels);
+}
+
+static jf_status decode(jf_context *frame_ctx, const unsigned char *bytes, size_t size,
+                        const char *name, jf_picture *pic)
 {
     jf_status st;
     if (!pic)
@@ -121,8 +128,8 @@ jf_status jf_picture_decode(const unsigned char *bytes, size_t size, const char 
         return st;
     }
     switch (jf_sniff_format(bytes, size)) {
-    case JF_FORMAT_JPEG: st = jf_jpeg_decode(bytes, size, pic); break;
-    case JF_FORMAT_PNG: st = jf_png_decode(bytes, size, pic); break;
+    case JF_FORMAT_JPEG: st = jf_jpeg_decode(frame_ctx, bytes, size, pic); break;
+    case JF_FORMAT_PNG: st = jf_png_decode(frame_ctx, bytes, size, pic); break;
     default:
         return jf_fail(JF_ERR_DECODE, "%s: not a JPEG or PNG file", name);
     }
@@ -131,6 +138,20 @@ jf_status jf_picture_decode(const unsigned char *bytes, size_t size, const char 
         jf_error_prefix(name);
     }
     return st;
+}
+
+jf_status jf_picture_decode(const unsigned char *bytes, size_t size, const char *name,
+                            jf_picture *pic)
+{
+    return decode(NULL, bytes, size, name, pic);
+}
+
+jf_status jf_picture_decode_frame(jf_context *ctx, const unsigned char *bytes, size_t size,
+                                  const char *name, jf_picture *pic)
+{
+    if (!ctx)
+        return jf_fail(JF_ERR_ARG, "jf_picture_decode_frame: ctx is NULL");
+    return decode(ctx, bytes, size, name, pic);
 }
 
 jf_status jf_picture_read(const char *path, jf_picture *pic)
@@ -169,8 +190,8 @@ jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *user
     else if ((st = jf_options_read("jf_picture_encode", "jf_encode_defaults", &o, sizeof o,
                                    user)) != JF_OK)
         return st;
-    if (pic->color.location != JF_LOC_HOST && pic->color.location != JF_LOC_MAPPED)
-        return jf_fail(JF_ERR_ARG, "jf_picture_encode: image is not in host memory");
+    if (pic->color.location == JF_LOC_DEVICE) /* managed: the CPU reads it once the GPU is done */
+        return jf_fail(JF_ERR_ARG, "jf_picture_encode: image is in device memory (copy it to the host first)");
     if (pic->color.channels != 1 && pic->color.channels != 3)
         return jf_fail(JF_ERR_ARG, "jf_picture_encode: %d colour channels (1 or 3 expected)",
                        pic->color.channels);

@@ -274,6 +274,37 @@ static void test_context_basics(void **state)
     jf_image_free(&w); /* not owned: nothing happens */
 }
 
+/* Frames: two reusable buffers per context, not owned, grown on demand and
+ * then reused without allocating. */
+static void test_context_frames(void **state)
+{
+    jf_context *ctx = t_cpu_context(2);
+    jf_image a, b, c, keep;
+    long before;
+    (void)state;
+    assert_int_equal(jf_context_frame(ctx, 0, 640, 480, 3, &a), JF_OK);
+    assert_int_equal(jf_context_frame(ctx, 1, 640, 480, 3, &b), JF_OK);
+    assert_int_equal(a.location, JF_LOC_HOST);
+    assert_int_equal(a.owned, 0);
+    assert_true(a.stride >= 640 * 3);
+    assert_ptr_not_equal(a.data, b.data);
+    memset(a.data, 7, a.stride * 480); /* all of it is writable */
+    keep = a;
+    before = atomic_load(&g_allocs);
+    assert_int_equal(jf_context_frame(ctx, 0, 320, 200, 1, &c), JF_OK); /* smaller: reused */
+    assert_int_equal(atomic_load(&g_allocs) - before, 0);
+    assert_ptr_equal(c.data, keep.data);
+    jf_image_free(&c); /* forgotten, not freed */
+    assert_null(c.data);
+    assert_int_equal(jf_context_frame(ctx, 0, 320, 200, 1, &c), JF_OK);
+    assert_ptr_equal(c.data, keep.data);
+    assert_int_equal(jf_context_frame(ctx, 2, 8, 8, 1, &c), JF_ERR_ARG);
+    assert_int_equal(jf_context_frame(NULL, 0, 8, 8, 1, &c), JF_ERR_ARG);
+    assert_int_equal(jf_context_frame(ctx, 0, 0, 8, 1, &c), JF_ERR_ARG);
+    assert_int_equal(jf_context_frame(ctx, 0, 8, 8, 5, &c), JF_ERR_ARG);
+    jf_context_destroy(ctx);
+}
+
 /* An image of a sample type this version does not handle is refused. */
 static void test_sample_type(void **state)
 {
@@ -295,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_no_allocation_per_call),
         cmocka_unit_test(test_stats_bounded),
         cmocka_unit_test(test_context_basics),
+        cmocka_unit_test(test_context_frames),
         cmocka_unit_test(test_sample_type),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* JPEG and PNG: round trips, every layout the decoders promise, metadata
  * carried across formats, and damaged or hostile files refused cleanly. */
 #include "common.h"
+#include "io/io.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -157,6 +158,62 @@ static void test_samples_decode(void **state)
         assert_null(pic.alpha.data);
         jf_picture_free(&pic);
     }
+}
+
+/* Decoding into a context's frame gives the pixels jf_picture_decode gives,
+ * in memory the context keeps: not owned, reused by the next decode. */
+static void test_decode_into_frame(void **state)
+{
+    static const char *const names[] = {"rocket.jpg", "coffee.png", "retina.jpg", "chelsea.png"};
+    enum { W = 21, H = 11 };
+    unsigned char rows[H * W * 4];
+    jf_context *ctx = t_cpu_context(2);
+    unsigned char *first_frame = NULL;
+    size_t i;
+    membuf m;
+    (void)state;
+    for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[256];
+        unsigned char *bytes;
+        size_t n;
+        jf_picture want, got;
+        snprintf(path, sizeof path, "samples/images/%s", names[i]);
+        assert_int_equal(jf_read_file(t_source_path(path), 1 << 26, &bytes, &n), JF_OK);
+        assert_int_equal(jf_picture_decode(bytes, n, names[i], &want), JF_OK);
+        assert_int_equal(jf_picture_decode_frame(ctx, bytes, n, names[i], &got), JF_OK);
+        assert_true(t_images_equal(&want.color, &got.color));
+        assert_int_equal(got.color.owned, 0);
+        assert_int_equal(got.format, want.format);
+        assert_int_equal(got.icc_size, want.icc_size);
+        if (i == 0)
+            first_frame = got.color.data;
+        else if (i == 1) /* smaller than the first: the same buffer */
+            assert_ptr_equal(got.color.data, first_frame);
+        jf_picture_free(&want);
+        jf_picture_free(&got);
+        free(bytes);
+    }
+    /* RGBA: the colour into the frame, the alpha plane owned */
+    for (i = 0; i < sizeof rows; i++)
+        rows[i] = (unsigned char)(i * 53 + 7);
+    m = png_special(W, H, PNG_COLOR_TYPE_RGB_ALPHA, 8, PNG_INTERLACE_NONE, rows, W * 4, 0);
+    {
+        jf_picture want = decode_ok(&m, "rgba.png"), got;
+        assert_int_equal(jf_picture_decode_frame(ctx, m.data, m.size, "rgba.png", &got), JF_OK);
+        assert_true(t_images_equal(&want.color, &got.color));
+        assert_true(t_images_equal(&want.alpha, &got.alpha));
+        assert_int_equal(got.alpha.owned, 1);
+        jf_picture_free(&want);
+        jf_picture_free(&got);
+    }
+    /* a broken file leaves nothing behind, and names itself */
+    assert_int_equal(jf_picture_decode_frame(ctx, m.data, m.size / 2, "cut.png", &(jf_picture){0}),
+                     JF_ERR_DECODE);
+    assert_non_null(strstr(jf_last_error(), "cut.png"));
+    assert_int_equal(jf_picture_decode_frame(NULL, m.data, m.size, "x.png", &(jf_picture){0}),
+                     JF_ERR_ARG);
+    free(m.data);
+    jf_context_destroy(ctx);
 }
 
 static void test_png_round_trip_exact(void **state)
@@ -550,6 +607,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sniffing),
         cmocka_unit_test(test_samples_decode),
+        cmocka_unit_test(test_decode_into_frame),
         cmocka_unit_test(test_png_round_trip_exact),
         cmocka_unit_test(test_jpeg_round_trip_photo),
         cmocka_unit_test(test_jpeg_layouts),

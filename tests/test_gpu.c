@@ -362,6 +362,59 @@ static void test_locations_and_memory_modes(void **state)
     jf_image_free(&want);
 }
 
+/* Frames (what the batch decodes into and encodes from): pinned host memory
+ * in copy mode, which the copy engine takes with no staging copy, and
+ * managed memory in managed mode, which the kernels use in place.  Results
+ * as the CPU's; after the first image, no allocation and no stage records. */
+static void test_frames(void **state)
+{
+    jf_image src = t_random_image(1023, 577, 3, 0, 21), want = {0};
+    jf_median_options mo = t_median_opts(5, JF_BORDER_REFLECT, JF_VARIANT_CPU);
+    jf_context *ctxs[2];
+    int c, round, y;
+    (void)state;
+    ctxs[0] = g_gpu;
+    ctxs[1] = g_managed;
+    assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
+    mo.variant = JF_VARIANT_AUTO;
+    for (c = 0; c < 2; c++) {
+        long before = 0;
+        for (round = 0; round < 3; round++) {
+            jf_image in, out;
+            size_t i;
+#ifdef JF_HAVE_CUDA
+            if (round == 1)
+                before = atomic_load(&g_allocs);
+#endif
+            assert_int_equal(jf_context_frame(ctxs[c], 0, src.width, src.height, 3, &in), JF_OK);
+            assert_int_equal(jf_context_frame(ctxs[c], 1, src.width, src.height, 3, &out), JF_OK);
+            assert_int_equal(in.location, c == 0 ? JF_LOC_HOST : JF_LOC_MANAGED);
+            for (y = 0; y < src.height; y++) { /* as a decoder would write it */
+                memcpy(in.data + (size_t)y * in.stride, src.data + (size_t)y * src.stride,
+                       (size_t)src.width * 3);
+                memset(out.data + (size_t)y * out.stride, 0xA5, (size_t)src.width * 3);
+            }
+            jf_stats_clear(ctxs[c]);
+            if (jf_median(ctxs[c], &in, &out, &mo) != JF_OK || jf_context_sync(ctxs[c]) != JF_OK)
+                fail_msg("median on frames (%s): %s", c ? "managed" : "copy", jf_last_error());
+            assert_true(t_images_equal(&out, &want));
+            for (i = 0; i < jf_stats_count(ctxs[c]); i++) {
+                const char *name = jf_stats_at(ctxs[c], i)->name;
+                if (strcmp(name, "stage") == 0 || strcmp(name, "unstage") == 0 ||
+                    (c == 1 && (strcmp(name, "upload") == 0 || strcmp(name, "download") == 0)))
+                    fail_msg("a %s record with frames (%s memory)", name, c ? "managed" : "copy");
+            }
+        }
+#ifdef JF_HAVE_CUDA
+        assert_int_equal(atomic_load(&g_allocs) - before, 0);
+#else
+        (void)before;
+#endif
+    }
+    jf_image_free(&src);
+    jf_image_free(&want);
+}
+
 static void test_stats_and_errors(void **state)
 {
     jf_image src = t_random_image(640, 480, 1, 0, 4), dst = {0};
@@ -720,6 +773,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_real_photos),
         cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_locations_and_memory_modes),
+        cmocka_unit_test(test_frames),
         cmocka_unit_test(test_stats_and_errors),
         cmocka_unit_test(test_ops_table),
         cmocka_unit_test(test_median_large_k),
