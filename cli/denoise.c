@@ -68,7 +68,9 @@ jf_status cli_read_input(jf_batch_item *it, jf_picture *pic, jf_context *ctx)
     jf_status st;
     memset(pic, 0, sizeof *pic);
     /* the batch has read the file already (to size its memory) */
-    st = it->bytes ? jf_picture_decode(it->bytes, it->nbytes, it->input, pic)
+    /* straight into the context's frame: the buffer its GPU takes without
+     * a staging copy (pinned, or managed on a Jetson) */
+    st = it->bytes ? jf_picture_decode_frame(ctx, it->bytes, it->nbytes, it->input, pic)
                    : jf_picture_read(it->input, pic);
     if (st != JF_OK)
         return st;
@@ -126,7 +128,11 @@ static jf_status denoise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
     if ((st = cli_read_input(it, &pic, ctx)) != JF_OK)
         return st;
     t0 = jf_now_ms();
-    st = jf_op_apply(ctx, &run->plan, &pic.color, &out, &note);
+    /* the output in the other frame, which the encoder then reads in place */
+    if ((st = jf_context_frame(ctx, 1, pic.color.width, pic.color.height, pic.color.channels,
+                               &out)) == JF_OK &&
+        (st = jf_op_apply(ctx, &run->plan, &pic.color, &out, &note)) == JF_OK)
+        st = jf_context_sync(ctx); /* managed frames: the work was only queued */
     it->ms_filter = jf_now_ms() - t0;
     if (st == JF_OK && note.text[0]) {
         snprintf(it->decision, sizeof it->decision, "%s", note.text);
@@ -139,8 +145,8 @@ static jf_status denoise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
     }
     if (run->s->reference)
         compare_reference(run->s, it, &pic.color, &out, ctx);
-    jf_image_free(&pic.color);
-    pic.color = out; /* the picture now owns the filtered pixels */
+    jf_image_free(&pic.color); /* a frame: only forgotten */
+    pic.color = out;           /* the filtered pixels, with the input's metadata */
     out.data = NULL;
     st = cli_write_output(it, run->s, &pic, ctx);
 done:

@@ -151,6 +151,8 @@ static void json_item(json_buf *j, const jf_batch_item *it)
         if (it->estimate_name)
             json_num(j, it->estimate_name, it->estimate);
         json_open(j, "ms", '{');
+        json_num(j, "read", it->ms_read);
+        json_num(j, "wait", it->ms_wait);
         json_num(j, "decode", it->ms_decode);
         json_num(j, "filter", it->ms_filter);
         json_num(j, "metrics", it->ms_metrics);
@@ -172,14 +174,14 @@ static void json_item(json_buf *j, const jf_batch_item *it)
 static void print_stats(const jf_batch *b)
 {
     enum { MAX_ROWS = 64 };
-    struct { char name[48]; int count; double ms; double bytes; double peak; } rows[MAX_ROWS];
+    struct { char name[80]; int count; double ms; double bytes; double peak; } rows[MAX_ROWS];
     const int per_device = b->opt.device_count > 1 && b->backend == JF_BACKEND_CUDA;
     int nrows = 0, i, r;
     size_t k;
     for (i = 0; i < b->count; i++)
         for (k = 0; k < b->items[i].stats_count; k++) {
             const jf_stat *st = &b->items[i].stats[k];
-            char name[48], dev[16] = "";
+            char name[80], dev[16] = "";
             if (per_device && b->items[i].device >= 0) /* several GPUs: a row each */
                 snprintf(dev, sizeof dev, "gpu%d ", b->items[i].device);
             snprintf(name, sizeof name, "%s%s%s%s", dev, st->name, st->variant[0] ? "/" : "",

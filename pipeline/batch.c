@@ -438,13 +438,16 @@ static void process(jf_batch *b, jf_batch_item *it, jf_context *ctx)
     }
     jf_stats_clear(ctx);
     jf_error_clear();
-    if ((it->status = measure(b, it)) != JF_OK) {
+    it->status = measure(b, it);
+    it->ms_read = jf_now_ms() - t0;
+    if (it->status != JF_OK) {
         snprintf(it->message, sizeof it->message, "%s", jf_last_error());
         free((void *)it->bytes);
         it->bytes = NULL;
         return;
     }
     reserve(b, it);
+    it->ms_wait = jf_now_ms() - t0 - it->ms_read;
     it->status = b->work(b, it, ctx);
     release(b, it);
     it->ms_total = jf_now_ms() - t0;

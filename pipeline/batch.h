@@ -27,7 +27,8 @@ typedef struct jf_batch_item {
     char message[512];
     int skipped;
     int width, height, channels;
-    double ms_decode, ms_filter, ms_metrics, ms_encode, ms_total;
+    /* wall time of each step; total is all of them plus bookkeeping */
+    double ms_read, ms_wait, ms_decode, ms_filter, ms_metrics, ms_encode, ms_total;
     int have_ref;
     double psnr_in, psnr_out, ssim_in, ssim_out;
     char notes[256];  /* what was dropped or changed on the way ("" if nothing) */
