@@ -6,7 +6,15 @@
  * med3(max of the three lo, med3 of the three mid, min of the three hi).
  * Everything is byte min/max over whole rows, which the compiler vectorises.
  *
- * k >= 5: Huang's sliding histogram.  Moving one pixel right removes one
+ * k = 5: the same idea one size up.  Each vertical 5-tuple is sorted once
+ * (9 comparators) and shared by the five windows it belongs to; a window's
+ * median then comes from its five sorted columns through a fixed network
+ * of 85 comparators (scripts/median_network.py derives it from Batcher's
+ * sort, drops what sorted columns make useless and what cannot reach the
+ * median, and checks it on every 0-1 input).  Byte min/max again, over
+ * whole rows: 16 or 32 pixels per instruction.
+ *
+ * k >= 7: Huang's sliding histogram.  Moving one pixel right removes one
  * column of k values and adds another, so the cost per pixel is 2k histogram
  * updates plus a short walk of the median marker: linear in k, where sorting
  * the window grows with k^2 log k.  Each thread owns a band of rows; each
@@ -24,6 +32,15 @@ typedef struct median_job {
     int ksize;
 } median_job;
 
+/* On x86-64 the byte min/max loops below are also compiled for AVX2 (32
+ * bytes per instruction instead of SSE2's 16) and the loader picks the copy
+ * the CPU runs; elsewhere (NEON on the Nano) there is one version. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 6
+#define JF_WIDE_SIMD __attribute__((target_clones("avx2", "default")))
+#else
+#define JF_WIDE_SIMD
+#endif
+
 #define MIN8(a, b) ((a) < (b) ? (a) : (b))
 #define MAX8(a, b) ((a) > (b) ? (a) : (b))
 
@@ -35,7 +52,7 @@ static inline unsigned char med3(unsigned char a, unsigned char b, unsigned char
 /* Rows are processed in chunks so the sorted triples fit in a stack buffer. */
 #define CHUNK 2048
 
-static void median3_rows(void *arg, int y0, int y1, int worker)
+JF_WIDE_SIMD static void median3_rows(void *arg, int y0, int y1, int worker)
 {
     median_job *job = (median_job *)arg;
     const jf_image *s = job->src;
@@ -64,6 +81,69 @@ static void median3_rows(void *arg, int y0, int y1, int worker)
                 unsigned char h = MIN8(MIN8(hi[i], hi[i + ch]), hi[i + 2 * ch]);
                 unsigned char m = med3(mid[i], mid[i + ch], mid[i + 2 * ch]);
                 d[at + i] = med3(l, m, h);
+            }
+        }
+    }
+}
+
+#define SORT2(a, b)                                                           \
+    do {                                                                      \
+        unsigned char lo_ = MIN8(a, b), hi_ = MAX8(a, b);                     \
+        a = lo_;                                                              \
+        b = hi_;                                                              \
+    } while (0)
+
+JF_WIDE_SIMD static void median5_rows(void *arg, int y0, int y1, int worker)
+{
+    median_job *job = (median_job *)arg;
+    const jf_image *s = job->src;
+    const int ch = s->channels;
+    const size_t out_n = (size_t)job->dst->width * (size_t)ch;
+    unsigned char col[5][CHUNK + 16]; /* col[r][i]: the r-th smallest of column i */
+    size_t at, i, n;
+    int y, r;
+    (void)worker;
+
+    for (y = y0; y < y1; y++) {
+        const unsigned char *row[5];
+        unsigned char *d = job->dst->data + (size_t)y * job->dst->stride;
+        for (r = 0; r < 5; r++)
+            row[r] = s->data + (size_t)(y + r) * s->stride;
+        for (at = 0; at < out_n; at += CHUNK) {
+            n = out_n - at < CHUNK ? out_n - at : CHUNK;
+            for (i = 0; i < n + 4 * (size_t)ch; i++) { /* sort each vertical 5-tuple */
+                unsigned char a = row[0][at + i], b = row[1][at + i], c = row[2][at + i],
+                              e = row[3][at + i], f = row[4][at + i];
+                SORT2(a, b); SORT2(e, f); SORT2(c, f); SORT2(c, e); SORT2(a, e);
+                SORT2(a, c); SORT2(b, f); SORT2(b, e); SORT2(b, c);
+                col[0][i] = a; col[1][i] = b; col[2][i] = c; col[3][i] = e; col[4][i] = f;
+            }
+            for (i = 0; i < n; i++) {
+                unsigned char v[25];
+#define CMP(p, q) SORT2(v[p], v[q]);
+                for (r = 0; r < 5; r++) {
+                    v[r] = col[r][i];
+                    v[5 + r] = col[r][i + (size_t)ch];
+                    v[10 + r] = col[r][i + 2 * (size_t)ch];
+                    v[15 + r] = col[r][i + 3 * (size_t)ch];
+                    v[20 + r] = col[r][i + 4 * (size_t)ch];
+                }
+                /* 85 comparators, checked on all 7776 column-sorted 0-1 inputs */
+                CMP(4, 5) CMP(14, 15) CMP(5, 7) CMP(8, 10) CMP(9, 11) CMP(12, 14) CMP(5, 6)
+                CMP(9, 10) CMP(13, 14) CMP(0, 4) CMP(1, 5) CMP(2, 6) CMP(8, 12) CMP(10, 14)
+                CMP(11, 15) CMP(16, 20) CMP(17, 21) CMP(18, 22) CMP(19, 23) CMP(2, 4) CMP(3, 5)
+                CMP(10, 12) CMP(11, 13) CMP(18, 20) CMP(19, 21) CMP(1, 2) CMP(3, 4) CMP(5, 6)
+                CMP(9, 10) CMP(11, 12) CMP(13, 14) CMP(17, 18) CMP(19, 20) CMP(21, 22)
+                CMP(0, 8) CMP(1, 9) CMP(2, 10) CMP(3, 11) CMP(4, 12) CMP(5, 13) CMP(6, 14)
+                CMP(7, 15) CMP(4, 8) CMP(5, 9) CMP(6, 10) CMP(7, 11) CMP(20, 24) CMP(2, 4)
+                CMP(3, 5) CMP(6, 8) CMP(7, 9) CMP(10, 12) CMP(11, 13) CMP(22, 24) CMP(1, 2)
+                CMP(3, 4) CMP(5, 6) CMP(7, 8) CMP(9, 10) CMP(11, 12) CMP(13, 14) CMP(21, 22)
+                CMP(23, 24) CMP(0, 16) CMP(1, 17) CMP(2, 18) CMP(3, 19) CMP(4, 20) CMP(5, 21)
+                CMP(6, 22) CMP(7, 23) CMP(8, 24) CMP(8, 16) CMP(9, 17) CMP(10, 18) CMP(11, 19)
+                CMP(12, 20) CMP(13, 21) CMP(6, 10) CMP(7, 11) CMP(12, 16) CMP(13, 17)
+                CMP(10, 12) CMP(11, 13) CMP(11, 12)
+#undef CMP
+                d[at + i] = v[12];
             }
         }
     }
@@ -131,6 +211,10 @@ jf_status jf_median_cpu(jf_context *ctx, const jf_image *padded, int ksize, jf_i
     job.ksize = ksize;
     if (ksize == 1)
         return jf_image_copy(padded, dst);
-    jf_parallel_for(ctx, dst->height, ksize == 3 ? median3_rows : median_histogram_rows, &job);
+    jf_parallel_for(ctx, dst->height,
+                    ksize == 3   ? median3_rows
+                    : ksize == 5 ? median5_rows
+                                 : median_histogram_rows,
+                    &job);
     return JF_OK;
 }
