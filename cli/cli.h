@@ -20,7 +20,8 @@ enum {
     CMD_METRICS = 1 << 2,
     CMD_INFO = 1 << 3,
     CMD_BENCH = 1 << 4,
-    CMD_REPORT = 1 << 5
+    CMD_REPORT = 1 << 5,
+    CMD_STREAM = 1 << 6
 };
 
 typedef enum out_format { OUT_SAME, OUT_PNG, OUT_JPEG } out_format;
@@ -56,6 +57,11 @@ typedef struct cli_settings {
     int format;              /* out_format */
     int skip_existing;
     const char *reference;
+    /* stream */
+    const char *input;       /* -i FILE or "-" */
+    int planes;              /* 0 all, 1 luma */
+    const char *raw;         /* --raw WxH */
+    const char *pix_fmt;
     const char *json;        /* file, or "-" for standard output */
     int quiet;
     int verbose;
@@ -97,6 +103,12 @@ const char *cli_param(const cli_settings *s, const char *name);
 /* Split a comma list into at most `max` tokens of `buf` (modified). */
 int cli_split(char *buf, char **tokens, int max);
 
+/* The operation of --filter with its parameters and --block, resolved
+ * once into run->plan; a usage message naming `cmd` and JF_EXIT_USAGE when
+ * something does not fit. */
+struct cli_run;
+int cli_plan_filter(const char *cmd, cli_settings *s, struct cli_run *run);
+
 /* Subcommands (one file each) */
 int cli_denoise(cli_settings *s);
 int cli_noise(cli_settings *s);
@@ -104,6 +116,7 @@ int cli_metrics(cli_settings *s);
 int cli_info(cli_settings *s);
 int cli_bench(cli_settings *s);
 int cli_report(cli_settings *s);
+int cli_stream(cli_settings *s);
 
 struct jf_batch;
 struct jf_batch_item;

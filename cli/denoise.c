@@ -156,7 +156,7 @@ done:
 }
 
 /* The block shape, the operation and its parameters, resolved once. */
-static int plan_denoise(cli_settings *s, cli_run *run)
+int cli_plan_filter(const char *cmd, cli_settings *s, cli_run *run)
 {
     const jf_op *op;
     jf_op_args args;
@@ -166,18 +166,18 @@ static int plan_denoise(cli_settings *s, cli_run *run)
     op = jf_op_find(s->filter);
     if (!op || op->kind != JF_OP_FILTER || strchr(s->filter, ',')) {
         char names[256];
-        fprintf(stderr, "jetfilter denoise: --filter %s: one of %s\n", s->filter,
+        fprintf(stderr, "jetfilter %s: --filter %s: one of %s\n", cmd, s->filter,
                 jf_op_names(JF_OP_FILTER, names, sizeof names));
         return JF_EXIT_USAGE;
     }
     if (s->block && (sscanf(s->block, "%4dx%4d", &s->block_x, &s->block_y) != 2 ||
                      s->block_x < 4 || s->block_x % 4 || s->block_y < 1 ||
                      s->block_x * s->block_y > 1024)) {
-        fprintf(stderr, "jetfilter denoise: --block %s: want WxH, W a multiple of 4, W*H <= 1024\n",
-                s->block);
+        fprintf(stderr, "jetfilter %s: --block %s: want WxH, W a multiple of 4, W*H <= 1024\n",
+                cmd, s->block);
         return JF_EXIT_USAGE;
     }
-    if ((rc = cli_op_args("denoise", s, &args)) != 0)
+    if ((rc = cli_op_args(cmd, s, &args)) != 0)
         return rc;
     for (i = 0; i < jf_op_param_count; i++) /* a setting the filter does not have */
         if (cli_param(s, jf_op_params[i].name) && !(op->params & jf_op_params[i].id)) {
@@ -188,12 +188,12 @@ static int plan_denoise(cli_settings *s, cli_run *run)
                 if ((op->params & jf_op_params[j].id) && n < sizeof takes)
                     n += (size_t)snprintf(takes + n, sizeof takes - n, "%s--%s", n ? ", " : "",
                                           jf_op_params[j].name);
-            fprintf(stderr, "jetfilter denoise: --%s is not a setting of --filter %s (it takes %s)\n",
-                    jf_op_params[i].name, op->name, takes[0] ? takes : "none");
+            fprintf(stderr, "jetfilter %s: --%s is not a setting of --filter %s (it takes %s)\n",
+                    cmd, jf_op_params[i].name, op->name, takes[0] ? takes : "none");
             return JF_EXIT_USAGE;
         }
     if (jf_op_prepare(op, &args, &run->plan) != JF_OK) {
-        fprintf(stderr, "jetfilter denoise: %s\n", jf_last_error());
+        fprintf(stderr, "jetfilter %s: %s\n", cmd, jf_last_error());
         return JF_EXIT_USAGE;
     }
     return 0;
@@ -286,7 +286,7 @@ int cli_denoise(cli_settings *s)
     memset(&run, 0, sizeof run);
     run.s = s;
     run.verb = "denoise";
-    if ((rc = plan_denoise(s, &run)) == 0)
+    if ((rc = cli_plan_filter("denoise", s, &run)) == 0)
         rc = cli_batch(s, &run, denoise_one);
     jf_op_plan_free(&run.plan);
     return rc;

@@ -20,6 +20,7 @@ static const struct command {
     {"metrics", CMD_METRICS, cli_metrics, "PSNR, SSIM and MSE of two images"},
     {"info", CMD_INFO, cli_info, "version, backends and devices"},
     {"bench", CMD_BENCH, cli_bench, "benchmark filters, kernel sizes and variants (and NPP)"},
+    {"stream", CMD_STREAM, cli_stream, "filter a video stream (Y4M or raw frames) between pipes"},
     {"report", CMD_REPORT, cli_report, "merge the --json reports of shards (report merge A.json B.json ...)"},
 };
 #define COMMAND_COUNT (int)(sizeof COMMANDS / sizeof COMMANDS[0])

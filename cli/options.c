@@ -52,17 +52,19 @@ static const char *const FORMATS[] = {"same", "png", "jpg", NULL};
 #define PNG_LEVEL TO_STRING(JF_PNG_DEFAULT_LEVEL)
 #define RUN (CMD_DENOISE | CMD_NOISE)
 #define ALL (CMD_DENOISE | CMD_NOISE | CMD_METRICS | CMD_INFO | CMD_BENCH)
+#define FILTERS (CMD_DENOISE | CMD_STREAM) /* commands that run one filter */
+static const char *const PLANES[] = {"all", "luma", NULL};
 
 static const cli_option GENERIC[] = {
     {"output", 'o', OPT_STRING, "DIR", "folder for the results (the input tree is mirrored)", NULL, 0, 0, NULL, AT(output), RUN, NULL, 0, NULL},
-    {"filter", 'f', OPT_OPS, "NAME", "filter to apply (default median; bench: a list, default median,conv)", NULL, 0, 0, NULL, AT(filter), CMD_DENOISE | CMD_BENCH, NULL, 0, NULL},
-    {"backend", 0, OPT_NAMES, "NAME", "where filters run: auto (CUDA if a device is present), cpu, cuda (bench: a list)", NULL, 0, 0, jf_backend_names, AT(backend), CMD_DENOISE | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
-    {"device", 0, OPT_STRING, "N", "CUDA device index (denoise: also a list 0,2 or 'all': jobs spread over them)", NULL, 0, 0, NULL, AT(device_text), CMD_DENOISE | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
-    {"block", 0, OPT_STRING, "WxH", "CUDA block shape (default: the variant's; W a multiple of 4)", NULL, 0, 0, NULL, AT(block), CMD_DENOISE | CMD_BENCH, NULL, 0, NULL},
-    {"memory", 0, OPT_CHOICE, "MODE", "how images reach the GPU; auto: managed on Jetson, copy elsewhere", "auto", 0, 0, jf_memory_names, AT(memory), CMD_DENOISE | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
-    {"peak-gbps", 0, OPT_DOUBLE, "X", "theoretical bandwidth for the percentages (default: the device's)", "0", 0.001, 1e6, NULL, AT(peak_gbps), CMD_DENOISE | CMD_METRICS | CMD_INFO | CMD_BENCH, NULL, 0, NULL},
+    {"filter", 'f', OPT_OPS, "NAME", "filter to apply (default median; bench: a list, default median,conv)", NULL, 0, 0, NULL, AT(filter), FILTERS | CMD_BENCH, NULL, 0, NULL},
+    {"backend", 0, OPT_NAMES, "NAME", "where filters run: auto (CUDA if a device is present), cpu, cuda (bench: a list)", NULL, 0, 0, jf_backend_names, AT(backend), FILTERS | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
+    {"device", 0, OPT_STRING, "N", "CUDA device index (denoise: also a list 0,2 or 'all': jobs spread over them)", NULL, 0, 0, NULL, AT(device_text), FILTERS | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
+    {"block", 0, OPT_STRING, "WxH", "CUDA block shape (default: the variant's; W a multiple of 4)", NULL, 0, 0, NULL, AT(block), FILTERS | CMD_BENCH, NULL, 0, NULL},
+    {"memory", 0, OPT_CHOICE, "MODE", "how images reach the GPU; auto: managed on Jetson, copy elsewhere", "auto", 0, 0, jf_memory_names, AT(memory), FILTERS | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
+    {"peak-gbps", 0, OPT_DOUBLE, "X", "theoretical bandwidth for the percentages (default: the device's)", "0", 0.001, 1e6, NULL, AT(peak_gbps), FILTERS | CMD_METRICS | CMD_INFO | CMD_BENCH, NULL, 0, NULL},
     {"jobs", 'j', OPT_INT, "N", "files processed at once", "1", 1, 256, NULL, AT(jobs), RUN, NULL, 0, NULL},
-    {"threads", 't', OPT_INT, "N", "CPU threads in all (0: every core)", "0", 0, 1024, NULL, AT(threads), ALL, NULL, 0, NULL},
+    {"threads", 't', OPT_INT, "N", "CPU threads in all (0: every core)", "0", 0, 1024, NULL, AT(threads), ALL | CMD_STREAM, NULL, 0, NULL},
     {"quality", 'q', OPT_INT, "Q", "JPEG quality of written files", "92", 1, 100, NULL, AT(quality), RUN, NULL, 0, NULL},
     {"png-level", 0, OPT_INT, "N", "zlib level of written PNGs: 0 stores, 9 is smallest and slowest", PNG_LEVEL, 0, 9, NULL, AT(png_level), RUN, NULL, 0, NULL},
     {"png-filter", 0, OPT_CHOICE, "F", "row filter of written PNGs (adaptive: libpng tries all five per row; smaller, slower)", JF_PNG_DEFAULT_FILTER_NAME, 0, 0, jf_png_filter_names + 1, AT(png_filter), RUN, NULL, 0, NULL},
@@ -70,10 +72,16 @@ static const cli_option GENERIC[] = {
     {"suffix", 0, OPT_STRING, "TEXT", "add TEXT to output names (allows writing inside an input folder)", NULL, 0, 0, NULL, AT(suffix), RUN, NULL, 0, NULL},
     {"shard", 0, OPT_STRING, "I/N", "process only shard I of N (from 0) of the inputs, by a hash of each path; 'auto': from Slurm or Kubernetes", NULL, 0, 0, NULL, AT(shard), RUN, NULL, 0, NULL},
     {"output", 'o', OPT_STRING, "FILE", "write the merged report to FILE ('-': standard output)", NULL, 0, 0, NULL, AT(output), CMD_REPORT, NULL, 0, NULL},
+    {"input", 'i', OPT_STRING, "FILE", "Y4M stream to read ('-': standard input)", "-", 0, 0, NULL, AT(input), CMD_STREAM, NULL, 0, NULL},
+    {"output", 'o', OPT_STRING, "FILE", "stream to write ('-': standard output; a file appears only when complete)", "-", 0, 0, NULL, AT(output), CMD_STREAM, NULL, 0, NULL},
+    {"planes", 0, OPT_CHOICE, "P", "planes to filter: all (each plane bordered at its own edges), or luma (chroma passes unchanged)", "all", 0, 0, PLANES, AT(planes), CMD_STREAM, NULL, 0, NULL},
+    {"raw", 0, OPT_STRING, "WxH", "headerless frames of this size in and out, instead of Y4M", NULL, 0, 0, NULL, AT(raw), CMD_STREAM, NULL, 0, NULL},
+    {"pix-fmt", 0, OPT_STRING, "FMT", "pixel format of --raw frames: gray, rgb24, yuv420p, yuv422p, yuv444p", NULL, 0, 0, NULL, AT(pix_fmt), CMD_STREAM, NULL, 0, NULL},
+    {"reference", 0, OPT_STRING, "FILE", "clean stream of the same layout: PSNR/SSIM of every output frame against it", NULL, 0, 0, NULL, AT(reference), CMD_STREAM, NULL, 0, NULL},
     {"skip-existing", 0, OPT_FLAG, NULL, "leave outputs that already exist (resume a run)", NULL, 0, 0, NULL, AT(skip_existing), RUN, NULL, 0, NULL},
     {"reference", 0, OPT_STRING, "DIR", "clean originals (same relative paths): report PSNR/SSIM of input and output", NULL, 0, 0, NULL, AT(reference), CMD_DENOISE, NULL, 0, NULL},
-    {"json", 0, OPT_JSON, "FILE", "write the results as JSON to FILE ('-': standard output)", NULL, 0, 0, NULL, AT(json), ALL, NULL, 0, NULL},
-    {"stats", 0, OPT_FLAG, NULL, "print per-stage timings and bandwidth at the end", NULL, 0, 0, NULL, AT(stats), CMD_DENOISE, NULL, 0, NULL},
+    {"json", 0, OPT_JSON, "FILE", "write the results as JSON to FILE ('-': standard output)", NULL, 0, 0, NULL, AT(json), ALL | CMD_STREAM, NULL, 0, NULL},
+    {"stats", 0, OPT_FLAG, NULL, "print per-stage timings and bandwidth at the end", NULL, 0, 0, NULL, AT(stats), FILTERS, NULL, 0, NULL},
     {"seed", 0, OPT_INT64, "N", "noise seed (same seed, same noise)", "1", 0, 9.2e18, NULL, AT(seed), CMD_NOISE, NULL, 0, NULL},
     {"size", 0, OPT_STRING, "LIST", "image sizes WxH,... (default: the seed's five, 1920x1080, 3840x2160, 7680x4320)", NULL, 0, 0, NULL, AT(sizes), CMD_BENCH, NULL, 0, NULL},
     {"channels", 0, OPT_STRING, "LIST", "1,3 (default 1, as the seed)", NULL, 0, 0, NULL, AT(channels), CMD_BENCH, NULL, 0, NULL},
@@ -86,14 +94,14 @@ static const cli_option GENERIC[] = {
     {"tag", 0, OPT_STRING, "TEXT", "label every result row (e.g. the power mode)", NULL, 0, 0, NULL, AT(tag), CMD_BENCH, NULL, 0, NULL},
     {"ceiling-mb", 0, OPT_DOUBLE, "MB", "size of the copy that measures the bandwidth ceiling", "1024", 1, 65536, NULL, AT(ceiling_mb), CMD_BENCH, NULL, 0, NULL},
     {"csv", 0, OPT_STRING, "FILE", "write every cell as CSV", NULL, 0, 0, NULL, AT(csv), CMD_BENCH, NULL, 0, NULL},
-    {"max-mpix", 0, OPT_DOUBLE, "M", "refuse images over M megapixels", "268.435456", 0.000001, 1e6, NULL, AT(max_mpix), ALL, NULL, 0, NULL},
+    {"max-mpix", 0, OPT_DOUBLE, "M", "refuse images over M megapixels", "268.435456", 0.000001, 1e6, NULL, AT(max_mpix), ALL | CMD_STREAM, NULL, 0, NULL},
     {"max-memory", 0, OPT_DOUBLE, "MB", "memory all jobs may use together; files wait for room (default: half the RAM)", "0", 16, 1e9, NULL, AT(max_memory_mb), RUN, NULL, 0, NULL},
     {"max-metadata", 0, OPT_DOUBLE, "MB", "metadata one file may carry, inflated (one item at most half of it)", "32", 0.01, 4096, NULL, AT(max_metadata_mb), RUN | CMD_METRICS, NULL, 0, NULL},
     {"max-scans", 0, OPT_INT, "N", "scans a progressive JPEG may have", "100", 1, 100000, NULL, AT(max_scans), RUN | CMD_METRICS, NULL, 0, NULL},
     {"no-sync", 0, OPT_FLAG, NULL, "do not flush outputs to disk before renaming them (faster; a power cut may leave empty files)", NULL, 0, 0, NULL, AT(no_sync), RUN, NULL, 0, NULL},
-    {"quiet", 0, OPT_FLAG, NULL, "print errors only", NULL, 0, 0, NULL, AT(quiet), ALL | CMD_REPORT, NULL, 0, NULL},
+    {"quiet", 0, OPT_FLAG, NULL, "print errors only", NULL, 0, 0, NULL, AT(quiet), ALL | CMD_REPORT | CMD_STREAM, NULL, 0, NULL},
     {"verbose", 'v', OPT_FLAG, NULL, "print a line per file, and every entry passed over", NULL, 0, 0, NULL, AT(verbose), RUN, NULL, 0, NULL},
-    {"help", 'h', OPT_FLAG, NULL, "show this help", NULL, 0, 0, NULL, AT(help), ALL | CMD_REPORT, NULL, 0, NULL},
+    {"help", 'h', OPT_FLAG, NULL, "show this help", NULL, 0, 0, NULL, AT(help), ALL | CMD_REPORT | CMD_STREAM, NULL, 0, NULL},
     /* the bench's old spellings, for one release */
     {"sizes", 0, OPT_STRING, "LIST", NULL, NULL, 0, 0, NULL, AT(sizes), CMD_BENCH, "size", 0, NULL},
     {"filters", 0, OPT_OPS, "LIST", NULL, NULL, 0, 0, NULL, AT(filter), CMD_BENCH, "filter", 0, NULL},
@@ -104,7 +112,7 @@ static const cli_option GENERIC[] = {
 /* Commands each operation parameter belongs to. */
 static int param_commands(const jf_op_param *p)
 {
-    return p->id == JF_PARAM_AMOUNT || p->id == JF_PARAM_SEED ? CMD_NOISE : CMD_DENOISE | CMD_BENCH;
+    return p->id == JF_PARAM_AMOUNT || p->id == JF_PARAM_SEED ? CMD_NOISE : FILTERS | CMD_BENCH;
 }
 
 /* The whole table: the generic rows, then one row per operation parameter
@@ -575,6 +583,9 @@ void cli_help(FILE *out, int command, const char *cmd)
         {CMD_METRICS, "A B [--json [FILE]]   PSNR, SSIM and MSE of B against A"},
         {CMD_INFO, "[--json [FILE]]   version, backends, CUDA devices, operations"},
         {CMD_BENCH, "[options]   benchmark filters, sizes, kernel sizes and variants (and NPP)"},
+        {CMD_STREAM, "[-i IN.y4m|-] [-o OUT.y4m|-] [filter options]   filter a video stream\n"
+                     "       frame by frame: YUV4MPEG2 (ffmpeg -f yuv4mpegpipe, GStreamer y4menc) or raw\n"
+                     "       frames through pipes; frames are counted from 0"},
         {CMD_REPORT, "merge REPORT.json... [-o ALL.json]   check that --json reports of shards\n"
                      "       cover every file once with the same settings; print the combined summary"},
     };
@@ -586,7 +597,7 @@ void cli_help(FILE *out, int command, const char *cmd)
     for (i = 0; i < g_option_count; i++)
         if (g_options[i].commands & command)
             print_option(out, &g_options[i], command);
-    if (command & (CMD_DENOISE | CMD_BENCH))
+    if (command & (FILTERS | CMD_BENCH))
         print_ops(out, JF_OP_FILTER, "filters (--filter NAME):");
     if (command & CMD_BENCH) {
         print_ops(out, JF_OP_PAD, "also measured by the bench (--filter NAME):");
@@ -594,6 +605,10 @@ void cli_help(FILE *out, int command, const char *cmd)
     }
     if (command & (CMD_DENOISE | CMD_NOISE))
         fprintf(out, "\nexit status: 0 all files done, 1 some inputs failed, 2 usage error\n");
+    if (command & CMD_STREAM)
+        fprintf(out, "\nexit status: 0 the whole stream filtered, 1 a bad or truncated frame, a\n"
+                     "failed write or a consumer that quit early (frames before it are written),\n"
+                     "2 usage error\n");
     if (command & CMD_REPORT)
         fprintf(out, "\nexit status: 0 every file once and none failed; 1 a file missing, counted\n"
                      "twice or failed, a shard missing, or settings that differ; 2 usage error\n");

@@ -159,55 +159,89 @@ static jf_status write_all(int fd, const char *path, const unsigned char *bytes,
                            w < 0 ? strerror(errno) : "no space written");
         put += (size_t)w;
     }
-    if (g_sync && fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
-        return jf_fail(JF_ERR_IO, "%s: cannot flush to disk: %s", path, strerror(errno));
     return JF_OK;
 }
 
-jf_status jf_write_file_atomic(const char *path, const unsigned char *bytes, size_t size)
+jf_status jf_atomic_open(const char *path, jf_atomic_file *f)
 {
-    char tmp[PATH_MAX], dir[PATH_MAX];
-    int fd, slot, n;
-    jf_status st = JF_OK;
+    char dir[PATH_MAX];
+    int n;
 
     /* Beside the target, so the rename stays on one file system; a short
      * name (any legal output name still fits), hidden by its dot, with our
      * process id, so a later run can tell a stale one from a live one. */
-    folder_of(path, dir, sizeof dir);
-    n = snprintf(tmp, sizeof tmp, "%s/.jf-%ld-XXXXXX", dir, (long)getpid());
-    if (n < 0 || (size_t)n >= sizeof tmp)
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    f->slot = -1;
+    if (snprintf(f->path, sizeof f->path, "%s", path) >= (int)sizeof f->path)
         return jf_fail(JF_ERR_IO, "%s: path too long", path);
-    fd = mkstemp(tmp);
-    if (fd < 0)
+    folder_of(path, dir, sizeof dir);
+    n = snprintf(f->tmp, sizeof f->tmp, "%s/.jf-%ld-XXXXXX", dir, (long)getpid());
+    if (n < 0 || (size_t)n >= sizeof f->tmp)
+        return jf_fail(JF_ERR_IO, "%s: path too long", path);
+    f->fd = mkstemp(f->tmp);
+    if (f->fd < 0)
         return jf_fail(JF_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-    slot = pending_add(tmp);
+    f->slot = pending_add(f->tmp);
     pthread_once(&g_mask_once, read_mask);
-    if (fchmod(fd, 0666 & ~g_mask) != 0) {
-        st = jf_fail(JF_ERR_IO, "%s: cannot set permissions: %s", path, strerror(errno));
-        goto fail;
+    if (fchmod(f->fd, 0666 & ~g_mask) != 0) {
+        jf_status st = jf_fail(JF_ERR_IO, "%s: cannot set permissions: %s", path, strerror(errno));
+        jf_atomic_abort(f);
+        return st;
     }
-    if ((st = write_all(fd, path, bytes, size)) != JF_OK)
-        goto fail;
-    if (close(fd) != 0) {
-        fd = -1;
-        st = jf_fail(JF_ERR_IO, "%s: write failed: %s", path, strerror(errno));
-        goto fail;
-    }
-    fd = -1;
-    if (rename(tmp, path) != 0) {
-        st = jf_fail(JF_ERR_IO, "%s: cannot rename into place: %s", path, strerror(errno));
-        goto fail;
-    }
-    pending_remove(slot);
-    if (g_sync)
-        sync_folder(path);
     return JF_OK;
-fail:
-    if (fd >= 0)
-        close(fd);
-    unlink(tmp);
-    pending_remove(slot);
-    return st;
+}
+
+jf_status jf_atomic_commit(jf_atomic_file *f)
+{
+    jf_status st;
+    if (g_sync && fsync(f->fd) != 0 && errno != EINVAL && errno != EROFS) {
+        st = jf_fail(JF_ERR_IO, "%s: cannot flush to disk: %s", f->path, strerror(errno));
+        jf_atomic_abort(f);
+        return st;
+    }
+    if (close(f->fd) != 0) {
+        f->fd = -1;
+        st = jf_fail(JF_ERR_IO, "%s: write failed: %s", f->path, strerror(errno));
+        jf_atomic_abort(f);
+        return st;
+    }
+    f->fd = -1;
+    if (rename(f->tmp, f->path) != 0) {
+        st = jf_fail(JF_ERR_IO, "%s: cannot rename into place: %s", f->path, strerror(errno));
+        jf_atomic_abort(f);
+        return st;
+    }
+    pending_remove(f->slot);
+    f->slot = -1;
+    if (g_sync)
+        sync_folder(f->path);
+    return JF_OK;
+}
+
+void jf_atomic_abort(jf_atomic_file *f)
+{
+    if (f->fd >= 0)
+        close(f->fd);
+    f->fd = -1;
+    if (f->tmp[0])
+        unlink(f->tmp);
+    f->tmp[0] = '\0';
+    pending_remove(f->slot);
+    f->slot = -1;
+}
+
+jf_status jf_write_file_atomic(const char *path, const unsigned char *bytes, size_t size)
+{
+    jf_atomic_file f;
+    jf_status st;
+    if ((st = jf_atomic_open(path, &f)) != JF_OK)
+        return st;
+    if ((st = write_all(f.fd, path, bytes, size)) != JF_OK) {
+        jf_atomic_abort(&f);
+        return st;
+    }
+    return jf_atomic_commit(&f);
 }
 
 /* ".jf-PID-XXXXXX": the pid, or -1 when the name is not ours. */

@@ -5,6 +5,11 @@
 
 #include "jetfilter.h"
 
+#include <limits.h>
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -68,6 +73,18 @@ jf_status jf_read_file(const char *path, size_t limit, unsigned char **bytes, si
  * rename and the folder after it, so a power cut leaves the old file or the
  * whole new one.  Nothing is left behind on failure or on SIGINT/SIGTERM. */
 jf_status jf_write_file_atomic(const char *path, const unsigned char *bytes, size_t size);
+
+/* The same for a file written piece by piece (a stream): open makes the
+ * temporary, the caller writes to `fd`, commit flushes it (with sync on)
+ * and renames it into place, abort removes it.  Errors name `path`. */
+typedef struct jf_atomic_file {
+    int fd;
+    int slot;
+    char path[PATH_MAX], tmp[PATH_MAX];
+} jf_atomic_file;
+jf_status jf_atomic_open(const char *path, jf_atomic_file *f);
+jf_status jf_atomic_commit(jf_atomic_file *f);
+void jf_atomic_abort(jf_atomic_file *f);
 
 /* Process-wide: fsync outputs (default on; --no-sync turns it off). */
 void jf_set_sync_writes(int on);

@@ -2,9 +2,10 @@
 # Install what jetfilter needs to build and test, on Debian, Ubuntu or JetPack.
 # Runs apt-get through sudo when not root.  Skips what is already there.
 set -euo pipefail
-# parallel: the scale-out test runs shards at once as GNU parallel would
+# parallel: the scale-out test runs shards at once as GNU parallel would;
+# ffmpeg: the stream tests make and consume Y4M streams with it
 pkgs=(build-essential cmake pkg-config libjpeg-dev libpng-dev zlib1g-dev libjansson-dev libcmocka-dev
-      parallel)
+      parallel ffmpeg)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,8 @@
 #define _DEFAULT_SOURCE
 #include "common.h"
 
+#include <sys/wait.h>
+
 #include <math.h>
 
 #include <dirent.h>
@@ -401,4 +403,16 @@ jf_status t_impulse_run(int kind, jf_context *ctx, const jf_image *src, jf_image
 {
     jf_impulse_options o = t_impulse_opts(max_ksize, border, variant, kind == 2);
     return kind == 0 ? jf_adaptive_median(ctx, src, dst, &o) : jf_switching_median(ctx, src, dst, &o);
+}
+
+int t_run_logged(const char *command, const char *log, char *out, size_t outsize)
+{
+    int rc = system(command);
+    FILE *f = fopen(log, "r");
+    size_t n;
+    assert_non_null(f);
+    n = fread(out, 1, outsize - 1, f);
+    out[n] = '\0';
+    fclose(f);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }

@@ -68,6 +68,11 @@ jf_context *t_cpu_context(int threads);
 jf_status t_impulse_run(int kind, jf_context *ctx, const jf_image *src, jf_image *dst, int max_ksize,
                         jf_border border, jf_variant variant);
 
+/* Run `command` through the shell (it sends its output to `log`), then
+ * read `log` into out (NUL-terminated, at most outsize - 1 bytes); returns
+ * the command's exit status, or -1 when it did not exit. */
+int t_run_logged(const char *command, const char *log, char *out, size_t outsize);
+
 /* A fresh empty folder under /tmp; removed by t_rmtree. */
 const char *t_make_tmpdir(void);
 void t_rmtree(const char *path);

@@ -19,27 +19,17 @@ static char g_out[8192]; /* stdout + stderr of the last run */
 
 static int run(const char *fmt, ...)
 {
-    char cmd[4096], log[512];
+    char cmd[4096], log[512], full[4096 + 1024];
     va_list ap;
-    FILE *f;
-    size_t n;
     int rc;
     va_start(ap, fmt);
     vsnprintf(cmd, sizeof cmd, fmt, ap);
     va_end(ap);
     snprintf(log, sizeof log, "%s/.log", g_dir);
-    {
-        char full[4096 + 1024];
-        snprintf(full, sizeof full, "cd %s && %s %s > %s 2>&1 < /dev/null", g_dir, JF_CLI_PATH, cmd, log);
-        rc = system(full);
-    }
-    f = fopen(log, "r");
-    assert_non_null(f);
-    n = fread(g_out, 1, sizeof g_out - 1, f);
-    g_out[n] = '\0';
-    fclose(f);
+    snprintf(full, sizeof full, "cd %s && %s %s > %s 2>&1 < /dev/null", g_dir, JF_CLI_PATH, cmd, log);
+    rc = t_run_logged(full, log, g_out, sizeof g_out);
     unlink(log);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    return rc;
 }
 
 static void write_bytes(const char *rel, const void *data, size_t n)

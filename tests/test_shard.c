@@ -183,22 +183,13 @@ static int sh(const char *fmt, ...)
 {
     char cmd[8192], full[16384], log[512];
     va_list ap;
-    FILE *f;
-    size_t n;
-    int rc;
     va_start(ap, fmt);
     vsnprintf(cmd, sizeof cmd, fmt, ap);
     va_end(ap);
     snprintf(log, sizeof log, "%s/.log", g_dir);
     snprintf(full, sizeof full, "cd %s && J='%s' && { %s ; } > %s 2>&1 < /dev/null", g_dir,
              JF_CLI_PATH, cmd, log);
-    rc = system(full);
-    f = fopen(log, "r");
-    assert_non_null(f);
-    n = fread(g_out, 1, sizeof g_out - 1, f);
-    g_out[n] = '\0';
-    fclose(f);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    return t_run_logged(full, log, g_out, sizeof g_out);
 }
 
 /* A tree of 48 small photos-to-be: JPEG and PNG, grey and colour, three

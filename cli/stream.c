@@ -1,0 +1,376 @@
+/*
+ * jetfilter stream: filter a video stream frame by frame between pipes.
+ * The threads and the frame ring are pipeline/stream.c; here: the command
+ * line, the files, the live line, the summary, --stats and --json.
+ */
+#define _GNU_SOURCE /* F_SETPIPE_SZ */
+#include "cli/cli.h"
+#include "cli/json.h"
+#include "core/names.h"
+#include "core/util.h"
+#include "io/io.h"
+#include "pipeline/stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct stream_cli {
+    cli_settings *s;
+    json_buf json;
+    int live;            /* the live line is shown (a terminal, not quiet) */
+    double t0, t_shown;
+    long long frames;
+} stream_cli;
+
+static void on_frame(void *user, const jf_stream_frame *f)
+{
+    stream_cli *c = (stream_cli *)user;
+    double now = jf_now_ms();
+    c->frames = f->index + 1;
+    if (c->s->json) {
+        json_open(&c->json, NULL, '{');
+        json_int(&c->json, "frame", f->index);
+        json_num(&c->json, "latency_ms", f->latency_ms);
+        json_num(&c->json, "filter_ms", f->filter_ms);
+        if (f->have_ref) {
+            json_num(&c->json, "psnr_y_db", f->psnr_y);
+            json_num(&c->json, "psnr_db", f->psnr);
+            if (!isnan(f->ssim_y))
+                json_num(&c->json, "ssim_y", f->ssim_y);
+        }
+        json_close(&c->json, '}');
+    }
+    if (c->live && now - c->t_shown > 250) {
+        double secs = (now - c->t0) / 1000.0;
+        fprintf(stderr, "\r\033[K%lld frames  %.1f fps", c->frames, secs > 0 ? c->frames / secs : 0.0);
+        fflush(stderr);
+        c->t_shown = now;
+    }
+}
+
+/* The output: standard output, or a file that appears under its name only
+ * when the stream is complete (a temporary beside it until then). */
+typedef struct out_file {
+    int fd;
+    jf_atomic_file atomic;
+    int is_atomic;
+} out_file;
+
+static int open_output(const char *path, out_file *o)
+{
+    struct stat sb;
+    memset(o, 0, sizeof *o);
+    if (strcmp(path, "-") == 0) {
+        o->fd = STDOUT_FILENO;
+        return 0;
+    }
+    /* a FIFO or a device is written as it is (nothing to rename) */
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        o->fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (o->fd < 0) {
+            cli_log("jetfilter stream: %s: cannot open: %s", path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    if (jf_atomic_open(path, &o->atomic) != JF_OK) {
+        cli_log("jetfilter stream: %s", jf_last_error());
+        return -1;
+    }
+    o->fd = o->atomic.fd;
+    o->is_atomic = 1;
+    return 0;
+}
+
+static jf_status close_output(out_file *o, int ok)
+{
+    if (o->is_atomic)
+        return ok ? jf_atomic_commit(&o->atomic) : (jf_atomic_abort(&o->atomic), JF_OK);
+    if (o->fd != STDOUT_FILENO && o->fd >= 0)
+        close(o->fd);
+    return JF_OK;
+}
+
+/* A pipe's buffer is 64 KiB by default: a 1080p frame is 3 MB, so the
+ * reader and the writer would each wake up 48 times a frame.  1 MiB (the
+ * most an unprivileged process may ask for, by default) where the kernel
+ * allows it. */
+static void widen_pipe(int fd)
+{
+#ifdef F_SETPIPE_SZ
+    struct stat sb;
+    if (fstat(fd, &sb) == 0 && S_ISFIFO(sb.st_mode))
+        (void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+#else
+    (void)fd;
+#endif
+}
+
+static int open_input(const char *path, const char *what)
+{
+    int fd;
+    if (strcmp(path, "-") == 0)
+        return STDIN_FILENO;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        cli_log("jetfilter stream: %s%s: cannot open: %s", what, path, strerror(errno));
+    return fd;
+}
+
+static jf_status open_reader(const cli_settings *s, int fd, const char *name, int w, int h,
+                             jf_video_reader **r)
+{
+    if (s->raw)
+        return jf_video_open_raw(fd, name, w, h, s->pix_fmt, r);
+    return jf_video_open_y4m(fd, name, r);
+}
+
+/* The stage table of --stats, from the context's running totals. */
+static void print_stages(const jf_context *ctx, long long frames)
+{
+    jf_stat_total t[64];
+    size_t n = jf_stats_totals(ctx, t, 64), i;
+    cli_log("%-22s %8s %11s %10s %9s %8s", "stage", "calls", "total ms", "ms/frame", "GB/s", "% peak");
+    for (i = 0; i < n; i++) {
+        char name[48], gbps[16] = "-", pct[16] = "-";
+        double bytes = (double)(t[i].bytes_read + t[i].bytes_written);
+        snprintf(name, sizeof name, "%s%s%s", t[i].name, t[i].variant[0] ? "/" : "", t[i].variant);
+        if (bytes > 0 && t[i].ms > 0) {
+            double g = bytes / (t[i].ms * 1e6);
+            snprintf(gbps, sizeof gbps, "%.2f", g);
+            if (t[i].peak_gbps > 0)
+                snprintf(pct, sizeof pct, "%.2f%%", 100.0 * g / t[i].peak_gbps);
+        }
+        cli_log("%-22s %8llu %11.2f %10.3f %9s %8s", name, (unsigned long long)t[i].calls, t[i].ms,
+                frames ? t[i].ms / (double)frames : 0.0, gbps, pct);
+    }
+}
+
+/* Bytes the filters moved and their time: effective bandwidth. */
+static void filter_bandwidth(const jf_context *ctx, double *gbps, double *peak)
+{
+    jf_stat_total t[64];
+    size_t n = jf_stats_totals(ctx, t, 64), i;
+    double bytes = 0, ms = 0;
+    *peak = 0;
+    for (i = 0; i < n; i++) {
+        bytes += (double)(t[i].bytes_read + t[i].bytes_written);
+        ms += t[i].ms;
+        if (t[i].peak_gbps > *peak)
+            *peak = t[i].peak_gbps;
+    }
+    *gbps = ms > 0 ? bytes / (ms * 1e6) : 0;
+}
+
+static void json_summary(json_buf *j, const cli_settings *s, const cli_run *run,
+                         const jf_video_format *f, const jf_stream_result *r, jf_context *ctx)
+{
+    double gbps, peak;
+    filter_bandwidth(ctx, &gbps, &peak);
+    json_open(j, "settings", '{');
+    json_str(j, "operation", run->plan.describe);
+    json_str(j, "planes", s->planes ? "luma" : "all");
+    json_str(j, "backend", jf_backend_name(jf_context_backend(ctx)));
+    json_str(j, "frame_memory", r->memory);
+    json_close(j, '}');
+    json_open(j, "format", '{');
+    json_int(j, "width", f->width);
+    json_int(j, "height", f->height);
+    json_str(j, "layout", f->layout);
+    json_int(j, "raw", f->raw);
+    if (f->fps_num > 0 && f->fps_den > 0)
+        json_num(j, "fps", (double)f->fps_num / f->fps_den);
+    json_close(j, '}');
+    json_open(j, "summary", '{');
+    json_int(j, "frames", r->frames);
+    json_num(j, "seconds", r->seconds);
+    json_num(j, "fps", r->seconds > 0 ? r->frames / r->seconds : 0);
+    json_num(j, "latency_p50_ms", r->latency_p50);
+    json_num(j, "latency_p99_ms", r->latency_p99);
+    json_num(j, "latency_max_ms", r->latency_max);
+    json_num(j, "filter_ms_per_frame", r->frames ? r->filter_ms / r->frames : 0);
+    json_num(j, "read_ms_per_frame", r->frames ? r->read_ms / r->frames : 0);
+    json_num(j, "write_ms_per_frame", r->frames ? r->write_ms / r->frames : 0);
+    json_num(j, "filter_gbps", gbps);
+    if (peak > 0)
+        json_num(j, "peak_gbps", peak);
+    json_str(j, "status", r->status == JF_OK ? "ok" : "failed");
+    if (r->status != JF_OK)
+        json_str(j, "error", r->message);
+    json_close(j, '}');
+}
+
+int cli_stream(cli_settings *s)
+{
+    cli_run run;
+    stream_cli c;
+    jf_context_options co = jf_context_defaults();
+    jf_context *ctx = NULL;
+    jf_video_reader *in = NULL, *ref = NULL;
+    jf_video_writer *out = NULL;
+    jf_stream_options so;
+    jf_stream_result r;
+    out_file of;
+    int rc, w = 0, h = 0, in_fd = -1, ref_fd = -1, have_out = 0;
+    jf_status st;
+
+    memset(&run, 0, sizeof run);
+    memset(&c, 0, sizeof c);
+    memset(&r, 0, sizeof r);
+    run.s = s;
+    run.verb = "stream";
+    if (s->input_count > 0) {
+        fprintf(stderr, "jetfilter stream: unexpected argument '%s' (the input is -i FILE)\n", s->inputs[0]);
+        return JF_EXIT_USAGE;
+    }
+    if ((s->raw != NULL) != (s->pix_fmt != NULL)) {
+        fprintf(stderr, "jetfilter stream: --raw WxH and --pix-fmt go together\n");
+        return JF_EXIT_USAGE;
+    }
+    if (s->raw && (sscanf(s->raw, "%9dx%9d", &w, &h) != 2 || w < 1 || h < 1)) {
+        fprintf(stderr, "jetfilter stream: --raw %s: want WxH, such as 1920x1080\n", s->raw);
+        return JF_EXIT_USAGE;
+    }
+    if (s->json && strcmp(s->json, "-") == 0 && strcmp(s->output, "-") == 0) {
+        fprintf(stderr, "jetfilter stream: --json - and -o - would both write to standard output\n");
+        return JF_EXIT_USAGE;
+    }
+    if (s->reference && strcmp(s->reference, "-") == 0 && strcmp(s->input, "-") == 0) {
+        fprintf(stderr, "jetfilter stream: the input and the reference cannot both be standard input\n");
+        return JF_EXIT_USAGE;
+    }
+    if ((rc = cli_plan_filter("stream", s, &run)) != 0)
+        goto out;
+    if (!cli_json_target_ok("stream", s->json)) {
+        rc = JF_EXIT_USAGE;
+        goto out;
+    }
+    co.backend = s->backend ? (jf_backend)jf_name_index(jf_backend_names, s->backend) : JF_BACKEND_AUTO;
+    co.device = s->device;
+    co.threads = s->threads;
+    co.memory = (jf_memory)s->memory;
+    co.peak_gbps = s->peak_gbps;
+    co.stats = 64;
+    rc = JF_EXIT_FAILED;
+    if (jf_context_create(&co, &ctx) != JF_OK) {
+        cli_log("jetfilter stream: %s", jf_last_error());
+        goto out;
+    }
+    /* a consumer that quits is an error of write(), not a signal */
+    signal(SIGPIPE, SIG_IGN);
+    if ((in_fd = open_input(s->input, "")) < 0)
+        goto out;
+    widen_pipe(in_fd);
+    if ((st = open_reader(s, in_fd, s->input, w, h, &in)) != JF_OK) {
+        cli_log("jetfilter stream: %s", jf_last_error());
+        goto out;
+    }
+    if (s->reference) {
+        const jf_video_format *a = jf_video_reader_format(in), *b;
+        if ((ref_fd = open_input(s->reference, "reference ")) < 0)
+            goto out;
+        if ((st = open_reader(s, ref_fd, s->reference, w, h, &ref)) != JF_OK) {
+            cli_log("jetfilter stream: reference %s", jf_last_error());
+            goto out;
+        }
+        b = jf_video_reader_format(ref);
+        if (a->width != b->width || a->height != b->height || a->planes != b->planes ||
+            a->frame_bytes != b->frame_bytes) {
+            cli_log("jetfilter stream: reference %s is %dx%d %s, the input %dx%d %s", s->reference,
+                    b->width, b->height, b->layout, a->width, a->height, a->layout);
+            goto out;
+        }
+    }
+    if (open_output(s->output, &of) != 0)
+        goto out;
+    have_out = 1;
+    widen_pipe(of.fd);
+    if ((st = jf_video_writer_open(of.fd, s->output, jf_video_reader_format(in),
+                                   jf_video_reader_header(in), &out)) != JF_OK) {
+        cli_log("jetfilter stream: %s", jf_last_error());
+        goto out;
+    }
+    if (s->json) {
+        json_open(&c.json, NULL, '{');
+        json_str(&c.json, "command", "stream");
+        json_str(&c.json, "version", jf_version());
+        json_path(&c.json, "input", s->input);
+        json_path(&c.json, "output", s->output);
+        json_open(&c.json, "frames", '[');
+    }
+    c.s = s;
+    c.live = !s->quiet && isatty(STDERR_FILENO);
+    c.t0 = jf_now_ms();
+    memset(&so, 0, sizeof so);
+    so.ctx = ctx;
+    so.plan = &run.plan;
+    so.plane_mask = s->planes ? 1u : 0xFu;
+    so.in = in;
+    so.ref = ref;
+    so.out = out;
+    so.on_frame = on_frame;
+    so.user = &c;
+    jf_stream_run(&so, &r);
+    if (c.live)
+        fputs("\r\033[K", stderr);
+    if (r.status != JF_OK)
+        cli_log("jetfilter stream: %s", r.message);
+    if (close_output(&of, r.status == JF_OK) != JF_OK) {
+        cli_log("jetfilter stream: %s", jf_last_error());
+        r.status = JF_ERR_IO;
+    }
+    have_out = 0;
+    if (!s->quiet) {
+        const jf_video_format *f = jf_video_reader_format(in);
+        double gbps, peak;
+        filter_bandwidth(ctx, &gbps, &peak);
+        cli_log("stream: %lld frames of %dx%d %s in %.2f s (%.1f fps), %s on %s",
+                r.frames, f->width, f->height, f->layout, r.seconds,
+                r.seconds > 0 ? r.frames / r.seconds : 0.0, run.plan.describe,
+                jf_backend_name(jf_context_backend(ctx)));
+        if (r.frames)
+            cli_log("  latency read to write: p50 %.2f ms, p99 %.2f ms, max %.2f ms; filter %.3f ms "
+                    "per frame, %.2f GB/s%s", r.latency_p50, r.latency_p99, r.latency_max,
+                    r.filter_ms / r.frames, gbps, peak > 0 ? "" : " (CPU)");
+        if (r.frames && peak > 0)
+            cli_log("  %.1f%% of the device's theoretical %.1f GB/s", 100.0 * gbps / peak, peak);
+        if (r.frames)
+            cli_log("  per frame: reading %.3f ms, filter %.3f ms, writing %.3f ms (each stage its own "
+                    "thread: the largest bounds the rate)", r.read_ms / r.frames, r.filter_ms / r.frames,
+                    r.write_ms / r.frames);
+        if (s->stats)
+            print_stages(ctx, r.frames);
+    }
+    if (s->json) {
+        json_close(&c.json, ']');
+        json_summary(&c.json, s, &run, jf_video_reader_format(in), &r, ctx);
+        json_close(&c.json, '}');
+        json_raw(&c.json, "\n");
+        if (c.json.fail || !cli_json_write(s->json, c.json.data, c.json.len)) {
+            cli_log("jetfilter stream: %s: the report could not be written", s->json);
+            r.status = r.status == JF_OK ? JF_ERR_IO : r.status;
+        }
+    }
+    rc = r.status == JF_OK ? JF_EXIT_OK : JF_EXIT_FAILED;
+out:
+    if (have_out)
+        close_output(&of, 0);
+    free(c.json.data);
+    jf_video_writer_close(out);
+    jf_video_reader_close(in);
+    jf_video_reader_close(ref);
+    if (in_fd > STDIN_FILENO)
+        close(in_fd);
+    if (ref_fd > STDIN_FILENO)
+        close(ref_fd);
+    jf_context_destroy(ctx);
+    jf_op_plan_free(&run.plan);
+    return rc;
+}
