@@ -27,6 +27,9 @@ typedef struct stream_cli {
     int live;            /* the live line is shown (a terminal, not quiet) */
     double t0, t_shown;
     long long frames;
+    cli_ref_means means; /* over the frames, against the reference: luma PSNR and SSIM */
+    double psnr_all;     /* all planes' PSNR, summed */
+    int psnr_all_inf;
 } stream_cli;
 
 static void on_frame(void *user, const jf_stream_frame *f)
@@ -34,6 +37,14 @@ static void on_frame(void *user, const jf_stream_frame *f)
     stream_cli *c = (stream_cli *)user;
     double now = jf_now_ms();
     c->frames = f->index + 1;
+    if (f->have_ref) {
+        /* "in" stays 0: a stream has no input-against-reference figure */
+        cli_ref_means_add(&c->means, 0, f->psnr_y, 0, isnan(f->ssim_y) ? 0 : f->ssim_y);
+        if (isinf(f->psnr))
+            c->psnr_all_inf = 1;
+        else
+            c->psnr_all += f->psnr;
+    }
     if (c->s->json) {
         json_open(&c->json, NULL, '{');
         json_int(&c->json, "frame", f->index);
@@ -169,8 +180,18 @@ static void filter_bandwidth(const jf_context *ctx, double *gbps, double *peak)
     *gbps = ms > 0 ? bytes / (ms * 1e6) : 0;
 }
 
+/* Means over the frames measured against the reference; "-" when none. */
+static void ref_means(const stream_cli *c, double *psnr_y, double *psnr, double *ssim_y)
+{
+    const cli_ref_means *m = &c->means;
+    *psnr_y = m->pout_inf ? INFINITY : m->pout / m->refs;
+    *psnr = c->psnr_all_inf ? INFINITY : c->psnr_all / m->refs;
+    *ssim_y = m->sout / m->refs;
+}
+
 static void json_summary(json_buf *j, const cli_settings *s, const cli_run *run,
-                         const jf_video_format *f, const jf_stream_result *r, jf_context *ctx)
+                         const jf_video_format *f, const jf_stream_result *r, jf_context *ctx,
+                         const stream_cli *c)
 {
     double gbps, peak;
     filter_bandwidth(ctx, &gbps, &peak);
@@ -201,6 +222,14 @@ static void json_summary(json_buf *j, const cli_settings *s, const cli_run *run,
     json_num(j, "filter_gbps", gbps);
     if (peak > 0)
         json_num(j, "peak_gbps", peak);
+    if (c->means.refs) {
+        double py, pa, sy;
+        ref_means(c, &py, &pa, &sy);
+        json_int(j, "frames_measured", c->means.refs);
+        json_num(j, "mean_psnr_y_db", py);
+        json_num(j, "mean_psnr_db", pa);
+        json_num(j, "mean_ssim_y", sy);
+    }
     json_str(j, "status", r->status == JF_OK ? "ok" : "failed");
     if (r->status != JF_OK)
         json_str(j, "error", r->message);
@@ -345,12 +374,18 @@ int cli_stream(cli_settings *s)
             cli_log("  per frame: reading %.3f ms, filter %.3f ms, writing %.3f ms (each stage its own "
                     "thread: the largest bounds the rate)", r.read_ms / r.frames, r.filter_ms / r.frames,
                     r.write_ms / r.frames);
+        if (c.means.refs) {
+            double py, pa, sy;
+            ref_means(&c, &py, &pa, &sy);
+            cli_log("  against the reference (mean of %d frames): PSNR %.2f dB luma, %.2f dB all "
+                    "planes; SSIM %.4f luma", c.means.refs, py, pa, sy);
+        }
         if (s->stats)
             print_stages(ctx, r.frames);
     }
     if (s->json) {
         json_close(&c.json, ']');
-        json_summary(&c.json, s, &run, jf_video_reader_format(in), &r, ctx);
+        json_summary(&c.json, s, &run, jf_video_reader_format(in), &r, ctx, &c);
         json_close(&c.json, '}');
         json_raw(&c.json, "\n");
         if (c.json.fail || !cli_json_write(s->json, c.json.data, c.json.len)) {

@@ -458,6 +458,8 @@ static void test_reference_json(void **state)
         fail_msg("frame 0 PSNR %f in the report, %f by the library", psnr, want);
     assert_non_null(strstr(g_out, "\"ssim_y\":"));
     assert_non_null(strstr(g_out, "\"latency_p99_ms\":"));
+    assert_non_null(strstr(g_out, "\"frames_measured\":4"));
+    assert_non_null(strstr(g_out, "\"mean_psnr_y_db\":"));
     for (p = 0; p < 3; p++) {
         jf_image_free(&a[p]);
         jf_image_free(&b[p]);
