@@ -169,6 +169,17 @@ extern int cli_quiet;
 extern int cli_argc;     /* the command line, for the bench's metadata */
 extern char **cli_argv;
 
+/* The --stats table: its header (`per`: the title of the per-call or
+ * per-frame column) and one row (effective GB/s and % of peak from the
+ * bytes, "-" where unknown). */
+void cli_stage_header(const char *per);
+void cli_stage_row(const char *name, unsigned long long calls, double ms, double per_ms,
+                   double bytes, double peak_gbps);
+
+/* The context a one-context command (metrics, stream) asks for:
+ * --backend, --device, --threads, --memory, --peak-gbps. */
+jf_context_options cli_context_options(const cli_settings *s);
+
 /* A JSON file named by --json ("-": standard output) can be written? Checked
  * before any work, so a bad path fails at once.  Prints why and returns 0. */
 int cli_json_target_ok(const char *cmd, const char *path);

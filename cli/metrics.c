@@ -48,7 +48,7 @@ int cli_metrics(cli_settings *s)
 {
     jf_picture a, b;
     jf_context *ctx = NULL;
-    jf_context_options opt = jf_context_defaults();
+    jf_context_options opt;
     double psnr = 0, mse = 0, ssim = NAN;
     int rc = JF_EXIT_FAILED;
 
@@ -64,11 +64,7 @@ int cli_metrics(cli_settings *s)
     }
     if (!cli_json_target_ok("metrics", s->json))
         return JF_EXIT_USAGE;
-    opt.backend = s->backend ? (jf_backend)jf_name_index(jf_backend_names, s->backend) : JF_BACKEND_AUTO;
-    opt.device = s->device;
-    opt.threads = s->threads;
-    opt.memory = (jf_memory)s->memory;
-    opt.peak_gbps = s->peak_gbps;
+    opt = cli_context_options(s);
     if (jf_context_create(&opt, &ctx) != JF_OK) {
         fprintf(stderr, "jetfilter: %s\n", jf_last_error());
         return JF_EXIT_FAILED;

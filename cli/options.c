@@ -520,6 +520,17 @@ int cli_op_args(const char *cmd, const cli_settings *s, jf_op_args *args)
     return 0;
 }
 
+jf_context_options cli_context_options(const cli_settings *s)
+{
+    jf_context_options o = jf_context_defaults();
+    o.backend = s->backend ? (jf_backend)jf_name_index(jf_backend_names, s->backend) : JF_BACKEND_AUTO;
+    o.device = s->device;
+    o.threads = s->threads;
+    o.memory = (jf_memory)s->memory;
+    o.peak_gbps = s->peak_gbps;
+    return o;
+}
+
 /* ---- help ---------------------------------------------------------------------- */
 
 static void print_option(FILE *out, const cli_option *o, int command)

@@ -170,6 +170,24 @@ static void json_item(json_buf *j, const jf_batch_item *it)
     json_close(j, '}');
 }
 
+void cli_stage_header(const char *per)
+{
+    cli_log("%-22s %6s %11s %10s %9s %8s", "stage", "calls", "total ms", per, "GB/s", "% peak");
+}
+
+void cli_stage_row(const char *name, unsigned long long calls, double ms, double per_ms,
+                   double bytes, double peak_gbps)
+{
+    char gbps[16] = "-", pct[16] = "-";
+    if (bytes > 0 && ms > 0) {
+        double g = bytes / (ms * 1e6);
+        snprintf(gbps, sizeof gbps, "%.2f", g);
+        if (peak_gbps > 0)
+            snprintf(pct, sizeof pct, "%.2f%%", 100.0 * g / peak_gbps);
+    }
+    cli_log("%-22s %6llu %11.2f %10.3f %9s %8s", name, calls, ms, per_ms, gbps, pct);
+}
+
 /* Sum the per-file records by stage name and print one table. */
 static void print_stats(const jf_batch *b)
 {
@@ -201,19 +219,10 @@ static void print_stats(const jf_batch *b)
             rows[r].ms += st->ms;
             rows[r].bytes += (double)(st->bytes_read + st->bytes_written);
         }
-    cli_log("%-22s %6s %11s %10s %9s %8s", "stage", "calls", "total ms", "mean ms", "GB/s",
-            "% peak");
-    for (r = 0; r < nrows; r++) {
-        char gbps[16] = "-", pct[16] = "-";
-        if (rows[r].bytes > 0 && rows[r].ms > 0) {
-            double g = rows[r].bytes / (rows[r].ms * 1e6);
-            snprintf(gbps, sizeof gbps, "%.2f", g);
-            if (rows[r].peak > 0)
-                snprintf(pct, sizeof pct, "%.2f%%", 100.0 * g / rows[r].peak);
-        }
-        cli_log("%-22s %6d %11.2f %10.3f %9s %8s", rows[r].name, rows[r].count, rows[r].ms,
-                rows[r].ms / rows[r].count, gbps, pct);
-    }
+    cli_stage_header("mean ms");
+    for (r = 0; r < nrows; r++)
+        cli_stage_row(rows[r].name, (unsigned long long)rows[r].count, rows[r].ms,
+                      rows[r].ms / rows[r].count, rows[r].bytes, rows[r].peak);
 }
 
 /* Files, megapixels and busy time of each device a multi-GPU run used. */

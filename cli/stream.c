@@ -148,19 +148,13 @@ static void print_stages(const jf_context *ctx, long long frames)
 {
     jf_stat_total t[64];
     size_t n = jf_stats_totals(ctx, t, 64), i;
-    cli_log("%-22s %8s %11s %10s %9s %8s", "stage", "calls", "total ms", "ms/frame", "GB/s", "% peak");
+    cli_stage_header("ms/frame");
     for (i = 0; i < n; i++) {
-        char name[48], gbps[16] = "-", pct[16] = "-";
-        double bytes = (double)(t[i].bytes_read + t[i].bytes_written);
+        char name[48];
         snprintf(name, sizeof name, "%s%s%s", t[i].name, t[i].variant[0] ? "/" : "", t[i].variant);
-        if (bytes > 0 && t[i].ms > 0) {
-            double g = bytes / (t[i].ms * 1e6);
-            snprintf(gbps, sizeof gbps, "%.2f", g);
-            if (t[i].peak_gbps > 0)
-                snprintf(pct, sizeof pct, "%.2f%%", 100.0 * g / t[i].peak_gbps);
-        }
-        cli_log("%-22s %8llu %11.2f %10.3f %9s %8s", name, (unsigned long long)t[i].calls, t[i].ms,
-                frames ? t[i].ms / (double)frames : 0.0, gbps, pct);
+        cli_stage_row(name, (unsigned long long)t[i].calls, t[i].ms,
+                      frames ? t[i].ms / (double)frames : 0.0,
+                      (double)(t[i].bytes_read + t[i].bytes_written), t[i].peak_gbps);
     }
 }
 
@@ -240,7 +234,7 @@ int cli_stream(cli_settings *s)
 {
     cli_run run;
     stream_cli c;
-    jf_context_options co = jf_context_defaults();
+    jf_context_options co;
     jf_context *ctx = NULL;
     jf_video_reader *in = NULL, *ref = NULL;
     jf_video_writer *out = NULL;
@@ -281,11 +275,7 @@ int cli_stream(cli_settings *s)
         rc = JF_EXIT_USAGE;
         goto out;
     }
-    co.backend = s->backend ? (jf_backend)jf_name_index(jf_backend_names, s->backend) : JF_BACKEND_AUTO;
-    co.device = s->device;
-    co.threads = s->threads;
-    co.memory = (jf_memory)s->memory;
-    co.peak_gbps = s->peak_gbps;
+    co = cli_context_options(s);
     co.stats = 64;
     rc = JF_EXIT_FAILED;
     if (jf_context_create(&co, &ctx) != JF_OK) {

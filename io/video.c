@@ -99,10 +99,21 @@ static jf_status fill_format(const char *name, const layout *l, int w, int h, jf
 
 /* ---- reading ------------------------------------------------------------------- */
 
+/* One read() from the descriptor, retried when a signal interrupts it. */
+static jf_status rd_raw(jf_video_reader *r, unsigned char *dst, size_t n, size_t *got)
+{
+    ssize_t k;
+    while ((k = read(r->fd, dst, n)) < 0)
+        if (errno != EINTR)
+            return jf_fail(JF_ERR_IO, "%s: frame %lld: read failed: %s", r->name, r->frame,
+                           strerror(errno));
+    *got = (size_t)k;
+    return JF_OK;
+}
+
 /* Read up to n bytes at once (from the buffer first); 0 at the end. */
 static jf_status rd_some(jf_video_reader *r, unsigned char *dst, size_t n, size_t *got)
 {
-    ssize_t k;
     if (r->pos < r->len) {
         size_t m = r->len - r->pos < n ? r->len - r->pos : n;
         memcpy(dst, r->buf + r->pos, m);
@@ -110,16 +121,7 @@ static jf_status rd_some(jf_video_reader *r, unsigned char *dst, size_t n, size_
         *got = m;
         return JF_OK;
     }
-    for (;;) {
-        k = read(r->fd, dst, n);
-        if (k >= 0)
-            break;
-        if (errno != EINTR)
-            return jf_fail(JF_ERR_IO, "%s: frame %lld: read failed: %s", r->name, r->frame,
-                           strerror(errno));
-    }
-    *got = (size_t)k;
-    return JF_OK;
+    return rd_raw(r, dst, n, got);
 }
 
 /* Exactly n bytes, or fewer at the end of the stream (*got says how many). */
@@ -140,18 +142,11 @@ static jf_status rd_full(jf_video_reader *r, unsigned char *dst, size_t n, size_
 
 static jf_status rd_refill(jf_video_reader *r)
 {
-    ssize_t k;
+    jf_status st;
     r->pos = r->len = 0;
-    for (;;) {
-        k = read(r->fd, r->buf, sizeof r->buf);
-        if (k >= 0)
-            break;
-        if (errno != EINTR)
-            return jf_fail(JF_ERR_IO, "%s: frame %lld: read failed: %s", r->name, r->frame,
-                           strerror(errno));
-    }
-    r->len = (size_t)k;
-    if (k == 0)
+    if ((st = rd_raw(r, r->buf, sizeof r->buf, &r->len)) != JF_OK)
+        return st;
+    if (r->len == 0)
         r->eof = 1;
     return JF_OK;
 }
