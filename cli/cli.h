@@ -46,6 +46,7 @@ typedef struct cli_settings {
     int device_all;
     const char *shard;       /* --shard INDEX/COUNT or auto */
     int memory;              /* jf_memory */
+    int codec;               /* jf_codec */
     double peak_gbps;
     const char *block;       /* "WxH" */
     int block_x, block_y;
@@ -126,6 +127,7 @@ typedef struct cli_run {
     cli_settings *s;
     const char *verb;     /* "denoise", "noise" */
     jf_op_plan plan;      /* the operation, resolved once */
+    int device_input_ok;  /* the work takes a decoded image in device memory (nvJPEG) */
 } cli_run;
 
 /* Batch callbacks and the end of a batch (report.c): a line per file with

@@ -37,10 +37,24 @@ static void json_device(json_buf *j, const jf_device_info *d)
     json_close(j, '}');
 }
 
+/* What decodes JPEGs here: nvJPEG on the first device, or why not. */
+static int jpeg_decoder(int n, char *text, size_t size)
+{
+    char detail[256];
+    if (n && jf_codec_probe(JF_CODEC_NVJPEG, 0, detail, sizeof detail) == JF_OK) {
+        snprintf(text, size, "%s", detail);
+        return 1;
+    }
+    snprintf(text, size, "libjpeg-turbo on the CPU (nvJPEG: %s)", n ? jf_last_error()
+             : "no CUDA device");
+    return 0;
+}
+
 static int info_json(const cli_settings *s, int n, const char *why)
 {
     json_buf j = {0};
-    int i, ok;
+    char jpeg[512];
+    int i, ok, gpu_jpeg;
     json_open(&j, NULL, '{');
     json_str(&j, "version", jf_version());
     json_int(&j, "cpu_threads", jf_cpu_count());
@@ -56,6 +70,9 @@ static int info_json(const cli_settings *s, int n, const char *why)
     json_close(&j, ']');
     if (!n)
         json_str(&j, "cuda_note", why);
+    gpu_jpeg = jpeg_decoder(n, jpeg, sizeof jpeg);
+    json_int(&j, "nvjpeg", gpu_jpeg);
+    json_str(&j, "jpeg_decoder", jpeg);
     json_open(&j, "operations", '[');
     for (i = 0; i < jf_op_count; i++)
         json_str(&j, NULL, jf_ops[i].name);
@@ -91,7 +108,7 @@ static void print_device(const cli_settings *s, int i)
 int cli_info(cli_settings *s)
 {
     int n = jf_device_count(), i;
-    char why[512], names[256];
+    char why[512], names[256], jpeg[512];
     snprintf(why, sizeof why, "%s", n ? "" : jf_last_error());
     if (s->json) {
         if (!cli_json_target_ok("info", s->json))
@@ -104,6 +121,8 @@ int cli_info(cli_settings *s)
         printf("cuda:        %s\n", why);
     for (i = 0; i < n; i++)
         print_device(s, i);
+    jpeg_decoder(n, jpeg, sizeof jpeg);
+    printf("jpeg decode: %s\n", jpeg);
     printf("filters:     %s\n", jf_op_names(JF_OP_FILTER, names, sizeof names));
     printf("metrics:     %s\n", jf_op_names(JF_OP_METRIC, names, sizeof names));
     printf("noise:       %s\n", jf_op_names(JF_OP_NOISE, names, sizeof names));

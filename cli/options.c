@@ -62,6 +62,7 @@ static const cli_option GENERIC[] = {
     {"device", 0, OPT_STRING, "N", "CUDA device index (denoise: also a list 0,2 or 'all': jobs spread over them)", NULL, 0, 0, NULL, AT(device_text), FILTERS | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
     {"block", 0, OPT_STRING, "WxH", "CUDA block shape (default: the variant's; W a multiple of 4)", NULL, 0, 0, NULL, AT(block), FILTERS | CMD_BENCH, NULL, 0, NULL},
     {"memory", 0, OPT_CHOICE, "MODE", "how images reach the GPU; auto: managed on Jetson, copy elsewhere", "auto", 0, 0, jf_memory_names, AT(memory), FILTERS | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
+    {"codec", 0, OPT_CHOICE, "NAME", "JPEG decoder: auto (the GPU's hardware JPEG engine where it has one, else the CPU), cpu (libjpeg-turbo), nvjpeg (NVIDIA nvJPEG: hardware engine, else its hybrid decoder)", "auto", 0, 0, jf_codec_names, AT(codec), CMD_DENOISE, NULL, 0, NULL},
     {"peak-gbps", 0, OPT_DOUBLE, "X", "theoretical bandwidth for the percentages (default: the device's)", "0", 0.001, 1e6, NULL, AT(peak_gbps), FILTERS | CMD_METRICS | CMD_INFO | CMD_BENCH, NULL, 0, NULL},
     {"jobs", 'j', OPT_INT, "N", "files processed at once", "1", 1, 256, NULL, AT(jobs), RUN, NULL, 0, NULL},
     {"threads", 't', OPT_INT, "N", "CPU threads in all (0: every core)", "0", 0, 1024, NULL, AT(threads), ALL | CMD_STREAM, NULL, 0, NULL},

@@ -52,16 +52,17 @@ jf_status jf_context_create(const jf_context_options *user, jf_context **out)
         return st;
     if ((unsigned)opt.backend >= JF_BACKEND_COUNT || opt.threads < 0 || opt.threads > 4096 ||
         opt.device < 0 || (unsigned)opt.memory >= JF_MEMORY_COUNT || !(opt.peak_gbps >= 0.0) ||
-        opt.stats < 0 || opt.stats > (1 << 24))
+        opt.stats < 0 || opt.stats > (1 << 24) || (unsigned)opt.codec >= JF_CODEC_COUNT)
         return jf_fail(JF_ERR_ARG, "jf_context_create: invalid options (backend %d, device %d, "
-                       "threads %d, memory %d, stats %d)", (int)opt.backend, opt.device,
-                       opt.threads, (int)opt.memory, opt.stats);
+                       "threads %d, memory %d, stats %d, codec %d)", (int)opt.backend, opt.device,
+                       opt.threads, (int)opt.memory, opt.stats, (int)opt.codec);
     ctx = (jf_context *)calloc(1, sizeof *ctx);
     if (!ctx)
         return jf_fail(JF_ERR_NOMEM, "jf_context_create: out of memory");
     ctx->threads = opt.threads ? opt.threads : jf_cpu_count();
     ctx->device = opt.device;
     ctx->memory = JF_MEMORY_COPY;
+    ctx->codec = opt.codec;
     if ((st = choose_backend(ctx, &opt)) != JF_OK || (st = jf_stats_init(ctx, opt.stats)) != JF_OK)
         goto fail;
 #ifdef JF_HAVE_CUDA
@@ -87,6 +88,8 @@ void jf_context_destroy(jf_context *ctx)
     int i;
     if (!ctx)
         return;
+    if (ctx->codec_state_free)
+        ctx->codec_state_free(ctx);
 #ifdef JF_HAVE_CUDA
     jf_gpu_destroy(ctx);
 #endif

@@ -45,11 +45,16 @@ struct jf_context {
     int device;
     int threads;
     jf_memory memory;
+    jf_codec codec;     /* JPEG decoder of jf_picture_decode_frame */
     char note[256];
     struct jf_pool *pool;
     struct jf_gpu *gpu;
     jf_scratch scratch[JF_SCRATCH_COUNT];
     jf_stats stats;
+    /* a codec's per-context state (io/codec_nvjpeg.c), freed with the
+     * context, before its CUDA state */
+    void *codec_state;
+    void (*codec_state_free)(jf_context *ctx);
 };
 
 /* A CPU context with every core, for calls given a NULL context; destroy it

@@ -34,22 +34,10 @@ jf_status jf_cuda_fail(const char *call, const char *file, int line, cudaError_t
 
 jf_device_scope::jf_device_scope(const jf_context *ctx) : prev(-1), status(JF_OK)
 {
-    int want = ctx->gpu->device;
-    cudaError_t e = cudaGetDevice(&prev);
-    if (e != cudaSuccess) {
-        prev = -1;
-        cudaGetLastError();
-    }
-    if (prev != want && (e = cudaSetDevice(want)) != cudaSuccess)
-        status = jf_cuda_fail("cudaSetDevice", __FILE__, __LINE__, e);
+    prev = jf_gpu_enter(ctx, &status);
 }
 
-jf_device_scope::~jf_device_scope()
-{
-    int now = -1;
-    if (prev >= 0 && cudaGetDevice(&now) == cudaSuccess && now != prev)
-        cudaSetDevice(prev);
-}
+jf_device_scope::~jf_device_scope() { jf_gpu_leave(prev); }
 
 static jf_status make_timers(struct jf_gpu *g)
 {
@@ -591,32 +579,71 @@ extern "C" jf_status jf_gpu_image_alloc(jf_context *ctx, jf_image *img, int w, i
     return JF_OK;
 }
 
-/* A frame: the context's FRAME slot, pinned (copy mode) or managed and
- * attached to our stream (managed mode), after our queued work is done. */
-extern "C" jf_status jf_gpu_frame(jf_context *ctx, int which, int w, int h, int ch, jf_image *img)
+/* An image over one of the context's slots, after the slot's last user on
+ * our stream is done. */
+static jf_status slot_image(jf_context *ctx, int slot, int kind, jf_location loc, int w, int h,
+                            int ch, jf_image *img)
 {
-    struct jf_gpu *g = ctx->gpu;
-    const int managed = g->memory == JF_MEMORY_MANAGED;
     jf_dview view;
     jf_status st;
-    jf_device_scope scope(ctx);
-    if (scope.status != JF_OK)
-        return scope.status;
-    JF_CUDA_TRY(cudaStreamSynchronize(g->stream)); /* the frame's last user is done */
-    if ((st = jf_gpu_buffer(ctx, JF_SLOT_FRAME0 + which, (size_t)w * (size_t)ch, (size_t)h,
-                            managed ? JF_BUF_MANAGED : JF_BUF_PINNED, &view)) != JF_OK)
+    JF_CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
+    if ((st = jf_gpu_buffer(ctx, slot, (size_t)w * (size_t)ch, (size_t)h, kind, &view)) != JF_OK)
         return st;
-    if (managed) /* attached to our stream: the CPU may use it while it is idle */
-        JF_CUDA_TRY(cudaStreamSynchronize(g->stream));
     memset(img, 0, sizeof *img);
     img->data = view.ptr;
     img->width = w;
     img->height = h;
     img->channels = ch;
     img->stride = view.pitch;
-    img->location = managed ? JF_LOC_MANAGED : JF_LOC_HOST;
-    img->device = g->device;
+    img->location = loc;
+    img->device = ctx->gpu->device;
     return JF_OK;
+}
+
+/* A frame: the context's FRAME slot, pinned (copy mode) or managed and
+ * attached to our stream (managed mode). */
+extern "C" jf_status jf_gpu_frame(jf_context *ctx, int which, int w, int h, int ch, jf_image *img)
+{
+    const int managed = ctx->gpu->memory == JF_MEMORY_MANAGED;
+    jf_status st;
+    jf_device_scope scope(ctx);
+    if (scope.status != JF_OK)
+        return scope.status;
+    if ((st = slot_image(ctx, JF_SLOT_FRAME0 + which, managed ? JF_BUF_MANAGED : JF_BUF_PINNED,
+                         managed ? JF_LOC_MANAGED : JF_LOC_HOST, w, h, ch, img)) != JF_OK)
+        return st;
+    if (managed) /* attached to our stream: the CPU may use it while it is idle */
+        JF_CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
+    return JF_OK;
+}
+
+extern "C" jf_status jf_gpu_decode_target(jf_context *ctx, int w, int h, int ch, jf_image *img)
+{
+    jf_device_scope scope(ctx);
+    if (scope.status != JF_OK)
+        return scope.status;
+    return slot_image(ctx, JF_SLOT_DECODE, JF_BUF_DEVICE, JF_LOC_DEVICE, w, h, ch, img);
+}
+
+extern "C" int jf_gpu_enter(const jf_context *ctx, jf_status *st)
+{
+    int prev = -1, want = ctx->gpu->device;
+    cudaError_t e;
+    *st = JF_OK;
+    if (cudaGetDevice(&prev) != cudaSuccess) {
+        cudaGetLastError();
+        prev = -1;
+    }
+    if (prev != want && (e = cudaSetDevice(want)) != cudaSuccess)
+        *st = jf_cuda_fail("cudaSetDevice", __FILE__, __LINE__, e);
+    return prev;
+}
+
+extern "C" void jf_gpu_leave(int prev)
+{
+    int now = -1;
+    if (prev >= 0 && cudaGetDevice(&now) == cudaSuccess && now != prev)
+        cudaSetDevice(prev);
 }
 
 extern "C" void jf_gpu_image_free(jf_image *img)

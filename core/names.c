@@ -9,6 +9,7 @@ const char *const jf_variant_names[JF_VARIANT_COUNT + 1] = {"auto", "cpu", "glob
                                                             "fast", NULL};
 const char *const jf_backend_names[JF_BACKEND_COUNT + 1] = {"auto", "cpu", "cuda", NULL};
 const char *const jf_memory_names[JF_MEMORY_COUNT + 1] = {"auto", "copy", "managed", NULL};
+const char *const jf_codec_names[JF_CODEC_COUNT + 1] = {"auto", "cpu", "nvjpeg", NULL};
 const char *const jf_location_names[JF_LOC_COUNT + 1] = {"host", "device", "mapped", "managed",
                                                          NULL};
 
@@ -30,3 +31,4 @@ const char *jf_border_name(jf_border b) { return name_of(jf_border_names, JF_BOR
 const char *jf_variant_name(jf_variant v) { return name_of(jf_variant_names, JF_VARIANT_COUNT, (int)v); }
 const char *jf_backend_name(jf_backend b) { return name_of(jf_backend_names, JF_BACKEND_COUNT, (int)b); }
 const char *jf_memory_name(jf_memory m) { return name_of(jf_memory_names, JF_MEMORY_COUNT, (int)m); }
+const char *jf_codec_name(jf_codec c) { return name_of(jf_codec_names, JF_CODEC_COUNT, (int)c); }

@@ -14,6 +14,7 @@ extern const char *const jf_border_names[JF_BORDER_COUNT + 1];
 extern const char *const jf_variant_names[JF_VARIANT_COUNT + 1];
 extern const char *const jf_backend_names[JF_BACKEND_COUNT + 1];
 extern const char *const jf_memory_names[JF_MEMORY_COUNT + 1];
+extern const char *const jf_codec_names[JF_CODEC_COUNT + 1];
 extern const char *const jf_location_names[JF_LOC_COUNT + 1];
 
 /* Index of `name` in a NULL-terminated list, or -1. */

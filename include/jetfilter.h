@@ -62,9 +62,9 @@ extern "C" {
 #endif
 
 #define JF_VERSION_MAJOR 1
-#define JF_VERSION_MINOR 3
+#define JF_VERSION_MINOR 4
 #define JF_VERSION_PATCH 0
-#define JF_VERSION_STRING "1.3.0"
+#define JF_VERSION_STRING "1.4.0"
 
 /* ------------------------------------------------------------------------ */
 /* Status and errors                                                         */
@@ -232,7 +232,9 @@ typedef struct jf_picture {
     unsigned char *exif; size_t exif_size; /**< EXIF (TIFF bytes, no "Exif\0\0"), or NULL */
     jf_blob *extra; int extra_count; /**< other JPEG APPn markers / PNG text chunks */
     int jpeg_h_samp, jpeg_v_samp; /**< luma sampling of a JPEG input (2,2 = 4:2:0); 0 if unknown */
-    int reserved[8];   /**< zero */
+    int decoded_on_gpu; /**< 1: the colour plane came from nvJPEG (hardware engine), 2: nvJPEG's
+                             hybrid decoder, 0: the CPU (since 1.4; before, reserved and zero) */
+    int reserved[7];   /**< zero */
 } jf_picture;
 
 /** Decode a JPEG or PNG held in memory.  `name` is used in error details
@@ -361,6 +363,30 @@ typedef enum jf_memory {
 
 const char *jf_memory_name(jf_memory memory);
 
+/** Which decoder jf_picture_decode_frame() uses for JPEG files (since 1.4).
+ *  PNG, and JPEGs that nvJPEG does not take (CMYK, RGB-coded, 12-bit, or
+ *  refused by it), always go through the CPU decoders. */
+typedef enum jf_codec {
+    JF_CODEC_AUTO = 0, /**< a CUDA context in copy mode on a GPU with a hardware JPEG
+                            decoder shares the work: a file goes to the engine when
+                            fewer than two wait for it, else to libjpeg-turbo on the
+                            calling thread; elsewhere the CPU */
+    JF_CODEC_CPU,      /**< libjpeg-turbo on the CPU (the default) */
+    JF_CODEC_NVJPEG,   /**< NVIDIA nvJPEG (loaded at run time, libnvjpeg.so): every
+                            JPEG it takes to the hardware engine where the GPU has one
+                            (one batching decoder per device, shared by the contexts),
+                            else to its hybrid decoder; needs a CUDA context */
+    JF_CODEC_COUNT
+} jf_codec;
+
+const char *jf_codec_name(jf_codec codec);
+
+/** Can `codec` be used on CUDA device `device`?  JF_OK, else
+ *  JF_ERR_UNSUPPORTED with the reason in jf_last_error() ("libnvjpeg.so.13
+ *  not found", "built without CUDA").  `detail` (may be NULL) receives a
+ *  line such as "nvJPEG 13.0.1, hardware decoder (1 engine x 7 cores)". */
+jf_status jf_codec_probe(jf_codec codec, int device, char *detail, size_t detail_size);
+
 typedef struct jf_context_options {
     size_t size;        /**< sizeof(jf_context_options): use jf_context_defaults() */
     jf_backend backend; /**< default AUTO */
@@ -373,11 +399,13 @@ typedef struct jf_context_options {
     double peak_gbps;   /**< theoretical bandwidth used in stats (0, default: the device's) */
     int stats;          /**< 0 (default): no stats; N > 0: keep the last N records
                              plus running totals (bounded memory) */
+    int reserved0;      /**< ignored (1.0-1.3's trailing padding) */
+    jf_codec codec;     /**< JPEG decoder of jf_picture_decode_frame (default CPU); since 1.4 */
 } jf_context_options;
 
 jf_context_options jf_context_defaults(void);
 #define JF_CONTEXT_OPTIONS_INIT \
-    {sizeof(jf_context_options), JF_BACKEND_AUTO, 0, 0, NULL, JF_MEMORY_AUTO, 0.0, 0}
+    {sizeof(jf_context_options), JF_BACKEND_AUTO, 0, 0, NULL, JF_MEMORY_AUTO, 0.0, 0, 0, JF_CODEC_CPU}
 
 typedef struct jf_context jf_context;
 
@@ -439,7 +467,14 @@ jf_status jf_context_frame(jf_context *ctx, int which, int width, int height, in
 /** As jf_picture_decode, with the colour plane decoded straight into
  *  frame 0 of `ctx` (jf_context_frame: the buffer a GPU takes without a
  *  staging copy), so it is not owned and lasts until that frame is asked
- *  for again.  Alpha and metadata are owned as usual.  Since 1.2. */
+ *  for again.  Alpha and metadata are owned as usual.  Since 1.2.
+ *  With the context's codec NVJPEG (or AUTO where it picks nvJPEG), a JPEG's
+ *  colour plane is decoded on the GPU into the context's device buffer
+ *  instead: location DEVICE, ready when the call returns, valid until the
+ *  next decode on this context; `decoded_on_gpu` says so.  nvJPEG's pixels
+ *  may differ from libjpeg-turbo's by a few levels (its own IDCT and chroma
+ *  upsampling; benchmarks/RESULTS.md "nvJPEG").  A file nvJPEG refuses is
+ *  decoded on the CPU, so errors read as with the CPU decoder. */
 jf_status jf_picture_decode_frame(jf_context *ctx, const unsigned char *bytes, size_t size,
                                   const char *name, jf_picture *pic);
 

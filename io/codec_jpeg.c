@@ -219,6 +219,17 @@ jf_status jf_jpeg_decode(jf_context *frame_ctx, const unsigned char *bytes, size
     st = keep_markers(&cinfo, pic);
     if (st != JF_OK)
         goto done;
+    pic->format = JF_FORMAT_JPEG;
+    /* nvJPEG takes 8-bit YCbCr and grey files that are complete; what it
+     * refuses comes back here, to the strict decoder */
+    if (frame_ctx && scan.complete && cinfo.data_precision == 8 && !cinfo.arith_code &&
+        (cinfo.jpeg_color_space == JCS_YCbCr || cinfo.jpeg_color_space == JCS_GRAYSCALE) &&
+        jf_nvjpeg_wanted(frame_ctx) &&
+        jf_nvjpeg_decode(frame_ctx, bytes, size, (int)cinfo.image_width, (int)cinfo.image_height,
+                         cinfo.num_components, &pic->color, &pic->decoded_on_gpu) == JF_OK)
+        goto done;
+    pic->decoded_on_gpu = 0;
+    jf_error_clear();
 
     jpeg_start_decompress(&cinfo);
     st = jf_picture_alloc_color(frame_ctx, pic, (int)cinfo.output_width,
@@ -230,7 +241,6 @@ jf_status jf_jpeg_decode(jf_context *frame_ctx, const unsigned char *bytes, size
         jpeg_read_scanlines(&cinfo, &row, 1);
     }
     jpeg_finish_decompress(&cinfo);
-    pic->format = JF_FORMAT_JPEG;
 done:
     jpeg_destroy_decompress(&cinfo);
     return st;

@@ -26,6 +26,16 @@ jf_status jf_png_decode(jf_context *frame_ctx, const unsigned char *bytes, size_
 jf_status jf_png_encode(const jf_picture *pic, int level, jf_png_filter filter, unsigned char **out,
                         size_t *out_size);
 
+/* nvJPEG (codec_nvjpeg.c): does this context decode JPEGs on the GPU (its
+ * codec option, backend and memory mode, the library, the device's
+ * hardware engine for AUTO)?  And the decode itself, into the context's
+ * device decode buffer, done when it returns; `engine` 1 hardware, 2
+ * hybrid.  JF_ERR_UNSUPPORTED when nvJPEG cannot take the file: the caller
+ * decodes it on the CPU. */
+int jf_nvjpeg_wanted(jf_context *ctx);
+jf_status jf_nvjpeg_decode(jf_context *ctx, const unsigned char *bytes, size_t size, int width,
+                           int height, int channels, jf_image *out, int *engine);
+
 /* "default", "none", "sub", "up", "avg", "paeth", "adaptive" (jf_png_filter order) */
 extern const char *const jf_png_filter_names[JF_PNG_FILTER_COUNT + 1];
 /* jf_png_filter_names[JF_PNG_DEFAULT_FILTER], for tables that need a constant */
@@ -42,6 +52,7 @@ typedef struct jf_png_scan {
 
 typedef struct jf_jpeg_scan {
     int width, height, components, progressive, scans;
+    int complete;             /* the end-of-image marker is there */
     uint64_t metadata_bytes;  /* APPn and COM segments */
 } jf_jpeg_scan;
 

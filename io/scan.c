@@ -196,8 +196,10 @@ jf_status jf_jpeg_prescan(const unsigned char *b, size_t size, jf_jpeg_scan *s)
         if (at >= size)
             break;
         m = b[at++];
-        if (m == 0xD9)
+        if (m == 0xD9) {
+            s->complete = 1;
             break;
+        }
         if (m == 0xD8 || m == 0x01 || (m >= 0xD0 && m <= 0xD7))
             continue;
         if (at + 2 > size)

@@ -32,9 +32,13 @@ for exe in jetfilter tests/test_gpu jetfilter-gpu-frames; do
   extra=$(ldd "$dir/$exe" | grep -vE 'linux-vdso|libc\.so|libm\.so|libstdc\+\+|libgcc_s|libdl|libpthread|librt|ld-linux|libcmocka' || true)
   [ -z "$extra" ] || { echo "gpu-check: $exe links libraries the GPU machine lacks:"; echo "$extra"; exit 1; }
 done
-# the folder that travels stays small: only what runs there (the CPU tests run here)
-rm -rf $dir/CMakeFiles $dir/bench_median_cpu $dir/jetfilter-example
-find $dir/tests -maxdepth 1 -type f -name 'test_*' ! -name test_gpu -delete
+# the folder that travels stays small: only what runs there (the CPU tests run
+# here); JF_GPU_KEEP=1 keeps the objects for a quick rebuild, and then only
+# the paths that run there should travel (jetfilter, lib, tests/test_gpu, ...)
+if [ "${JF_GPU_KEEP:-0}" != 1 ]; then
+  rm -rf $dir/CMakeFiles $dir/bench_median_cpu $dir/jetfilter-example
+  find $dir/tests -maxdepth 1 -type f -name 'test_*' ! -name test_gpu -delete
+fi
 du -sh $dir
 cat <<CMD
 gpu-check: built $dir/ for sm_$arch. On the GPU machine, with this tree and $dir/:

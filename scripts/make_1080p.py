@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """20 distinct 1920x1080 JPEGs (quality 92) cut from the sample photos, for
-the multi-GPU batch (scripts/gpu-multi.sh).  Needs OpenCV (python3-opencv).
-    scripts/make_1080p.py [OUTDIR]      (default build-gpu/data1080)"""
+the GPU batches (scripts/gpu-multi.sh, gpu-nvjpeg.sh).  Needs OpenCV.
+    scripts/make_1080p.py [OUTDIR [WxH]]   (default build-gpu/data1080, 1920x1080)"""
 import glob
 import os
 import sys
@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 
 out = sys.argv[1] if len(sys.argv) > 1 else "build-gpu/data1080"
+W, H = map(int, sys.argv[2].split("x")) if len(sys.argv) > 2 else (1920, 1080)
 os.makedirs(out, exist_ok=True)
 photos = [cv2.imread(f) for f in sorted(glob.glob("samples/images/*.jpg") + glob.glob("samples/images/*.png"))]
 rng = np.random.default_rng(7)
@@ -17,8 +18,8 @@ for i in range(20):
     im = photos[i % len(photos)]
     h, w = im.shape[:2]
     # scale so the photo covers 1920x1080 (a little more each round), then cut
-    s = max(1920 / w, 1080 / h) * (1 + 0.15 * (i // len(photos)))
+    s = max(W / w, H / h) * (1 + 0.15 * (i // len(photos)))
     r = cv2.resize(im, (int(w * s + 1), int(h * s + 1)), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC)
-    y = int(rng.integers(0, r.shape[0] - 1080 + 1))
-    x = int(rng.integers(0, r.shape[1] - 1920 + 1))
-    cv2.imwrite(os.path.join(out, "p%02d.jpg" % i), r[y:y + 1080, x:x + 1920], [cv2.IMWRITE_JPEG_QUALITY, 92])
+    y = int(rng.integers(0, r.shape[0] - H + 1))
+    x = int(rng.integers(0, r.shape[1] - W + 1))
+    cv2.imwrite(os.path.join(out, "p%02d.jpg" % i), r[y:y + H, x:x + W], [cv2.IMWRITE_JPEG_QUALITY, 92])

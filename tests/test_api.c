@@ -66,8 +66,10 @@ static void test_abi_layout(void **state)
     assert_int_equal(sizeof(jf_impulse_options), 24);
     assert_int_equal(offsetof(jf_impulse_options, refine), 20);
     assert_int_equal(sizeof(jf_impulse_choice), 16);
-    assert_int_equal(sizeof(jf_context_options), 56);
+    assert_int_equal(sizeof(jf_context_options), 64);
     assert_int_equal(offsetof(jf_context_options, stats), 48);
+    assert_int_equal(offsetof(jf_context_options, codec), 56);
+    assert_int_equal(offsetof(jf_picture, decoded_on_gpu), 204);
     assert_int_equal(sizeof(jf_image), 72);
     assert_int_equal(sizeof(jf_picture), 240);
     assert_int_equal(sizeof(jf_device_info), 472);
@@ -95,6 +97,7 @@ static void test_defaults(void **state)
     assert_null(c.weights);
     assert_int_equal(x.size, sizeof x);
     assert_int_equal(x.stats, 0);
+    assert_int_equal(x.codec, JF_CODEC_CPU);
     assert_int_equal(e.quality, 92);
     assert_int_equal(e.png_level, -1);
     assert_int_equal(n.kind, JF_NOISE_SALT_PEPPER);
@@ -274,6 +277,54 @@ static void test_context_basics(void **state)
     jf_image_free(&w); /* not owned: nothing happens */
 }
 
+/* jf_context_options as 1.0-1.3 had them (56 bytes): whatever sits in their
+ * trailing padding is ignored and the codec is the CPU's; a codec that is
+ * not one is refused; nvJPEG is refused without CUDA, with the reason. */
+static void test_context_codec(void **state)
+{
+    jf_context_options o = t_context_opts(JF_BACKEND_CPU, 1, JF_MEMORY_AUTO), old;
+    jf_context *ctx = NULL;
+    jf_picture pic;
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    jf_encode_options e = jf_encode_defaults();
+    jf_image img = t_random_image(33, 17, 3, 1, 3);
+    char detail[128];
+    (void)state;
+    memset(&old, 0x5A, sizeof old);
+    memcpy(&old, &o, 52);
+    old.size = 56;
+    assert_int_equal(jf_context_create(&old, &ctx), JF_OK);
+    jf_context_destroy(ctx);
+    o.codec = JF_CODEC_COUNT;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "codec"));
+    assert_int_equal(jf_codec_probe(JF_CODEC_CPU, 0, detail, sizeof detail), JF_OK);
+    assert_non_null(strstr(detail, "libjpeg-turbo"));
+    assert_int_equal(jf_codec_probe(JF_CODEC_AUTO, 0, NULL, 0), JF_OK);
+    assert_int_equal(jf_codec_probe(JF_CODEC_COUNT, 0, NULL, 0), JF_ERR_ARG);
+    assert_string_equal(jf_codec_name(JF_CODEC_NVJPEG), "nvjpeg");
+    if (!jf_built_with_cuda()) {
+        assert_int_equal(jf_codec_probe(JF_CODEC_NVJPEG, 0, NULL, 0), JF_ERR_UNSUPPORTED);
+        assert_non_null(strstr(jf_last_error(), "CUDA"));
+    }
+    /* a CPU context asked for nvJPEG decodes on the CPU, as before */
+    o.codec = JF_CODEC_NVJPEG;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    memset(&pic, 0, sizeof pic);
+    pic.color = img;
+    e.format = JF_FORMAT_JPEG;
+    assert_int_equal(jf_picture_encode(&pic, &e, &bytes, &size), JF_OK);
+    assert_int_equal(jf_picture_decode_frame(ctx, bytes, size, "t.jpg", &pic), JF_OK);
+    assert_int_equal(pic.decoded_on_gpu, 0);
+    assert_int_equal(pic.color.location, JF_LOC_HOST);
+    assert_int_equal(pic.color.width, 33);
+    jf_picture_free(&pic);
+    free(bytes);
+    jf_image_free(&img);
+    jf_context_destroy(ctx);
+}
+
 /* Frames: two reusable buffers per context, not owned, grown on demand and
  * then reused without allocating. */
 static void test_context_frames(void **state)
@@ -327,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_stats_bounded),
         cmocka_unit_test(test_context_basics),
         cmocka_unit_test(test_context_frames),
+        cmocka_unit_test(test_context_codec),
         cmocka_unit_test(test_sample_type),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -78,6 +78,23 @@ static int exists(const char *rel)
     return stat(path, &sb) == 0;
 }
 
+/* Two files under the test folder with the same bytes? */
+static int files_equal(const char *a_rel, const char *b_rel)
+{
+    char a_path[2048], b_path[2048];
+    size_t na = 0, nb = 0;
+    unsigned char *a, *b;
+    int same;
+    snprintf(a_path, sizeof a_path, "%s/%s", g_dir, a_rel);
+    snprintf(b_path, sizeof b_path, "%s/%s", g_dir, b_rel);
+    a = read_all(a_path, &na);
+    b = read_all(b_path, &nb);
+    same = a && b && na == nb && memcmp(a, b, na) == 0;
+    free(a);
+    free(b);
+    return same;
+}
+
 /* Any temporary (".jf-PID-XXXXXX") left under a folder? */
 static int leftovers(const char *dir)
 {
@@ -616,6 +633,28 @@ static void test_png_level_and_filter(void **state)
     assert_false(exists("png_x"));
 }
 
+/* --codec: cpu and auto give the CPU decoder's output where no GPU engine
+ * decodes; nvjpeg where it cannot run is refused before any file, with the
+ * reason; an unknown name is a usage error. */
+static void test_codec_option(void **state)
+{
+    (void)state;
+    assert_int_equal(run("denoise in/rocket.jpg -o codec_cpu --codec cpu --backend cpu"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o codec_auto --codec auto --backend cpu"), 0);
+    assert_true(files_equal("codec_cpu/rocket.jpg", "codec_auto/rocket.jpg"));
+    assert_int_equal(run("denoise in/rocket.jpg -o codec_x --codec nvjpeg --backend cpu"), 2);
+    assert_non_null(strstr(g_out, "--codec nvjpeg needs the CUDA backend"));
+    assert_int_equal(run("denoise in/rocket.jpg -o codec_x --codec turbo"), 2);
+    assert_non_null(strstr(g_out, "--codec"));
+    if (!jf_built_with_cuda()) {
+        assert_int_equal(run("denoise in/rocket.jpg -o codec_x --codec nvjpeg"), 1);
+        assert_non_null(strstr(g_out, "nvJPEG needs a CUDA build"));
+    }
+    assert_false(exists("codec_x"));
+    assert_int_equal(run("info"), 0);
+    assert_non_null(strstr(g_out, "jpeg decode:"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -631,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_bench_options),
         cmocka_unit_test(test_json_everywhere),
         cmocka_unit_test(test_odd_names),
+        cmocka_unit_test(test_codec_option),
         cmocka_unit_test(test_metadata_notes),
         cmocka_unit_test(test_impulse_filters),
         cmocka_unit_test(test_png_level_and_filter),

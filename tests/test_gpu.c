@@ -763,6 +763,157 @@ static void test_device_restored(void **state)
 }
 #endif
 
+/* nvJPEG against libjpeg-turbo.  The decoders differ (nvJPEG's own IDCT,
+ * and its chroma upsampling where libjpeg-turbo interpolates), so pixels
+ * agree within a stated tolerance, not bit for bit: over every case, PSNR
+ * of one decode against the other >= NVJPEG_MIN_PSNR dB and mean absolute
+ * difference <= NVJPEG_MAX_MEAN levels (benchmarks/RESULTS.md, "nvJPEG",
+ * gives the measured figures).  Photo crops at awkward sizes, grey, 4:4:4,
+ * 4:2:2, 4:4:0 and 4:2:0, two qualities.  A truncated file gets the CPU
+ * decoder's refusal; a PNG stays on the CPU.  Skips (with a line)
+ * where nvJPEG cannot be loaded, unless JF_REQUIRE_NVJPEG is set. */
+#define NVJPEG_MIN_PSNR 40.0
+#define NVJPEG_MAX_MEAN 0.5
+
+static jf_image photo_crop(const jf_image *src, int w, int h, int ch, int seed)
+{
+    jf_image img = {0};
+    int x, y, c;
+    assert_int_equal(jf_image_alloc(&img, w, h, ch), JF_OK);
+    for (y = 0; y < h; y++)
+        for (x = 0; x < w; x++)
+            for (c = 0; c < ch; c++) {
+                int sx = (x + seed * 131) % src->width, sy = (y + seed * 71) % src->height;
+                img.data[(size_t)y * img.stride + (size_t)x * ch + c] =
+                    src->data[(size_t)sy * src->stride + (size_t)sx * src->channels +
+                              (c < src->channels ? c : 0)];
+            }
+    return img;
+}
+
+static double mean_abs_diff(const jf_image *a, const jf_image *b)
+{
+    double sum = 0;
+    int x, y;
+    for (y = 0; y < a->height; y++)
+        for (x = 0; x < a->width * a->channels; x++)
+            sum += abs((int)a->data[(size_t)y * a->stride + x] - (int)b->data[(size_t)y * b->stride + x]);
+    return sum / ((double)a->width * a->height * a->channels);
+}
+
+/* Decode `bytes` on the CPU and with nvJPEG; the GPU's pixels, on the host. */
+static void decode_both(jf_context *nv, const unsigned char *bytes, size_t size, jf_picture *cpu,
+                        jf_image *gpu_host, int *engine)
+{
+    jf_picture g;
+    assert_int_equal(jf_picture_decode(bytes, size, "t.jpg", cpu), JF_OK);
+    assert_int_equal(jf_picture_decode_frame(nv, bytes, size, "t.jpg", &g), JF_OK);
+    *engine = g.decoded_on_gpu;
+    assert_true(g.decoded_on_gpu == 1 || g.decoded_on_gpu == 2);
+    assert_int_equal(g.color.location, JF_LOC_DEVICE);
+    assert_int_equal(jf_image_alloc(gpu_host, g.color.width, g.color.height, g.color.channels), JF_OK);
+    assert_int_equal(jf_image_transfer(nv, &g.color, gpu_host), JF_OK);
+    assert_int_equal(g.exif_size, cpu->exif_size);
+    assert_int_equal(g.extra_count, cpu->extra_count);
+    jf_picture_free(&g);
+}
+
+static void test_nvjpeg_decode(void **state)
+{
+    static const int sizes[][2] = {{1, 1}, {7, 5}, {33, 17}, {1023, 577}, {1920, 1080}};
+    static const int layouts[][3] = {{1, 0, 0}, {3, 1, 1}, {3, 2, 1}, {3, 1, 2}, {3, 2, 2}};
+    static const char *layout_names[] = {"grey", "4:4:4", "4:2:2", "4:4:0", "4:2:0"};
+    static const int qualities[] = {92, 50};
+    jf_context_options o = t_context_opts(JF_BACKEND_CUDA, 0, JF_MEMORY_AUTO);
+    jf_context *nv = NULL;
+    jf_picture photo, cpu;
+    char detail[256];
+    double worst_psnr = 1e9, worst_mean = 0;
+    int worst_max = 0, si, li, qi, hw = 0, hybrid = 0, cases = 0;
+    (void)state;
+    if (jf_codec_probe(JF_CODEC_NVJPEG, 0, detail, sizeof detail) != JF_OK) {
+        printf("nvJPEG: not tested: %s\n", jf_last_error());
+        if (getenv("JF_REQUIRE_NVJPEG"))
+            fail_msg("JF_REQUIRE_NVJPEG is set");
+        return;
+    }
+    printf("nvJPEG: %s\n", detail);
+    o.codec = JF_CODEC_NVJPEG;
+    assert_int_equal(jf_context_create(&o, &nv), JF_OK);
+    assert_int_equal(jf_picture_read(t_source_path("samples/images/retina.jpg"), &photo), JF_OK);
+    for (si = 0; si < (g_quick ? 4 : 5); si++)
+        for (li = 0; li < 5; li++)
+            for (qi = 0; qi < 2; qi++) {
+                jf_picture pic;
+                jf_encode_options e = jf_encode_defaults();
+                jf_image src = photo_crop(&photo.color, sizes[si][0], sizes[si][1], layouts[li][0],
+                                          si + li), got = {0};
+                unsigned char *bytes = NULL;
+                size_t size = 0;
+                double psnr = 0, mean;
+                int engine = 0, maxd;
+                memset(&pic, 0, sizeof pic);
+                pic.color = src;
+                pic.jpeg_h_samp = layouts[li][1];
+                pic.jpeg_v_samp = layouts[li][2];
+                e.format = JF_FORMAT_JPEG;
+                e.quality = qualities[qi];
+                assert_int_equal(jf_picture_encode(&pic, &e, &bytes, &size), JF_OK);
+                decode_both(nv, bytes, size, &cpu, &got, &engine);
+                assert_int_equal(got.width, cpu.color.width);
+                assert_int_equal(got.channels, cpu.color.channels);
+                maxd = t_max_abs_diff(&got, &cpu.color);
+                mean = mean_abs_diff(&got, &cpu.color);
+                assert_int_equal(jf_psnr(g_cpu, &cpu.color, &got, &psnr, NULL), JF_OK);
+                if (sizes[si][0] >= 1023)
+                    printf("nvJPEG %4dx%-4d %-5s q%d %s: max %3d, mean %.4f, PSNR %.2f dB\n",
+                           sizes[si][0], sizes[si][1], layout_names[li], qualities[qi],
+                           engine == 1 ? "hardware" : "hybrid  ", maxd, mean, psnr);
+                worst_psnr = psnr < worst_psnr ? psnr : worst_psnr;
+                worst_mean = mean > worst_mean ? mean : worst_mean;
+                worst_max = maxd > worst_max ? maxd : worst_max;
+                hw += engine == 1;
+                hybrid += engine == 2;
+                cases++;
+                {
+                    /* cut short: the CPU decoder's refusal, word for word */
+                    jf_picture bad;
+                    jf_status want = jf_picture_decode(bytes, size / 2, "t.jpg", &bad);
+                    char msg[512];
+                    snprintf(msg, sizeof msg, "%s", jf_last_error());
+                    assert_int_not_equal(want, JF_OK);
+                    assert_int_equal(jf_picture_decode_frame(nv, bytes, size / 2, "t.jpg", &bad), want);
+                    assert_string_equal(jf_last_error(), msg);
+                }
+                jf_picture_free(&cpu);
+                jf_image_free(&got);
+                jf_image_free(&src);
+                free(bytes);
+            }
+    printf("nvJPEG: %d cases (%d hardware, %d hybrid): worst PSNR %.2f dB, worst mean %.4f, "
+           "largest difference %d levels\n", cases, hw, hybrid, worst_psnr, worst_mean, worst_max);
+    if (strstr(detail, "hardware"))
+        assert_true(hw > 0);
+    assert_true(worst_psnr >= NVJPEG_MIN_PSNR);
+    assert_true(worst_mean <= NVJPEG_MAX_MEAN);
+    {
+        /* a PNG through the same context stays on the CPU, in frame 0 */
+        jf_picture png;
+        unsigned char *bytes = NULL;
+        size_t size = 0;
+        jf_encode_options e = jf_encode_defaults();
+        e.format = JF_FORMAT_PNG;
+        assert_int_equal(jf_picture_encode(&photo, &e, &bytes, &size), JF_OK);
+        assert_int_equal(jf_picture_decode_frame(nv, bytes, size, "t.png", &png), JF_OK);
+        assert_int_equal(png.decoded_on_gpu, 0);
+        assert_int_not_equal(png.color.location, JF_LOC_DEVICE);
+        jf_picture_free(&png);
+        free(bytes);
+    }
+    jf_picture_free(&photo);
+    jf_context_destroy(nv);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -781,6 +932,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_impulse_tall_image),
         cmocka_unit_test(test_impulse_device_images),
         cmocka_unit_test(test_big_user_blocks),
+        cmocka_unit_test(test_nvjpeg_decode),
 #ifdef JF_HAVE_CUDA
         cmocka_unit_test(test_frame_loop_async),
         cmocka_unit_test(test_device_restored),
@@ -789,6 +941,8 @@ int main(int argc, char **argv)
     jf_device_info info;
     int rc;
     g_quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    if (getenv("JF_TEST_FILTER")) /* e.g. "test_nvjpeg*": one test while working on it */
+        cmocka_set_test_filter(getenv("JF_TEST_FILTER"));
     if (!jf_built_with_cuda() || jf_device_count() == 0) {
         printf("SKIP: no CUDA device: %s\n", jf_last_error());
         return 77;
