@@ -38,7 +38,7 @@ static void json_device(json_buf *j, const jf_device_info *d)
 }
 
 /* What decodes JPEGs here: nvJPEG on the first device, or why not. */
-static int jpeg_decoder(int n, char *text, size_t size)
+static int describe_jpeg_decoder(int n, char *text, size_t size)
 {
     char detail[256];
     if (n && jf_codec_probe(JF_CODEC_NVJPEG, 0, detail, sizeof detail) == JF_OK) {
@@ -70,7 +70,7 @@ static int info_json(const cli_settings *s, int n, const char *why)
     json_close(&j, ']');
     if (!n)
         json_str(&j, "cuda_note", why);
-    gpu_jpeg = jpeg_decoder(n, jpeg, sizeof jpeg);
+    gpu_jpeg = describe_jpeg_decoder(n, jpeg, sizeof jpeg);
     json_int(&j, "nvjpeg", gpu_jpeg);
     json_str(&j, "jpeg_decoder", jpeg);
     json_open(&j, "operations", '[');
@@ -121,7 +121,7 @@ int cli_info(cli_settings *s)
         printf("cuda:        %s\n", why);
     for (i = 0; i < n; i++)
         print_device(s, i);
-    jpeg_decoder(n, jpeg, sizeof jpeg);
+    describe_jpeg_decoder(n, jpeg, sizeof jpeg);
     printf("jpeg decode: %s\n", jpeg);
     printf("filters:     %s\n", jf_op_names(JF_OP_FILTER, names, sizeof names));
     printf("metrics:     %s\n", jf_op_names(JF_OP_METRIC, names, sizeof names));

@@ -116,9 +116,12 @@ jf_status jf_context_frame(jf_context *ctx, int which, int width, int height, in
 {
     jf_status st;
     void *p;
-    if (!ctx || !img || which < 0 || which > 1)
+    if (!ctx || !img || which < 0 || which > 3)
         return jf_fail(JF_ERR_ARG, "jf_context_frame: %s", !ctx ? "ctx is NULL" : !img
-                       ? "img is NULL" : "which must be 0 or 1");
+                       ? "img is NULL" : "which must be 0 to 3");
+    if (which >= 2 && !ctx->gpu)
+        return jf_fail(JF_ERR_NO_DEVICE, "jf_context_frame: frames 2 and 3 are device memory; "
+                       "this context runs on the CPU");
     if (width < 1 || height < 1)
         return jf_fail(JF_ERR_ARG, "jf_context_frame: invalid size %dx%d", width, height);
     if ((st = jf_check_dims("jf_context_frame", (uint64_t)width, (uint64_t)height, channels)) != JF_OK)

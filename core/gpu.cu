@@ -600,8 +600,8 @@ static jf_status slot_image(jf_context *ctx, int slot, int kind, jf_location loc
     return JF_OK;
 }
 
-/* A frame: the context's FRAME slot, pinned (copy mode) or managed and
- * attached to our stream (managed mode). */
+/* A frame: the context's FRAME slot; 0 and 1 pinned (copy mode) or managed
+ * and attached to our stream (managed mode), 2 and 3 device memory. */
 extern "C" jf_status jf_gpu_frame(jf_context *ctx, int which, int w, int h, int ch, jf_image *img)
 {
     const int managed = ctx->gpu->memory == JF_MEMORY_MANAGED;
@@ -609,20 +609,14 @@ extern "C" jf_status jf_gpu_frame(jf_context *ctx, int which, int w, int h, int 
     jf_device_scope scope(ctx);
     if (scope.status != JF_OK)
         return scope.status;
+    if (which >= 2)
+        return slot_image(ctx, JF_SLOT_FRAME0 + which, JF_BUF_DEVICE, JF_LOC_DEVICE, w, h, ch, img);
     if ((st = slot_image(ctx, JF_SLOT_FRAME0 + which, managed ? JF_BUF_MANAGED : JF_BUF_PINNED,
                          managed ? JF_LOC_MANAGED : JF_LOC_HOST, w, h, ch, img)) != JF_OK)
         return st;
     if (managed) /* attached to our stream: the CPU may use it while it is idle */
         JF_CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
     return JF_OK;
-}
-
-extern "C" jf_status jf_gpu_decode_target(jf_context *ctx, int w, int h, int ch, jf_image *img)
-{
-    jf_device_scope scope(ctx);
-    if (scope.status != JF_OK)
-        return scope.status;
-    return slot_image(ctx, JF_SLOT_DECODE, JF_BUF_DEVICE, JF_LOC_DEVICE, w, h, ch, img);
 }
 
 extern "C" int jf_gpu_enter(const jf_context *ctx, jf_status *st)

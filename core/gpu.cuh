@@ -37,8 +37,8 @@ typedef struct jf_dview {
 /* Buffers a context keeps between calls, grown on demand. */
 enum jf_slot { JF_SLOT_IN, JF_SLOT_IN2, JF_SLOT_PAD, JF_SLOT_OUT, JF_SLOT_STAGE_IN,
                JF_SLOT_STAGE_OUT, JF_SLOT_AUX, JF_SLOT_QUEUE,
-               JF_SLOT_FRAME0, JF_SLOT_FRAME1, /* jf_context_frame() */
-               JF_SLOT_DECODE, /* what a GPU decoder writes (io/codec_nvjpeg.c) */
+               JF_SLOT_FRAME0, JF_SLOT_FRAME1, /* jf_context_frame(): host side */
+               JF_SLOT_FRAME2, JF_SLOT_FRAME3, /* device side (nvJPEG's in and out) */
                JF_SLOT_COUNT };
 
 enum jf_buffer_kind { JF_BUF_DEVICE, JF_BUF_PINNED, JF_BUF_MANAGED };

@@ -19,10 +19,6 @@ void jf_gpu_image_free(jf_image *img);
 jf_status jf_gpu_transfer(jf_context *ctx, const jf_image *src, jf_image *dst);
 jf_status jf_gpu_frame(jf_context *ctx, int which, int w, int h, int ch, jf_image *img);
 jf_status jf_gpu_copy_ceiling(jf_context *ctx, size_t bytes, int reps, double *gbps);
-/* A device image in the context's decode buffer (kept and grown like the
- * frames, not owned), for a decoder that writes on the GPU; queued work is
- * waited for first. */
-jf_status jf_gpu_decode_target(jf_context *ctx, int w, int h, int ch, jf_image *img);
 /* Make the context's device current for C code that calls a CUDA library
  * (nvJPEG); returns the device to restore with jf_gpu_leave(), or -1. */
 int jf_gpu_enter(const jf_context *ctx, jf_status *st);

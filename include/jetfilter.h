@@ -459,10 +459,27 @@ jf_status jf_image_alloc_on(jf_context *ctx, jf_image *img, int width, int heigh
  *  until the next call with the same `which` or the context's destruction;
  *  work queued on the context is waited for first, so the CPU may write it
  *  at once.  A frame of the size already held allocates nothing.  Rows are
- *  `stride` bytes apart (>= width * channels).  Errors: JF_ERR_ARG,
- *  JF_ERR_LIMIT, JF_ERR_NOMEM, JF_ERR_CUDA.  Since 1.2. */
+ *  `stride` bytes apart (>= width * channels).  Since 1.4, `which` 2 and 3
+ *  are device memory (location DEVICE, pitched) on a CUDA context: 2 is
+ *  where nvJPEG decodes (jf_picture_decode_frame), 3 what a filter may
+ *  write for jf_picture_encode_frame to encode on the GPU.  Errors:
+ *  JF_ERR_ARG, JF_ERR_LIMIT, JF_ERR_NOMEM, JF_ERR_CUDA, JF_ERR_NO_DEVICE
+ *  (2 or 3 on a CPU context).  Since 1.2. */
 jf_status jf_context_frame(jf_context *ctx, int which, int width, int height, int channels,
                            jf_image *img);
+
+/** As jf_picture_encode, on a context: a picture whose colour plane is in
+ *  device memory (frame 3, say, after a filter) is encoded there by nvJPEG
+ *  when the output is JPEG and the context's codec is not CPU (metadata as
+ *  the CPU encoder writes it; nvJPEG's DCT and Huffman coding, so the bytes
+ *  differ from libjpeg-turbo's, the decoded pixels by little:
+ *  benchmarks/RESULTS.md "nvJPEG"); otherwise it is copied into frame 1 and
+ *  encoded on the CPU.  Host pictures go to jf_picture_encode.  `on_gpu`
+ *  (may be NULL) says which happened.  Errors: as jf_picture_encode, plus
+ *  JF_ERR_CUDA.  Since 1.4. */
+jf_status jf_picture_encode_frame(jf_context *ctx, const jf_picture *pic,
+                                  const jf_encode_options *opt, unsigned char **bytes,
+                                  size_t *size, int *on_gpu);
 
 /** As jf_picture_decode, with the colour plane decoded straight into
  *  frame 0 of `ctx` (jf_context_frame: the buffer a GPU takes without a
@@ -470,8 +487,8 @@ jf_status jf_context_frame(jf_context *ctx, int which, int width, int height, in
  *  for again.  Alpha and metadata are owned as usual.  Since 1.2.
  *  With the context's codec NVJPEG (or AUTO where it picks nvJPEG), a JPEG's
  *  colour plane is decoded on the GPU into the context's device buffer
- *  instead: location DEVICE, ready when the call returns, valid until the
- *  next decode on this context; `decoded_on_gpu` says so.  nvJPEG's pixels
+ *  instead (frame 2): location DEVICE, ready when the call returns, valid
+ *  until the next decode on this context; `decoded_on_gpu` says so.  nvJPEG's pixels
  *  may differ from libjpeg-turbo's by a few levels (its own IDCT and chroma
  *  upsampling; benchmarks/RESULTS.md "nvJPEG").  A file nvJPEG refuses is
  *  decoded on the CPU, so errors read as with the CPU decoder. */

@@ -246,7 +246,7 @@ done:
     return st;
 }
 
-static void write_icc(j_compress_ptr cinfo, const unsigned char *icc, size_t size)
+static void put_icc(jf_segment_fn put, void *user, const unsigned char *icc, size_t size)
 {
     enum { CHUNK = 65533 - 14 };
     unsigned char buf[65533];
@@ -261,13 +261,11 @@ static void write_icc(j_compress_ptr cinfo, const unsigned char *icc, size_t siz
         buf[12] = (unsigned char)(i + 1);
         buf[13] = (unsigned char)count;
         memcpy(buf + 14, icc + i * CHUNK, len);
-        jpeg_write_marker(cinfo, JPEG_APP0 + 2, buf, (unsigned int)(len + 14));
+        put(user, JPEG_APP0 + 2, buf, (unsigned int)(len + 14));
     }
 }
 
-/* EXIF, the ICC profile and the other markers; what JPEG cannot carry is
- * said in the warning. */
-static void write_metadata(j_compress_ptr cinfo, const jf_picture *pic)
+void jf_jpeg_metadata(const jf_picture *pic, jf_segment_fn put, void *user)
 {
     int i, text = 0, big = 0;
     if (pic->exif && pic->exif_size + 6 <= 65533) {
@@ -275,14 +273,14 @@ static void write_metadata(j_compress_ptr cinfo, const jf_picture *pic)
         if (buf) {
             memcpy(buf, EXIF_ID, 6);
             memcpy(buf + 6, pic->exif, pic->exif_size);
-            jpeg_write_marker(cinfo, JPEG_APP0 + 1, buf, (unsigned int)(pic->exif_size + 6));
+            put(user, JPEG_APP0 + 1, buf, (unsigned int)(pic->exif_size + 6));
             free(buf);
         }
     } else if (pic->exif) {
         jf_warn("EXIF of %zu bytes not written: JPEG carries at most 65527", pic->exif_size);
     }
     if (pic->icc && pic->icc_size)
-        write_icc(cinfo, pic->icc, pic->icc_size);
+        put_icc(put, user, pic->icc, pic->icc_size);
     for (i = 0; i < pic->extra_count; i++) {
         const jf_blob *b = &pic->extra[i];
         if (b->key[0] != '\0') /* PNG text chunks carry a keyword; JPEG markers do not */
@@ -290,13 +288,18 @@ static void write_metadata(j_compress_ptr cinfo, const jf_picture *pic)
         else if (b->size > 65533)
             big++;
         else if ((b->tag > JPEG_APP0 && b->tag <= JPEG_APP0 + 15) || b->tag == JPEG_COM)
-            jpeg_write_marker(cinfo, b->tag, b->data, (unsigned int)b->size);
+            put(user, b->tag, b->data, (unsigned int)b->size);
     }
     if (text)
         jf_warn("%d PNG text chunk%s not written: JPEG has no place for them", text,
                 text == 1 ? "" : "s");
     if (big)
         jf_warn("%d marker%s over 64 KB not written", big, big == 1 ? "" : "s");
+}
+
+static void write_marker(void *cinfo, int marker, const unsigned char *data, unsigned int len)
+{
+    jpeg_write_marker((j_compress_ptr)cinfo, marker, data, len);
 }
 
 jf_status jf_jpeg_encode(const jf_picture *pic, int quality, unsigned char **out,
@@ -337,7 +340,7 @@ jf_status jf_jpeg_encode(const jf_picture *pic, int quality, unsigned char **out
     }
     jpeg_start_compress(&cinfo, TRUE);
 
-    write_metadata(&cinfo, pic);
+    jf_jpeg_metadata(pic, write_marker, &cinfo);
     while (cinfo.next_scanline < cinfo.image_height) {
         JSAMPROW row = img->data + (size_t)cinfo.next_scanline * img->stride;
         jpeg_write_scanlines(&cinfo, &row, 1);

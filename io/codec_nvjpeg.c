@@ -36,6 +36,8 @@
 typedef struct nvj_handle_s *nvj_handle;
 typedef struct nvj_state_s *nvj_state;
 typedef struct nvj_jstream_s *nvj_jstream;
+typedef struct nvj_enc_state_s *nvj_enc_state;
+typedef struct nvj_enc_params_s *nvj_enc_params;
 typedef struct nvj_image { /* nvjpegImage_t */
     unsigned char *channel[4];
     size_t pitch[4];
@@ -43,6 +45,9 @@ typedef struct nvj_image { /* nvjpegImage_t */
 enum { NVJ_BACKEND_DEFAULT = 0, NVJ_BACKEND_HARDWARE = 3 };        /* nvjpegBackend_t */
 enum { NVJ_OUTPUT_Y = 2, NVJ_OUTPUT_RGBI = 5 };                    /* nvjpegOutputFormat_t */
 enum { NVJ_FLAGS_BITSTREAM_STRICT = 1 << 2 };                       /* NVJPEG_FLAGS_* */
+enum { NVJ_INPUT_RGBI = 5 };                                        /* nvjpegInputFormat_t */
+enum { NVJ_CSS_444 = 0, NVJ_CSS_422 = 1, NVJ_CSS_420 = 2, NVJ_CSS_440 = 3, NVJ_CSS_411 = 4,
+       NVJ_CSS_410 = 5, NVJ_CSS_GRAY = 6 };                          /* nvjpegChromaSubsampling_t */
 enum { NVJ_MAJOR_VERSION = 0, NVJ_MINOR_VERSION = 1, NVJ_PATCH_LEVEL = 2 }; /* libraryPropertyType */
 
 static const char *const nvj_status_names[] = {
@@ -73,6 +78,20 @@ static struct {
     int (*jstream_parse)(nvj_handle h, const unsigned char *data, size_t length, int save_meta,
                          int save_stream, nvj_jstream js);
     int (*batched_supported)(nvj_handle h, nvj_jstream js, int *is_supported);
+    /* the encoder (optional: without it JPEGs are encoded on the CPU) */
+    int (*enc_state_create)(nvj_handle h, nvj_enc_state *s, void *stream);
+    int (*enc_state_destroy)(nvj_enc_state s);
+    int (*enc_params_create)(nvj_handle h, nvj_enc_params *p, void *stream);
+    int (*enc_params_destroy)(nvj_enc_params p);
+    int (*enc_quality)(nvj_enc_params p, const int quality, void *stream);
+    int (*enc_sampling)(nvj_enc_params p, int css, void *stream);
+    int (*enc_image)(nvj_handle h, nvj_enc_state s, const nvj_enc_params p, const nvj_image *src,
+                     int input_format, int width, int height, void *stream);
+    int (*enc_yuv)(nvj_handle h, nvj_enc_state s, const nvj_enc_params p, const nvj_image *src,
+                   int css, int width, int height, void *stream);
+    int (*enc_retrieve)(nvj_handle h, nvj_enc_state s, unsigned char *data, size_t *length,
+                        void *stream);
+    int can_encode;
 } nv = {PTHREAD_ONCE_INIT};
 
 static void load(void)
@@ -104,7 +123,19 @@ static void load(void)
     NVJ_SYM(jstream_destroy, "nvjpegJpegStreamDestroy");
     NVJ_SYM(jstream_parse, "nvjpegJpegStreamParse");
     NVJ_SYM(batched_supported, "nvjpegDecodeBatchedSupported");
+    NVJ_SYM(enc_state_create, "nvjpegEncoderStateCreate");
+    NVJ_SYM(enc_state_destroy, "nvjpegEncoderStateDestroy");
+    NVJ_SYM(enc_params_create, "nvjpegEncoderParamsCreate");
+    NVJ_SYM(enc_params_destroy, "nvjpegEncoderParamsDestroy");
+    NVJ_SYM(enc_quality, "nvjpegEncoderParamsSetQuality");
+    NVJ_SYM(enc_sampling, "nvjpegEncoderParamsSetSamplingFactors");
+    NVJ_SYM(enc_image, "nvjpegEncodeImage");
+    NVJ_SYM(enc_yuv, "nvjpegEncodeYUV");
+    NVJ_SYM(enc_retrieve, "nvjpegEncodeRetrieveBitstream");
 #undef NVJ_SYM
+    nv.can_encode = nv.enc_state_create && nv.enc_state_destroy && nv.enc_params_create &&
+                    nv.enc_params_destroy && nv.enc_quality && nv.enc_sampling && nv.enc_image &&
+                    nv.enc_yuv && nv.enc_retrieve;
     if (!nv.get_property || !nv.create_ex || !nv.destroy || !nv.state_create ||
         !nv.state_destroy || !nv.decode || !nv.batched_init || !nv.batched ||
         !nv.jstream_create || !nv.jstream_destroy || !nv.jstream_parse || !nv.batched_supported) {
@@ -346,9 +377,12 @@ static int service_decode_one(nvj_service *s, const unsigned char *bytes, size_t
 /* ---- per context: the device's service, and a hybrid decoder of its own -- */
 typedef struct nvj_ctx {
     nvj_service *service;
-    nvj_handle hybrid;   /* made when a file first needs it */
+    nvj_handle hybrid;   /* made when a file first needs it (decoder or encoder) */
     nvj_state hybrid_state;
     int hybrid_failed;
+    nvj_enc_state enc_state;
+    nvj_enc_params enc_params;
+    int enc_failed;
 } nvj_ctx;
 
 static void ctx_free(jf_context *ctx)
@@ -359,6 +393,8 @@ static void ctx_free(jf_context *ctx)
     if (!c)
         return;
     prev = jf_gpu_enter(ctx, &st);
+    if (c->enc_params) nv.enc_params_destroy(c->enc_params);
+    if (c->enc_state) nv.enc_state_destroy(c->enc_state);
     if (c->hybrid_state) nv.state_destroy(c->hybrid_state);
     if (c->hybrid) nv.destroy(c->hybrid);
     jf_gpu_leave(prev);
@@ -410,15 +446,21 @@ int jf_nvjpeg_wanted(jf_context *ctx)
     return ctx->codec == JF_CODEC_NVJPEG || (c->service && c->service->hw);
 }
 
-/* nvJPEG's hybrid decoder, on the context's own stream. */
-static int decode_hybrid(jf_context *ctx, nvj_ctx *c, const unsigned char *bytes, size_t size,
-                         int format, nvj_image *dst)
+/* The context's own handle (hybrid backend), made on first use. */
+static int own_handle(nvj_ctx *c)
 {
     if (!c->hybrid && !c->hybrid_failed &&
         (nv.create_ex(NVJ_BACKEND_DEFAULT, NULL, NULL, NVJ_FLAGS_BITSTREAM_STRICT, &c->hybrid) != 0 ||
          nv.state_create(c->hybrid, &c->hybrid_state) != 0))
         c->hybrid_failed = 1;
-    if (c->hybrid_failed)
+    return !c->hybrid_failed;
+}
+
+/* nvJPEG's hybrid decoder, on the context's own stream. */
+static int decode_hybrid(jf_context *ctx, nvj_ctx *c, const unsigned char *bytes, size_t size,
+                         int format, nvj_image *dst)
+{
+    if (!own_handle(c))
         return 9; /* "implementation not supported" */
     return nv.decode(c->hybrid, c->hybrid_state, bytes, size, format, dst, jf_context_stream(ctx));
 }
@@ -432,7 +474,7 @@ jf_status jf_nvjpeg_decode(jf_context *ctx, const unsigned char *bytes, size_t s
     int prev, s, format = channels == 1 ? NVJ_OUTPUT_Y : NVJ_OUTPUT_RGBI;
     if (!c)
         return JF_ERR_UNSUPPORTED;
-    if ((st = jf_gpu_decode_target(ctx, width, height, channels, out)) != JF_OK)
+    if ((st = jf_context_frame(ctx, 2, width, height, channels, out)) != JF_OK)
         return st;
     memset(&dst, 0, sizeof dst);
     dst.channel[0] = out->data;
@@ -467,6 +509,123 @@ jf_status jf_nvjpeg_decode(jf_context *ctx, const unsigned char *bytes, size_t s
     if ((st = jf_gpu_sync(ctx)) != JF_OK)
         memset(out, 0, sizeof *out);
     return st;
+}
+
+/* ---- encoding on the GPU --------------------------------------------------- */
+
+/* nvJPEG's chroma subsampling for the picture: the input's, else (from a
+ * PNG) the CPU encoder's rule: 4:4:4 at quality >= 90, else 4:2:0. */
+static int sampling(const jf_picture *pic, int quality)
+{
+    if (pic->color.channels == 1)
+        return NVJ_CSS_GRAY;
+    switch (pic->jpeg_h_samp * 10 + pic->jpeg_v_samp) {
+    case 11: return NVJ_CSS_444;
+    case 21: return NVJ_CSS_422;
+    case 22: return NVJ_CSS_420;
+    case 12: return NVJ_CSS_440;
+    case 41: return NVJ_CSS_411;
+    case 42: return NVJ_CSS_410;
+    default: return quality >= 90 ? NVJ_CSS_444 : NVJ_CSS_420;
+    }
+}
+
+typedef struct growing {
+    unsigned char *data;
+    size_t len, cap;
+    int failed;
+} growing;
+
+static void append(growing *g, const void *p, size_t n)
+{
+    if (g->failed)
+        return;
+    if (g->len + n > g->cap) {
+        size_t cap = (g->len + n) * 2;
+        unsigned char *grown = (unsigned char *)realloc(g->data, cap);
+        if (!grown) {
+            g->failed = 1;
+            return;
+        }
+        g->data = grown;
+        g->cap = cap;
+    }
+    memcpy(g->data + g->len, p, n);
+    g->len += n;
+}
+
+static void put_segment(void *user, int marker, const unsigned char *data, unsigned int len)
+{
+    unsigned char head[4] = {0xFF, (unsigned char)marker, (unsigned char)((len + 2) >> 8),
+                             (unsigned char)((len + 2) & 0xFF)};
+    append((growing *)user, head, 4);
+    append((growing *)user, data, len);
+}
+
+jf_status jf_nvjpeg_encode(jf_context *ctx, const jf_picture *pic, int quality,
+                           unsigned char **out, size_t *out_size)
+{
+    const jf_image *img = &pic->color;
+    nvj_ctx *c;
+    nvj_image src;
+    growing g = {0};
+    unsigned char *bits = NULL;
+    size_t len = 0, head;
+    void *stream = jf_context_stream(ctx);
+    jf_status st;
+    int prev, s;
+    if (!ctx || ctx->codec == JF_CODEC_CPU || !(c = ctx_state(ctx)))
+        return JF_ERR_UNSUPPORTED;
+    if (!nv.can_encode || c->enc_failed || img->location != JF_LOC_DEVICE)
+        return jf_fail(JF_ERR_UNSUPPORTED, "nvJPEG encoder not available for this image");
+    prev = jf_gpu_enter(ctx, &st);
+    if (st != JF_OK)
+        return st;
+    if (!c->enc_state && (!own_handle(c) || nv.enc_state_create(c->hybrid, &c->enc_state, stream) != 0 ||
+                          nv.enc_params_create(c->hybrid, &c->enc_params, stream) != 0))
+        c->enc_failed = 1;
+    s = c->enc_failed ? 9 : nv.enc_quality(c->enc_params, quality, stream);
+    if (s == 0)
+        s = nv.enc_sampling(c->enc_params, sampling(pic, quality), stream);
+    memset(&src, 0, sizeof src);
+    src.channel[0] = img->data;
+    src.pitch[0] = img->stride;
+    if (s == 0)
+        s = img->channels == 1
+                ? nv.enc_yuv(c->hybrid, c->enc_state, c->enc_params, &src, NVJ_CSS_GRAY, img->width,
+                             img->height, stream)
+                : nv.enc_image(c->hybrid, c->enc_state, c->enc_params, &src, NVJ_INPUT_RGBI,
+                               img->width, img->height, stream);
+    if (s == 0)
+        s = nv.enc_retrieve(c->hybrid, c->enc_state, NULL, &len, stream);
+    if (s == 0 && (st = jf_gpu_sync(ctx)) == JF_OK && !(bits = (unsigned char *)malloc(len + 1)))
+        st = jf_fail(JF_ERR_NOMEM, "out of memory for %zu bytes of JPEG", len);
+    if (s == 0 && st == JF_OK)
+        s = nv.enc_retrieve(c->hybrid, c->enc_state, bits, &len, stream);
+    if (s == 0 && st == JF_OK)
+        st = jf_gpu_sync(ctx);
+    jf_gpu_leave(prev);
+    if (s != 0 || st != JF_OK || len < 4 || bits[0] != 0xFF || bits[1] != 0xD8) {
+        free(bits);
+        return st != JF_OK ? st : jf_fail(JF_ERR_ENCODE, "nvJPEG encoder: %s", status_name(s));
+    }
+    /* the metadata after SOI and the encoder's JFIF segment, as libjpeg
+     * writes it */
+    head = 2;
+    if (bits[2] == 0xFF && bits[3] == 0xE0 && len > 6)
+        head += 2 + (((size_t)bits[4] << 8) | bits[5]);
+    append(&g, bits, head < len ? head : len);
+    jf_jpeg_metadata(pic, put_segment, &g);
+    if (head < len)
+        append(&g, bits + head, len - head);
+    free(bits);
+    if (g.failed) {
+        free(g.data);
+        return jf_fail(JF_ERR_NOMEM, "out of memory for the JPEG file");
+    }
+    *out = g.data;
+    *out_size = g.len;
+    return JF_OK;
 }
 
 jf_status jf_codec_probe(jf_codec codec, int device, char *detail, size_t detail_size)
@@ -523,6 +682,13 @@ jf_status jf_nvjpeg_decode(jf_context *ctx, const unsigned char *bytes, size_t s
 {
     (void)ctx, (void)bytes, (void)size, (void)width, (void)height, (void)channels, (void)out;
     *engine = 0;
+    return jf_fail(JF_ERR_UNSUPPORTED, "nvJPEG needs a CUDA build");
+}
+
+jf_status jf_nvjpeg_encode(jf_context *ctx, const jf_picture *pic, int quality,
+                           unsigned char **out, size_t *out_size)
+{
+    (void)ctx, (void)pic, (void)quality, (void)out, (void)out_size;
     return jf_fail(JF_ERR_UNSUPPORTED, "nvJPEG needs a CUDA build");
 }
 

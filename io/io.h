@@ -26,6 +26,12 @@ jf_status jf_png_decode(jf_context *frame_ctx, const unsigned char *bytes, size_
 jf_status jf_png_encode(const jf_picture *pic, int level, jf_png_filter filter, unsigned char **out,
                         size_t *out_size);
 
+/* The metadata segments a JPEG of `pic` carries (EXIF, the ICC profile in
+ * chunks, other APPn and COM markers), in order, each through `put`; what
+ * JPEG cannot carry is said in the warning.  Both JPEG encoders use it. */
+typedef void (*jf_segment_fn)(void *user, int marker, const unsigned char *data, unsigned int len);
+void jf_jpeg_metadata(const jf_picture *pic, jf_segment_fn put, void *user);
+
 /* nvJPEG (codec_nvjpeg.c): does this context decode JPEGs on the GPU (its
  * codec option, backend and memory mode, the library, the device's
  * hardware engine for AUTO)?  And the decode itself, into the context's
@@ -33,6 +39,12 @@ jf_status jf_png_encode(const jf_picture *pic, int level, jf_png_filter filter, 
  * hybrid.  JF_ERR_UNSUPPORTED when nvJPEG cannot take the file: the caller
  * decodes it on the CPU. */
 int jf_nvjpeg_wanted(jf_context *ctx);
+/* Encode a picture whose colour plane is in device memory with nvJPEG on
+ * the context's stream (the context's codec not CPU): metadata as the CPU
+ * encoder writes it.  JF_ERR_UNSUPPORTED when it cannot (no encoder in the
+ * library, a host image): the caller encodes on the CPU. */
+jf_status jf_nvjpeg_encode(jf_context *ctx, const jf_picture *pic, int quality,
+                           unsigned char **out, size_t *out_size);
 jf_status jf_nvjpeg_decode(jf_context *ctx, const unsigned char *bytes, size_t size, int width,
                            int height, int channels, jf_image *out, int *engine);
 

@@ -215,6 +215,43 @@ jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *user
     }
 }
 
+jf_status jf_picture_encode_frame(jf_context *ctx, const jf_picture *pic,
+                                  const jf_encode_options *user, unsigned char **bytes,
+                                  size_t *size, int *on_gpu)
+{
+    jf_encode_options o = jf_encode_defaults();
+    jf_picture host;
+    jf_status st;
+    if (on_gpu)
+        *on_gpu = 0;
+    if (!ctx || !pic || !bytes || !size || !pic->color.data)
+        return jf_fail(JF_ERR_ARG, "jf_picture_encode_frame: NULL argument");
+    if (pic->color.location != JF_LOC_DEVICE)
+        return jf_picture_encode(pic, user, bytes, size);
+    if (!user)
+        o.format = pic->format == JF_FORMAT_JPEG ? JF_FORMAT_JPEG : JF_FORMAT_PNG;
+    else if ((st = jf_options_read("jf_picture_encode_frame", "jf_encode_defaults", &o, sizeof o,
+                                   user)) != JF_OK)
+        return st;
+    if (o.format == JF_FORMAT_JPEG && o.quality >= 1 && o.quality <= 100 &&
+        (pic->color.channels == 1 || pic->color.channels == 3)) {
+        jf_warning_clear();
+        if (jf_nvjpeg_encode(ctx, pic, o.quality, bytes, size) == JF_OK) {
+            if (on_gpu)
+                *on_gpu = 1;
+            return JF_OK;
+        }
+        jf_error_clear();
+    }
+    /* on the CPU: the pixels come down into frame 1 first */
+    host = *pic;
+    if ((st = jf_context_frame(ctx, 1, pic->color.width, pic->color.height, pic->color.channels,
+                               &host.color)) != JF_OK ||
+        (st = jf_image_transfer(ctx, &pic->color, &host.color)) != JF_OK)
+        return st;
+    return jf_picture_encode(&host, &o, bytes, size);
+}
+
 jf_status jf_picture_write(const char *path, const jf_picture *pic,
                            const jf_encode_options *opt)
 {

@@ -308,7 +308,7 @@ static void test_context_codec(void **state)
         assert_int_equal(jf_codec_probe(JF_CODEC_NVJPEG, 0, NULL, 0), JF_ERR_UNSUPPORTED);
         assert_non_null(strstr(jf_last_error(), "CUDA"));
     }
-    /* a CPU context asked for nvJPEG decodes on the CPU, as before */
+    /* a CPU context asked for nvJPEG decodes and encodes on the CPU, as before */
     o.codec = JF_CODEC_NVJPEG;
     assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
     memset(&pic, 0, sizeof pic);
@@ -319,6 +319,16 @@ static void test_context_codec(void **state)
     assert_int_equal(pic.decoded_on_gpu, 0);
     assert_int_equal(pic.color.location, JF_LOC_HOST);
     assert_int_equal(pic.color.width, 33);
+    {
+        unsigned char *again = NULL;
+        size_t again_size = 0;
+        int on_gpu = -1;
+        assert_int_equal(jf_picture_encode_frame(ctx, &pic, &e, &again, &again_size, &on_gpu), JF_OK);
+        assert_int_equal(on_gpu, 0);
+        assert_true(again_size > 100 && again[0] == 0xFF && again[1] == 0xD8);
+        free(again);
+        assert_int_equal(jf_picture_encode_frame(NULL, &pic, &e, &again, &again_size, NULL), JF_ERR_ARG);
+    }
     jf_picture_free(&pic);
     free(bytes);
     jf_image_free(&img);
@@ -349,7 +359,8 @@ static void test_context_frames(void **state)
     assert_null(c.data);
     assert_int_equal(jf_context_frame(ctx, 0, 320, 200, 1, &c), JF_OK);
     assert_ptr_equal(c.data, keep.data);
-    assert_int_equal(jf_context_frame(ctx, 2, 8, 8, 1, &c), JF_ERR_ARG);
+    assert_int_equal(jf_context_frame(ctx, 4, 8, 8, 1, &c), JF_ERR_ARG);
+    assert_int_equal(jf_context_frame(ctx, 2, 8, 8, 1, &c), JF_ERR_NO_DEVICE); /* device side */
     assert_int_equal(jf_context_frame(NULL, 0, 8, 8, 1, &c), JF_ERR_ARG);
     assert_int_equal(jf_context_frame(ctx, 0, 0, 8, 1, &c), JF_ERR_ARG);
     assert_int_equal(jf_context_frame(ctx, 0, 8, 8, 5, &c), JF_ERR_ARG);

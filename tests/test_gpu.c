@@ -914,6 +914,91 @@ static void test_nvjpeg_decode(void **state)
     jf_context_destroy(nv);
 }
 
+/* nvJPEG's encoder on device pictures: the file keeps the picture's EXIF
+ * and markers, and its quality (PSNR against the source after a CPU
+ * decode) is within NVJPEG_ENC_MAX_LOSS dB of libjpeg-turbo's at the same
+ * quality and subsampling.  Sizes, layouts and qualities as above. */
+#define NVJPEG_ENC_MAX_LOSS 1.0
+
+static void test_nvjpeg_encode(void **state)
+{
+    static const int sizes[][2] = {{7, 5}, {33, 17}, {1023, 577}, {1920, 1080}};
+    static const int layouts[][3] = {{1, 0, 0}, {3, 1, 1}, {3, 2, 1}, {3, 2, 2}};
+    static const unsigned char exif[] = {'I', 'I', 42, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    jf_context_options o = t_context_opts(JF_BACKEND_CUDA, 0, JF_MEMORY_AUTO);
+    jf_context *nv = NULL;
+    jf_picture photo;
+    double worst = -1e9;
+    int si, li, qi, on_gpu_count = 0, cases = 0;
+    (void)state;
+    if (jf_codec_probe(JF_CODEC_NVJPEG, 0, NULL, 0) != JF_OK) {
+        printf("nvJPEG encoder: not tested: %s\n", jf_last_error());
+        if (getenv("JF_REQUIRE_NVJPEG"))
+            fail_msg("JF_REQUIRE_NVJPEG is set");
+        return;
+    }
+    o.codec = JF_CODEC_NVJPEG;
+    assert_int_equal(jf_context_create(&o, &nv), JF_OK);
+    assert_int_equal(jf_picture_read(t_source_path("samples/images/retina.jpg"), &photo), JF_OK);
+    for (si = 0; si < 4; si++)
+        for (li = 0; li < 4; li++)
+            for (qi = 0; qi < 2; qi++) {
+                const int q = qi ? 50 : 92;
+                jf_picture pic, back_gpu, back_cpu;
+                jf_encode_options e = jf_encode_defaults();
+                jf_image src = photo_crop(&photo.color, sizes[si][0], sizes[si][1], layouts[li][0],
+                                          si * 3 + li);
+                unsigned char *gpu_bytes = NULL, *cpu_bytes = NULL;
+                size_t gpu_size = 0, cpu_size = 0;
+                double psnr_gpu = 0, psnr_cpu = 0;
+                int on_gpu = 0;
+                memset(&pic, 0, sizeof pic);
+                pic.exif = (unsigned char *)exif;
+                pic.exif_size = sizeof exif;
+                pic.jpeg_h_samp = layouts[li][1];
+                pic.jpeg_v_samp = layouts[li][2];
+                e.format = JF_FORMAT_JPEG;
+                e.quality = q;
+                pic.color = src;
+                assert_int_equal(jf_picture_encode(&pic, &e, &cpu_bytes, &cpu_size), JF_OK);
+                assert_int_equal(jf_context_frame(nv, 3, src.width, src.height, src.channels,
+                                                  &pic.color), JF_OK);
+                assert_int_equal(jf_image_transfer(nv, &src, &pic.color), JF_OK);
+                assert_int_equal(jf_picture_encode_frame(nv, &pic, &e, &gpu_bytes, &gpu_size,
+                                                         &on_gpu), JF_OK);
+                on_gpu_count += on_gpu;
+                assert_int_equal(jf_picture_decode(gpu_bytes, gpu_size, "gpu.jpg", &back_gpu), JF_OK);
+                assert_int_equal(jf_picture_decode(cpu_bytes, cpu_size, "cpu.jpg", &back_cpu), JF_OK);
+                assert_int_equal(back_gpu.color.channels, src.channels);
+                assert_int_equal(back_gpu.exif_size, sizeof exif);
+                assert_memory_equal(back_gpu.exif, exif, sizeof exif);
+                if (src.channels == 3 && on_gpu) /* the input's subsampling is kept */
+                    assert_true(back_gpu.jpeg_h_samp == layouts[li][1] &&
+                                back_gpu.jpeg_v_samp == layouts[li][2]);
+                assert_int_equal(jf_psnr(g_cpu, &src, &back_gpu.color, &psnr_gpu, NULL), JF_OK);
+                assert_int_equal(jf_psnr(g_cpu, &src, &back_cpu.color, &psnr_cpu, NULL), JF_OK);
+                if (sizes[si][0] >= 1023)
+                    printf("nvJPEG encode %4dx%-4d %dch %d:%d q%d %s: %.2f dB %zu bytes, "
+                           "libjpeg-turbo %.2f dB %zu bytes\n", sizes[si][0], sizes[si][1],
+                           src.channels, layouts[li][1], layouts[li][2], q,
+                           on_gpu ? "GPU" : "CPU", psnr_gpu, gpu_size, psnr_cpu, cpu_size);
+                if (psnr_cpu - psnr_gpu > worst)
+                    worst = psnr_cpu - psnr_gpu;
+                assert_true(psnr_gpu >= psnr_cpu - NVJPEG_ENC_MAX_LOSS);
+                cases++;
+                jf_picture_free(&back_gpu);
+                jf_picture_free(&back_cpu);
+                free(gpu_bytes);
+                free(cpu_bytes);
+                jf_image_free(&src);
+            }
+    printf("nvJPEG encode: %d cases, %d on the GPU; largest loss against libjpeg-turbo %.2f dB\n",
+           cases, on_gpu_count, worst);
+    assert_true(on_gpu_count > cases / 2);
+    jf_picture_free(&photo);
+    jf_context_destroy(nv);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -933,6 +1018,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_impulse_device_images),
         cmocka_unit_test(test_big_user_blocks),
         cmocka_unit_test(test_nvjpeg_decode),
+        cmocka_unit_test(test_nvjpeg_encode),
 #ifdef JF_HAVE_CUDA
         cmocka_unit_test(test_frame_loop_async),
         cmocka_unit_test(test_device_restored),

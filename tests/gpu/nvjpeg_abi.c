@@ -22,6 +22,14 @@ SAME(MAJOR_VERSION, 0);
 SAME(MINOR_VERSION, 1);
 SAME(PATCH_LEVEL, 2);
 SAME(NVJPEG_MAX_COMPONENT, 4);
+SAME(NVJPEG_INPUT_RGBI, 5);
+SAME(NVJPEG_CSS_444, 0);
+SAME(NVJPEG_CSS_422, 1);
+SAME(NVJPEG_CSS_420, 2);
+SAME(NVJPEG_CSS_440, 3);
+SAME(NVJPEG_CSS_411, 4);
+SAME(NVJPEG_CSS_410, 5);
+SAME(NVJPEG_CSS_GRAY, 6);
 SAME(sizeof(nvjpegImage_t), 4 * sizeof(void *) + 4 * sizeof(size_t));
 SAME(offsetof(nvjpegImage_t, pitch), 4 * sizeof(void *));
 SAME(sizeof(nvjpegBackend_t), sizeof(int));
@@ -48,9 +56,28 @@ static nvjpegStatus_t (*const supported)(nvjpegHandle_t, nvjpegJpegStream_t,
 static nvjpegStatus_t (*const hw_info)(nvjpegHandle_t, unsigned int *,
                                        unsigned int *) = nvjpegGetHardwareDecoderInfo;
 static nvjpegStatus_t (*const property)(libraryPropertyType, int *) = nvjpegGetProperty;
+static nvjpegStatus_t (*const enc_state)(nvjpegHandle_t, nvjpegEncoderState_t *,
+                                         cudaStream_t) = nvjpegEncoderStateCreate;
+static nvjpegStatus_t (*const enc_params)(nvjpegHandle_t, nvjpegEncoderParams_t *,
+                                          cudaStream_t) = nvjpegEncoderParamsCreate;
+static nvjpegStatus_t (*const enc_quality)(nvjpegEncoderParams_t, const int,
+                                           cudaStream_t) = nvjpegEncoderParamsSetQuality;
+static nvjpegStatus_t (*const enc_sampling)(nvjpegEncoderParams_t, const nvjpegChromaSubsampling_t,
+                                            cudaStream_t) = nvjpegEncoderParamsSetSamplingFactors;
+static nvjpegStatus_t (*const enc_image)(nvjpegHandle_t, nvjpegEncoderState_t,
+                                         const nvjpegEncoderParams_t, const nvjpegImage_t *,
+                                         nvjpegInputFormat_t, int, int,
+                                         cudaStream_t) = nvjpegEncodeImage;
+static nvjpegStatus_t (*const enc_yuv)(nvjpegHandle_t, nvjpegEncoderState_t,
+                                       const nvjpegEncoderParams_t, const nvjpegImage_t *,
+                                       nvjpegChromaSubsampling_t, int, int,
+                                       cudaStream_t) = nvjpegEncodeYUV;
+static nvjpegStatus_t (*const enc_retrieve)(nvjpegHandle_t, nvjpegEncoderState_t, unsigned char *,
+                                            size_t *, cudaStream_t) = nvjpegEncodeRetrieveBitstream;
 
 int main(void)
 {
     return !(create_ex && decode && batched_init && batched && parse && supported && hw_info &&
-             property);
+             property && enc_state && enc_params && enc_quality && enc_sampling && enc_image &&
+             enc_yuv && enc_retrieve);
 }
