@@ -218,15 +218,18 @@ int cli_plan_filter(const char *cmd, cli_settings *s, cli_run *run)
     return 0;
 }
 
-/* --codec auto: the GPU's JPEG codecs share the work only while the jobs
- * are few for the cores.  Measured on an H100 machine with 16 cores
- * (benchmarks/RESULTS.md, "nvJPEG"): 3.3x, 2.1x and 1.1x the CPU codecs at
- * -j 1, 2 and 4; slower at -j 8 and 16, where the cores alone do more than
- * the engine's path, which stops near 110-150 1080p images/s. */
-static jf_codec cli_codec(const cli_settings *s)
+/* --codec auto: the GPU's JPEG codecs take part only while the jobs are
+ * few for the cores and the batch is long enough to pay for starting them.
+ * Measured on an H100 machine with 16 cores (benchmarks/RESULTS.md,
+ * "nvJPEG"): 3.3x and 2.1x the CPU codecs at -j 1 and 2 over 400 files,
+ * 1.1x at -j 4 (and 0.4x over 100 files: about 1 s goes to starting the
+ * engine's decoder and the encoders), slower from -j 8, where the cores
+ * alone do more than the engine's path, which stops near 110-150 1080p
+ * images/s. */
+static jf_codec cli_codec(const cli_settings *s, int files)
 {
     int cores = s->threads ? s->threads : jf_cpu_count();
-    if (s->codec == JF_CODEC_AUTO && s->jobs * 4 > (cores > 4 ? cores : 4))
+    if (s->codec == JF_CODEC_AUTO && (s->jobs * 8 > (cores > 8 ? cores : 8) || files < 50))
         return JF_CODEC_CPU;
     return (jf_codec)s->codec;
 }
@@ -249,7 +252,7 @@ static void batch_options(cli_settings *s, cli_run *run, jf_batch *b)
     b->opt.devices = s->devices;
     b->opt.device_count = s->device_count;
     b->opt.context.memory = (jf_memory)s->memory;
-    b->opt.context.codec = run->device_input_ok ? cli_codec(s) : JF_CODEC_CPU;
+    b->opt.context.codec = JF_CODEC_CPU; /* decided once the files are known */
     b->opt.context.peak_gbps = s->peak_gbps;
     b->opt.context.stats = s->stats || s->json ? 256 : 0;
     b->opt.max_memory = (uint64_t)(s->max_memory_mb * 1048576.0);
@@ -295,6 +298,14 @@ int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
             cli_log("jetfilter: %s", jf_last_error());
         jf_batch_free(&b);
         return st == JF_ERR_ARG ? JF_EXIT_USAGE : JF_EXIT_FAILED;
+    }
+    if (run->device_input_ok) {
+        b.opt.context.codec = cli_codec(s, b.count);
+        if (!cli_quiet && s->verbose && s->codec == JF_CODEC_AUTO)
+            cli_log("jetfilter %s: JPEG codecs: %s", run->verb, b.opt.context.codec == JF_CODEC_AUTO
+                    ? "the GPU's (nvJPEG) while its engine is free, else the CPU's"
+                    : "the CPU's (--codec auto: the GPU's only with -j at most an eighth of the "
+                      "cores and 50 files or more)");
     }
     if (!cli_quiet && s->verbose)
         cli_log("jetfilter %s: %d file%s%s%s", run->verb, b.count, b.count == 1 ? "" : "s",

@@ -375,7 +375,9 @@ typedef enum jf_codec {
     JF_CODEC_NVJPEG,   /**< NVIDIA nvJPEG (loaded at run time, libnvjpeg.so): every
                             JPEG it takes to the hardware engine where the GPU has one
                             (one batching decoder per device, shared by the contexts),
-                            else to its hybrid decoder; needs a CUDA context */
+                            else to its hybrid decoder; needs a CUDA context.  Not CPU
+                            (either of these) also lets jf_picture_encode_frame encode
+                            JPEGs from device memory with nvJPEG */
     JF_CODEC_COUNT
 } jf_codec;
 

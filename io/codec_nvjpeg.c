@@ -181,7 +181,7 @@ typedef struct nvj_request {
 } nvj_request;
 
 typedef struct nvj_service {
-    int users, stop, running;
+    int users, stop, running, closing;
     int waiting;          /* requests queued, not yet taken into a batch */
     pthread_t thread;
     pthread_cond_t work, done;
@@ -195,6 +195,7 @@ typedef struct nvj_service {
 } nvj_service;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_closed = PTHREAD_COND_INITIALIZER; /* a service finished closing */
 static nvj_service g_services[NVJ_MAX_DEVICES];
 
 /* Decode one batch (all of one format); marks each request. */
@@ -277,7 +278,8 @@ static void service_close(nvj_service *s)
     int f, b;
     jf_status st;
     int prev;
-    if (s->running) {
+    if (s->running) { /* the thread needs the lock to finish; nobody opens meanwhile */
+        s->closing = 1;
         s->stop = 1;
         pthread_cond_broadcast(&s->work);
         pthread_mutex_unlock(&g_lock);
@@ -298,6 +300,7 @@ static void service_close(nvj_service *s)
     pthread_cond_destroy(&s->work);
     pthread_cond_destroy(&s->done);
     memset(s, 0, sizeof *s);
+    pthread_cond_broadcast(&g_closed);
 }
 
 /* The device's service, started by its first user (g_lock held).  A device
@@ -311,6 +314,8 @@ static nvj_service *service_open(int device)
     if (device < 0 || device >= NVJ_MAX_DEVICES)
         return NULL;
     s = &g_services[device];
+    while (s->closing)
+        pthread_cond_wait(&g_closed, &g_lock);
     if (s->users++ > 0)
         return s;
     pthread_cond_init(&s->work, NULL);
