@@ -191,7 +191,6 @@ typedef struct nvj_service {
     nvj_jstream jstream;
     nvj_state states[2][NVJ_MAX_BATCH + 1]; /* by format (Y, RGBI) and batch size */
     unsigned engines, cores;
-    long batches, images; /* what it did, for the notes */
 } nvj_service;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -233,8 +232,6 @@ static void service_decode(nvj_service *s, nvj_request **batch, int n)
     ok = jf_context_sync(s->ctx) == JF_OK && ok;
     for (i = 0; i < m; i++)
         taken[i]->state = ok ? 1 : -1;
-    s->batches++;
-    s->images += m;
 }
 
 static void *service_main(void *arg)
