@@ -2,7 +2,7 @@
  * bench_median_cpu: the CPU reference median on real photos, for comparison
  * with OpenCV's medianBlur (benchmarks/opencv_median.py runs the same cells).
  *
- *   bench_median_cpu [PHOTO] [THREADS] [REPS]
+ *   bench_median_cpu [PHOTO] [THREADS] [REPS] [WxH]
  *
  * The photo is tiled to each size (no zeros), converted to grey and RGB;
  * each cell runs REPS times after one warm-up and reports the median wall
@@ -19,7 +19,7 @@
 int main(int argc, char **argv)
 {
     static const int sizes[][2] = {{345, 194}, {1440, 810}, {1920, 1080}, {3840, 2160}};
-    static const int ks[] = {3, 5, 7, 9, 11, 15, 21, 31};
+    static const int ks[] = {3, 5, 7, 9, 11, 15, 21, 31, 41, 51, 63};
     const char *photo = argc > 1 ? argv[1] : "samples/images/retina.jpg";
     int threads = argc > 2 ? atoi(argv[2]) : 0;
     int reps = argc > 3 ? atoi(argv[3]) : 7;
@@ -27,8 +27,12 @@ int main(int argc, char **argv)
     jf_context *ctx;
     jf_picture pic;
     double *t = malloc(sizeof(double) * (size_t)reps);
-    int s, k, ch, r;
+    int s, k, ch, r, only_w = 0, only_h = 0;
 
+    if (argc > 4 && sscanf(argv[4], "%dx%d", &only_w, &only_h) != 2) {
+        fprintf(stderr, "bench_median_cpu: size %s: want WxH\n", argv[4]);
+        return 2;
+    }
     o.backend = JF_BACKEND_CPU;
     o.threads = threads;
     if (jf_picture_read(photo, &pic) != JF_OK || pic.color.channels != 3 ||
@@ -39,10 +43,11 @@ int main(int argc, char **argv)
     printf("# jetfilter %s CPU median, %d threads, photo %s, median of %d runs\n", jf_version(),
            jf_context_threads(ctx), photo, reps);
     printf("width,height,channels,k,ms\n");
-    for (s = 0; s < 4; s++)
+    for (s = 0; s < (only_w ? 1 : 4); s++)
         for (ch = 1; ch <= 3; ch += 2) {
             jf_image src = {0}, dst = {0};
-            if (jf_bench_tile(&pic.color, sizes[s][0], sizes[s][1], ch, 0, &src) != JF_OK) {
+            const int w = only_w ? only_w : sizes[s][0], h = only_w ? only_h : sizes[s][1];
+            if (jf_bench_tile(&pic.color, w, h, ch, 0, &src) != JF_OK) {
                 fprintf(stderr, "bench_median_cpu: %s\n", jf_last_error());
                 return 1;
             }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """OpenCV's medianBlur on the same cells as bench_median_cpu, for comparison.
 
-    python3 benchmarks/opencv_median.py [PHOTO] [THREADS] [REPS]
+    python3 benchmarks/opencv_median.py [PHOTO] [THREADS] [REPS] [WxH]
 
 Uses Debian's python3-opencv (used only here, never by jetfilter itself).
 Tiles the photo exactly as bench_median_cpu does (grey = (R+G+B)//3),
@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 SIZES = [(345, 194), (1440, 810), (1920, 1080), (3840, 2160)]
-KS = [3, 5, 7, 9, 11, 15, 21, 31]
+KS = [3, 5, 7, 9, 11, 15, 21, 31, 41, 51, 63]
 
 
 def tiled(photo, w, h, ch):
@@ -31,13 +31,14 @@ def main():
     path = sys.argv[1] if len(sys.argv) > 1 else "samples/images/retina.jpg"
     threads = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     reps = int(sys.argv[3]) if len(sys.argv) > 3 else 7
+    sizes = [tuple(map(int, sys.argv[4].split("x")))] if len(sys.argv) > 4 else SIZES
     if threads:
         cv2.setNumThreads(threads)
     # jetfilter decodes RGB; OpenCV decodes BGR: flip so channel order matches
     photo = cv2.imread(path, cv2.IMREAD_COLOR)[:, :, ::-1]
     print(f"# OpenCV {cv2.__version__} medianBlur, {cv2.getNumThreads()} threads, photo {path}, median of {reps} runs")
     print("width,height,channels,k,ms")
-    for w, h in SIZES:
+    for w, h in sizes:
         for ch in (1, 3):
             src = tiled(photo, w, h, ch)
             for k in KS:
