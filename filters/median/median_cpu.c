@@ -348,14 +348,20 @@ static void median_ctm_rows(void *arg, int y0, int y1, int worker)
         median_ctm_channel(job, cols, y0, y1, c);
 }
 
-jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
-                              jf_image *dst)
+static median_job make_job(const jf_image *src, jf_image *dst, int ksize)
 {
     median_job job;
     memset(&job, 0, sizeof job);
     job.src = src;
     job.dst = dst;
     job.ksize = ksize;
+    return job;
+}
+
+jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
+                              jf_image *dst)
+{
+    median_job job = make_job(src, dst, ksize);
     job.border = border;
     job.row_bytes = ((size_t)(src->width + ksize - 1) * (size_t)src->channels + 63) & ~(size_t)63;
     if (!(job.scratch = jf_scratch_get(ctx, JF_SCRATCH_BANDS, job.row_bytes * (size_t)ksize *
@@ -367,11 +373,7 @@ jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, j
 
 jf_status jf_median_cpu(jf_context *ctx, const jf_image *padded, int ksize, jf_image *dst)
 {
-    median_job job;
-    memset(&job, 0, sizeof job);
-    job.src = padded;
-    job.dst = dst;
-    job.ksize = ksize;
+    median_job job = make_job(padded, dst, ksize);
     if (ksize == 1)
         return jf_image_copy(padded, dst);
     if (ksize >= JF_MEDIAN_CTM_MIN_K) {
