@@ -174,10 +174,23 @@ jf_encode_options jf_encode_defaults(void)
     return o;
 }
 
+/* The caller's encode options over the defaults; none given: the defaults
+ * in the picture's own format. */
+static jf_status encode_options(const char *fn, const jf_picture *pic,
+                                const jf_encode_options *user, jf_encode_options *o)
+{
+    *o = jf_encode_defaults();
+    if (!user) {
+        o->format = pic->format == JF_FORMAT_JPEG ? JF_FORMAT_JPEG : JF_FORMAT_PNG;
+        return JF_OK;
+    }
+    return jf_options_read(fn, "jf_encode_defaults", o, sizeof *o, user);
+}
+
 jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *user,
                             unsigned char **bytes, size_t *size)
 {
-    jf_encode_options o = jf_encode_defaults();
+    jf_encode_options o;
     const jf_encode_options *opt = &o;
     jf_status st;
     if (!pic || !bytes || !size || !pic->color.data)
@@ -185,10 +198,7 @@ jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *user
     jf_warning_clear();
     *bytes = NULL;
     *size = 0;
-    if (!user)
-        o.format = pic->format == JF_FORMAT_JPEG ? JF_FORMAT_JPEG : JF_FORMAT_PNG;
-    else if ((st = jf_options_read("jf_picture_encode", "jf_encode_defaults", &o, sizeof o,
-                                   user)) != JF_OK)
+    if ((st = encode_options("jf_picture_encode", pic, user, &o)) != JF_OK)
         return st;
     if (pic->color.location == JF_LOC_DEVICE) /* managed: the CPU reads it once the GPU is done */
         return jf_fail(JF_ERR_ARG, "jf_picture_encode: image is in device memory (copy it to the host first)");
@@ -219,7 +229,7 @@ jf_status jf_picture_encode_frame(jf_context *ctx, const jf_picture *pic,
                                   const jf_encode_options *user, unsigned char **bytes,
                                   size_t *size, int *on_gpu)
 {
-    jf_encode_options o = jf_encode_defaults();
+    jf_encode_options o;
     jf_picture host;
     jf_status st;
     if (on_gpu)
@@ -228,10 +238,7 @@ jf_status jf_picture_encode_frame(jf_context *ctx, const jf_picture *pic,
         return jf_fail(JF_ERR_ARG, "jf_picture_encode_frame: NULL argument");
     if (pic->color.location != JF_LOC_DEVICE)
         return jf_picture_encode(pic, user, bytes, size);
-    if (!user)
-        o.format = pic->format == JF_FORMAT_JPEG ? JF_FORMAT_JPEG : JF_FORMAT_PNG;
-    else if ((st = jf_options_read("jf_picture_encode_frame", "jf_encode_defaults", &o, sizeof o,
-                                   user)) != JF_OK)
+    if ((st = encode_options("jf_picture_encode_frame", pic, user, &o)) != JF_OK)
         return st;
     if (o.format == JF_FORMAT_JPEG && o.quality >= 1 && o.quality <= 100 &&
         (pic->color.channels == 1 || pic->color.channels == 3)) {
