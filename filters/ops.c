@@ -1,6 +1,7 @@
 /* The operation table (see ops.h): every operation, declared once. */
 #include "filters/ops.h"
 #include "filters/conv/conv.h"
+#include "filters/median/median.h"
 #include "filters/filters.h"
 #include "core/errors.h"
 #include "core/names.h"
@@ -53,8 +54,7 @@ static jf_status median_apply(jf_context *ctx, const jf_op_plan *p, jf_image *sr
 
 static int median_has_variant(jf_variant v, int k)
 {
-    (void)k;
-    return v != JF_VARIANT_FAST;
+    return v != JF_VARIANT_FAST || jf_median_fast_supports(k);
 }
 
 static jf_status conv_apply(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_image *dst)
@@ -206,8 +206,9 @@ static jf_status psnr_measure(jf_context *ctx, const jf_image *a, const jf_image
 const jf_op jf_ops[] = {
     {.name = "median", .summary = "k x k median of every channel (salt-and-pepper noise)",
      .exact = 1, .kind = JF_OP_FILTER, .stat = "median", .params = FILTER_PARAMS, .default_ksize = 3,
-     .max_ksize = JF_MEDIAN_MAX_KSIZE, .variants = CUDA_VARIANTS,
-     .auto_rule = "global at k = 3 and for small images at k = 5, 7; shared (sliding histograms) otherwise",
+     .max_ksize = JF_MEDIAN_MAX_KSIZE, .variants = CUDA_VARIANTS | V(JF_VARIANT_FAST),
+     .auto_rule = "fast (shared min/max networks) at k = 5, 7 and at k = 3 from about 0.4 Mpixel; "
+                  "global for smaller k = 3; shared (sliding histograms) from k = 9",
      .npp = JF_NPP_MEDIAN, .has_variant = median_has_variant, .apply = median_apply},
     {.name = "adaptive-median", .summary = "Hwang-Haddad adaptive median: the window grows to --max-ksize; only impulses change",
      .exact = 1, .kind = JF_OP_FILTER, .stat = "adaptive-median", .params = IMPULSE_PARAMS, .default_ksize = 7,

@@ -36,6 +36,16 @@ jf_image t_random_image(int w, int h, int ch, int pad, uint64_t seed)
     return img;
 }
 
+void t_map_bytes(jf_image *img, int shift)
+{
+    int x, y;
+    for (y = 0; y < img->height; y++) {
+        unsigned char *row = (unsigned char *)img->data + (size_t)y * img->stride;
+        for (x = 0; x < img->width * img->channels; x++)
+            row[x] = (unsigned char)(row[x] >> shift);
+    }
+}
+
 jf_image t_poisoned_like(const jf_image *like, int pad)
 {
     size_t stride = (size_t)like->width * like->channels + (size_t)pad;

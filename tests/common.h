@@ -17,6 +17,8 @@ uint64_t t_rand(uint64_t *state);
 /* A host image with random bytes and a stride `pad` bytes longer than a row,
  * so every test also exercises non-contiguous rows. */
 jf_image t_random_image(int w, int h, int ch, int pad, uint64_t seed);
+/* Every sample shifted right by `shift` bits (fewer levels, more ties). */
+void t_map_bytes(jf_image *img, int shift);
 
 /* Same-shape image filled with 0xA5 ("poison") so unwritten pixels show. */
 jf_image t_poisoned_like(const jf_image *like, int pad);

@@ -132,8 +132,6 @@ __global__ void conv_fast_interleaved_kernel(const unsigned char *__restrict__ p
     const int tile_h = rows_out + K - 1;
     unsigned char *s_out = (unsigned char *)(smem + tile_h * tile_w / 4);
     const int x0 = blockIdx.x * cols_out, y0 = blockIdx.y * rows_out;
-    const int nthreads = blockDim.x * blockDim.y;
-    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     const int lx = threadIdx.x * PX, ly = threadIdx.y * PY;
     float acc[PY][PX];
 
@@ -150,22 +148,8 @@ __global__ void conv_fast_interleaved_kernel(const unsigned char *__restrict__ p
                 s_out[(ly + py) * out_stride + (lx + px) * ch + c] = jf_saturate_round(acc[py][px]);
     }
     __syncthreads();
-    {
-        const int cols = w - x0 < cols_out ? w - x0 : cols_out;
-        const int rows = h - y0 < rows_out ? h - y0 : rows_out;
-        const int bytes = cols * ch, words = (bytes + 3) / 4;
-        for (int i = tid; i < rows * words; i += nthreads) {
-            const int r = i / words, wi = i - r * words;
-            unsigned char *o = out + (size_t)(y0 + r) * out_pitch + (size_t)x0 * ch + 4 * wi;
-            const unsigned char *so = s_out + r * out_stride + 4 * wi;
-            if (word_stores && 4 * wi + 4 <= bytes) {
-                *(unsigned int *)o = *(const unsigned int *)so;
-            } else {
-                for (int b = 0; b < 4 && 4 * wi + b < bytes; b++)
-                    o[b] = so[b];
-            }
-        }
-    }
+    jf_write_out_tile(s_out, out_stride, out, out_pitch, x0, y0, w - x0 < cols_out ? w - x0 : cols_out,
+                      h - y0 < rows_out ? h - y0 : rows_out, ch, word_stores);
 }
 
 /* The kernel for this k and channel count (for the launch limits). */

@@ -64,23 +64,21 @@ jf_status jf_median(jf_context *ctx, const jf_image *src, jf_image *dst,
     JF_WITH_CONTEXT(ctx, median_impl(ctx, src, dst, opt));
 }
 
-/* JF_VARIANT_AUTO on the GPU, from the sweep on an H200 (benchmarks/RESULTS.md):
- * the window network of the global variant wins at k = 3; the shared
- * variant's sliding histograms win for k >= 9 at every size, and for k = 5
- * and 7 once there are enough windows to hide their serial strips (grey
- * 1007x567: global 0.019 ms, shared 0.024 ms at k = 5, but 0.032 vs 0.027 at
- * k = 7).  On a device with few multiprocessors (the Nano has one) the
- * strips are hidden sooner, so the thresholds scale with the SM count. */
+int jf_median_fast_supports(int k) { return k == 3 || k == 5 || k == 7; }
+
+/* JF_VARIANT_AUTO on the GPU, from the sweep on an H100
+ * (benchmarks/RESULTS.md, "fast median"): the fast variant's shared networks
+ * at k = 5 and 7 at every size, and at k = 3 once the image has enough
+ * windows to fill the GPU (H100: 1007x567 grey 0.0068 ms fast, 0.0081
+ * global; 705x396: 0.0076 vs 0.0067); the shared variant's sliding
+ * histograms for k >= 9; a copy (global) at k = 1.  With fewer
+ * multiprocessors the GPU fills sooner, so the threshold scales with the SM
+ * count (the Nano's one SM: fast from about 3000 windows). */
 jf_variant jf_median_auto(const jf_device_info *dev, int k, const jf_image *src)
 {
     const double windows = (double)src->width * src->height * src->channels;
     const double sms = dev && dev->multiprocessors > 0 ? dev->multiprocessors : 132.0;
-    const double scale = sms / 132.0;
-    if (k <= 3)
+    if (k <= 1 || (k == 3 && windows < 0.4e6 * sms / 132.0))
         return JF_VARIANT_GLOBAL;
-    if (k == 5)
-        return windows >= 1.0e6 * scale ? JF_VARIANT_SHARED : JF_VARIANT_GLOBAL;
-    if (k == 7)
-        return windows >= 0.5e6 * scale ? JF_VARIANT_SHARED : JF_VARIANT_GLOBAL;
-    return JF_VARIANT_SHARED;
+    return jf_median_fast_supports(k) ? JF_VARIANT_FAST : JF_VARIANT_SHARED;
 }

@@ -18,6 +18,9 @@ jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, j
 /* What `auto` picks on the GPU for this k and image (median.c); the
  * shared variant itself never needs more shared memory than the device has. */
 jf_variant jf_median_auto(const jf_device_info *dev, int k, const jf_image *src);
+/* The fast variant's networks exist for k = 3, 5, 7 (median_fast.cu); other
+ * k asked of it run the shared variant. */
+int jf_median_fast_supports(int k);
 
 #ifdef JF_HAVE_CUDA
 jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
@@ -35,6 +38,9 @@ jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
 jf_status jf_median_global_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                                   const jf_image *shape, int k, int bx, int by,
                                   const jf_dview *out);
+jf_status jf_median_fast_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                                const jf_image *shape, int k, int bx, int by,
+                                const jf_dview *out);
 jf_status jf_median_shared_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                                   const jf_image *shape, int k, int bx, int by,
                                   const jf_dview *out);

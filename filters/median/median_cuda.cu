@@ -7,25 +7,27 @@
 extern "C" jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
                                     const jf_median_options *opt)
 {
-    const jf_variant v = opt->variant == JF_VARIANT_AUTO
-                             ? jf_median_auto(&ctx->gpu->info, opt->ksize, src) : opt->variant;
+    jf_variant v = opt->variant == JF_VARIANT_AUTO
+                       ? jf_median_auto(&ctx->gpu->info, opt->ksize, src) : opt->variant;
     int bx = opt->block_x, by = opt->block_y, plane_rows = 0;
     jf_dview planes, out;
     jf_status st;
     jf_device_scope scope(ctx);
     if (scope.status != JF_OK)
         return scope.status;
-    if (v == JF_VARIANT_FAST)
-        return jf_fail(JF_ERR_UNSUPPORTED, "jf_median: no 'fast' CUDA variant yet; use global, "
-                       "shared or auto");
+    if (v == JF_VARIANT_FAST && !jf_median_fast_supports(opt->ksize))
+        v = JF_VARIANT_SHARED; /* the fast networks exist for k = 3, 5, 7 */
     if ((bx || by) && (st = jf_block_shape("jf_median", &bx, &by, 32, 8)) != JF_OK)
         return st;
     if ((st = jf_gpu_filter_setup(ctx, src, dst, opt->ksize, opt->border, &planes, &plane_rows,
                                   &out)) != JF_OK)
         return st;
-    st = v == JF_VARIANT_GLOBAL
-        ? jf_median_global_launch(ctx, &planes, plane_rows, src, opt->ksize, bx, by, &out)
-        : jf_median_shared_launch(ctx, &planes, plane_rows, src, opt->ksize, bx, by, &out);
+    if (v == JF_VARIANT_GLOBAL)
+        st = jf_median_global_launch(ctx, &planes, plane_rows, src, opt->ksize, bx, by, &out);
+    else if (v == JF_VARIANT_FAST)
+        st = jf_median_fast_launch(ctx, &planes, plane_rows, src, opt->ksize, bx, by, &out);
+    else
+        st = jf_median_shared_launch(ctx, &planes, plane_rows, src, opt->ksize, bx, by, &out);
     if (st != JF_OK)
         return st;
     return jf_gpu_finish(ctx, dst, &out);

@@ -1,0 +1,287 @@
+/*
+ * Median, fast variant (k = 3, 5, 7): shared min/max networks over blocks
+ * of outputs.
+ *
+ * The windows of neighbouring outputs overlap almost entirely, so each
+ * thread computes a block of outputs (4 x 8 at k = 3, 2 x 8 at 5 and 7) with
+ * one network that sorts what the windows share once (median_fast_net.cuh,
+ * generated and checked by scripts/gen_median_fast.py): per output 16.2
+ * min/max at k = 3, 65 at 5, 138 at 7, where selecting every window afresh
+ * costs 30 min/max at k = 3 and 8k^2 compare-and-adds at 5 and 7 (the
+ * global variant) or a histogram walk (the shared one).
+ * The block's tile comes through shared memory as in the other variants;
+ * each thread reads its (2 + k - 1) x (8 + k - 1) inputs as 8-byte words.
+ *
+ * Two lanes per register where the GPU has 16-bit SIMD min/max (compute
+ * capability 9.0: min.u16x2 / max.u16x2 are single instructions): each
+ * register carries one sample of the thread's block in its high half and
+ * the same sample of a second block further down the tile in its low half,
+ * so every min/max does two outputs' work.  Each sample sits in the high
+ * byte of its 16-bit lane and the low byte is whatever the byte permute
+ * left there: a min or max of 16-bit lanes orders them by the high byte
+ * first, so the high byte of every result is exactly the min or max of the
+ * high bytes, whatever the low bytes hold.  Elsewhere (the Nano's sm_53,
+ * where 16-bit SIMD min/max is emulated) one sample per register.
+ *
+ * Several channels: the block runs the planes one after another through the
+ * same tile and gathers the outputs interleaved in shared memory, then
+ * writes whole 4-byte words (as the fast convolution does).
+ */
+#include "filters/filter_cuda.cuh"
+#include "filters/median/median.h"
+#include "filters/tile.cuh"
+
+/* One sample per register. */
+__device__ __forceinline__ unsigned jf_vmin(unsigned a, unsigned b) { return a < b ? a : b; }
+__device__ __forceinline__ unsigned jf_vmax(unsigned a, unsigned b) { return a > b ? a : b; }
+
+/* Two samples per register, one in the high byte of each 16-bit lane. */
+struct jf_lanes2 {
+    unsigned v;
+};
+__device__ __forceinline__ jf_lanes2 jf_vmin(jf_lanes2 a, jf_lanes2 b)
+{
+    jf_lanes2 r = {__vminu2(a.v, b.v)};
+    return r;
+}
+__device__ __forceinline__ jf_lanes2 jf_vmax(jf_lanes2 a, jf_lanes2 b)
+{
+    jf_lanes2 r = {__vmaxu2(a.v, b.v)};
+    return r;
+}
+
+/* after jf_vmin / jf_vmax: the networks call them on their template type */
+#include "filters/median/median_fast_net.cuh"
+
+/* How a thread's registers map to tile rows: LANES blocks of ROWS rows,
+ * the second `lane_rows` below the first. */
+template <int K, int LANES>
+struct fast_block {
+    typedef jf_median_net<K> Net;
+    enum { ROWS = Net::ROWS, COLS = Net::COLS, IN_ROWS = Net::IN_ROWS, IN_COLS = Net::IN_COLS,
+           PAIRS = (IN_COLS + 7) / 8 /* 8-byte words per input row */ };
+};
+
+/* Tile row length: the block's columns plus what the last thread's 8-byte
+ * reads reach (a multiple of 8, so those reads stay aligned). */
+template <int K>
+static int fast_tile_width(int cols_out)
+{
+    const int need = cols_out + 8 * (((jf_median_net<K>::IN_COLS + 7) / 8) - 1);
+    return (need + 15) & ~15; /* whole 16-byte pieces for jf_load_tile16 */
+}
+
+/* The medians of the thread's block(s): out[lane][row][col], bytes. */
+template <int K, int LANES>
+__device__ __forceinline__ void fast_block_medians(const unsigned char *s_tile, int tile_w, int lx,
+                                                   int ly, int lane_rows,
+                                                   unsigned char (&res)[LANES][jf_median_net<K>::ROWS]
+                                                                        [jf_median_net<K>::COLS])
+{
+    typedef fast_block<K, LANES> B;
+    if (LANES == 1) {
+        unsigned in[B::IN_ROWS][B::IN_COLS], out[B::ROWS][B::COLS];
+#pragma unroll
+        for (int r = 0; r < B::IN_ROWS; r++) {
+            const uint2 *row = (const uint2 *)(s_tile + (ly + r) * tile_w + lx);
+#pragma unroll
+            for (int q = 0; q < B::PAIRS; q++) {
+                const uint2 wd = row[q];
+#pragma unroll
+                for (int i = 0; i < 8 && 8 * q + i < B::IN_COLS; i++)
+                    in[r][8 * q + i] = ((i < 4 ? wd.x : wd.y) >> (8 * (i & 3))) & 0xFFu;
+            }
+        }
+        jf_median_net<K>::run(in, out);
+#pragma unroll
+        for (int r = 0; r < B::ROWS; r++)
+#pragma unroll
+            for (int c = 0; c < B::COLS; c++)
+                res[0][r][c] = (unsigned char)out[r][c];
+    } else {
+        jf_lanes2 in[B::IN_ROWS][B::IN_COLS], out[B::ROWS][B::COLS];
+#pragma unroll
+        for (int r = 0; r < B::IN_ROWS; r++) {
+            const uint2 *ra = (const uint2 *)(s_tile + (ly + r) * tile_w + lx);
+            const uint2 *rb = (const uint2 *)(s_tile + (ly + lane_rows + r) * tile_w + lx);
+#pragma unroll
+            for (int q = 0; q < B::PAIRS; q++) {
+                const uint2 a = ra[q], b = rb[q];
+#pragma unroll
+                for (int i = 0; i < 8 && 8 * q + i < B::IN_COLS; i++) {
+                    /* byte i of a into bits 8-15, of b into bits 24-31 */
+                    const unsigned s = (unsigned)(i & 3);
+                    in[r][8 * q + i].v = __byte_perm(i < 4 ? b.x : b.y, i < 4 ? a.x : a.y,
+                                                     s | ((s + 4) << 4) | (s << 8) | (s << 12));
+                }
+            }
+        }
+        jf_median_net<K>::run(in, out);
+#pragma unroll
+        for (int r = 0; r < B::ROWS; r++)
+#pragma unroll
+            for (int c = 0; c < B::COLS; c++) {
+                res[0][r][c] = (unsigned char)(out[r][c].v >> 8);
+                res[LANES - 1][r][c] = (unsigned char)(out[r][c].v >> 24);
+            }
+    }
+}
+
+/* Grey: each thread stores its own outputs, a row of 8 as two words. */
+template <int K, int LANES>
+__global__ void median_fast_kernel(const unsigned char *__restrict__ planes, size_t pitch,
+                                   int plane_rows, int w, int h, unsigned char *__restrict__ out,
+                                   size_t out_pitch, int tile_w, int word_stores)
+{
+    typedef fast_block<K, LANES> B;
+    extern __shared__ unsigned int s_tile[];
+    const int lane_rows = blockDim.y * B::ROWS;
+    const int x0 = blockIdx.x * blockDim.x * B::COLS, y0 = blockIdx.y * lane_rows * LANES;
+    const int lx = threadIdx.x * B::COLS, ly = threadIdx.y * B::ROWS;
+    unsigned char res[LANES][B::ROWS][B::COLS];
+
+    jf_load_tile16(s_tile, tile_w, lane_rows * LANES + K - 1, planes, pitch, plane_rows, x0, y0);
+    const int ox = x0 + lx;
+    if (ox >= w || y0 + ly >= h)
+        return;
+    fast_block_medians<K, LANES>(( const unsigned char *)s_tile, tile_w, lx, ly, lane_rows, res);
+#pragma unroll
+    for (int l = 0; l < LANES; l++)
+#pragma unroll
+        for (int r = 0; r < B::ROWS; r++) {
+            const int y = y0 + ly + l * lane_rows + r;
+            if (y >= h)
+                break;
+            unsigned char *o = out + (size_t)y * out_pitch + ox;
+            if (word_stores && ox + B::COLS <= w) {
+                unsigned wd[B::COLS / 4];
+#pragma unroll
+                for (int q = 0; q < B::COLS / 4; q++)
+                    wd[q] = (unsigned)res[l][r][4 * q] | ((unsigned)res[l][r][4 * q + 1] << 8) |
+                            ((unsigned)res[l][r][4 * q + 2] << 16) |
+                            ((unsigned)res[l][r][4 * q + 3] << 24);
+                static_assert(B::COLS == 8, "a row of outputs is one 8-byte store");
+                if (word_stores == 2) /* one 8-byte store a row */
+                    *(uint2 *)o = make_uint2(wd[0], wd[1]);
+                else
+#pragma unroll
+                    for (int q = 0; q < B::COLS / 4; q++)
+                        ((unsigned *)o)[q] = wd[q];
+            } else {
+#pragma unroll
+                for (int c = 0; c < B::COLS; c++)
+                    if (ox + c < w)
+                        o[c] = res[l][r][c];
+            }
+        }
+}
+
+/* Several channels: planes in turn through one tile, outputs gathered
+ * interleaved in shared memory, written as words. */
+template <int K, int LANES>
+__global__ void median_fast_interleaved_kernel(const unsigned char *__restrict__ planes,
+                                               size_t pitch, int plane_rows, int w, int h, int ch,
+                                               unsigned char *__restrict__ out, size_t out_pitch,
+                                               int tile_w, int out_stride, int word_stores)
+{
+    typedef fast_block<K, LANES> B;
+    extern __shared__ unsigned int smem[];
+    const int lane_rows = blockDim.y * B::ROWS;
+    const int rows_out = lane_rows * LANES, cols_out = blockDim.x * B::COLS;
+    const int tile_h = rows_out + K - 1;
+    unsigned char *s_out = (unsigned char *)(smem + tile_h * tile_w / 4);
+    const int x0 = blockIdx.x * cols_out, y0 = blockIdx.y * rows_out;
+    const int lx = threadIdx.x * B::COLS, ly = threadIdx.y * B::ROWS;
+    unsigned char res[LANES][B::ROWS][B::COLS];
+
+    for (int c = 0; c < ch; c++) {
+        if (c > 0)
+            __syncthreads(); /* everyone is done with the previous plane's tile */
+        jf_load_tile16(smem, tile_w, tile_h, planes + (size_t)c * plane_rows * pitch, pitch,
+                     plane_rows, x0, y0);
+        fast_block_medians<K, LANES>((const unsigned char *)smem, tile_w, lx, ly, lane_rows, res);
+#pragma unroll
+        for (int l = 0; l < LANES; l++)
+#pragma unroll
+            for (int r = 0; r < B::ROWS; r++)
+#pragma unroll
+                for (int px = 0; px < B::COLS; px++)
+                    s_out[(ly + l * lane_rows + r) * out_stride + (lx + px) * ch + c] =
+                        res[l][r][px];
+    }
+    __syncthreads();
+    jf_write_out_tile(s_out, out_stride, out, out_pitch, x0, y0, w - x0 < cols_out ? w - x0 : cols_out,
+                      h - y0 < rows_out ? h - y0 : rows_out, ch, word_stores);
+}
+
+/* Two lanes per register only where 16-bit SIMD min/max is an instruction
+ * (and not in Nano limits mode, which must run what a Nano runs). */
+static int fast_lanes(const jf_device_info *dev)
+{
+    return dev->cc_major >= 9 && !dev->limited ? 2 : 1;
+}
+
+template <int K, int LANES>
+static const void *fast_kernel(int ch)
+{
+    return ch == 1 ? (const void *)median_fast_kernel<K, LANES>
+                   : (const void *)median_fast_interleaved_kernel<K, LANES>;
+}
+
+template <int K, int LANES>
+static jf_status launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                        const jf_image *shape, int bx, int by, const jf_dview *out)
+{
+    typedef fast_block<K, LANES> B;
+    const int ch = shape->channels;
+    const int rows_out = by * B::ROWS * LANES, cols_out = bx * B::COLS;
+    const dim3 block((unsigned)bx, (unsigned)by);
+    const dim3 grid = jf_grid(shape->width, shape->height, 1,
+                              dim3((unsigned)cols_out, (unsigned)rows_out));
+    const int tile_w = fast_tile_width<K>(cols_out);
+    const int out_stride = (cols_out * ch + 3) & ~3;
+    const size_t smem = (size_t)tile_w * (size_t)(rows_out + K - 1) +
+                        (ch > 1 ? (size_t)out_stride * (size_t)rows_out : 0);
+    /* 2: rows of 8 outputs start 8-byte aligned; 1: 4-byte aligned */
+    const int word_stores = ((uintptr_t)out->ptr | out->pitch) % 8 == 0   ? 2
+                            : ((uintptr_t)out->ptr | out->pitch) % 4 == 0 ? 1 : 0;
+    const cudaStream_t stream = ctx->gpu->stream;
+    jf_status st;
+    int id;
+    if ((st = jf_gpu_launch_fits(ctx, fast_kernel<K, LANES>(ch), "median fast", bx * by, smem)) !=
+            JF_OK ||
+        (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
+        return st;
+    if (ch == 1)
+        median_fast_kernel<K, LANES><<<grid, block, smem, stream>>>(
+            planes->ptr, planes->pitch, plane_rows, shape->width, shape->height, out->ptr,
+            out->pitch, tile_w, word_stores);
+    else
+        median_fast_interleaved_kernel<K, LANES><<<grid, block, smem, stream>>>(
+            planes->ptr, planes->pitch, plane_rows, shape->width, shape->height, ch, out->ptr,
+            out->pitch, tile_w, out_stride, word_stores);
+    return jf_gpu_filter_done(ctx, id, "median_fast_kernel", "median", "fast", K, shape);
+}
+
+template <int K>
+static jf_status launch_k(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                          const jf_image *shape, int bx, int by, const jf_dview *out)
+{
+    return fast_lanes(&ctx->gpu->info) == 2
+               ? launch<K, 2>(ctx, planes, plane_rows, shape, bx, by, out)
+               : launch<K, 1>(ctx, planes, plane_rows, shape, bx, by, out);
+}
+
+jf_status jf_median_fast_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                                const jf_image *shape, int k, int bx, int by, const jf_dview *out)
+{
+    if (bx == 0 && by == 0) { /* H100: 0-4% faster than 16x8, 8x8 or 16x16 */
+        bx = 32;
+        by = 4;
+    }
+    switch (k) {
+    case 3: return launch_k<3>(ctx, planes, plane_rows, shape, bx, by, out);
+    case 5: return launch_k<5>(ctx, planes, plane_rows, shape, bx, by, out);
+    default: return launch_k<7>(ctx, planes, plane_rows, shape, bx, by, out);
+    }
+}
