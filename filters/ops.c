@@ -207,8 +207,9 @@ const jf_op jf_ops[] = {
     {.name = "median", .summary = "k x k median of every channel (salt-and-pepper noise)",
      .exact = 1, .kind = JF_OP_FILTER, .stat = "median", .params = FILTER_PARAMS, .default_ksize = 3,
      .max_ksize = JF_MEDIAN_MAX_KSIZE, .variants = CUDA_VARIANTS | V(JF_VARIANT_FAST),
-     .auto_rule = "fast (shared min/max networks) at k = 5, 7 and at k = 3 from about 0.4 Mpixel; "
-                  "global for smaller k = 3; shared (sliding histograms) from k = 9",
+     .auto_rule = "fast (shared min/max networks) at k = 5, 7 (9, 11 on compute capability 9.0) and "
+                  "at k = 3 from about 0.4 Mpixel; global for smaller k = 3; shared (sliding "
+                  "histograms) above",
      .npp = JF_NPP_MEDIAN, .has_variant = median_has_variant, .apply = median_apply},
     {.name = "adaptive-median", .summary = "Hwang-Haddad adaptive median: the window grows to --max-ksize; only impulses change",
      .exact = 1, .kind = JF_OP_FILTER, .stat = "adaptive-median", .params = IMPULSE_PARAMS, .default_ksize = 7,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generate filters/median/median_fast_net.cuh: the min/max networks of the
-GPU median's `fast` variant (k = 3, 5, 7), derived and checked here.
+GPU median's `fast` variant (k = 3 to 11), derived and checked here.
 
 One thread computes a block of ROWS x COLS outputs of one channel.  The
 windows of neighbouring outputs overlap, and the network shares what they
@@ -321,7 +321,7 @@ def emit(k, rows, cols, dag, outputs, in_w, in_h):
     return "\n".join(out)
 
 
-SHAPES = {3: (4, 8), 5: (2, 8), 7: (2, 8)}
+SHAPES = {3: (4, 8), 5: (2, 8), 7: (2, 8), 9: (2, 8), 11: (2, 8)}
 if "--shapes" in sys.argv:
     SHAPES = {int(k): tuple(map(int, sh.split("x"))) for k, sh in
               (a.split(":") for a in sys.argv[sys.argv.index("--shapes") + 1].split(","))}

@@ -64,14 +64,30 @@ jf_status jf_median(jf_context *ctx, const jf_image *src, jf_image *dst,
     JF_WITH_CONTEXT(ctx, median_impl(ctx, src, dst, opt));
 }
 
-int jf_median_fast_supports(int k) { return k == 3 || k == 5 || k == 7; }
+int jf_median_fast_supports(int k) { return k >= 3 && k <= 11 && k % 2; }
+
+/* k = 9 and 11 need 255 registers a thread even with two samples in each
+ * (small spills); with one sample per register (the Nano's sm_53, Nano
+ * limits) the H100 measured them no faster than the sliding histograms
+ * (3840x2160 k = 11: 0.209 vs 0.181 ms), so there they run `shared`. */
+int jf_median_fast_runs(const jf_device_info *dev, int k)
+{
+    return jf_median_fast_supports(k) && (k <= 7 || jf_median_fast_lanes(dev) == 2);
+}
+
+int jf_median_fast_lanes(const jf_device_info *dev)
+{
+    return dev && dev->cc_major >= 9 && !dev->limited ? 2 : 1;
+}
 
 /* JF_VARIANT_AUTO on the GPU, from the sweep on an H100
  * (benchmarks/RESULTS.md, "fast median"): the fast variant's shared networks
  * at k = 5 and 7 at every size, and at k = 3 once the image has enough
  * windows to fill the GPU (H100: 1007x567 grey 0.0068 ms fast, 0.0081
- * global; 705x396: 0.0076 vs 0.0067); the shared variant's sliding
- * histograms for k >= 9; a copy (global) at k = 1.  With fewer
+ * global; 705x396: 0.0076 vs 0.0067); at k = 9 and 11 where it runs with two
+ * samples a register (3840x2160 grey: 0.080 and 0.113 ms against the sliding
+ * histograms' 0.163 and 0.180); those histograms for larger k, and for 9 and
+ * 11 elsewhere; a copy (global) at k = 1.  With fewer
  * multiprocessors the GPU fills sooner, so the threshold scales with the SM
  * count (the Nano's one SM: fast from about 3000 windows). */
 jf_variant jf_median_auto(const jf_device_info *dev, int k, const jf_image *src)
@@ -80,5 +96,5 @@ jf_variant jf_median_auto(const jf_device_info *dev, int k, const jf_image *src)
     const double sms = dev && dev->multiprocessors > 0 ? dev->multiprocessors : 132.0;
     if (k <= 1 || (k == 3 && windows < 0.4e6 * sms / 132.0))
         return JF_VARIANT_GLOBAL;
-    return jf_median_fast_supports(k) ? JF_VARIANT_FAST : JF_VARIANT_SHARED;
+    return jf_median_fast_runs(dev, k) ? JF_VARIANT_FAST : JF_VARIANT_SHARED;
 }

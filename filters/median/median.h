@@ -18,9 +18,14 @@ jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, j
 /* What `auto` picks on the GPU for this k and image (median.c); the
  * shared variant itself never needs more shared memory than the device has. */
 jf_variant jf_median_auto(const jf_device_info *dev, int k, const jf_image *src);
-/* The fast variant's networks exist for k = 3, 5, 7 (median_fast.cu); other
- * k asked of it run the shared variant. */
+/* The fast variant's networks exist for k = 3 to 11 (median_fast.cu); it
+ * runs k = 9 and 11 only with two samples a register (compute capability
+ * 9.0, not in Nano limits mode).  Other k asked of it run the shared
+ * variant. */
 int jf_median_fast_supports(int k);
+int jf_median_fast_runs(const jf_device_info *dev, int k);
+/* Samples per register: 2 where 16-bit SIMD min/max is one instruction. */
+int jf_median_fast_lanes(const jf_device_info *dev);
 
 #ifdef JF_HAVE_CUDA
 jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,

@@ -15,8 +15,8 @@ extern "C" jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_ima
     jf_device_scope scope(ctx);
     if (scope.status != JF_OK)
         return scope.status;
-    if (v == JF_VARIANT_FAST && !jf_median_fast_supports(opt->ksize))
-        v = JF_VARIANT_SHARED; /* the fast networks exist for k = 3, 5, 7 */
+    if (v == JF_VARIANT_FAST && !jf_median_fast_runs(&ctx->gpu->info, opt->ksize))
+        v = JF_VARIANT_SHARED; /* see jf_median_fast_runs */
     if ((bx || by) && (st = jf_block_shape("jf_median", &bx, &by, 32, 8)) != JF_OK)
         return st;
     if ((st = jf_gpu_filter_setup(ctx, src, dst, opt->ksize, opt->border, &planes, &plane_rows,

@@ -1,12 +1,12 @@
 /*
- * Median, fast variant (k = 3, 5, 7): shared min/max networks over blocks
+ * Median, fast variant (k = 3 to 11): shared min/max networks over blocks
  * of outputs.
  *
  * The windows of neighbouring outputs overlap almost entirely, so each
- * thread computes a block of outputs (4 x 8 at k = 3, 2 x 8 at 5 and 7) with
+ * thread computes a block of outputs (4 x 8 at k = 3, 2 x 8 above) with
  * one network that sorts what the windows share once (median_fast_net.cuh,
  * generated and checked by scripts/gen_median_fast.py): per output 16.2
- * min/max at k = 3, 65 at 5, 138 at 7, where selecting every window afresh
+ * min/max at k = 3, 65 at 5, 138 at 7, 237 at 9, 352 at 11, where selecting every window afresh
  * costs 30 min/max at k = 3 and 8k^2 compare-and-adds at 5 and 7 (the
  * global variant) or a histogram walk (the shared one).
  * The block's tile comes through shared memory as in the other variants;
@@ -21,7 +21,8 @@
  * left there: a min or max of 16-bit lanes orders them by the high byte
  * first, so the high byte of every result is exactly the min or max of the
  * high bytes, whatever the low bytes hold.  Elsewhere (the Nano's sm_53,
- * where 16-bit SIMD min/max is emulated) one sample per register.
+ * where 16-bit SIMD min/max is emulated) one sample per register, and only
+ * up to k = 7 (jf_median_fast_runs).
  *
  * Several channels: the block runs the planes one after another through the
  * same tile and gathers the outputs interleaved in shared memory, then
@@ -214,13 +215,6 @@ __global__ void median_fast_interleaved_kernel(const unsigned char *__restrict__
                       h - y0 < rows_out ? h - y0 : rows_out, ch, word_stores);
 }
 
-/* Two lanes per register only where 16-bit SIMD min/max is an instruction
- * (and not in Nano limits mode, which must run what a Nano runs). */
-static int fast_lanes(const jf_device_info *dev)
-{
-    return dev->cc_major >= 9 && !dev->limited ? 2 : 1;
-}
-
 template <int K, int LANES>
 static const void *fast_kernel(int ch)
 {
@@ -263,13 +257,17 @@ static jf_status launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
     return jf_gpu_filter_done(ctx, id, "median_fast_kernel", "median", "fast", K, shape);
 }
 
-template <int K>
+/* ONE_LANE: whether the one-sample kernels exist for this K (not for 9 and
+ * 11, which run only with two; jf_median_fast_runs). */
+template <int K, bool ONE_LANE>
 static jf_status launch_k(jf_context *ctx, const jf_dview *planes, int plane_rows,
                           const jf_image *shape, int bx, int by, const jf_dview *out)
 {
-    return fast_lanes(&ctx->gpu->info) == 2
-               ? launch<K, 2>(ctx, planes, plane_rows, shape, bx, by, out)
-               : launch<K, 1>(ctx, planes, plane_rows, shape, bx, by, out);
+    if (jf_median_fast_lanes(&ctx->gpu->info) == 2)
+        return launch<K, 2>(ctx, planes, plane_rows, shape, bx, by, out);
+    if (ONE_LANE)
+        return launch<K, ONE_LANE ? 1 : 2>(ctx, planes, plane_rows, shape, bx, by, out);
+    return jf_fail(JF_ERR_INTERNAL, "median fast k=%d: needs two samples a register", K);
 }
 
 jf_status jf_median_fast_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
@@ -280,8 +278,10 @@ jf_status jf_median_fast_launch(jf_context *ctx, const jf_dview *planes, int pla
         by = 4;
     }
     switch (k) {
-    case 3: return launch_k<3>(ctx, planes, plane_rows, shape, bx, by, out);
-    case 5: return launch_k<5>(ctx, planes, plane_rows, shape, bx, by, out);
-    default: return launch_k<7>(ctx, planes, plane_rows, shape, bx, by, out);
+    case 3: return launch_k<3, true>(ctx, planes, plane_rows, shape, bx, by, out);
+    case 5: return launch_k<5, true>(ctx, planes, plane_rows, shape, bx, by, out);
+    case 7: return launch_k<7, true>(ctx, planes, plane_rows, shape, bx, by, out);
+    case 9: return launch_k<9, false>(ctx, planes, plane_rows, shape, bx, by, out);
+    default: return launch_k<11, false>(ctx, planes, plane_rows, shape, bx, by, out);
     }
 }
