@@ -15,19 +15,28 @@
 /* Tile row length in bytes for a block bx wide and a k x k window. */
 static inline int jf_tile_width(int bx, int k) { return (bx + k - 1 + 3) & ~3; }
 
+/* The walk in pieces of type P (4 or 16 bytes), without the barrier. */
+template <typename P>
+__device__ __forceinline__ void jf_load_tile_pieces(unsigned int *tile_words, int tile_w,
+                                                    int tile_h, const unsigned char *plane,
+                                                    size_t pitch, int plane_rows, int x0, int y0)
+{
+    const int pieces = tile_w / (int)sizeof(P);
+    const int nthreads = blockDim.x * blockDim.y;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    for (int i = tid; i < tile_h * pieces; i += nthreads) {
+        const int ty = i / pieces, tx = (int)sizeof(P) * (i - ty * pieces);
+        const int gy = y0 + ty;
+        if (gy < plane_rows && (size_t)(x0 + tx) < pitch)
+            ((P *)tile_words)[i] = *(const P *)(plane + (size_t)gy * pitch + x0 + tx);
+    }
+}
+
 __device__ __forceinline__ void jf_load_tile(unsigned int *tile_words, int tile_w, int tile_h,
                                              const unsigned char *plane, size_t pitch,
                                              int plane_rows, int x0, int y0)
 {
-    const int words = tile_w / 4;
-    const int nthreads = blockDim.x * blockDim.y;
-    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    for (int i = tid; i < tile_h * words; i += nthreads) {
-        const int ty = i / words, tx = 4 * (i - ty * words);
-        const int gy = y0 + ty;
-        if (gy < plane_rows && (size_t)(x0 + tx) < pitch)
-            tile_words[i] = *(const unsigned int *)(plane + (size_t)gy * pitch + x0 + tx);
-    }
+    jf_load_tile_pieces<unsigned int>(tile_words, tile_w, tile_h, plane, pitch, plane_rows, x0, y0);
     __syncthreads();
 }
 
@@ -64,19 +73,11 @@ __device__ __forceinline__ void jf_load_tile16(unsigned int *tile_words, int til
                                                const unsigned char *plane, size_t pitch,
                                                int plane_rows, int x0, int y0)
 {
-    if ((pitch | (size_t)(uintptr_t)plane) % 16 != 0) {
-        jf_load_tile(tile_words, tile_w, tile_h, plane, pitch, plane_rows, x0, y0);
-        return;
-    }
-    const int pieces = tile_w / 16;
-    const int nthreads = blockDim.x * blockDim.y;
-    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    for (int i = tid; i < tile_h * pieces; i += nthreads) {
-        const int ty = i / pieces, tx = 16 * (i - ty * pieces);
-        const int gy = y0 + ty;
-        if (gy < plane_rows && (size_t)(x0 + tx) < pitch)
-            ((uint4 *)tile_words)[i] = *(const uint4 *)(plane + (size_t)gy * pitch + x0 + tx);
-    }
+    if ((pitch | (size_t)(uintptr_t)plane) % 16 != 0)
+        jf_load_tile_pieces<unsigned int>(tile_words, tile_w, tile_h, plane, pitch, plane_rows, x0,
+                                          y0);
+    else
+        jf_load_tile_pieces<uint4>(tile_words, tile_w, tile_h, plane, pitch, plane_rows, x0, y0);
     __syncthreads();
 }
 

@@ -10,6 +10,7 @@
  * matrix, for compute-sanitizer.
  */
 #include "common.h"
+#include "filters/median/median.h"
 #include "filters/ops.h"
 
 #include <math.h>
@@ -58,13 +59,6 @@ static const jf_variant VARIANTS[] = {JF_VARIANT_GLOBAL, JF_VARIANT_SHARED, JF_V
 #define SIZE(i) (g_quick ? QUICK_SIZES[i] : FULL_SIZES[i])
 #define NKS (g_quick ? 6 : 9)
 #define KS(i) (g_quick ? QUICK_KS[i] : FULL_KS[i])
-
-/* Mirrors filters/median: fast runs k = 3..7, and 9, 11 with two samples a
- * register (compute capability 9.0 outside Nano limits). */
-static int t_median_fast_runs(const jf_device_info *d, int k)
-{
-    return k == 3 || k == 5 || k == 7 || ((k == 9 || k == 11) && d->cc_major >= 9 && !d->limited);
-}
 
 static jf_context *make_context(jf_backend backend, jf_memory memory)
 {
@@ -134,7 +128,7 @@ static void test_block_shapes(void **state)
                 assert_int_equal(jf_context_device(g_gpu, &d), JF_OK);
                 /* k the fast variant does not run go to the shared one */
                 if ((mo.variant == JF_VARIANT_SHARED ||
-                     (mo.variant == JF_VARIANT_FAST && !t_median_fast_runs(&d, ks[k]))) &&
+                     (mo.variant == JF_VARIANT_FAST && !jf_median_fast_runs(&d, ks[k]))) &&
                     ks[k] >= 5 &&
                     shapes[s][0] * shapes[s][1] * (ks[k] <= 15 ? 256 : 512) > d.shared_per_block_optin) {
                     assert_int_equal(jf_median(g_gpu, &src, &got, &mo), JF_ERR_ARG);

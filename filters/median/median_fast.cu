@@ -30,33 +30,31 @@
  */
 #include "filters/filter_cuda.cuh"
 #include "filters/median/median.h"
+#include "filters/median/median_select.cuh" /* jf_min / jf_max: one sample per register */
 #include "filters/tile.cuh"
-
-/* One sample per register. */
-__device__ __forceinline__ unsigned jf_vmin(unsigned a, unsigned b) { return a < b ? a : b; }
-__device__ __forceinline__ unsigned jf_vmax(unsigned a, unsigned b) { return a > b ? a : b; }
 
 /* Two samples per register, one in the high byte of each 16-bit lane. */
 struct jf_lanes2 {
     unsigned v;
 };
-__device__ __forceinline__ jf_lanes2 jf_vmin(jf_lanes2 a, jf_lanes2 b)
+__device__ __forceinline__ jf_lanes2 jf_min(jf_lanes2 a, jf_lanes2 b)
 {
     jf_lanes2 r = {__vminu2(a.v, b.v)};
     return r;
 }
-__device__ __forceinline__ jf_lanes2 jf_vmax(jf_lanes2 a, jf_lanes2 b)
+__device__ __forceinline__ jf_lanes2 jf_max(jf_lanes2 a, jf_lanes2 b)
 {
     jf_lanes2 r = {__vmaxu2(a.v, b.v)};
     return r;
 }
 
-/* after jf_vmin / jf_vmax: the networks call them on their template type */
+/* after every jf_min / jf_max: the networks call them on their template type */
 #include "filters/median/median_fast_net.cuh"
 
-/* How a thread's registers map to tile rows: LANES blocks of ROWS rows,
- * the second `lane_rows` below the first. */
-template <int K, int LANES>
+/* A thread's block: ROWS x COLS outputs from IN_ROWS x IN_COLS inputs,
+ * read as PAIRS 8-byte words a row; with two lanes a second block lies
+ * `lane_rows` below the first. */
+template <int K>
 struct fast_block {
     typedef jf_median_net<K> Net;
     enum { ROWS = Net::ROWS, COLS = Net::COLS, IN_ROWS = Net::IN_ROWS, IN_COLS = Net::IN_COLS,
@@ -68,7 +66,7 @@ struct fast_block {
 template <int K>
 static int fast_tile_width(int cols_out)
 {
-    const int need = cols_out + 8 * (((jf_median_net<K>::IN_COLS + 7) / 8) - 1);
+    const int need = cols_out + 8 * (fast_block<K>::PAIRS - 1);
     return (need + 15) & ~15; /* whole 16-byte pieces for jf_load_tile16 */
 }
 
@@ -79,7 +77,7 @@ __device__ __forceinline__ void fast_block_medians(const unsigned char *s_tile, 
                                                    unsigned char (&res)[LANES][jf_median_net<K>::ROWS]
                                                                         [jf_median_net<K>::COLS])
 {
-    typedef fast_block<K, LANES> B;
+    typedef fast_block<K> B;
     if (LANES == 1) {
         unsigned in[B::IN_ROWS][B::IN_COLS], out[B::ROWS][B::COLS];
 #pragma unroll
@@ -128,13 +126,14 @@ __device__ __forceinline__ void fast_block_medians(const unsigned char *s_tile, 
     }
 }
 
-/* Grey: each thread stores its own outputs, a row of 8 as two words. */
+/* Grey: each thread stores its own outputs, a row of 8 in one 8-byte store
+ * (two words, or bytes, where the output's alignment does not allow it). */
 template <int K, int LANES>
 __global__ void median_fast_kernel(const unsigned char *__restrict__ planes, size_t pitch,
                                    int plane_rows, int w, int h, unsigned char *__restrict__ out,
                                    size_t out_pitch, int tile_w, int word_stores)
 {
-    typedef fast_block<K, LANES> B;
+    typedef fast_block<K> B;
     extern __shared__ unsigned int s_tile[];
     const int lane_rows = blockDim.y * B::ROWS;
     const int x0 = blockIdx.x * blockDim.x * B::COLS, y0 = blockIdx.y * lane_rows * LANES;
@@ -185,7 +184,7 @@ __global__ void median_fast_interleaved_kernel(const unsigned char *__restrict__
                                                unsigned char *__restrict__ out, size_t out_pitch,
                                                int tile_w, int out_stride, int word_stores)
 {
-    typedef fast_block<K, LANES> B;
+    typedef fast_block<K> B;
     extern __shared__ unsigned int smem[];
     const int lane_rows = blockDim.y * B::ROWS;
     const int rows_out = lane_rows * LANES, cols_out = blockDim.x * B::COLS;
@@ -226,7 +225,7 @@ template <int K, int LANES>
 static jf_status launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                         const jf_image *shape, int bx, int by, const jf_dview *out)
 {
-    typedef fast_block<K, LANES> B;
+    typedef fast_block<K> B;
     const int ch = shape->channels;
     const int rows_out = by * B::ROWS * LANES, cols_out = bx * B::COLS;
     const dim3 block((unsigned)bx, (unsigned)by);
