@@ -114,6 +114,12 @@ jf_status jf_context_sync(jf_context *ctx)
 jf_status jf_context_frame(jf_context *ctx, int which, int width, int height, int channels,
                            jf_image *img)
 {
+    return jf_context_frame_as(ctx, which, width, height, channels, JF_SAMPLE_U8, img);
+}
+
+jf_status jf_context_frame_as(jf_context *ctx, int which, int width, int height, int channels,
+                              jf_sample sample, jf_image *img)
+{
     jf_status st;
     void *p;
     if (!ctx || !img || which < 0 || which > 3)
@@ -124,16 +130,19 @@ jf_status jf_context_frame(jf_context *ctx, int which, int width, int height, in
                        "this context runs on the CPU");
     if (width < 1 || height < 1)
         return jf_fail(JF_ERR_ARG, "jf_context_frame: invalid size %dx%d", width, height);
+    if (!jf_sample_size(sample))
+        return jf_fail(JF_ERR_ARG, "jf_context_frame: unknown sample type %d", (int)sample);
     if ((st = jf_check_dims("jf_context_frame", (uint64_t)width, (uint64_t)height, channels)) != JF_OK)
         return st;
 #ifdef JF_HAVE_CUDA
     if (ctx->gpu)
-        return jf_gpu_frame(ctx, which, width, height, channels, img);
+        return jf_gpu_frame(ctx, which, width, height, channels, sample, img);
 #endif
     if (!(p = jf_scratch_get(ctx, JF_SCRATCH_FRAME0 + which,
-                             (size_t)width * (size_t)channels * (size_t)height)))
+                             (size_t)width * (size_t)channels * jf_sample_size(sample) *
+                                 (size_t)height)))
         return JF_ERR_NOMEM;
-    *img = jf_image_wrap((unsigned char *)p, width, height, channels, 0);
+    *img = jf_image_wrap_as(p, width, height, channels, 0, sample);
     return JF_OK;
 }
 

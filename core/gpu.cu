@@ -325,7 +325,7 @@ static int pinned_frame(const struct jf_gpu *g, const jf_image *img)
         const jf_buffer *b = &g->buf[s];
         if (b->ptr && b->kind == JF_BUF_PINNED && img->data >= b->ptr &&
             img->data + (size_t)(img->height - 1) * img->stride +
-                    (size_t)img->width * (size_t)img->channels <= b->ptr + b->pitch * b->rows)
+                    jf_row_bytes(img) <= b->ptr + b->pitch * b->rows)
             return 1;
     }
     return 0;
@@ -342,7 +342,7 @@ static void copy_rows(unsigned char *dst, size_t dst_pitch, const unsigned char 
 jf_status jf_gpu_input(jf_context *ctx, const jf_image *src, int slot, jf_dview *view)
 {
     struct jf_gpu *g = ctx->gpu;
-    size_t row = (size_t)src->width * (size_t)src->channels;
+    size_t row = jf_row_bytes(src);
     uint64_t bytes = (uint64_t)row * (uint64_t)src->height;
     jf_dview stage;
     jf_status st;
@@ -383,7 +383,7 @@ jf_status jf_gpu_input(jf_context *ctx, const jf_image *src, int slot, jf_dview 
 
 jf_status jf_gpu_output(jf_context *ctx, const jf_image *dst, jf_dview *view)
 {
-    size_t row = (size_t)dst->width * (size_t)dst->channels;
+    size_t row = jf_row_bytes(dst);
     jf_status st;
     int direct;
     if ((st = direct_view(dst, view, &direct)) != JF_OK || direct)
@@ -399,7 +399,7 @@ jf_status jf_gpu_finish(jf_context *ctx, jf_image *dst, const jf_dview *view)
     jf_status st;
     int id;
     if (dst && view && dst->location == JF_LOC_HOST) {
-        size_t row = (size_t)dst->width * (size_t)dst->channels;
+        size_t row = jf_row_bytes(dst);
         uint64_t bytes = (uint64_t)row * (uint64_t)dst->height;
         double t0;
         if (g->memory == JF_MEMORY_MANAGED) {
@@ -582,12 +582,13 @@ extern "C" jf_status jf_gpu_image_alloc(jf_context *ctx, jf_image *img, int w, i
 /* An image over one of the context's slots, after the slot's last user on
  * our stream is done. */
 static jf_status slot_image(jf_context *ctx, int slot, int kind, jf_location loc, int w, int h,
-                            int ch, jf_image *img)
+                            int ch, jf_sample sample, jf_image *img)
 {
     jf_dview view;
     jf_status st;
     JF_CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
-    if ((st = jf_gpu_buffer(ctx, slot, (size_t)w * (size_t)ch, (size_t)h, kind, &view)) != JF_OK)
+    if ((st = jf_gpu_buffer(ctx, slot, (size_t)w * (size_t)ch * jf_sample_size(sample), (size_t)h,
+                            kind, &view)) != JF_OK)
         return st;
     memset(img, 0, sizeof *img);
     img->data = view.ptr;
@@ -596,13 +597,15 @@ static jf_status slot_image(jf_context *ctx, int slot, int kind, jf_location loc
     img->channels = ch;
     img->stride = view.pitch;
     img->location = loc;
+    img->sample = sample;
     img->device = ctx->gpu->device;
     return JF_OK;
 }
 
 /* A frame: the context's FRAME slot; 0 and 1 pinned (copy mode) or managed
  * and attached to our stream (managed mode), 2 and 3 device memory. */
-extern "C" jf_status jf_gpu_frame(jf_context *ctx, int which, int w, int h, int ch, jf_image *img)
+extern "C" jf_status jf_gpu_frame(jf_context *ctx, int which, int w, int h, int ch,
+                                  jf_sample sample, jf_image *img)
 {
     const int managed = ctx->gpu->memory == JF_MEMORY_MANAGED;
     jf_status st;
@@ -610,9 +613,10 @@ extern "C" jf_status jf_gpu_frame(jf_context *ctx, int which, int w, int h, int 
     if (scope.status != JF_OK)
         return scope.status;
     if (which >= 2)
-        return slot_image(ctx, JF_SLOT_FRAME0 + which, JF_BUF_DEVICE, JF_LOC_DEVICE, w, h, ch, img);
+        return slot_image(ctx, JF_SLOT_FRAME0 + which, JF_BUF_DEVICE, JF_LOC_DEVICE, w, h, ch,
+                          sample, img);
     if ((st = slot_image(ctx, JF_SLOT_FRAME0 + which, managed ? JF_BUF_MANAGED : JF_BUF_PINNED,
-                         managed ? JF_LOC_MANAGED : JF_LOC_HOST, w, h, ch, img)) != JF_OK)
+                         managed ? JF_LOC_MANAGED : JF_LOC_HOST, w, h, ch, sample, img)) != JF_OK)
         return st;
     if (managed) /* attached to our stream: the CPU may use it while it is idle */
         JF_CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
@@ -650,7 +654,7 @@ extern "C" void jf_gpu_image_free(jf_image *img)
 
 extern "C" jf_status jf_gpu_transfer(jf_context *ctx, const jf_image *src, jf_image *dst)
 {
-    size_t row = (size_t)src->width * (size_t)src->channels;
+    size_t row = jf_row_bytes(src);
     jf_device_scope scope(ctx);
     if (scope.status != JF_OK)
         return scope.status;

@@ -10,6 +10,7 @@
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/gpu.h"
+#include "core/image.h"
 
 /* Record "call failed (file:line): CUDA's message" and return JF_ERR_CUDA.
  * JF_CUDA_TRY wraps every runtime call; JF_LAUNCH_CHECK("kernel") follows

@@ -17,7 +17,8 @@ jf_status jf_gpu_image_alloc(jf_context *ctx, jf_image *img, int w, int h, int c
                              jf_location loc);
 void jf_gpu_image_free(jf_image *img);
 jf_status jf_gpu_transfer(jf_context *ctx, const jf_image *src, jf_image *dst);
-jf_status jf_gpu_frame(jf_context *ctx, int which, int w, int h, int ch, jf_image *img);
+jf_status jf_gpu_frame(jf_context *ctx, int which, int w, int h, int ch, jf_sample sample,
+                       jf_image *img);
 jf_status jf_gpu_copy_ceiling(jf_context *ctx, size_t bytes, int reps, double *gbps);
 /* Make the context's device current for C code that calls a CUDA library
  * (nvJPEG); returns the device to restore with jf_gpu_leave(), or -1. */

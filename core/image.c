@@ -65,18 +65,36 @@ jf_status jf_check_size(const char *what, uint64_t width, uint64_t height, int c
     return JF_OK;
 }
 
+size_t jf_sample_size(jf_sample sample)
+{
+    return sample == JF_SAMPLE_U8 ? 1 : sample == JF_SAMPLE_U16 ? 2 : 0;
+}
+
+unsigned jf_sample_max(jf_sample sample)
+{
+    return sample == JF_SAMPLE_U8 ? 255u : sample == JF_SAMPLE_U16 ? 65535u : 0u;
+}
+
 jf_status jf_image_alloc(jf_image *img, int width, int height, int channels)
+{
+    return jf_image_alloc_as(img, width, height, channels, JF_SAMPLE_U8);
+}
+
+jf_status jf_image_alloc_as(jf_image *img, int width, int height, int channels,
+                            jf_sample sample)
 {
     jf_status st;
     size_t stride;
     if (!img)
         return jf_fail(JF_ERR_ARG, "jf_image_alloc: img is NULL");
+    if (!jf_sample_size(sample))
+        return jf_fail(JF_ERR_ARG, "jf_image_alloc: unknown sample type %d", (int)sample);
     if (width < 1 || height < 1)
         return jf_fail(JF_ERR_ARG, "jf_image_alloc: invalid size %dx%d", width, height);
     st = jf_check_dims("jf_image_alloc", (uint64_t)width, (uint64_t)height, channels);
     if (st != JF_OK)
         return st;
-    stride = (size_t)width * (size_t)channels;
+    stride = (size_t)width * (size_t)channels * jf_sample_size(sample);
     memset(img, 0, sizeof *img);
     img->data = (unsigned char *)malloc(stride * (size_t)height);
     if (!img->data)
@@ -88,7 +106,18 @@ jf_status jf_image_alloc(jf_image *img, int width, int height, int channels)
     img->stride = stride;
     img->location = JF_LOC_HOST;
     img->owned = 1;
+    img->sample = sample;
     return JF_OK;
+}
+
+jf_image jf_image_wrap_as(void *data, int width, int height, int channels, size_t stride,
+                          jf_sample sample)
+{
+    jf_image img = jf_image_wrap((unsigned char *)data, width, height, channels,
+                                 stride ? stride : (size_t)width * (size_t)channels *
+                                                       (jf_sample_size(sample) ? jf_sample_size(sample) : 1));
+    img.sample = sample;
+    return img;
 }
 
 jf_image jf_image_wrap(unsigned char *data, int width, int height, int channels,
@@ -155,8 +184,9 @@ jf_status jf_image_transfer(jf_context *ctx, const jf_image *src, jf_image *dst)
 {
     if (!src || !dst || !src->data || !dst->data)
         return jf_fail(JF_ERR_ARG, "jf_image_transfer: NULL image");
-    if (src->width != dst->width || src->height != dst->height || src->channels != dst->channels)
-        return jf_fail(JF_ERR_ARG, "jf_image_transfer: shapes differ");
+    if (src->width != dst->width || src->height != dst->height ||
+        src->channels != dst->channels || src->sample != dst->sample)
+        return jf_fail(JF_ERR_ARG, "jf_image_transfer: shapes or sample types differ");
     if (src->location == JF_LOC_HOST && dst->location == JF_LOC_HOST)
         return jf_image_copy(src, dst);
     if (jf_context_backend(ctx) != JF_BACKEND_CUDA)
@@ -168,16 +198,19 @@ jf_status jf_image_transfer(jf_context *ctx, const jf_image *src, jf_image *dst)
 #endif
 }
 
-jf_status jf_image_prepare(jf_image *img, int width, int height, int channels)
+jf_status jf_image_prepare(jf_image *img, int width, int height, int channels, jf_sample sample)
 {
     if (!img)
         return jf_fail(JF_ERR_ARG, "output image is NULL");
     if (!img->data)
-        return jf_image_alloc(img, width, height, channels);
+        return jf_image_alloc_as(img, width, height, channels, sample);
     if (img->width != width || img->height != height || img->channels != channels)
         return jf_fail(JF_ERR_ARG, "output image is %dx%dx%d, expected %dx%dx%d",
                        img->width, img->height, img->channels, width, height, channels);
-    if (img->stride < (size_t)width * (size_t)channels)
+    if (img->sample != sample)
+        return jf_fail(JF_ERR_ARG, "output image has %d-bit samples, the input %d-bit",
+                       8 * (int)jf_sample_size(img->sample), 8 * (int)jf_sample_size(sample));
+    if (img->stride < (size_t)width * (size_t)channels * jf_sample_size(sample))
         return jf_fail(JF_ERR_ARG, "output stride %zu is shorter than a row", img->stride);
     return JF_OK;
 }
@@ -189,12 +222,43 @@ jf_status jf_image_copy(const jf_image *src, jf_image *dst)
     if (!src || !dst || !src->data || !dst->data)
         return jf_fail(JF_ERR_ARG, "jf_image_copy: NULL image");
     if (src->width != dst->width || src->height != dst->height ||
-        src->channels != dst->channels)
-        return jf_fail(JF_ERR_ARG, "jf_image_copy: shapes differ");
+        src->channels != dst->channels || src->sample != dst->sample)
+        return jf_fail(JF_ERR_ARG, "jf_image_copy: shapes or sample types differ");
     if (src->location == JF_LOC_DEVICE || dst->location == JF_LOC_DEVICE)
         return jf_fail(JF_ERR_ARG, "jf_image_copy: device memory; use jf_image_transfer");
-    row = (size_t)src->width * (size_t)src->channels;
+    row = jf_row_bytes(src);
     for (y = 0; y < src->height; y++)
         memcpy(dst->data + (size_t)y * dst->stride, src->data + (size_t)y * src->stride, row);
+    return JF_OK;
+}
+
+jf_status jf_image_convert(const jf_image *src, jf_image *dst)
+{
+    jf_status st;
+    int x, y;
+    if (!src || !dst || !src->data)
+        return jf_fail(JF_ERR_ARG, "jf_image_convert: NULL image");
+    if (!jf_sample_size(src->sample) || !jf_sample_size(dst->sample))
+        return jf_fail(JF_ERR_ARG, "jf_image_convert: unknown sample type");
+    if (src->location == JF_LOC_DEVICE || (dst->data && dst->location == JF_LOC_DEVICE))
+        return jf_fail(JF_ERR_ARG, "jf_image_convert: device memory; host images only");
+    if ((st = jf_image_prepare(dst, src->width, src->height, src->channels, dst->sample)) != JF_OK)
+        return st;
+    if (src->sample == dst->sample)
+        return jf_image_copy(src, dst);
+    for (y = 0; y < src->height; y++) {
+        const unsigned char *s = src->data + (size_t)y * src->stride;
+        unsigned char *d = dst->data + (size_t)y * dst->stride;
+        const int n = src->width * src->channels;
+        if (src->sample == JF_SAMPLE_U8) {
+            uint16_t *d16 = (uint16_t *)(void *)d;
+            for (x = 0; x < n; x++)
+                d16[x] = (uint16_t)(s[x] * 257u);
+        } else {
+            const uint16_t *s16 = (const uint16_t *)(const void *)s;
+            for (x = 0; x < n; x++)
+                d[x] = (unsigned char)((s16[x] + 128u) / 257u);
+        }
+    }
     return JF_OK;
 }

@@ -18,13 +18,19 @@ jf_status jf_check_dims(const char *what, uint64_t width, uint64_t height, int c
 jf_status jf_check_size(const char *what, uint64_t width, uint64_t height, int channels);
 
 /* Allocate the image on the host only if it has no data yet, else check
- * its shape. */
-jf_status jf_image_prepare(jf_image *img, int width, int height, int channels);
+ * its shape and sample type. */
+jf_status jf_image_prepare(jf_image *img, int width, int height, int channels, jf_sample sample);
+
+/* Bytes of one sample of the image: 1 or 2. */
+static inline size_t jf_bps(const jf_image *img)
+{
+    return img->sample == JF_SAMPLE_U16 ? 2 : 1;
+}
 
 /* Bytes of one row of pixels (without the stride's slack). */
 static inline size_t jf_row_bytes(const jf_image *img)
 {
-    return (size_t)img->width * (size_t)img->channels;
+    return (size_t)img->width * (size_t)img->channels * jf_bps(img);
 }
 
 #ifdef __cplusplus

@@ -23,8 +23,8 @@ jf_status jf_gpu_filter_setup(jf_context *ctx, const jf_image *src, const jf_ima
     if ((st = jf_gpu_input(ctx, src, JF_SLOT_IN, &in)) != JF_OK ||
         (st = jf_gpu_output(ctx, dst, out)) != JF_OK)
         return st;
-    return jf_gpu_pad_planes(ctx, &in, src->width, src->height, src->channels, k / 2, border,
-                             planes, plane_rows);
+    return jf_gpu_pad_planes(ctx, &in, src->width, src->height, src->channels, src->sample, k / 2,
+                             border, planes, plane_rows);
 }
 
 jf_status jf_gpu_filter_done(jf_context *ctx, int id, const char *kernel, const char *name,
@@ -34,6 +34,7 @@ jf_status jf_gpu_filter_done(jf_context *ctx, int id, const char *kernel, const 
     if (e != cudaSuccess)
         return jf_cuda_fail(kernel, __FILE__, __LINE__, e);
     return jf_gpu_timer_stop(ctx, id, name, variant, k, shape,
-                             (uint64_t)(shape->width + k - 1) * (shape->height + k - 1) * shape->channels,
-                             (uint64_t)shape->width * shape->height * shape->channels);
+                             (uint64_t)(shape->width + k - 1) * (shape->height + k - 1) *
+                                 shape->channels * jf_bps(shape),
+                             (uint64_t)shape->width * shape->height * shape->channels * jf_bps(shape));
 }

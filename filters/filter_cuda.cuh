@@ -19,9 +19,11 @@ jf_status jf_gpu_filter_setup(jf_context *ctx, const jf_image *src, const jf_ima
 jf_status jf_gpu_filter_done(jf_context *ctx, int id, const char *kernel, const char *name,
                              const char *variant, int k, const jf_image *shape);
 
-/* Padded planes in the PAD slot: `channels` planes of (w+2r) x (h+2r),
- * with room for tile loads that overrun the right edge (pad_cuda.cu). */
+/* Padded planes in the PAD slot: `channels` planes of (w+2r) x (h+2r)
+ * samples of `sample`'s type, with room for tile loads that overrun the
+ * right edge (pad_cuda.cu). */
 jf_status jf_gpu_pad_planes(jf_context *ctx, const jf_dview *src, int w, int h, int ch,
-                            int radius, jf_border border, jf_dview *planes, int *plane_rows);
+                            jf_sample sample, int radius, jf_border border, jf_dview *planes,
+                            int *plane_rows);
 
 #endif

@@ -1,16 +1,20 @@
 /* Argument checks shared by every operation. */
 #include "filters/filters.h"
 #include "core/errors.h"
+#include "core/image.h"
 #include "core/names.h"
 
 jf_status jf_check_host_image(const char *fn, const char *what, const jf_image *img)
 {
+    jf_status st;
     if (!img || !img->data)
         return jf_fail(JF_ERR_ARG, "%s: %s image is NULL", fn, what);
     if (img->width < 1 || img->height < 1 || img->channels < 1 || img->channels > 4)
         return jf_fail(JF_ERR_ARG, "%s: %s image has invalid shape %dx%dx%d", fn, what,
                        img->width, img->height, img->channels);
-    if (img->stride < (size_t)img->width * (size_t)img->channels)
+    if ((st = jf_check_sample(fn, img)) != JF_OK)
+        return st;
+    if (img->stride < jf_row_bytes(img))
         return jf_fail(JF_ERR_ARG, "%s: %s image stride %zu is shorter than a row", fn, what,
                        img->stride);
     if ((unsigned)img->location >= JF_LOC_COUNT)
@@ -19,14 +23,25 @@ jf_status jf_check_host_image(const char *fn, const char *what, const jf_image *
     if (img->location == JF_LOC_DEVICE)
         return jf_fail(JF_ERR_ARG, "%s: %s image is in device memory; the CPU path needs host memory",
                        fn, what);
-    return jf_check_sample(fn, img);
+    return JF_OK;
 }
 
 jf_status jf_check_sample(const char *fn, const jf_image *img)
 {
+    if (!jf_sample_size(img->sample))
+        return jf_fail(JF_ERR_UNSUPPORTED, "%s: unknown sample type %d (8 and 16 bits are "
+                       "supported)", fn, (int)img->sample);
+    if (img->sample == JF_SAMPLE_U16 && ((uintptr_t)img->data % 2 || img->stride % 2))
+        return jf_fail(JF_ERR_ARG, "%s: 16-bit image data and stride must be even (2-byte aligned)",
+                       fn);
+    return JF_OK;
+}
+
+jf_status jf_check_8bit(const char *fn, const jf_image *img, const char *why)
+{
     if (img->sample != JF_SAMPLE_U8)
-        return jf_fail(JF_ERR_UNSUPPORTED, "%s: sample type %d is not supported (8-bit only)", fn,
-                       (int)img->sample);
+        return jf_fail(JF_ERR_UNSUPPORTED, "%s: takes 8-bit samples only; this image has %d-bit samples%s%s",
+                       fn, 8 * (int)jf_sample_size(img->sample), why ? " " : "", why ? why : "");
     return JF_OK;
 }
 
@@ -40,8 +55,9 @@ jf_status jf_check_image(const char *fn, const char *what, const jf_image *img, 
     if (on_gpu && img && img->data && img->location != JF_LOC_HOST) {
         if ((unsigned)img->location >= JF_LOC_COUNT || img->width < 1 || img->height < 1 ||
             img->channels < 1 || img->channels > 4 ||
-            img->stride < (size_t)img->width * (size_t)img->channels)
-            return jf_fail(JF_ERR_ARG, "%s: %s image has an invalid shape or location", fn, what);
+            !jf_sample_size(img->sample) || img->stride < jf_row_bytes(img))
+            return jf_fail(JF_ERR_ARG, "%s: %s image has an invalid shape, sample type or location",
+                           fn, what);
         return jf_check_sample(fn, img);
     }
     return jf_check_host_image(fn, what, img);

@@ -25,8 +25,12 @@ int jf_use_gpu(const jf_context *ctx, jf_variant variant);
  * mapped or managed memory only when the call runs on the GPU. */
 jf_status jf_check_image(const char *fn, const char *what, const jf_image *img, int on_gpu);
 
-/* The sample type is one this operation takes (8-bit for now). */
+/* The sample type is a known one (8 or 16 bits). */
 jf_status jf_check_sample(const char *fn, const jf_image *img);
+
+/* For what takes 8-bit samples only: JF_ERR_UNSUPPORTED naming the depth,
+ * with `why` (may be NULL) appended to the reason. */
+jf_status jf_check_8bit(const char *fn, const jf_image *img, const char *why);
 
 /* An odd kernel size in 1..max. */
 jf_status jf_check_ksize(const char *fn, int ksize, int max);
@@ -77,6 +81,13 @@ JF_HD unsigned char jf_saturate_round(float v)
 {
     return v <= 0.0f ? (unsigned char)0
                      : v >= 254.5f ? (unsigned char)255 : (unsigned char)(int)(v + 0.5f);
+}
+
+/* The same rule at 16 bits: 0..65535 (float holds every level exactly). */
+JF_HD unsigned short jf_saturate_round16(float v)
+{
+    return v <= 0.0f ? (unsigned short)0
+                     : v >= 65534.5f ? (unsigned short)65535 : (unsigned short)(int)(v + 0.5f);
 }
 
 #endif

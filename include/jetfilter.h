@@ -11,9 +11,11 @@
  *   and read with jf_last_error().  The library never prints and never exits.
  *
  * Images
- *   Samples are 8-bit unsigned (jf_image.sample == JF_SAMPLE_U8), channels
+ *   Samples are unsigned 8-bit (jf_image.sample == JF_SAMPLE_U8) or, since
+ *   1.5, unsigned 16-bit in host byte order (JF_SAMPLE_U16), channels
  *   interleaved (RGBRGB...), rows `stride` bytes apart.  Filters treat every
- *   channel independently.  An output image whose `data` is NULL is allocated
+ *   channel independently; an output has the sample type of its input.
+ *   Which operations take 16-bit samples is said where each is declared.  An output image whose `data` is NULL is allocated
  *   by the call (host memory, owned by the image, released with
  *   jf_image_free()); an output that already has data must have the expected
  *   size and channels and is written in place.
@@ -62,9 +64,9 @@ extern "C" {
 #endif
 
 #define JF_VERSION_MAJOR 1
-#define JF_VERSION_MINOR 4
+#define JF_VERSION_MINOR 5
 #define JF_VERSION_PATCH 0
-#define JF_VERSION_STRING "1.4.0"
+#define JF_VERSION_STRING "1.5.0"
 
 /* ------------------------------------------------------------------------ */
 /* Status and errors                                                         */
@@ -113,12 +115,19 @@ typedef enum jf_location {
     JF_LOC_COUNT
 } jf_location;
 
-/** Type of one sample.  Version 1.0 has 8-bit samples only; operations
- *  refuse other types with JF_ERR_UNSUPPORTED. */
+/** Type of one sample.  Operations refuse a type they do not take with
+ *  JF_ERR_UNSUPPORTED and the reason. */
 typedef enum jf_sample {
-    JF_SAMPLE_U8 = 0, /**< unsigned 8 bits */
+    JF_SAMPLE_U8 = 0, /**< unsigned 8 bits, 0..255 */
+    JF_SAMPLE_U16,    /**< unsigned 16 bits in host byte order, 0..65535 (since 1.5) */
     JF_SAMPLE_COUNT
 } jf_sample;
+
+/** Bytes of one sample: 1 or 2 (0 for an unknown type). */
+size_t jf_sample_size(jf_sample sample);
+
+/** Largest value of a sample: 255 or 65535 (0 for an unknown type). */
+unsigned jf_sample_max(jf_sample sample);
 
 /** An image: channels interleaved, rows `stride` bytes apart.  Make one with
  *  jf_image_alloc(), jf_image_alloc_on(), jf_image_wrap() or
@@ -127,11 +136,12 @@ typedef struct jf_image {
     int width;            /**< pixels per row, >= 1 */
     int height;           /**< rows, >= 1 */
     int channels;         /**< 1 (grey) .. 4 */
-    size_t stride;        /**< bytes from one row to the next, >= width * channels */
+    size_t stride;        /**< bytes from one row to the next,
+                               >= width * channels * jf_sample_size(sample) */
     unsigned char *data;  /**< first byte of row 0 */
     jf_location location; /**< where `data` lives */
     int owned;            /**< non-zero: jf_image_free() releases `data` */
-    jf_sample sample;     /**< JF_SAMPLE_U8 */
+    jf_sample sample;     /**< JF_SAMPLE_U8 (what zeroing gives) or JF_SAMPLE_U16 */
     int device;           /**< CUDA device of DEVICE/MANAGED memory (informational) */
     int reserved[6];      /**< zero */
 } jf_image;
@@ -141,11 +151,22 @@ typedef struct jf_image {
  *  1..4), JF_ERR_LIMIT (over jf_max_pixels() or size_t), JF_ERR_NOMEM. */
 jf_status jf_image_alloc(jf_image *img, int width, int height, int channels);
 
+/** The same with a sample type: rows of width * channels * jf_sample_size()
+ *  bytes (since 1.5).  Errors as jf_image_alloc, plus JF_ERR_ARG for an
+ *  unknown type. */
+jf_status jf_image_alloc_as(jf_image *img, int width, int height, int channels,
+                            jf_sample sample);
+
 /** Describe host memory the caller owns; jf_image_free() will not release
  *  it.  `stride` 0 means width * channels.  Nothing is checked here; the
  *  operations check what they are given. */
 jf_image jf_image_wrap(unsigned char *data, int width, int height, int channels,
                        size_t stride);
+
+/** jf_image_wrap with a sample type; `stride` 0 means width * channels *
+ *  jf_sample_size(sample) (since 1.5). */
+jf_image jf_image_wrap_as(void *data, int width, int height, int channels, size_t stride,
+                          jf_sample sample);
 
 /** Describe GPU-addressable memory the caller owns (a frame from another
  *  library): `location` is JF_LOC_DEVICE, JF_LOC_MAPPED (the host pointer
@@ -159,9 +180,20 @@ jf_image jf_image_wrap_device(void *data, int width, int height, int channels, s
  *  cudaFree, which waits for work still using it. */
 void jf_image_free(jf_image *img);
 
-/** Copy pixels between two host images of the same shape (strides may
- *  differ).  Errors: JF_ERR_ARG (NULL, shapes differ, not host memory). */
+/** Copy pixels between two host images of the same shape and sample type
+ *  (strides may differ).  Errors: JF_ERR_ARG (NULL, shapes or types differ,
+ *  not host memory). */
 jf_status jf_image_copy(const jf_image *src, jf_image *dst);
+
+/**
+ * Copy a host image into another of the same shape and a different sample
+ * type (since 1.5).  `dst->sample` says the type wanted; `dst` with NULL
+ * data is allocated.  8 to 16 bits: v * 257 (0 -> 0, 255 -> 65535, exact
+ * back); 16 to 8 bits: the nearest level, (v + 128) / 257 in integers
+ * (round(v / 257); v / 257 is never exactly halfway).
+ * The same type: a copy.  Errors: JF_ERR_ARG, JF_ERR_NOMEM.
+ */
+jf_status jf_image_convert(const jf_image *src, jf_image *dst);
 
 /**
  * Resource limits that hold for any input, so that a hostile or broken file
@@ -219,13 +251,22 @@ typedef struct jf_blob {
     char key[80]; /**< PNG text chunks: the keyword; otherwise "" */
 } jf_blob;
 
+/** What the colour channels of a picture mean (since 1.5). */
+typedef enum jf_color_model {
+    JF_COLOR_DEFAULT = 0, /**< grey (1 channel) or RGB (3 channels) */
+    JF_COLOR_CMYK,        /**< 4 channels: C, M, Y, K exactly as a CMYK or YCCK JPEG
+                               holds them (Adobe's files store them inverted: 255 = no
+                               ink); filters treat each channel on its own */
+    JF_COLOR_COUNT
+} jf_color_model;
+
 /**
  * An image as it lives in a file: the colour planes that filters work on,
  * an optional alpha plane that they leave alone, and metadata.  Owned by the
  * library's allocations; release with jf_picture_free().
  */
 typedef struct jf_picture {
-    jf_image color;    /**< 1 (grey) or 3 (RGB) channels */
+    jf_image color;    /**< 1 (grey), 3 (RGB) or 4 (CMYK) channels, 8 or 16 bits */
     jf_image alpha;    /**< 1 channel, or data == NULL when there is none */
     jf_format format;  /**< format it was decoded from */
     unsigned char *icc; size_t icc_size;   /**< ICC profile, or NULL */
@@ -234,7 +275,11 @@ typedef struct jf_picture {
     int jpeg_h_samp, jpeg_v_samp; /**< luma sampling of a JPEG input (2,2 = 4:2:0); 0 if unknown */
     int decoded_on_gpu; /**< 1: the colour plane came from nvJPEG (hardware engine), 2: nvJPEG's
                              hybrid decoder, 0: the CPU (since 1.4; before, reserved and zero) */
-    int reserved[7];   /**< zero */
+    jf_color_model color_model; /**< since 1.5 (before, reserved and zero: grey or RGB) */
+    int jpeg_ycck;     /**< CMYK: 1 when the JPEG stored it as YCCK (written back so) */
+    int jpeg_adobe;    /**< CMYK: 1 when the JPEG had an Adobe APP14 marker (written back,
+                            with it the inverted convention the values follow) */
+    int reserved[4];   /**< zero */
 } jf_picture;
 
 /** Decode a JPEG or PNG held in memory.  `name` is used in error details
@@ -282,7 +327,12 @@ jf_encode_options jf_encode_defaults(void);
 #define JF_ENCODE_OPTIONS_INIT {sizeof(jf_encode_options), JF_FORMAT_PNG, 92, -1, 0, 0, 0}
 
 /** Encode into a malloc()ed buffer the caller frees.  JPEG drops alpha.
- *  `opt` NULL: the defaults, in the picture's own format.  The pixels may be
+ *  `opt` NULL: the defaults, in the picture's own format.  PNG keeps 16-bit
+ *  samples (big-endian in the file, as PNG stores them); JPEG holds 8 bits,
+ *  so a 16-bit picture is refused for JPEG (JF_ERR_UNSUPPORTED: convert it
+ *  with jf_image_convert first).  A CMYK picture is written as a CMYK (or
+ *  YCCK) JPEG with its Adobe marker as it came; PNG has no CMYK, so it is
+ *  refused for PNG (JF_ERR_UNSUPPORTED).  The pixels may be
  *  HOST, MAPPED or MANAGED (after jf_context_sync(): no GPU work may be
  *  using them).  Errors: JF_ERR_ARG (options out of range, image in device
  *  memory), JF_ERR_ENCODE, JF_ERR_NOMEM. */
@@ -294,6 +344,17 @@ jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *opt,
  *  As jf_picture_encode, plus JF_ERR_IO. */
 jf_status jf_picture_write(const char *path, const jf_picture *pic,
                            const jf_encode_options *opt);
+
+/**
+ * Turn a CMYK picture into RGB, in place (since 1.5): each channel
+ * R = round((255 - C) (255 - K) / 255), likewise G from M and B from Y,
+ * with C, M, Y, K the amounts of ink (a file with the Adobe marker stores
+ * them inverted, which is undone first).  A plain conversion that ignores
+ * any print profile; the CMYK ICC profile is dropped (it does not describe
+ * RGB) and the warning says so.  A picture that is not CMYK is left alone.
+ * Errors: JF_ERR_ARG (device memory), JF_ERR_NOMEM.
+ */
+jf_status jf_picture_cmyk_to_rgb(jf_picture *pic);
 
 /** Release everything a picture owns and zero it.  NULL is fine. */
 void jf_picture_free(jf_picture *pic);
@@ -470,6 +531,11 @@ jf_status jf_image_alloc_on(jf_context *ctx, jf_image *img, int width, int heigh
 jf_status jf_context_frame(jf_context *ctx, int which, int width, int height, int channels,
                            jf_image *img);
 
+/** jf_context_frame with a sample type (rows of width * channels *
+ *  jf_sample_size(sample) bytes).  Since 1.5. */
+jf_status jf_context_frame_as(jf_context *ctx, int which, int width, int height, int channels,
+                              jf_sample sample, jf_image *img);
+
 /** As jf_picture_encode, on a context: a picture whose colour plane is in
  *  device memory (frame 3, say, after a filter) is encoded there by nvJPEG
  *  when the output is JPEG and the context's codec is not CPU (metadata as
@@ -530,7 +596,7 @@ typedef enum jf_variant {
 const char *jf_variant_name(jf_variant variant);
 
 /** Pad `src` by `radius` pixels on every side into `dst`
- *  ((width+2r) x (height+2r), same channels).  Errors: JF_ERR_ARG (radius
+ *  ((width+2r) x (height+2r), same channels and sample type).  Errors: JF_ERR_ARG (radius
  *  outside 0..4096, bad images), JF_ERR_LIMIT, JF_ERR_NOMEM, JF_ERR_CUDA. */
 jf_status jf_pad(jf_context *ctx, const jf_image *src, int radius,
                  jf_border border, jf_image *dst);
@@ -551,7 +617,10 @@ jf_median_options jf_median_defaults(void);
 #define JF_MEDIAN_OPTIONS_INIT \
     {sizeof(jf_median_options), 3, JF_BORDER_REPLICATE, JF_VARIANT_AUTO, 0, 0}
 
-/** k x k median of every channel; `dst` has the size of `src`.  Errors:
+/** k x k median of every channel; `dst` has the size and sample type of
+ *  `src`.  8 and 16 bits on the CPU; on the GPU 16-bit images take the
+ *  `global` variant (`auto` picks it; `shared` and `fast` are 8-bit only:
+ *  JF_ERR_UNSUPPORTED).  Errors:
  *  JF_ERR_ARG (options, images, a variant the backend lacks, a block the
  *  device cannot launch), JF_ERR_UNSUPPORTED (sample type, a variant that
  *  does not exist for this k), JF_ERR_LIMIT, JF_ERR_NOMEM, JF_ERR_CUDA. */
@@ -577,7 +646,9 @@ jf_conv_options jf_conv_defaults(void);
 /**
  * Correlation with a k x k float kernel:
  *   out(x,y) = sat( round( sum_{i,j} w[j][i] * in(x+i-r, y+j-r) ) ),  r = k/2
- * accumulated in float, rounded half away from zero and saturated to 0..255.
+ * accumulated in float, rounded half away from zero and saturated to 0..255
+ * (0..65535 for 16-bit images; on the GPU those take the `global` variant,
+ * as for the median).
  * Rank-1 kernels (box, Gaussian) take a separable path whose result differs
  * from the direct sum by at most 1 in the last place.  Errors as jf_median,
  * plus JF_ERR_ARG for weights that are NULL, not finite or larger than 1e30
@@ -626,7 +697,9 @@ jf_status jf_adaptive_median(jf_context *ctx, const jf_image *src, jf_image *dst
  * least one; the median of an even count is the mean of the two middle
  * values, rounded half up.  When even the largest window has none (a
  * saturated region, or noise beyond what max_ksize can bridge), the value
- * that fills more than half of that window (0 or 255).
+ * that fills more than half of that window (0 or 255).  8-bit images
+ * only (JF_ERR_UNSUPPORTED otherwise), as for the adaptive median and the
+ * density estimate.
  * With opt->refine, a second pass then sets each impulse to the mean of the
  * first pass's 3 x 3 neighbourhood inside the image, rounded half up: the
  * first pass's estimates rest on few clean samples at high densities, and
@@ -707,7 +780,8 @@ jf_status jf_kernel_parse(const char *text, size_t size, const char *name, jf_ke
 void jf_kernel_free(jf_kernel *kernel);
 
 /**
- * PSNR = 10 log10(255^2 / MSE), MSE over every channel of every pixel.
+ * PSNR = 10 log10(L^2 / MSE), MSE over every channel of every pixel, L = 255
+ * for 8-bit images and 65535 for 16-bit ones (both images of one depth).
  * Identical images give +INFINITY (print it as "inf").  `mse` may be NULL.
  * Waits for the result.  Errors: JF_ERR_ARG (shapes differ), JF_ERR_NOMEM,
  * JF_ERR_CUDA.
@@ -717,18 +791,20 @@ jf_status jf_psnr(jf_context *ctx, const jf_image *a, const jf_image *b,
 
 /**
  * Mean SSIM of Wang et al. 2004 (11x11 Gaussian window, sigma 1.5, K1 0.01,
- * K2 0.03, L 255, population statistics) over the region where the window
- * fits; for several channels the mean of the per-channel values.  Matches
- * scikit-image structural_similarity(gaussian_weights=True, sigma=1.5,
- * use_sample_covariance=False, data_range=255).  Both sides must be >= 11.
+ * K2 0.03, L 255 or 65535 by depth, population statistics) over the region
+ * where the window fits; for several channels the mean of the per-channel
+ * values.  Matches scikit-image structural_similarity(gaussian_weights=True,
+ * sigma=1.5, use_sample_covariance=False, data_range=L).  Both sides must be >= 11.
  * Waits for the result.  Errors as jf_psnr.
  */
 jf_status jf_ssim(jf_context *ctx, const jf_image *a, const jf_image *b,
                   double *ssim);
 
 typedef enum jf_noise_kind {
-    JF_NOISE_SALT_PEPPER = 0, /**< amount = fraction of pixels set to 0 or 255 */
-    JF_NOISE_GAUSSIAN,        /**< amount = standard deviation in levels */
+    JF_NOISE_SALT_PEPPER = 0, /**< amount = fraction of pixels set to 0 or the top level
+                                   (255, or 65535 at 16 bits) */
+    JF_NOISE_GAUSSIAN,        /**< amount = standard deviation in 8-bit levels (scaled by
+                                   257 at 16 bits: the same visible noise at either depth) */
     JF_NOISE_COUNT
 } jf_noise_kind;
 
@@ -742,8 +818,8 @@ typedef struct jf_noise_options {
 jf_noise_options jf_noise_defaults(void);
 #define JF_NOISE_OPTIONS_INIT {sizeof(jf_noise_options), JF_NOISE_SALT_PEPPER, 0.05, 1}
 
-/** Add noise in place (host, mapped or managed images, on the CPU).
- *  Errors: JF_ERR_ARG. */
+/** Add noise in place (host, mapped or managed images, on the CPU; 8 or 16
+ *  bits).  Errors: JF_ERR_ARG. */
 jf_status jf_add_noise(jf_context *ctx, jf_image *img, const jf_noise_options *opt);
 
 /* ------------------------------------------------------------------------ */

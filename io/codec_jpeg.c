@@ -13,6 +13,12 @@
  * anew by libjpeg.  The pixels are not rotated, so the EXIF orientation stays
  * true.
  *
+ * CMYK and YCCK files decode to four channels exactly as stored (YCCK through
+ * libjpeg's own transform back to CMYK) and encode to the same kind, with
+ * the Adobe marker when the input had one: Adobe's files store CMYK
+ * inverted, and that convention travels with the marker, so the output
+ * means what the input meant without any guessed conversion.
+ *
  * Before libjpeg sees a file, jf_jpeg_prescan (scan.c) checks every marker's
  * length, the metadata bytes and the number of scans against jf_limits; a
  * progress monitor holds the scan limit again while decoding, as djpeg's
@@ -203,16 +209,19 @@ jf_status jf_jpeg_decode(jf_context *frame_ctx, const unsigned char *bytes, size
         break;
     case JCS_CMYK:
     case JCS_YCCK:
-        st = jf_fail(JF_ERR_UNSUPPORTED,
-                     "CMYK JPEG is not supported (its colours need the embedded print "
-                     "profile; convert it to RGB first)");
-        goto done;
+        /* the four channels as the file means them (YCCK back to CMYK, no
+         * guessed conversion); the encoder writes the same kind back */
+        cinfo.out_color_space = JCS_CMYK;
+        pic->color_model = JF_COLOR_CMYK;
+        pic->jpeg_ycck = cinfo.jpeg_color_space == JCS_YCCK;
+        pic->jpeg_adobe = cinfo.saw_Adobe_marker ? 1 : 0;
+        break;
     default:
         st = jf_fail(JF_ERR_UNSUPPORTED, "JPEG colour space %d is not supported",
                      (int)cinfo.jpeg_color_space);
         goto done;
     }
-    if (cinfo.num_components == 3) {
+    if (cinfo.num_components >= 3) {
         pic->jpeg_h_samp = cinfo.comp_info[0].h_samp_factor;
         pic->jpeg_v_samp = cinfo.comp_info[0].v_samp_factor;
     }
@@ -233,7 +242,7 @@ jf_status jf_jpeg_decode(jf_context *frame_ctx, const unsigned char *bytes, size
 
     jpeg_start_decompress(&cinfo);
     st = jf_picture_alloc_color(frame_ctx, pic, (int)cinfo.output_width,
-                                (int)cinfo.output_height, cinfo.output_components);
+                                (int)cinfo.output_height, cinfo.output_components, JF_SAMPLE_U8);
     if (st != JF_OK)
         goto done;
     while (cinfo.output_scanline < cinfo.output_height) {
@@ -324,8 +333,24 @@ jf_status jf_jpeg_encode(const jf_picture *pic, int quality, unsigned char **out
     cinfo.image_width = (JDIMENSION)img->width;
     cinfo.image_height = (JDIMENSION)img->height;
     cinfo.input_components = img->channels;
-    cinfo.in_color_space = img->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    cinfo.in_color_space = img->channels == 1 ? JCS_GRAYSCALE : img->channels == 4 ? JCS_CMYK : JCS_RGB;
     jpeg_set_defaults(&cinfo);
+    if (img->channels == 4) {
+        /* CMYK back as it came: YCCK or CMYK, with the Adobe marker (and so
+         * the inverted convention) if the input had one; YCCK is only
+         * recognisable through that marker, so it always gets one */
+        jpeg_set_colorspace(&cinfo, pic->jpeg_ycck ? JCS_YCCK : JCS_CMYK);
+        cinfo.write_Adobe_marker = pic->jpeg_ycck || pic->jpeg_adobe ? TRUE : FALSE;
+        if (pic->jpeg_h_samp >= 1 && pic->jpeg_h_samp <= 4 && pic->jpeg_v_samp >= 1 &&
+            pic->jpeg_v_samp <= 4) {
+            cinfo.comp_info[0].h_samp_factor = pic->jpeg_h_samp;
+            cinfo.comp_info[0].v_samp_factor = pic->jpeg_v_samp;
+            if (pic->jpeg_ycck) { /* K is full resolution beside Y */
+                cinfo.comp_info[3].h_samp_factor = pic->jpeg_h_samp;
+                cinfo.comp_info[3].v_samp_factor = pic->jpeg_v_samp;
+            }
+        }
+    }
     jpeg_set_quality(&cinfo, quality, TRUE);
     if (img->channels == 3 && pic->jpeg_h_samp >= 1 && pic->jpeg_h_samp <= 4 &&
         pic->jpeg_v_samp >= 1 && pic->jpeg_v_samp <= 4) {

@@ -1,10 +1,12 @@
 /*
  * PNG through libpng.
  *
- * Every 8-bit layout is read: grey, grey+alpha, RGB, RGBA, palette (expanded
- * to RGB, or RGBA when it has transparency), 1/2/4-bit grey (expanded), and
- * interlaced files.  Alpha is split off so filters never touch it and is
- * written back as it was.  16-bit files are refused, not truncated.
+ * Every layout is read: grey, grey+alpha, RGB, RGBA at 8 or 16 bits,
+ * palette (expanded to RGB, or RGBA when it has transparency), 1/2/4-bit
+ * grey (expanded to 8), and interlaced files.  16-bit files stay 16-bit
+ * (big-endian in the file, host order in memory) and are written back so.
+ * Alpha is split off so filters never touch it and is written back as it
+ * was.
  *
  * Metadata kept: the ICC profile (iCCP), EXIF (eXIf) and text chunks.
  * libpng's errors come back through longjmp with their message; its
@@ -140,14 +142,20 @@ static void set_limits(png_structp png)
     png_set_chunk_malloc_max(png, (png_alloc_size_t)(lim.max_chunk_bytes + 4096));
 }
 
-/* Transformations to 8-bit grey, grey+alpha, RGB or RGBA. */
-static jf_status set_layout(png_structp png, png_infop info, int *channels)
+/* 16-bit samples arrive big-endian; swap them on little-endian hosts. */
+static int host_is_little_endian(void)
+{
+    const uint16_t one = 1;
+    return *(const unsigned char *)&one == 1;
+}
+
+/* Transformations to grey, grey+alpha, RGB or RGBA of 8 or 16 bits. */
+static jf_status set_layout(png_structp png, png_infop info, int *channels, int *depth16)
 {
     int depth = png_get_bit_depth(png, info), color_type = png_get_color_type(png, info);
-    if (depth == 16)
-        return jf_fail(JF_ERR_UNSUPPORTED,
-                       "16-bit PNG is not supported (jetfilter filters 8-bit images and will "
-                       "not drop the low byte silently; convert it to 8 bits first)");
+    *depth16 = depth == 16;
+    if (depth == 16 && host_is_little_endian())
+        png_set_swap(png);
     if (color_type == PNG_COLOR_TYPE_PALETTE)
         png_set_palette_to_rgb(png);
     if (color_type == PNG_COLOR_TYPE_GRAY && depth < 8)
@@ -157,23 +165,24 @@ static jf_status set_layout(png_structp png, png_infop info, int *channels)
     png_set_interlace_handling(png);
     png_read_update_info(png, info);
     *channels = png_get_channels(png, info);
-    if (*channels < 1 || *channels > 4 || png_get_bit_depth(png, info) != 8)
+    if (*channels < 1 || *channels > 4 || png_get_bit_depth(png, info) != (*depth16 ? 16 : 8))
         return jf_fail(JF_ERR_UNSUPPORTED, "PNG layout not supported");
     return JF_OK;
 }
 
-/* Interleaved rows (colour and alpha) into the picture's two planes. */
-static void split_alpha(const unsigned char *full, int channels, jf_picture *pic)
+/* Interleaved rows (colour and alpha) into the picture's two planes; `b`
+ * bytes a sample. */
+static void split_alpha(const unsigned char *full, int channels, size_t b, jf_picture *pic)
 {
     const int w = pic->color.width, cc = pic->color.channels;
     int x, y;
     for (y = 0; y < pic->color.height; y++) {
-        const unsigned char *s = full + (size_t)y * w * (size_t)channels;
+        const unsigned char *s = full + (size_t)y * w * (size_t)channels * b;
         unsigned char *c = pic->color.data + (size_t)y * pic->color.stride;
         unsigned char *a = pic->alpha.data + (size_t)y * pic->alpha.stride;
         for (x = 0; x < w; x++) {
-            memcpy(c + (size_t)x * cc, s + (size_t)x * channels, (size_t)cc);
-            a[x] = s[(size_t)x * channels + cc];
+            memcpy(c + (size_t)x * cc * b, s + (size_t)x * channels * b, (size_t)cc * b);
+            memcpy(a + (size_t)x * b, s + ((size_t)x * channels + cc) * b, b);
         }
     }
 }
@@ -190,24 +199,30 @@ typedef struct png_read {
 static jf_status read_pixels(png_read *r, jf_context *frame_ctx, jf_picture *pic)
 {
     png_uint_32 w = png_get_image_width(r->png, r->info), h = png_get_image_height(r->png, r->info);
-    int channels, y;
+    int channels, depth16, y;
+    jf_sample sample;
+    size_t b;
     jf_status st;
-    if ((st = set_layout(r->png, r->info, &channels)) != JF_OK ||
-        (st = jf_picture_alloc_color(frame_ctx, pic, (int)w, (int)h, channels >= 3 ? 3 : 1)) != JF_OK ||
+    if ((st = set_layout(r->png, r->info, &channels, &depth16)) != JF_OK)
+        return st;
+    sample = depth16 ? JF_SAMPLE_U16 : JF_SAMPLE_U8;
+    b = jf_sample_size(sample);
+    if ((st = jf_picture_alloc_color(frame_ctx, pic, (int)w, (int)h, channels >= 3 ? 3 : 1,
+                                     sample)) != JF_OK ||
         (channels != pic->color.channels &&
-         (st = jf_image_alloc(&pic->alpha, (int)w, (int)h, 1)) != JF_OK))
+         (st = jf_image_alloc_as(&pic->alpha, (int)w, (int)h, 1, sample)) != JF_OK))
         return st;
     if (!(r->rows = (png_bytep *)malloc(sizeof(png_bytep) * h)) ||
         (channels != pic->color.channels &&
-         !(r->full = (unsigned char *)malloc((size_t)w * (size_t)channels * h))))
+         !(r->full = (unsigned char *)malloc((size_t)w * (size_t)channels * b * h))))
         return jf_fail(JF_ERR_NOMEM, "out of memory");
     for (y = 0; y < (int)h; y++)
-        r->rows[y] = r->full ? r->full + (size_t)y * w * (size_t)channels
+        r->rows[y] = r->full ? r->full + (size_t)y * w * (size_t)channels * b
                              : pic->color.data + (size_t)y * pic->color.stride;
     png_read_image(r->png, r->rows);
     png_read_end(r->png, r->end);
     if (r->full)
-        split_alpha(r->full, channels, pic);
+        split_alpha(r->full, channels, b, pic);
     return JF_OK;
 }
 
@@ -295,17 +310,18 @@ static void write_rows(png_structp png, const jf_picture *pic, unsigned char **r
 {
     const jf_image *img = &pic->color;
     const int has_alpha = pic->alpha.data != NULL, channels = img->channels + has_alpha;
+    const size_t b = jf_bps(img);
     int x, y;
-    if (has_alpha && !(*row = (unsigned char *)malloc((size_t)img->width * (size_t)channels)))
+    if (has_alpha && !(*row = (unsigned char *)malloc((size_t)img->width * (size_t)channels * b)))
         png_error(png, "out of memory");
     for (y = 0; y < img->height; y++) {
         const unsigned char *c = img->data + (size_t)y * img->stride;
         if (has_alpha) {
             const unsigned char *a = pic->alpha.data + (size_t)y * pic->alpha.stride;
             for (x = 0; x < img->width; x++) {
-                memcpy(*row + (size_t)x * channels, c + (size_t)x * img->channels,
-                       (size_t)img->channels);
-                (*row)[(size_t)x * channels + img->channels] = a[x];
+                memcpy(*row + (size_t)x * channels * b, c + (size_t)x * img->channels * b,
+                       (size_t)img->channels * b);
+                memcpy(*row + ((size_t)x * channels + img->channels) * b, a + (size_t)x * b, b);
             }
             png_write_row(png, *row);
         } else {
@@ -368,8 +384,9 @@ jf_status jf_png_encode(const jf_picture *pic, int level, jf_png_filter filter, 
         color_type = has_alpha ? PNG_COLOR_TYPE_GRAY_ALPHA : PNG_COLOR_TYPE_GRAY;
     else
         color_type = has_alpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB;
-    png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height, 8, color_type,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height,
+                 img->sample == JF_SAMPLE_U16 ? 16 : 8, color_type, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
 #if defined(PNG_iCCP_SUPPORTED)
     if (pic->icc && pic->icc_size)
         png_set_iCCP(png, info, "ICC Profile", PNG_COMPRESSION_TYPE_BASE, pic->icc,
@@ -381,6 +398,8 @@ jf_status jf_png_encode(const jf_picture *pic, int level, jf_png_filter filter, 
 #endif
     set_text(png, info, pic, (png_textp *)&text);
     png_write_info(png, info);
+    if (img->sample == JF_SAMPLE_U16 && host_is_little_endian())
+        png_set_swap(png); /* PNG stores 16-bit samples big-endian */
     write_rows(png, pic, (unsigned char **)&row);
     png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);

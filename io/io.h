@@ -17,7 +17,7 @@ extern "C" {
 /* The decoders put the colour plane into frame 0 of `frame_ctx` when it is
  * not NULL (jf_picture_decode_frame), else into memory the picture owns. */
 jf_status jf_picture_alloc_color(jf_context *frame_ctx, jf_picture *pic, int width, int height,
-                                 int channels);
+                                 int channels, jf_sample sample);
 jf_status jf_jpeg_decode(jf_context *frame_ctx, const unsigned char *bytes, size_t size,
                          jf_picture *pic);
 jf_status jf_jpeg_encode(const jf_picture *pic, int quality, unsigned char **out, size_t *out_size);
@@ -77,6 +77,7 @@ jf_status jf_jpeg_prescan(const unsigned char *bytes, size_t size, jf_jpeg_scan 
 typedef struct jf_probe {
     jf_format format;
     int width, height, channels; /* channels as decoded (alpha included) */
+    int sample_bytes;            /* 1, or 2 for a 16-bit PNG */
     int progressive;
     uint64_t decode_bytes;       /* pixels, alpha, and a progressive JPEG's coefficients */
 } jf_probe;

@@ -100,17 +100,18 @@ jf_status jf_picture_probe(const unsigned char *bytes, size_t size, jf_probe *p)
         return jf_fail(JF_ERR_DECODE, "no image size in the file");
     /* pixels as decoded; a progressive JPEG also keeps every coefficient (2
      * bytes each, up to 3 components at full resolution) until the last scan */
-    p->decode_bytes = (uint64_t)p->width * p->height * (uint64_t)p->channels;
+    p->sample_bytes = p->format == JF_FORMAT_PNG && ps.depth == 16 ? 2 : 1;
+    p->decode_bytes = (uint64_t)p->width * p->height * (uint64_t)p->channels * (uint64_t)p->sample_bytes;
     if (p->progressive)
         p->decode_bytes += (uint64_t)p->width * p->height * 2u * (uint64_t)p->channels;
     return JF_OK;
 }
 
 jf_status jf_picture_alloc_color(jf_context *frame_ctx, jf_picture *pic, int width, int height,
-                                 int channels)
+                                 int channels, jf_sample sample)
 {
-    return frame_ctx ? jf_context_frame(frame_ctx, 0, width, height, channels, &pic->color)
-                     : jf_image_alloc(&pic->color, width, height, channels);
+    return frame_ctx ? jf_context_frame_as(frame_ctx, 0, width, height, channels, sample, &pic->color)
+                     : jf_image_alloc_as(&pic->color, width, height, channels, sample);
 }
 
 static jf_status decode(jf_context *frame_ctx, const unsigned char *bytes, size_t size,
@@ -187,6 +188,29 @@ static jf_status encode_options(const char *fn, const jf_picture *pic,
     return jf_options_read(fn, "jf_encode_defaults", o, sizeof *o, user);
 }
 
+/* What the encoders can be handed: grey or RGB at 8 or 16 bits, CMYK at 8,
+ * alpha of the colour's depth. */
+static jf_status check_layout(const jf_picture *pic)
+{
+    const jf_image *c = &pic->color;
+    if (!jf_sample_size(c->sample) || c->stride < jf_row_bytes(c))
+        return jf_fail(JF_ERR_ARG, "jf_picture_encode: unknown sample type or short stride");
+    if (pic->color_model == JF_COLOR_CMYK) {
+        if (c->channels != 4 || c->sample != JF_SAMPLE_U8)
+            return jf_fail(JF_ERR_ARG, "jf_picture_encode: CMYK needs 4 channels of 8 bits");
+    } else if (pic->color_model != JF_COLOR_DEFAULT) {
+        return jf_fail(JF_ERR_ARG, "jf_picture_encode: unknown colour model %d",
+                       (int)pic->color_model);
+    } else if (c->channels != 1 && c->channels != 3) {
+        return jf_fail(JF_ERR_ARG, "jf_picture_encode: %d colour channels (1 or 3 expected)",
+                       c->channels);
+    }
+    if (pic->alpha.data && (pic->alpha.sample != c->sample || pic->alpha.channels != 1))
+        return jf_fail(JF_ERR_ARG, "jf_picture_encode: the alpha plane must be one channel of "
+                       "the colour's depth");
+    return JF_OK;
+}
+
 jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *user,
                             unsigned char **bytes, size_t *size)
 {
@@ -202,15 +226,21 @@ jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *user
         return st;
     if (pic->color.location == JF_LOC_DEVICE) /* managed: the CPU reads it once the GPU is done */
         return jf_fail(JF_ERR_ARG, "jf_picture_encode: image is in device memory (copy it to the host first)");
-    if (pic->color.channels != 1 && pic->color.channels != 3)
-        return jf_fail(JF_ERR_ARG, "jf_picture_encode: %d colour channels (1 or 3 expected)",
-                       pic->color.channels);
+    if ((st = check_layout(pic)) != JF_OK)
+        return st;
     switch (opt->format) {
     case JF_FORMAT_JPEG:
         if (opt->quality < 1 || opt->quality > 100)
             return jf_fail(JF_ERR_ARG, "JPEG quality %d outside 1..100", opt->quality);
+        if (pic->color.sample != JF_SAMPLE_U8)
+            return jf_fail(JF_ERR_UNSUPPORTED, "a 16-bit image cannot be written as JPEG (8 bits "
+                           "per sample): write PNG, or convert it to 8 bits first "
+                           "(jetfilter: --depth 8)");
         return jf_jpeg_encode(pic, opt->quality, bytes, size);
     case JF_FORMAT_PNG:
+        if (pic->color_model == JF_COLOR_CMYK)
+            return jf_fail(JF_ERR_UNSUPPORTED, "a CMYK image cannot be written as PNG (PNG has no "
+                           "CMYK): write JPEG, or convert it to RGB first (jetfilter: --cmyk-to-rgb)");
         if (opt->png_level < -1 || opt->png_level > 9)
             return jf_fail(JF_ERR_ARG, "PNG compression level %d outside 0..9 (-1: the default)",
                            opt->png_level);
@@ -271,4 +301,44 @@ jf_status jf_picture_write(const char *path, const jf_picture *pic,
         jf_error_prefix(path);
     free(bytes);
     return st;
+}
+
+jf_status jf_picture_cmyk_to_rgb(jf_picture *pic)
+{
+    jf_image rgb = {0};
+    jf_status st;
+    int x, y;
+    if (!pic || !pic->color.data)
+        return jf_fail(JF_ERR_ARG, "jf_picture_cmyk_to_rgb: NULL picture");
+    if (pic->color_model != JF_COLOR_CMYK)
+        return JF_OK;
+    if (pic->color.location == JF_LOC_DEVICE || pic->color.channels != 4)
+        return jf_fail(JF_ERR_ARG, "jf_picture_cmyk_to_rgb: needs 4 channels in host memory");
+    if ((st = jf_image_alloc(&rgb, pic->color.width, pic->color.height, 3)) != JF_OK)
+        return st;
+    for (y = 0; y < rgb.height; y++) {
+        const unsigned char *s = pic->color.data + (size_t)y * pic->color.stride;
+        unsigned char *d = rgb.data + (size_t)y * rgb.stride;
+        for (x = 0; x < rgb.width; x++, s += 4, d += 3) {
+            /* the white each ink leaves, 0..255: stored inverted under the Adobe marker */
+            const unsigned wk = pic->jpeg_adobe ? s[3] : 255u - s[3];
+            int c;
+            for (c = 0; c < 3; c++) {
+                const unsigned wc = pic->jpeg_adobe ? s[c] : 255u - s[c];
+                d[c] = (unsigned char)((wc * wk + 127u) / 255u); /* nearest: never a tie */
+            }
+        }
+    }
+    jf_image_free(&pic->color);
+    pic->color = rgb;
+    pic->color_model = JF_COLOR_DEFAULT;
+    pic->jpeg_ycck = pic->jpeg_adobe = 0;
+    if (pic->icc) {
+        free(pic->icc);
+        pic->icc = NULL;
+        pic->icc_size = 0;
+        jf_warn("CMYK converted to RGB without its print profile; the CMYK ICC profile is not "
+                "written");
+    }
+    return JF_OK;
 }

@@ -392,7 +392,8 @@ static jf_status measure(jf_batch *b, jf_batch_item *it)
         return JF_OK;
     }
     it->memory = (uint64_t)n + p.decode_bytes +
-                 (uint64_t)((double)p.width * p.height * p.channels * b->opt.memory_per_byte);
+                 (uint64_t)((double)p.width * p.height * p.channels * p.sample_bytes *
+                            b->opt.memory_per_byte);
     if (it->memory > b->opt.max_memory)
         return jf_fail(JF_ERR_LIMIT, "%s: %dx%d needs about %llu MB to process, over the memory "
                        "budget of %llu MB (--max-memory)", it->input, p.width, p.height,

@@ -36,6 +36,37 @@ jf_image t_random_image(int w, int h, int ch, int pad, uint64_t seed)
     return img;
 }
 
+jf_image t_random_image16(int w, int h, int ch, int pad, int shift, uint64_t seed)
+{
+    size_t stride = ((size_t)w * ch + (size_t)pad) * 2, i;
+    uint16_t *data = malloc(stride * (size_t)h);
+    jf_image img;
+    uint64_t s = seed * 0x9E3779B97F4A7C15ull + 7;
+    assert_non_null(data);
+    for (i = 0; i < stride / 2 * (size_t)h; i++)
+        data[i] = (uint16_t)((t_rand(&s) >> 48) >> shift);
+    img = jf_image_wrap_as(data, w, h, ch, stride, JF_SAMPLE_U16);
+    img.owned = 1;
+    return img;
+}
+
+unsigned t_px(const jf_image *img, int x, int y, int c)
+{
+    const unsigned char *row = img->data + (size_t)y * img->stride;
+    const size_t at = (size_t)x * img->channels + (size_t)c;
+    return img->sample == JF_SAMPLE_U16 ? ((const uint16_t *)(const void *)row)[at] : row[at];
+}
+
+void t_set_px(jf_image *img, int x, int y, int c, unsigned v)
+{
+    unsigned char *row = img->data + (size_t)y * img->stride;
+    const size_t at = (size_t)x * img->channels + (size_t)c;
+    if (img->sample == JF_SAMPLE_U16)
+        ((uint16_t *)(void *)row)[at] = (uint16_t)v;
+    else
+        row[at] = (unsigned char)v;
+}
+
 void t_map_bytes(jf_image *img, int shift)
 {
     int x, y;
@@ -48,12 +79,13 @@ void t_map_bytes(jf_image *img, int shift)
 
 jf_image t_poisoned_like(const jf_image *like, int pad)
 {
-    size_t stride = (size_t)like->width * like->channels + (size_t)pad;
+    const size_t bps = jf_sample_size(like->sample);
+    size_t stride = ((size_t)like->width * like->channels + (size_t)pad) * bps;
     unsigned char *data = malloc(stride * (size_t)like->height);
     jf_image img;
     assert_non_null(data);
     memset(data, 0xA5, stride * (size_t)like->height);
-    img = jf_image_wrap(data, like->width, like->height, like->channels, stride);
+    img = jf_image_wrap_as(data, like->width, like->height, like->channels, stride, like->sample);
     img.owned = 1;
     return img;
 }
@@ -61,14 +93,16 @@ jf_image t_poisoned_like(const jf_image *like, int pad)
 int t_images_equal(const jf_image *a, const jf_image *b)
 {
     int x, y;
-    if (a->width != b->width || a->height != b->height || a->channels != b->channels) {
-        print_error("shape %dx%dx%d vs %dx%dx%d\n", a->width, a->height, a->channels, b->width,
-                    b->height, b->channels);
+    if (a->width != b->width || a->height != b->height || a->channels != b->channels ||
+        a->sample != b->sample) {
+        print_error("shape %dx%dx%d/%d vs %dx%dx%d/%d\n", a->width, a->height, a->channels,
+                    (int)a->sample, b->width, b->height, b->channels, (int)b->sample);
         return 0;
     }
     for (y = 0; y < a->height; y++)
         for (x = 0; x < a->width * a->channels; x++) {
-            int va = a->data[(size_t)y * a->stride + x], vb = b->data[(size_t)y * b->stride + x];
+            int va = (int)t_px(a, x / a->channels, y, x % a->channels);
+            int vb = (int)t_px(b, x / b->channels, y, x % b->channels);
             if (va != vb) {
                 print_error("first difference at x=%d y=%d c=%d: %d vs %d\n", x / a->channels,
                             y, x % a->channels, va, vb);
@@ -83,8 +117,8 @@ int t_max_abs_diff(const jf_image *a, const jf_image *b)
     int x, y, m = 0;
     for (y = 0; y < a->height; y++)
         for (x = 0; x < a->width * a->channels; x++) {
-            int d = abs((int)a->data[(size_t)y * a->stride + x] -
-                        (int)b->data[(size_t)y * b->stride + x]);
+            int d = abs((int)t_px(a, x / a->channels, y, x % a->channels) -
+                        (int)t_px(b, x / b->channels, y, x % b->channels));
             if (d > m)
                 m = d;
         }
@@ -108,18 +142,25 @@ int t_border_index(int i, int n, jf_border border)
     return i;
 }
 
+static int cmp_int(const void *a, const void *b);
+
 /* Full sort of the window: insertion sort for small windows, counting sort
- * for large ones; either way every element is placed, then the middle read. */
-static unsigned char middle_of(unsigned char *win, int n)
+ * for large 8-bit ones, qsort for large 16-bit ones; either way every
+ * element is placed, then the middle read. */
+static int middle_of(int *win, int n, int wide)
 {
     int i, j, count[256] = {0}, seen = 0;
     if (n <= 81) {
         for (i = 1; i < n; i++) {
-            unsigned char v = win[i];
+            int v = win[i];
             for (j = i; j > 0 && win[j - 1] > v; j--)
                 win[j] = win[j - 1];
             win[j] = v;
         }
+        return win[n / 2];
+    }
+    if (wide) {
+        qsort(win, (size_t)n, sizeof *win, cmp_int);
         return win[n / 2];
     }
     for (i = 0; i < n; i++)
@@ -127,7 +168,7 @@ static unsigned char middle_of(unsigned char *win, int n)
     for (i = 0; i < 256; i++) {
         seen += count[i];
         if (seen > n / 2)
-            return (unsigned char)i;
+            return i;
     }
     return 255;
 }
@@ -137,13 +178,13 @@ static int sample(const jf_image *src, int x, int y, int c, jf_border border)
     int sx = t_border_index(x, src->width, border), sy = t_border_index(y, src->height, border);
     if (sx < 0 || sy < 0)
         return 0;
-    return src->data[(size_t)sy * src->stride + (size_t)sx * src->channels + c];
+    return (int)t_px(src, sx, sy, c);
 }
 
 void t_median_reference(const jf_image *src, int k, jf_border border, jf_image *dst)
 {
     int r = k / 2, x, y, c, i, j, n;
-    unsigned char *win = malloc((size_t)k * k);
+    int *win = malloc(sizeof(int) * (size_t)k * k);
     assert_non_null(win);
     for (y = 0; y < src->height; y++)
         for (x = 0; x < src->width; x++)
@@ -151,9 +192,8 @@ void t_median_reference(const jf_image *src, int k, jf_border border, jf_image *
                 n = 0;
                 for (j = -r; j <= r; j++)
                     for (i = -r; i <= r; i++)
-                        win[n++] = (unsigned char)sample(src, x + i, y + j, c, border);
-                dst->data[(size_t)y * dst->stride + (size_t)x * dst->channels + c] =
-                    middle_of(win, n);
+                        win[n++] = sample(src, x + i, y + j, c, border);
+                t_set_px(dst, x, y, c, (unsigned)middle_of(win, n, src->sample == JF_SAMPLE_U16));
             }
     free(win);
 }

@@ -19,6 +19,12 @@ uint64_t t_rand(uint64_t *state);
 jf_image t_random_image(int w, int h, int ch, int pad, uint64_t seed);
 /* Every sample shifted right by `shift` bits (fewer levels, more ties). */
 void t_map_bytes(jf_image *img, int shift);
+/* A 16-bit image of random samples >> shift (shift 12: 16 levels, full of
+ * ties), rows padded by `pad` samples. */
+jf_image t_random_image16(int w, int h, int ch, int pad, int shift, uint64_t seed);
+/* One sample of an 8- or 16-bit host image. */
+unsigned t_px(const jf_image *img, int x, int y, int c);
+void t_set_px(jf_image *img, int x, int y, int c, unsigned v);
 
 /* Same-shape image filled with 0xA5 ("poison") so unwritten pixels show. */
 jf_image t_poisoned_like(const jf_image *like, int pad);

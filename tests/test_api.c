@@ -70,6 +70,9 @@ static void test_abi_layout(void **state)
     assert_int_equal(offsetof(jf_context_options, stats), 48);
     assert_int_equal(offsetof(jf_context_options, codec), 56);
     assert_int_equal(offsetof(jf_picture, decoded_on_gpu), 204);
+    assert_int_equal(offsetof(jf_picture, color_model), 208); /* 1.5: was reserved[0..2] */
+    assert_int_equal(offsetof(jf_picture, jpeg_adobe), 216);
+    assert_int_equal(offsetof(jf_image, sample), 40);
     assert_int_equal(sizeof(jf_image), 72);
     assert_int_equal(sizeof(jf_picture), 240);
     assert_int_equal(sizeof(jf_device_info), 472);
@@ -369,15 +372,35 @@ static void test_context_frames(void **state)
     jf_context_destroy(ctx);
 }
 
-/* An image of a sample type this version does not handle is refused. */
+/* A sample type this version does not know (a newer header's) is refused;
+ * an operation that takes 8 bits only refuses 16 with the reason; an
+ * output of the wrong depth is refused. */
 static void test_sample_type(void **state)
 {
-    jf_image src = t_random_image(9, 9, 1, 0, 1), dst = {0};
+    jf_image src = t_random_image(9, 9, 1, 0, 1), dst = {0}, deep = {0};
     jf_median_options mo = t_median_opts(3, JF_BORDER_ZERO, JF_VARIANT_AUTO);
+    jf_impulse_options io = jf_impulse_defaults();
     (void)state;
     src.sample = (jf_sample)7;
     assert_int_equal(jf_median(NULL, &src, &dst, &mo), JF_ERR_UNSUPPORTED);
+    assert_non_null(strstr(jf_last_error(), "unknown sample type 7"));
     src.sample = JF_SAMPLE_U8;
+    assert_int_equal(jf_sample_size(JF_SAMPLE_U16), 2);
+    assert_int_equal(jf_sample_max(JF_SAMPLE_U16), 65535);
+    deep.sample = JF_SAMPLE_U16;
+    assert_int_equal(jf_image_convert(&src, &deep), JF_OK);
+    assert_int_equal(deep.sample, JF_SAMPLE_U16);
+    assert_int_equal(deep.stride, 18);
+    assert_int_equal(jf_switching_median(NULL, &deep, &dst, &io), JF_ERR_UNSUPPORTED);
+    assert_non_null(strstr(jf_last_error(), "8-bit samples only"));
+    assert_int_equal(jf_image_alloc(&dst, 9, 9, 1), JF_OK); /* 8-bit output of a 16-bit input */
+    assert_int_equal(jf_median(NULL, &deep, &dst, &mo), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "16-bit"));
+    deep.stride = 19; /* 16-bit rows must stay 2-byte aligned */
+    jf_image_free(&dst);
+    assert_int_equal(jf_median(NULL, &deep, &dst, &mo), JF_ERR_ARG);
+    deep.stride = 18;
+    jf_image_free(&deep);
     jf_image_free(&src);
 }
 

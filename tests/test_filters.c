@@ -96,6 +96,43 @@ static void test_median_matches_brute_force(void **state)
     jf_context_destroy(ctx);
 }
 
+/* 16 bits: every border, 1 to 4 channels, k up to 63, full-range samples
+ * and samples of 16 levels (windows full of ties), against sorting. */
+static void check_median16(jf_context *ctx, int w, int h, int ch, int k, jf_border b, int shift,
+                           uint64_t seed)
+{
+    jf_image src = t_random_image16(w, h, ch, 3, shift, seed);
+    jf_image got = t_poisoned_like(&src, 1), want = t_poisoned_like(&src, 0);
+    jf_median_options mo = t_median_opts(k, b, JF_VARIANT_AUTO);
+    assert_int_equal(jf_median(ctx, &src, &got, &mo), JF_OK);
+    t_median_reference(&src, k, b, &want);
+    if (!t_images_equal(&got, &want))
+        fail_msg("16-bit median k=%d %s %dx%dx%d (shift %d) differs from sorting", k,
+                 jf_border_name(b), w, h, ch, shift);
+    jf_image_free(&src);
+    jf_image_free(&got);
+    jf_image_free(&want);
+}
+
+static void test_median16_matches_brute_force(void **state)
+{
+    static const int ks[] = {1, 3, 5, 7, 11, 21, 63};
+    jf_context *ctx = t_cpu_context(3);
+    int s, b, ch, k, shift;
+    (void)state;
+    for (s = 0; s < NSIZES; s++)
+        for (ch = 1; ch <= 4; ch++)
+            for (b = 0; b < JF_BORDER_COUNT; b++)
+                for (k = 0; k < (int)(sizeof ks / sizeof ks[0]); k++)
+                    for (shift = 0; shift <= 12; shift += 12)
+                        if (ks[k] < 63 || ch == 1) /* sorting 63 x 63 windows is the slow part */
+                            check_median16(ctx, SIZES[s][0], SIZES[s][1], ch, ks[k], (jf_border)b,
+                                       shift, (uint64_t)(s * 1000 + ch * 100 + k * 10 + b));
+    check_median16(ctx, 1023, 577, 1, 5, JF_BORDER_REFLECT, 0, 5);
+    check_median16(ctx, 151, 99, 3, 31, JF_BORDER_MIRROR, 4, 6);
+    jf_context_destroy(ctx);
+}
+
 static void test_median_large_image(void **state)
 {
     jf_context *ctx = t_cpu_context(2);
@@ -157,6 +194,32 @@ static void test_median_matches_scipy(void **state)
     jf_picture_free(&in);
 }
 
+/* The same at 16 bits on a real photo's data (tests/data/make_reference16.py). */
+static void test_median16_matches_scipy(void **state)
+{
+    static const char *modes[] = {"constant", "nearest", "reflect", "mirror"};
+    static const int ks[] = {3, 7, 15};
+    jf_picture in, ref;
+    char name[128];
+    int b, k;
+    (void)state;
+    assert_int_equal(jf_picture_read(t_source_path("tests/data/deep_grey_96x64.png"), &in), JF_OK);
+    assert_int_equal(in.color.sample, JF_SAMPLE_U16);
+    for (b = 0; b < JF_BORDER_COUNT; b++)
+        for (k = 0; k < 3; k++) {
+            jf_image got = t_poisoned_like(&in.color, 0);
+            jf_median_options mo = t_median_opts(ks[k], (jf_border)b, JF_VARIANT_AUTO);
+            snprintf(name, sizeof name, "tests/data/scipy16_median_k%d_%s.png", ks[k], modes[b]);
+            assert_int_equal(jf_picture_read(t_source_path(name), &ref), JF_OK);
+            assert_int_equal(jf_median(NULL, &in.color, &got, &mo), JF_OK);
+            if (!t_images_equal(&got, &ref.color))
+                fail_msg("16-bit median differs from scipy: %s", name);
+            jf_image_free(&got);
+            jf_picture_free(&ref);
+        }
+    jf_picture_free(&in);
+}
+
 static void test_median_rejects_bad_k(void **state)
 {
     jf_image src = t_random_image(9, 9, 1, 0, 3), dst = {0};
@@ -175,20 +238,22 @@ static void test_median_rejects_bad_k(void **state)
     jf_image_free(&src);
 }
 
-static void check_conv(jf_context *ctx, int w, int h, int ch, int k, const float *wts,
-                       jf_border b, uint64_t seed)
+static void check_conv_depth(jf_context *ctx, int w, int h, int ch, int k, const float *wts,
+                             jf_border b, uint64_t seed, int wide)
 {
-    jf_image src = t_random_image(w, h, ch, 2, seed);
+    jf_image src = wide ? t_random_image16(w, h, ch, 2, 0, seed) : t_random_image(w, h, ch, 2, seed);
     jf_image got = t_poisoned_like(&src, 1);
     jf_conv_options co = t_conv_opts(k, wts, b, JF_VARIANT_AUTO);
+    const double top = wide ? 65535 : 255;
     int x, y, c;
     assert_int_equal(jf_convolve(ctx, &src, &got, &co), JF_OK);
+    assert_int_equal(got.sample, src.sample);
     for (y = 0; y < h; y++)
         for (x = 0; x < w; x++)
             for (c = 0; c < ch; c++) {
                 double ref = t_conv_reference_at(&src, x, y, c, k, wts, b);
-                double want = ref <= 0 ? 0 : ref >= 255 ? 255 : floor(ref + 0.5);
-                int v = got.data[(size_t)y * got.stride + (size_t)x * ch + c];
+                double want = ref <= 0 ? 0 : ref >= top ? top : floor(ref + 0.5);
+                int v = (int)t_px(&got, x, y, c);
                 /* stated tolerance: 1 level, for float accumulation near .5 */
                 if (fabs(v - want) > 1.0)
                     fail_msg("conv k=%d %s at %d,%d,%d: got %d, double reference %.4f", k,
@@ -196,6 +261,42 @@ static void check_conv(jf_context *ctx, int w, int h, int ch, int k, const float
             }
     jf_image_free(&src);
     jf_image_free(&got);
+}
+
+static void check_conv(jf_context *ctx, int w, int h, int ch, int k, const float *wts,
+                       jf_border b, uint64_t seed)
+{
+    check_conv_depth(ctx, w, h, ch, k, wts, b, seed, 0);
+}
+
+/* 16 bits: the same rule (float sums, half away from zero, 0..65535),
+ * direct and separable, within 1 level of a double reference. */
+static void test_conv16(void **state)
+{
+    static const int ks[] = {1, 3, 7, 15};
+    jf_context *ctx = t_cpu_context(2);
+    uint64_t rs = 77;
+    int s, b, k, i, ch;
+    (void)state;
+    for (k = 0; k < (int)(sizeof ks / sizeof ks[0]); k++) {
+        const int n = ks[k] * ks[k];
+        float *w = malloc(sizeof(float) * (size_t)n);
+        jf_kernel g;
+        assert_int_equal(jf_kernel_make(JF_KERNEL_GAUSS, ks[k], 0, &g), JF_OK);
+        for (i = 0; i < n; i++) /* sums near 1 with negative taps: saturates both ways */
+            w[i] = (float)((double)(t_rand(&rs) >> 40) / (double)(1 << 24) * 2.4 - 1.0) / (float)n * 3.0f;
+        for (s = 0; s < NSIZES; s++)
+            for (ch = 1; ch <= 4; ch += 3)
+                for (b = 0; b < JF_BORDER_COUNT; b++) {
+                    check_conv_depth(ctx, SIZES[s][0], SIZES[s][1], ch, ks[k], w, (jf_border)b,
+                                     (uint64_t)(s + 31 * k), 1);
+                    check_conv_depth(ctx, SIZES[s][0], SIZES[s][1], ch, ks[k], g.weights,
+                                     (jf_border)b, (uint64_t)(s + 17 * k), 1);
+                }
+        jf_kernel_free(&g);
+        free(w);
+    }
+    jf_context_destroy(ctx);
 }
 
 static void test_conv_random_weights(void **state)
@@ -386,6 +487,9 @@ int main(void)
         cmocka_unit_test(test_median_large_image),
         cmocka_unit_test(test_median_real_photo),
         cmocka_unit_test(test_median_matches_scipy),
+        cmocka_unit_test(test_median16_matches_brute_force),
+        cmocka_unit_test(test_median16_matches_scipy),
+        cmocka_unit_test(test_conv16),
         cmocka_unit_test(test_median_rejects_bad_k),
         cmocka_unit_test(test_conv_random_weights),
         cmocka_unit_test(test_conv_presets_separable),

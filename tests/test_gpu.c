@@ -359,6 +359,98 @@ static void test_metrics(void **state)
            SSIM_GPU_TOLERANCE);
 }
 
+/* 16-bit samples (global kernels; auto picks them; shared and fast refused
+ * with the reason) and four channels (CMYK) at 8 bits in every variant:
+ * median and padding byte-identical to the CPU, convolution within 1
+ * level, PSNR exact, SSIM within the tolerance. */
+static void test_16bit_and_four_channels(void **state)
+{
+    static const int chans[] = {1, 3, 4};
+    int s, c, b, k, v, cases = 0, worst = 0;
+    (void)state;
+    for (s = 0; s < NSIZES; s++)
+        for (c = 0; c < 3; c++) {
+            const int ch = chans[c];
+            jf_image deep = t_random_image16(SIZE(s)[0], SIZE(s)[1], ch, 3, s % 2 ? 13 : 0,
+                                             (uint64_t)(s * 10 + ch));
+            jf_image four = t_random_image(SIZE(s)[0], SIZE(s)[1], 4, 1, (uint64_t)(s + ch));
+            jf_image deep2 = t_random_image16(SIZE(s)[0], SIZE(s)[1], ch, 0, 0, (uint64_t)(s + 99));
+            for (b = 0; b < JF_BORDER_COUNT; b++)
+                for (k = 0; k < NKS; k++) {
+                    jf_median_options mo = t_median_opts(KS(k), (jf_border)b, JF_VARIANT_CPU);
+                    float *w = random_weights(KS(k), (uint64_t)(k + 5));
+                    jf_conv_options co = t_conv_opts(KS(k), w, (jf_border)b, JF_VARIANT_CPU);
+                    jf_image want = {0}, cwant = {0}, pwant = {0}, want4 = {0};
+                    assert_int_equal(jf_median(g_cpu, &deep, &want, &mo), JF_OK);
+                    assert_int_equal(jf_convolve(g_cpu, &deep, &cwant, &co), JF_OK);
+                    assert_int_equal(jf_pad(g_cpu, &deep, KS(k) / 2, (jf_border)b, &pwant), JF_OK);
+                    for (v = 0; v < 2; v++) { /* global, auto */
+                        jf_image got = t_poisoned_like(&deep, 3), cgot = t_poisoned_like(&deep, 1);
+                        int d;
+                        mo.variant = co.variant = v ? JF_VARIANT_AUTO : JF_VARIANT_GLOBAL;
+                        if (jf_median(g_gpu, &deep, &got, &mo) != JF_OK)
+                            fail_msg("16-bit median: %s", jf_last_error());
+                        if (!t_images_equal(&got, &want))
+                            fail_msg("16-bit median %s k=%d %s %dx%dx%d differs from the CPU",
+                                     jf_variant_name(mo.variant), KS(k), jf_border_name((jf_border)b),
+                                     deep.width, deep.height, ch);
+                        if (jf_convolve(g_gpu, &deep, &cgot, &co) != JF_OK)
+                            fail_msg("16-bit conv: %s", jf_last_error());
+                        d = t_max_abs_diff(&cgot, &cwant);
+                        if (d > 1)
+                            fail_msg("16-bit conv k=%d %s %dx%dx%d: off by %d levels", KS(k),
+                                     jf_border_name((jf_border)b), deep.width, deep.height, ch, d);
+                        worst = d > worst ? d : worst;
+                        jf_image_free(&got);
+                        jf_image_free(&cgot);
+                        cases++;
+                    }
+                    {
+                        jf_image got = t_poisoned_like(&deep, 3);
+                        jf_image pgot = t_poisoned_like(&pwant, 5);
+                        mo.variant = JF_VARIANT_SHARED;
+                        assert_int_equal(jf_median(g_gpu, &deep, &got, &mo), JF_ERR_UNSUPPORTED);
+                        assert_non_null(strstr(jf_last_error(), "takes 8-bit samples"));
+                        if (jf_pad(g_gpu, &deep, KS(k) / 2, (jf_border)b, &pgot) != JF_OK)
+                            fail_msg("16-bit pad: %s", jf_last_error());
+                        if (!t_images_equal(&pgot, &pwant))
+                            fail_msg("16-bit pad r=%d %s differs", KS(k) / 2, jf_border_name((jf_border)b));
+                        jf_image_free(&got);
+                        jf_image_free(&pgot);
+                    }
+                    if (c == 0) { /* four 8-bit channels, every variant */
+                        mo.variant = JF_VARIANT_CPU;
+                        assert_int_equal(jf_median(g_cpu, &four, &want4, &mo), JF_OK);
+                        for (v = 0; v < 4; v++) {
+                            jf_image got = t_poisoned_like(&four, 3);
+                            mo.variant = VARIANTS[v];
+                            if (jf_median(g_gpu, &four, &got, &mo) != JF_OK)
+                                fail_msg("median 4 channels %s: %s", jf_variant_name(VARIANTS[v]),
+                                         jf_last_error());
+                            if (!t_images_equal(&got, &want4))
+                                fail_msg("median %s k=%d %s %dx%dx4 differs from the CPU",
+                                         jf_variant_name(VARIANTS[v]), KS(k),
+                                         jf_border_name((jf_border)b), four.width, four.height);
+                            jf_image_free(&got);
+                            cases++;
+                        }
+                        jf_image_free(&want4);
+                    }
+                    jf_image_free(&want);
+                    jf_image_free(&cwant);
+                    jf_image_free(&pwant);
+                    free(w);
+                }
+            check_metrics(&deep, &deep2);
+            check_metrics(&deep, &deep);
+            jf_image_free(&deep);
+            jf_image_free(&deep2);
+            jf_image_free(&four);
+        }
+    print_message("16-bit and 4 channels: %d median cases byte-identical, conv within %d level(s)\n",
+                  cases, worst);
+}
+
 /* Images that already live on the GPU, mapped or managed: no staging. */
 static void test_locations_and_memory_modes(void **state)
 {
@@ -1041,6 +1133,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_conv_all_variants),
         cmocka_unit_test(test_real_photos),
         cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_16bit_and_four_channels),
         cmocka_unit_test(test_locations_and_memory_modes),
         cmocka_unit_test(test_frames),
         cmocka_unit_test(test_stats_and_errors),

@@ -7,12 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void test_against_scikit_image(void **state)
+/* Every pair of a reference file ("A B psnr_db ssim" lines): PSNR to 1e-9,
+ * SSIM to `ssim_tol` (the stated bound is 1e-4).  Returns the pairs read. */
+static int check_reference_file(const char *rel, double ssim_tol, jf_sample sample)
 {
-    FILE *f = fopen(t_source_path("tests/data/reference_metrics.txt"), "r");
+    FILE *f = fopen(t_source_path(rel), "r");
     char line[1024], a_path[512], b_path[512];
     int pairs = 0;
-    (void)state;
     assert_non_null(f);
     while (fgets(line, sizeof line, f)) {
         double want_psnr, want_ssim, psnr, ssim, mse;
@@ -22,19 +23,48 @@ static void test_against_scikit_image(void **state)
         assert_int_equal(sscanf(line, "%511s %511s %lf %lf", a_path, b_path, &want_psnr, &want_ssim), 4);
         assert_int_equal(jf_picture_read(t_source_path(a_path), &a), JF_OK);
         assert_int_equal(jf_picture_read(t_source_path(b_path), &b), JF_OK);
+        assert_int_equal(a.color.sample, sample);
         assert_int_equal(jf_psnr(NULL, &a.color, &b.color, &psnr, &mse), JF_OK);
         assert_int_equal(jf_ssim(NULL, &a.color, &b.color, &ssim), JF_OK);
-        if (fabs(psnr - want_psnr) > 1e-9 || fabs(ssim - want_ssim) > 1e-4)
+        if (fabs(psnr - want_psnr) > 1e-9 || fabs(ssim - want_ssim) > ssim_tol)
             fail_msg("%s vs %s: psnr %.12f (skimage %.12f), ssim %.12f (skimage %.12f)", a_path,
                      b_path, psnr, want_psnr, ssim, want_ssim);
-        /* the stated tolerance is 1e-4; in practice the two agree far closer */
-        assert_true(fabs(ssim - want_ssim) < 1e-9);
         jf_picture_free(&a);
         jf_picture_free(&b);
         pairs++;
     }
     fclose(f);
-    assert_int_equal(pairs, 4);
+    return pairs;
+}
+
+static void test_against_scikit_image(void **state)
+{
+    (void)state;
+    /* the stated tolerance is 1e-4; in practice the two agree far closer */
+    assert_int_equal(check_reference_file("tests/data/reference_metrics.txt", 1e-9, JF_SAMPLE_U8), 4);
+}
+
+/* 16 bits: L = 65535 (tests/data/make_reference16.py); and the closed
+ * form PSNR of a one-level difference. */
+static void test_16bit_against_scikit_image(void **state)
+{
+    jf_image x, y;
+    double psnr, mse;
+    int i;
+    (void)state;
+    assert_int_equal(check_reference_file("tests/data/reference_metrics16.txt", 1e-9, JF_SAMPLE_U16), 1);
+    x = t_random_image16(40, 30, 1, 0, 0, 9);
+    y = t_random_image16(40, 30, 1, 0, 0, 9);
+    for (i = 0; i < 40 * 30; i++) {
+        uint16_t *px = (uint16_t *)(void *)x.data, *py = (uint16_t *)(void *)y.data;
+        px[i] = (uint16_t)(px[i] % 65535);
+        py[i] = (uint16_t)(px[i] + 1);
+    }
+    assert_int_equal(jf_psnr(NULL, &x, &y, &psnr, &mse), JF_OK);
+    assert_true(fabs(mse - 1.0) < 1e-15);
+    assert_true(fabs(psnr - 20.0 * log10(65535.0)) < 1e-12);
+    jf_image_free(&x);
+    jf_image_free(&y);
 }
 
 static void test_identical_images(void **state)
@@ -152,15 +182,52 @@ static void test_noise(void **state)
     jf_image_free(&orig);
 }
 
+/* 16 bits: salt and pepper at 0 and 65535 on the same pixels as at 8
+ * bits (one random sequence), Gaussian sigma in 8-bit levels times 257. */
+static void test_noise16(void **state)
+{
+    jf_image a8 = t_random_image(300, 200, 1, 0, 3), a16 = {0}, g16 = {0};
+    jf_noise_options sp = t_noise_opts(JF_NOISE_SALT_PEPPER, 0.1, 7);
+    jf_noise_options g = t_noise_opts(JF_NOISE_GAUSSIAN, 10.0, 7);
+    double sum2 = 0;
+    int x, y;
+    (void)state;
+    a16.sample = g16.sample = JF_SAMPLE_U16;
+    assert_int_equal(jf_image_convert(&a8, &a16), JF_OK);
+    assert_int_equal(jf_add_noise(NULL, &a8, &sp), JF_OK);
+    assert_int_equal(jf_add_noise(NULL, &a16, &sp), JF_OK);
+    for (y = 0; y < 200; y++)
+        for (x = 0; x < 300; x++) {
+            const unsigned v8 = t_px(&a8, x, y, 0), v16 = t_px(&a16, x, y, 0);
+            assert_int_equal(v16, v8 * 257u); /* 0 -> 0, 255 -> 65535, the rest v * 257 */
+        }
+    assert_int_equal(jf_image_alloc_as(&g16, 300, 200, 1, JF_SAMPLE_U16), JF_OK);
+    for (y = 0; y < 200; y++)
+        for (x = 0; x < 300; x++)
+            t_set_px(&g16, x, y, 0, 32768);
+    assert_int_equal(jf_add_noise(NULL, &g16, &g), JF_OK);
+    for (y = 0; y < 200; y++)
+        for (x = 0; x < 300; x++) {
+            const double d = (double)t_px(&g16, x, y, 0) - 32768.0;
+            sum2 += d * d;
+        }
+    assert_true(fabs(sqrt(sum2 / 60000.0) - 2570.0) < 50.0);
+    jf_image_free(&a8);
+    jf_image_free(&a16);
+    jf_image_free(&g16);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_scikit_image),
+        cmocka_unit_test(test_16bit_against_scikit_image),
         cmocka_unit_test(test_identical_images),
         cmocka_unit_test(test_psnr_closed_form),
         cmocka_unit_test(test_metric_arguments),
         cmocka_unit_test(test_ssim_independent_of_threads),
         cmocka_unit_test(test_noise),
+        cmocka_unit_test(test_noise16),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

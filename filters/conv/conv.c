@@ -44,7 +44,7 @@ static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
         if (!isfinite(opt.weights[i]) || fabsf(opt.weights[i]) > 1e30f)
             return jf_fail(JF_ERR_ARG, "jf_convolve: weight %d (%g) is not a finite number of "
                            "at most 1e30", i, (double)opt.weights[i]);
-    if ((st = jf_image_prepare(dst, src->width, src->height, src->channels)) != JF_OK)
+    if ((st = jf_image_prepare(dst, src->width, src->height, src->channels, src->sample)) != JF_OK)
         return st;
 #ifdef JF_HAVE_CUDA
     if (on_gpu)
@@ -58,8 +58,9 @@ static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
                      separable ? row : NULL, dst);
     if (st == JF_OK)
         jf_record(ctx, "conv", separable ? "cpu-separable" : "cpu", opt.ksize, src,
-                  jf_now_ms() - t0, (uint64_t)padded.width * padded.height * padded.channels,
-                  (uint64_t)src->width * src->height * src->channels);
+                  jf_now_ms() - t0,
+                  (uint64_t)padded.width * padded.height * padded.channels * jf_bps(src),
+                  (uint64_t)src->width * src->height * src->channels * jf_bps(src));
     return st;
 }
 

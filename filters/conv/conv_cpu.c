@@ -5,12 +5,14 @@
  * each of the k*k weights adds weight * (shifted source row) to it.  The
  * inner loop runs along the row, so it vectorises and reads memory in order.
  * Separable: a horizontal pass into float rows, then a vertical pass, k + k
- * multiplies per value instead of k*k.  Both convert with jf_saturate_round.
+ * multiplies per value instead of k*k.  Both convert with jf_saturate_round
+ * (jf_saturate_round16 at 16 bits: the same loops, wider loads and stores).
  */
 #include "filters/conv/conv.h"
 #include "filters/filters.h"
 #include "core/context.h"
 #include "core/errors.h"
+#include "core/image.h"
 
 #include <math.h>
 #include <string.h>
@@ -40,6 +42,33 @@ int jf_kernel_separate(const float *w, int k, float *col, float *row)
     return 1;
 }
 
+/* acc[x] += wv * p[x] over a row of 8- or 16-bit samples */
+static void axpy_row(float *acc, const unsigned char *p, float wv, size_t n, int wide)
+{
+    size_t x;
+    if (wide) {
+        const uint16_t *q = (const uint16_t *)(const void *)p;
+        for (x = 0; x < n; x++)
+            acc[x] += wv * (float)q[x];
+    } else {
+        for (x = 0; x < n; x++)
+            acc[x] += wv * (float)p[x];
+    }
+}
+
+static void store_row(unsigned char *d, const float *acc, size_t n, int wide)
+{
+    size_t x;
+    if (wide) {
+        uint16_t *q = (uint16_t *)(void *)d;
+        for (x = 0; x < n; x++)
+            q[x] = jf_saturate_round16(acc[x]);
+    } else {
+        for (x = 0; x < n; x++)
+            d[x] = jf_saturate_round(acc[x]);
+    }
+}
+
 typedef struct conv_job {
     const jf_image *src; /* padded */
     jf_image *dst;
@@ -53,11 +82,10 @@ static void conv_direct_rows(void *arg, int y0, int y1, int band)
 {
     conv_job *job = (conv_job *)arg;
     const jf_image *s = job->src;
-    const int k = job->ksize, ch = s->channels;
-    const size_t n = (size_t)job->dst->width * (size_t)ch;
+    const int k = job->ksize, ch = s->channels, wide = s->sample == JF_SAMPLE_U16;
+    const size_t n = (size_t)job->dst->width * (size_t)ch, px = (size_t)ch * jf_bps(s);
     float *acc = job->acc + (size_t)band * n;
     int y, i, j;
-    size_t x;
 
     for (y = y0; y < y1; y++) {
         unsigned char *d = job->dst->data + (size_t)y * job->dst->stride;
@@ -66,15 +94,11 @@ static void conv_direct_rows(void *arg, int y0, int y1, int band)
             const unsigned char *r = s->data + (size_t)(y + j) * s->stride;
             for (i = 0; i < k; i++) {
                 const float wv = job->weights[j * k + i];
-                const unsigned char *p = r + (size_t)i * ch;
-                if (wv == 0.0f)
-                    continue;
-                for (x = 0; x < n; x++)
-                    acc[x] += wv * (float)p[x];
+                if (wv != 0.0f)
+                    axpy_row(acc, r + (size_t)i * px, wv, n, wide);
             }
         }
-        for (x = 0; x < n; x++)
-            d[x] = jf_saturate_round(acc[x]);
+        store_row(d, acc, n, wide);
     }
 }
 
@@ -82,21 +106,16 @@ static void conv_horizontal_rows(void *arg, int y0, int y1, int band)
 {
     conv_job *job = (conv_job *)arg;
     const jf_image *s = job->src;
-    const int k = job->ksize, ch = s->channels;
-    const size_t n = (size_t)job->dst->width * (size_t)ch;
+    const int k = job->ksize, ch = s->channels, wide = s->sample == JF_SAMPLE_U16;
+    const size_t n = (size_t)job->dst->width * (size_t)ch, px = (size_t)ch * jf_bps(s);
     int y, i;
-    size_t x;
     (void)band;
     for (y = y0; y < y1; y++) {
         const unsigned char *r = s->data + (size_t)y * s->stride;
         float *t = job->tmp + (size_t)y * n;
         memset(t, 0, n * sizeof *t);
-        for (i = 0; i < k; i++) {
-            const float wv = job->row[i];
-            const unsigned char *p = r + (size_t)i * ch;
-            for (x = 0; x < n; x++)
-                t[x] += wv * (float)p[x];
-        }
+        for (i = 0; i < k; i++)
+            axpy_row(t, r + (size_t)i * px, job->row[i], n, wide);
     }
 }
 
@@ -117,8 +136,7 @@ static void conv_vertical_rows(void *arg, int y0, int y1, int band)
             for (x = 0; x < n; x++)
                 acc[x] += wv * t[x];
         }
-        for (x = 0; x < n; x++)
-            d[x] = jf_saturate_round(acc[x]);
+        store_row(d, acc, n, job->dst->sample == JF_SAMPLE_U16);
     }
 }
 

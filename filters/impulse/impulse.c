@@ -10,6 +10,9 @@
 #include "core/stats.h"
 #include "core/util.h"
 
+/* The impulse rules are written for 8-bit salt and pepper (0 and 255). */
+#define IMPULSE_8BIT_WHY "(the impulse rules are defined for 0 and 255; use median for 16-bit images)"
+
 jf_impulse_options jf_impulse_defaults(void)
 {
     jf_impulse_options o = JF_IMPULSE_OPTIONS_INIT;
@@ -37,6 +40,7 @@ static jf_status impulse_check(jf_context *ctx, jf_impulse_kind kind, const char
     on_gpu = jf_use_gpu(ctx, opt->variant);
     if ((st = jf_check_variant(fn, ctx, opt->variant)) != JF_OK ||
         (st = jf_check_image(fn, "source", src, on_gpu)) != JF_OK ||
+        (st = jf_check_8bit(fn, src, IMPULSE_8BIT_WHY)) != JF_OK ||
         (dst && dst->data && (st = jf_check_image(fn, "output", dst, on_gpu)) != JF_OK) ||
         (st = jf_check_border(fn, opt->border)) != JF_OK)
         return st;
@@ -59,7 +63,7 @@ static jf_status impulse_run(jf_context *ctx, jf_impulse_kind kind, const jf_ima
     jf_image padded, first;
     jf_status st;
     double t0;
-    if ((st = jf_image_prepare(dst, src->width, src->height, src->channels)) != JF_OK)
+    if ((st = jf_image_prepare(dst, src->width, src->height, src->channels, src->sample)) != JF_OK)
         return st;
 #ifdef JF_HAVE_CUDA
     if (jf_use_gpu(ctx, opt->variant))
@@ -113,7 +117,8 @@ static jf_status density_of(jf_context *ctx, const char *fn, const jf_image *img
     const int on_device = img && img->location != JF_LOC_HOST && jf_use_gpu(ctx, JF_VARIANT_AUTO);
     if (!density)
         return jf_fail(JF_ERR_ARG, "%s: density is NULL", fn);
-    if ((st = jf_check_image(fn, "image", img, on_device)) != JF_OK)
+    if ((st = jf_check_image(fn, "image", img, on_device)) != JF_OK ||
+        (st = jf_check_8bit(fn, img, IMPULSE_8BIT_WHY)) != JF_OK)
         return st;
 #ifdef JF_HAVE_CUDA
     if (on_device)
@@ -162,7 +167,7 @@ static jf_status auto_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
     if (st == JF_OK)
         st = density_of(ctx, "jf_impulse_auto", src, &c.density);
     if (st == JF_OK && c.density < JF_IMPULSE_CLEAN_DENSITY) {
-        if ((st = jf_image_prepare(dst, src->width, src->height, src->channels)) == JF_OK)
+        if ((st = jf_image_prepare(dst, src->width, src->height, src->channels, src->sample)) == JF_OK)
             st = jf_image_transfer(ctx, src, dst);
     } else if (st == JF_OK) {
         c.filtered = 1;

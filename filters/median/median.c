@@ -34,13 +34,19 @@ static jf_status median_impl(jf_context *ctx, const jf_image *src, jf_image *dst
         (dst && dst->data && (st = jf_check_image("jf_median", "output", dst, on_gpu)) != JF_OK) ||
         (st = jf_check_ksize("jf_median", opt.ksize, JF_MEDIAN_MAX_KSIZE)) != JF_OK ||
         (st = jf_check_border("jf_median", opt.border)) != JF_OK ||
-        (st = jf_image_prepare(dst, src->width, src->height, src->channels)) != JF_OK)
+        (st = jf_image_prepare(dst, src->width, src->height, src->channels, src->sample)) != JF_OK)
         return st;
 #ifdef JF_HAVE_CUDA
     if (on_gpu)
         return jf_median_cuda(ctx, src, dst, &opt);
 #endif
-    if (opt.ksize == 3 || opt.ksize == 5) { /* no padded copy: the rows pad themselves */
+    if (src->sample == JF_SAMPLE_U16) {
+        if ((st = jf_pad_scratch(ctx, src, opt.ksize / 2, opt.border, &padded)) != JF_OK)
+            return st;
+        t0 = jf_now_ms();
+        if ((st = jf_median_cpu16(ctx, &padded, opt.ksize, dst)) != JF_OK)
+            return st;
+    } else if (opt.ksize == 3 || opt.ksize == 5) { /* no padded copy: the rows pad themselves */
         t0 = jf_now_ms();
         if ((st = jf_median_cpu_small(ctx, src, opt.ksize, opt.border, dst)) != JF_OK)
             return st;
@@ -53,8 +59,8 @@ static jf_status median_impl(jf_context *ctx, const jf_image *src, jf_image *dst
             return st;
     }
     jf_record(ctx, "median", "cpu", opt.ksize, src, jf_now_ms() - t0,
-              (uint64_t)padded.width * padded.height * padded.channels,
-              (uint64_t)src->width * src->height * src->channels);
+              (uint64_t)padded.width * padded.height * padded.channels * jf_bps(src),
+              (uint64_t)src->width * src->height * src->channels * jf_bps(src));
     return JF_OK;
 }
 

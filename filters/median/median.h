@@ -11,6 +11,8 @@ extern "C" {
 /* CPU reference over an image already padded by k/2: `padded` is
  * (w+k-1) x (h+k-1), `dst` is w x h, both host; bands on ctx's pool. */
 jf_status jf_median_cpu(jf_context *ctx, const jf_image *padded, int ksize, jf_image *dst);
+/* The same at 16 bits, every k (median_cpu16.c). */
+jf_status jf_median_cpu16(jf_context *ctx, const jf_image *padded, int ksize, jf_image *dst);
 /* k = 3 and 5 from the image itself: each band pads the rows it reads. */
 jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
                               jf_image *dst);

@@ -6,9 +6,12 @@
  * k = 5, 7: the window is loaded into registers (K is a template constant,
  *        so the array never touches local memory) and selected bit by bit.
  * any k: bitwise radix select straight from memory.  The median M of n = k*k
- *        bytes is the largest value c with count(v < c) <= n/2; it is built
- *        from the top bit down, eight counting passes over the window.  Cost
- *        8k^2 compare-adds, no sorting, no local array, no divergence.
+ *        samples is the largest value c with count(v < c) <= n/2; it is built
+ *        from the top bit down, one counting pass over the window per bit.
+ *        Cost 8k^2 compare-adds (16k^2 at 16 bits), no sorting, no local
+ *        array, no divergence.
+ * Templates over the sample type T (8 or 16 bits); `pitch` counts samples
+ * of T from one window row to the next.
  */
 #ifndef JF_FILTERS_MEDIAN_SELECT_CUH
 #define JF_FILTERS_MEDIAN_SELECT_CUH
@@ -21,9 +24,8 @@ __device__ __forceinline__ unsigned jf_med3(unsigned a, unsigned b, unsigned c)
 }
 
 /* rows: three pointers to the three window rows; reads p[0..2] of each */
-__device__ __forceinline__ unsigned char jf_median9(const unsigned char *r0,
-                                                    const unsigned char *r1,
-                                                    const unsigned char *r2)
+template <typename T>
+__device__ __forceinline__ T jf_median9(const T *r0, const T *r1, const T *r2)
 {
     unsigned lo[3], mid[3], hi[3];
 #pragma unroll
@@ -34,14 +36,13 @@ __device__ __forceinline__ unsigned char jf_median9(const unsigned char *r0,
         hi[i] = jf_max(t1, c);
         mid[i] = jf_max(t0, jf_min(t1, c));
     }
-    return (unsigned char)jf_med3(jf_max(jf_max(lo[0], lo[1]), lo[2]),
-                                  jf_med3(mid[0], mid[1], mid[2]),
-                                  jf_min(jf_min(hi[0], hi[1]), hi[2]));
+    return (T)jf_med3(jf_max(jf_max(lo[0], lo[1]), lo[2]), jf_med3(mid[0], mid[1], mid[2]),
+                      jf_min(jf_min(hi[0], hi[1]), hi[2]));
 }
 
-/* Window of K x K in registers, from rows `pitch` bytes apart. */
-template <int K>
-__device__ __forceinline__ unsigned char jf_median_regs(const unsigned char *p, size_t pitch)
+/* Window of K x K in registers, from rows `pitch` samples apart. */
+template <int K, typename T>
+__device__ __forceinline__ T jf_median_regs(const T *p, size_t pitch)
 {
     unsigned v[K * K];
     unsigned result = 0;
@@ -51,7 +52,7 @@ __device__ __forceinline__ unsigned char jf_median_regs(const unsigned char *p, 
         for (int i = 0; i < K; i++)
             v[j * K + i] = p[(size_t)j * pitch + i];
 #pragma unroll
-    for (int bit = 7; bit >= 0; bit--) {
+    for (int bit = 8 * (int)sizeof(T) - 1; bit >= 0; bit--) {
         unsigned cand = result | (1u << bit);
         int below = 0;
 #pragma unroll
@@ -60,32 +61,32 @@ __device__ __forceinline__ unsigned char jf_median_regs(const unsigned char *p, 
         if (below <= (K * K) / 2)
             result = cand;
     }
-    return (unsigned char)result;
+    return (T)result;
 }
 
 /* Any k, reading the window from memory (global or shared). */
-__device__ __forceinline__ unsigned char jf_median_bitwise(const unsigned char *p, size_t pitch,
-                                                           int k)
+template <typename T>
+__device__ __forceinline__ T jf_median_bitwise(const T *p, size_t pitch, int k)
 {
     const int rank = (k * k) / 2;
     unsigned result = 0;
-    for (int bit = 7; bit >= 0; bit--) {
+    for (int bit = 8 * (int)sizeof(T) - 1; bit >= 0; bit--) {
         const unsigned cand = result | (1u << bit);
         int below = 0;
         for (int j = 0; j < k; j++) {
-            const unsigned char *row = p + (size_t)j * pitch;
+            const T *row = p + (size_t)j * pitch;
             for (int i = 0; i < k; i++)
                 below += row[i] < cand;
         }
         if (below <= rank)
             result = cand;
     }
-    return (unsigned char)result;
+    return (T)result;
 }
 
 /* Dispatch on k: the specialised paths for 3, 5, 7, the general one else. */
-__device__ __forceinline__ unsigned char jf_median_select(const unsigned char *p, size_t pitch,
-                                                          int k)
+template <typename T>
+__device__ __forceinline__ T jf_median_select(const T *p, size_t pitch, int k)
 {
     switch (k) {
     case 1: return p[0];

@@ -17,6 +17,9 @@ static jf_status check_pair(const char *fn, const jf_image *a, const jf_image *b
     if (a->width != b->width || a->height != b->height || a->channels != b->channels)
         return jf_fail(JF_ERR_ARG, "%s: images differ in shape (%dx%dx%d vs %dx%dx%d)", fn,
                        a->width, a->height, a->channels, b->width, b->height, b->channels);
+    if (a->sample != b->sample)
+        return jf_fail(JF_ERR_ARG, "%s: images differ in depth (%d-bit vs %d-bit)", fn,
+                       8 * (int)jf_sample_size(a->sample), 8 * (int)jf_sample_size(b->sample));
     return JF_OK;
 }
 
@@ -40,12 +43,15 @@ static jf_status psnr_impl(jf_context *ctx, const jf_image *a, const jf_image *b
     if (st != JF_OK)
         return st;
     m = sse / ((double)a->width * a->height * a->channels);
-    *psnr_db = m == 0.0 ? INFINITY : 10.0 * log10(255.0 * 255.0 / m);
+    {
+        const double L = jf_sample_max(a->sample);
+        *psnr_db = m == 0.0 ? INFINITY : 10.0 * log10(L * L / m);
+    }
     if (mse)
         *mse = m;
     if (!on_gpu)
         jf_record(ctx, "psnr", "cpu", 0, a, jf_now_ms() - t0,
-                  2ull * (uint64_t)a->width * a->height * a->channels, 0);
+                  2ull * (uint64_t)a->width * a->height * a->channels * jf_sample_size(a->sample), 0);
     return JF_OK;
 }
 
@@ -80,7 +86,7 @@ static jf_status ssim_impl(jf_context *ctx, const jf_image *a, const jf_image *b
     }
     *ssim = sum / a->channels;
     jf_record(ctx, "ssim", "cpu", 11, a, jf_now_ms() - t0,
-              2ull * (uint64_t)a->width * a->height * a->channels, 0);
+              2ull * (uint64_t)a->width * a->height * a->channels * jf_sample_size(a->sample), 0);
     return JF_OK;
 }
 

@@ -1,8 +1,10 @@
 /*
  * PSNR, CPU reference.
- *   MSE  = (1/N) sum (a - b)^2 over all N = width*height*channels bytes
- *   PSNR = 10 log10(255^2 / MSE) dB;  MSE = 0 gives +infinity.
- * Sums are exact: per-row 64-bit integers, added in row order.
+ *   MSE  = (1/N) sum (a - b)^2 over all N = width*height*channels samples
+ *   PSNR = 10 log10(L^2 / MSE) dB, L = 255 (8-bit) or 65535 (16-bit);
+ *   MSE = 0 gives +infinity.
+ * Sums are exact: per-row 64-bit integers, added in row order (16-bit:
+ * 2^32 per sample, 2^28 samples at most: within 2^64).
  */
 #include "filters/metrics/metrics.h"
 #include "core/context.h"
@@ -23,9 +25,18 @@ static void sse_rows(void *arg, int y0, int y1, int band)
         const unsigned char *pa = job->a->data + (size_t)y * job->a->stride;
         const unsigned char *pb = job->b->data + (size_t)y * job->b->stride;
         uint64_t s = 0;
-        for (x = 0; x < n; x++) {
-            int d = (int)pa[x] - (int)pb[x];
-            s += (uint64_t)(d * d);
+        if (job->a->sample == JF_SAMPLE_U16) {
+            const uint16_t *qa = (const uint16_t *)(const void *)pa;
+            const uint16_t *qb = (const uint16_t *)(const void *)pb;
+            for (x = 0; x < n; x++) {
+                int64_t d = (int64_t)qa[x] - (int64_t)qb[x];
+                s += (uint64_t)(d * d);
+            }
+        } else {
+            for (x = 0; x < n; x++) {
+                int d = (int)pa[x] - (int)pb[x];
+                s += (uint64_t)(d * d);
+            }
         }
         job->rows[y] = s;
     }

@@ -9,17 +9,19 @@
 
 #define SSE_THREADS 256
 
-__global__ void sse_kernel(const unsigned char *__restrict__ a, size_t a_pitch,
-                           const unsigned char *__restrict__ b, size_t b_pitch, int row_bytes,
-                           int rows, unsigned long long *__restrict__ partials)
+/* Pitches in samples of T; a 16-bit difference squared needs 64 bits. */
+template <typename T>
+__global__ void sse_kernel(const T *__restrict__ a, size_t a_pitch, const T *__restrict__ b,
+                           size_t b_pitch, int row_samples, int rows,
+                           unsigned long long *__restrict__ partials)
 {
     __shared__ unsigned long long s_warp[SSE_THREADS / 32];
     unsigned long long sum = 0;
     for (int y = blockIdx.x; y < rows; y += gridDim.x) {
-        const unsigned char *pa = a + (size_t)y * a_pitch, *pb = b + (size_t)y * b_pitch;
-        for (int x = threadIdx.x; x < row_bytes; x += blockDim.x) {
-            int d = (int)pa[x] - (int)pb[x];
-            sum += (unsigned)(d * d);
+        const T *pa = a + (size_t)y * a_pitch, *pb = b + (size_t)y * b_pitch;
+        for (int x = threadIdx.x; x < row_samples; x += blockDim.x) {
+            const long long d = (long long)pa[x] - (long long)pb[x];
+            sum += (unsigned long long)(d * d);
         }
     }
     for (int off = 16; off > 0; off >>= 1)
@@ -55,10 +57,16 @@ extern "C" jf_status jf_sse_cuda(jf_context *ctx, const jf_image *a, const jf_im
         (st = jf_gpu_buffer(ctx, JF_SLOT_AUX, sizeof host, 1, JF_BUF_DEVICE, &parts)) != JF_OK ||
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
-    sse_kernel<<<blocks, SSE_THREADS, 0, ctx->gpu->stream>>>(
-        va.ptr, va.pitch, vb.ptr, vb.pitch, row, a->height, (unsigned long long *)parts.ptr);
+    if (a->sample == JF_SAMPLE_U16)
+        sse_kernel<unsigned short><<<blocks, SSE_THREADS, 0, ctx->gpu->stream>>>(
+            (const unsigned short *)va.ptr, va.pitch / 2, (const unsigned short *)vb.ptr,
+            vb.pitch / 2, row, a->height, (unsigned long long *)parts.ptr);
+    else
+        sse_kernel<unsigned char><<<blocks, SSE_THREADS, 0, ctx->gpu->stream>>>(
+            va.ptr, va.pitch, vb.ptr, vb.pitch, row, a->height, (unsigned long long *)parts.ptr);
     JF_LAUNCH_CHECK("sse_kernel");
-    if ((st = jf_gpu_timer_stop(ctx, id, "psnr", "cuda", 0, a, 2ull * row * a->height, 0)) != JF_OK)
+    if ((st = jf_gpu_timer_stop(ctx, id, "psnr", "cuda", 0, a, 2ull * row * a->height * jf_bps(a),
+                                0)) != JF_OK)
         return st;
     JF_CUDA_TRY(cudaMemcpyAsync(host, parts.ptr, sizeof(unsigned long long) * blocks,
                                 cudaMemcpyDeviceToHost, ctx->gpu->stream));

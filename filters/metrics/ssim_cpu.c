@@ -4,11 +4,11 @@
  *   assessment: from error visibility to structural similarity", IEEE Trans.
  *   Image Processing 13(4), 600-612, 2004,
  * as scikit-image computes it with gaussian_weights=True, sigma=1.5,
- * use_sample_covariance=False, data_range=255:
+ * use_sample_covariance=False, data_range=L (255, or 65535 at 16 bits):
  *   window   w: 11 taps exp(-x^2 / (2 * 1.5^2)), x = -5..5, normalised (2-D = w w^T)
  *   mu_a = w*a, mu_b = w*b, s_aa = w*(a a) - mu_a^2, s_bb likewise,
  *   s_ab = w*(a b) - mu_a mu_b          (population statistics)
- *   C1 = (0.01 * 255)^2, C2 = (0.03 * 255)^2
+ *   C1 = (0.01 * L)^2, C2 = (0.03 * L)^2
  *   SSIM = (2 mu_a mu_b + C1)(2 s_ab + C2) / ((mu_a^2 + mu_b^2 + C1)(s_aa + s_bb + C2))
  * averaged over the pixels whose whole window lies inside the image (the
  * 5-pixel frame is left out, as scikit-image crops it).  All in double.
@@ -51,13 +51,16 @@ typedef struct ssim_job {
 static void filter_row(const ssim_job *job, int y, double *out)
 {
     const int ch = job->a->channels, c = job->channel, vw = job->vw;
-    const unsigned char *pa = job->a->data + (size_t)y * job->a->stride + c;
-    const unsigned char *pb = job->b->data + (size_t)y * job->b->stride + c;
+    const int wide = job->a->sample == JF_SAMPLE_U16;
+    const unsigned char *pa = job->a->data + (size_t)y * job->a->stride;
+    const unsigned char *pb = job->b->data + (size_t)y * job->b->stride;
+    const uint16_t *qa = (const uint16_t *)(const void *)pa, *qb = (const uint16_t *)(const void *)pb;
     int x, i;
     for (x = 0; x < vw; x++) {
         double s[QUANTITIES] = {0, 0, 0, 0, 0};
         for (i = 0; i < TAPS; i++) {
-            double va = pa[(size_t)(x + i) * ch], vb = pb[(size_t)(x + i) * ch];
+            const size_t at = (size_t)(x + i) * ch + c;
+            double va = wide ? qa[at] : pa[at], vb = wide ? qb[at] : pb[at];
             double w = job->g[i];
             s[0] += w * va;
             s[1] += w * vb;
@@ -74,7 +77,8 @@ static void ssim_rows(void *arg, int r0, int r1, int band)
 {
     ssim_job *job = (ssim_job *)arg;
     const int vw = job->vw;
-    const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
+    const double L = jf_sample_max(job->a->sample);
+    const double c1 = (0.01 * L) * (0.01 * L), c2 = (0.03 * L) * (0.03 * L);
     const size_t row_len = (size_t)QUANTITIES * vw;
     double *ring = job->rings + (size_t)band * row_len * TAPS;
     int r, j, x, next;

@@ -19,6 +19,8 @@
  * the moments are then near zero, where it is not the variances are large.
  * test_gpu asserts agreement with the double CPU result within 1e-5 and
  * prints the largest difference seen (scikit-image agreement stays < 1e-4).
+ * 16-bit samples are read as v * 255/65535: SSIM does not change when the
+ * samples and L scale together, so one kernel with L = 255 serves both.
  */
 #include "filters/metrics/metrics.h"
 #include "core/gpu.cuh"
@@ -41,11 +43,14 @@ struct ssim_taps {
  * shared memory) where a multiprocessor holds several such blocks, 2 (32 x
  * 16, 25 KB) on devices with 64 KiB per multiprocessor (the Nano), where a
  * 41 KB block would leave one block per multiprocessor. */
-template <int ROWS>
-__global__ void ssim_tile_kernel(const unsigned char *__restrict__ a, size_t a_pitch,
-                                 const unsigned char *__restrict__ b, size_t b_pitch, int ch,
-                                 int c, int width, int height, int vw, int vh,
-                                 double *__restrict__ partials, const ssim_taps taps)
+__device__ __forceinline__ float ssim_level(unsigned char v) { return (float)v; }
+__device__ __forceinline__ float ssim_level(unsigned short v) { return (float)v * (255.0f / 65535.0f); }
+
+/* Pitches in samples of T. */
+template <int ROWS, typename T>
+__global__ void ssim_tile_kernel(const T *__restrict__ a, size_t a_pitch, const T *__restrict__ b,
+                                 size_t b_pitch, int ch, int c, int width, int height, int vw,
+                                 int vh, double *__restrict__ partials, const ssim_taps taps)
 {
     enum { OUT_H = SSIM_TY * ROWS, IN_H = OUT_H + TAPS - 1 };
     __shared__ float sa[IN_H][SSIM_IN_W], sb[IN_H][SSIM_IN_W];
@@ -61,14 +66,14 @@ __global__ void ssim_tile_kernel(const unsigned char *__restrict__ a, size_t a_p
         /* the tile's shift: one sample near its middle, for a and b apart
          * (every window of the tile lies inside it, so one shift serves) */
         const int cx = min(x0 + SSIM_IN_W / 2, width - 1), cy = min(y0 + IN_H / 2, height - 1);
-        const float shift_a = a[(size_t)cy * a_pitch + (size_t)cx * ch + c];
-        const float shift_b = b[(size_t)cy * b_pitch + (size_t)cx * ch + c];
+        const float shift_a = ssim_level(a[(size_t)cy * a_pitch + (size_t)cx * ch + c]);
+        const float shift_b = ssim_level(b[(size_t)cy * b_pitch + (size_t)cx * ch + c]);
         for (int i = tid; i < IN_H * SSIM_IN_W; i += SSIM_THREADS) {
             const int r = i / SSIM_IN_W, col = i - r * SSIM_IN_W;
             const int gx = x0 + col, gy = y0 + r;
             const bool in = gx < width && gy < height; /* the rest feeds no valid output */
-            sa[r][col] = in ? (float)a[(size_t)gy * a_pitch + (size_t)gx * ch + c] - shift_a : 0.0f;
-            sb[r][col] = in ? (float)b[(size_t)gy * b_pitch + (size_t)gx * ch + c] - shift_b : 0.0f;
+            sa[r][col] = in ? ssim_level(a[(size_t)gy * a_pitch + (size_t)gx * ch + c]) - shift_a : 0.0f;
+            sb[r][col] = in ? ssim_level(b[(size_t)gy * b_pitch + (size_t)gx * ch + c]) - shift_b : 0.0f;
         }
         __syncthreads();
         for (int i = tid; i < IN_H * SSIM_TX; i += SSIM_THREADS) {
@@ -148,7 +153,11 @@ extern "C" jf_status jf_ssim_cuda(jf_context *ctx, const jf_image *a, const jf_i
     const int rows = jf_gpu_info(ctx)->shared_per_sm >= 96 * 1024 ? 4 : 2;
     const long tiles = (long)((vw + SSIM_TX - 1) / SSIM_TX) * ((vh + SSIM_TY * rows - 1) / (SSIM_TY * rows));
     const int blocks = (int)(tiles < MAX_BLOCKS ? tiles : MAX_BLOCKS);
-    const void *kernel = rows == 4 ? (const void *)ssim_tile_kernel<4> : (const void *)ssim_tile_kernel<2>;
+    const int wide = a->sample == JF_SAMPLE_U16;
+    const void *kernel = rows == 4 ? (wide ? (const void *)ssim_tile_kernel<4, unsigned short>
+                                           : (const void *)ssim_tile_kernel<4, unsigned char>)
+                                   : (wide ? (const void *)ssim_tile_kernel<2, unsigned short>
+                                           : (const void *)ssim_tile_kernel<2, unsigned char>);
     const dim3 block(SSIM_TX, SSIM_TY);
     double host[MAX_BLOCKS], total = 0.0, gd[TAPS];
     double *partials;
@@ -173,18 +182,23 @@ extern "C" jf_status jf_ssim_cuda(jf_context *ctx, const jf_image *a, const jf_i
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     for (c = 0; c < a->channels; c++) {
-        if (rows == 4)
-            ssim_tile_kernel<4><<<blocks, block, 0, ctx->gpu->stream>>>(
-                va.ptr, va.pitch, vb.ptr, vb.pitch, a->channels, c, a->width, a->height, vw, vh,
-                partials + (size_t)c * MAX_BLOCKS, taps);
+#define SSIM_LAUNCH(R, T)                                                                          \
+    ssim_tile_kernel<R, T><<<blocks, block, 0, ctx->gpu->stream>>>(                               \
+        (const T *)va.ptr, va.pitch / sizeof(T), (const T *)vb.ptr, vb.pitch / sizeof(T),           \
+        a->channels, c, a->width, a->height, vw, vh, partials + (size_t)c * MAX_BLOCKS, taps)
+        if (rows == 4 && wide)
+            SSIM_LAUNCH(4, unsigned short);
+        else if (rows == 4)
+            SSIM_LAUNCH(4, unsigned char);
+        else if (wide)
+            SSIM_LAUNCH(2, unsigned short);
         else
-            ssim_tile_kernel<2><<<blocks, block, 0, ctx->gpu->stream>>>(
-                va.ptr, va.pitch, vb.ptr, vb.pitch, a->channels, c, a->width, a->height, vw, vh,
-                partials + (size_t)c * MAX_BLOCKS, taps);
+            SSIM_LAUNCH(2, unsigned char);
+#undef SSIM_LAUNCH
         JF_LAUNCH_CHECK("ssim_tile_kernel");
     }
     if ((st = jf_gpu_timer_stop(ctx, id, "ssim", "cuda", TAPS, a,
-                                2ull * a->width * a->height * a->channels, 0)) != JF_OK)
+                                2ull * a->width * a->height * a->channels * jf_bps(a), 0)) != JF_OK)
         return st;
     for (c = 0; c < a->channels; c++) {
         double ch_sum = 0.0;

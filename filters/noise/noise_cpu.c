@@ -2,15 +2,20 @@
  * Test noise, seeded and reproducible on every platform: the generator is
  * splitmix64 (Steele, Lea, Flood 2014), not rand(), and pixels are visited in
  * a fixed order.
- *   salt and pepper: each pixel, with probability `amount`, becomes 0 or 255
- *                    (even odds) in all its channels, like the seed report's
- *                    impulse noise;
- *   Gaussian:        each byte gets N(0, amount^2) added (Box-Muller), then
- *                    is rounded and saturated.
+ *   salt and pepper: each pixel, with probability `amount`, becomes 0 or the
+ *                    largest level (even odds) in all its channels, like the
+ *                    seed report's impulse noise;
+ *   Gaussian:        each sample gets N(0, amount^2) added (Box-Muller), then
+ *                    is rounded and saturated.  `amount` is in 8-bit levels:
+ *                    at 16 bits it is scaled by 257, so one setting gives the
+ *                    same visible noise at either depth.
+ * 16-bit images draw the same random numbers in the same order as 8-bit
+ * ones.
  */
 #include "filters/filters.h"
 #include "core/context.h"
 #include "core/errors.h"
+#include "core/image.h"
 #include "core/options.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -39,7 +44,8 @@ jf_status jf_add_noise(jf_context *ctx, jf_image *img, const jf_noise_options *u
     jf_noise_options o = jf_noise_defaults();
     const jf_noise_options *opt = &o;
     uint64_t state;
-    int x, y, c, ch;
+    int x, y, c, ch, wide;
+    double top;
     jf_status st;
     double t0 = jf_now_ms();
 
@@ -50,18 +56,25 @@ jf_status jf_add_noise(jf_context *ctx, jf_image *img, const jf_noise_options *u
         return st;
     state = opt->seed;
     ch = img->channels;
+    wide = img->sample == JF_SAMPLE_U16;
+    top = jf_sample_max(img->sample);
     switch (opt->kind) {
     case JF_NOISE_SALT_PEPPER:
         if (!(opt->amount >= 0.0 && opt->amount <= 1.0))
             return jf_fail(JF_ERR_ARG, "salt-and-pepper density %g outside 0..1", opt->amount);
         for (y = 0; y < img->height; y++) {
             unsigned char *row = img->data + (size_t)y * img->stride;
+            uint16_t *row16 = (uint16_t *)(void *)row;
             for (x = 0; x < img->width; x++) {
                 double u = uniform(&state);
                 if (u < opt->amount) {
-                    unsigned char v = (splitmix64(&state) >> 63) ? 255 : 0;
-                    for (c = 0; c < ch; c++)
-                        row[x * ch + c] = v;
+                    const int salt = (int)(splitmix64(&state) >> 63);
+                    for (c = 0; c < ch; c++) {
+                        if (wide)
+                            row16[x * ch + c] = salt ? 65535 : 0;
+                        else
+                            row[x * ch + c] = salt ? 255 : 0;
+                    }
                 }
             }
         }
@@ -71,11 +84,17 @@ jf_status jf_add_noise(jf_context *ctx, jf_image *img, const jf_noise_options *u
             return jf_fail(JF_ERR_ARG, "Gaussian sigma %g outside 0..1000", opt->amount);
         for (y = 0; y < img->height; y++) {
             unsigned char *row = img->data + (size_t)y * img->stride;
+            uint16_t *row16 = (uint16_t *)(void *)row;
+            const double sigma = wide ? opt->amount * 257.0 : opt->amount;
             for (x = 0; x < img->width * ch; x++) {
                 double u1 = uniform(&state), u2 = uniform(&state);
                 double n = sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * 3.14159265358979323846 * u2);
-                double v = row[x] + opt->amount * n;
-                row[x] = (unsigned char)(v <= 0.0 ? 0 : v >= 255.0 ? 255 : (int)floor(v + 0.5));
+                double v = (wide ? row16[x] : row[x]) + sigma * n;
+                v = v <= 0.0 ? 0.0 : v >= top ? top : floor(v + 0.5);
+                if (wide)
+                    row16[x] = (uint16_t)v;
+                else
+                    row[x] = (unsigned char)v;
             }
         }
         break;

@@ -11,13 +11,13 @@
 #include <string.h>
 
 /* The padded output: may pass the pixel limit by its margin. */
-static jf_status pad_prepare(jf_image *dst, int pw, int ph, int ch)
+static jf_status pad_prepare(jf_image *dst, int pw, int ph, int ch, jf_sample sample)
 {
-    size_t row = (size_t)pw * (size_t)ch;
+    size_t row = (size_t)pw * (size_t)ch * jf_sample_size(sample);
     if (!dst)
         return jf_fail(JF_ERR_ARG, "jf_pad: output image is NULL");
     if (dst->data)
-        return jf_image_prepare(dst, pw, ph, ch);
+        return jf_image_prepare(dst, pw, ph, ch, sample);
     memset(dst, 0, sizeof *dst);
     if (!(dst->data = (unsigned char *)malloc(row * (size_t)ph)))
         return jf_fail(JF_ERR_NOMEM, "jf_pad: cannot allocate %dx%dx%d", pw, ph, ch);
@@ -26,6 +26,7 @@ static jf_status pad_prepare(jf_image *dst, int pw, int ph, int ch)
     dst->channels = ch;
     dst->stride = row;
     dst->owned = 1;
+    dst->sample = sample;
     return JF_OK;
 }
 
@@ -44,7 +45,7 @@ static jf_status check_pad(const jf_image *src, int radius, jf_border border, jf
     if ((st = jf_check_size("jf_pad", pw, ph, src->channels)) != JF_OK ||
         (dst && dst->data && (st = jf_check_image("jf_pad", "output", dst, on_gpu)) != JF_OK))
         return st;
-    return pad_prepare(dst, (int)pw, (int)ph, src->channels);
+    return pad_prepare(dst, (int)pw, (int)ph, src->channels, src->sample);
 }
 
 static void record_pad(jf_context *ctx, const jf_image *src, int radius, double ms)
@@ -52,7 +53,8 @@ static void record_pad(jf_context *ctx, const jf_image *src, int radius, double 
     const uint64_t pw = (uint64_t)src->width + 2u * (uint64_t)radius;
     const uint64_t ph = (uint64_t)src->height + 2u * (uint64_t)radius;
     jf_record(ctx, "pad", "cpu", 2 * radius + 1, src, ms,
-              (uint64_t)src->width * src->height * src->channels, pw * ph * (uint64_t)src->channels);
+              (uint64_t)src->width * src->height * src->channels * jf_bps(src),
+              pw * ph * (uint64_t)src->channels * jf_bps(src));
 }
 
 static jf_status pad_impl(jf_context *ctx, const jf_image *src, int radius, jf_border border,
@@ -83,7 +85,7 @@ jf_status jf_pad_scratch(jf_context *ctx, const jf_image *src, int radius, jf_bo
                          jf_image *padded)
 {
     const int pw = src->width + 2 * radius, ph = src->height + 2 * radius;
-    const size_t row = (size_t)pw * (size_t)src->channels;
+    const size_t row = (size_t)pw * (size_t)src->channels * jf_bps(src);
     double t0 = jf_now_ms();
     unsigned char *buf;
     jf_status st;
@@ -91,7 +93,7 @@ jf_status jf_pad_scratch(jf_context *ctx, const jf_image *src, int radius, jf_bo
         return st;
     if (!(buf = (unsigned char *)jf_scratch_get(ctx, JF_SCRATCH_PAD, row * (size_t)ph)))
         return JF_ERR_NOMEM;
-    *padded = jf_image_wrap(buf, pw, ph, src->channels, row);
+    *padded = jf_image_wrap_as(buf, pw, ph, src->channels, row, src->sample);
     if ((st = jf_pad_cpu(src, radius, border, padded)) != JF_OK)
         return st;
     record_pad(ctx, src, radius, jf_now_ms() - t0);

@@ -1,14 +1,16 @@
 /* Padding, CPU reference: a column map computed once per call, then each
- * output row is either zeros or a copy of one source row through that map. */
+ * output row is either zeros or a copy of one source row through that map.
+ * Samples are moved as bytes: a 16-bit pixel of c channels is 2c of them. */
 #include "filters/filters.h"
 #include "filters/pad/pad.h"
 #include "core/errors.h"
+#include "core/image.h"
 
 #include <string.h>
 
 jf_status jf_pad_cpu(const jf_image *src, int radius, jf_border border, jf_image *dst)
 {
-    const int ch = src->channels, w = src->width, h = src->height;
+    const int ch = src->channels * (int)jf_bps(src), w = src->width, h = src->height;
     const int pw = w + 2 * radius, ph = h + 2 * radius;
     int col[2 * 4096 + 1]; /* radius <= 4096 (checked by every caller) */
     int x, y, c;
