@@ -56,6 +56,8 @@ typedef struct cli_settings {
     int png_level;           /* 0..9 */
     int png_filter;          /* index in jf_png_filter_names + 1 */
     int format;              /* out_format */
+    int depth;               /* 0: as the input, 1: 8 bits, 2: 16 bits */
+    int cmyk_to_rgb;         /* CMYK JPEG to a PNG: convert (else refused) */
     int skip_existing;
     const char *reference;
     /* stream */
@@ -155,7 +157,7 @@ void cli_ref_means_json(struct json_buf *j, const cli_ref_means *m);
  * encode and write one output (stats and notes into the item), and the
  * whole batch: collect, run, report; returns the exit code. */
 jf_status cli_read_input(struct jf_batch_item *it, jf_picture *pic, jf_context *ctx);
-jf_status cli_write_output(struct jf_batch_item *it, const cli_settings *s, const jf_picture *pic,
+jf_status cli_write_output(struct jf_batch_item *it, const cli_settings *s, jf_picture *pic,
                            jf_context *ctx);
 int cli_batch(cli_settings *s, cli_run *run,
               jf_status (*work)(struct jf_batch *b, struct jf_batch_item *it, jf_context *ctx));

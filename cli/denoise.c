@@ -42,9 +42,42 @@ static jf_encode_options encode_options(const cli_settings *s, const jf_picture 
     return e;
 }
 
+/* --depth and --cmyk-to-rgb: the picture as it will be written (its planes
+ * replaced by converted copies it owns). */
+static jf_status convert_output(jf_batch_item *it, const cli_settings *s, jf_picture *pic,
+                                const jf_encode_options *e)
+{
+    const jf_sample want = s->depth == 1 ? JF_SAMPLE_U8 : s->depth == 2 ? JF_SAMPLE_U16
+                                                                        : pic->color.sample;
+    jf_status st;
+    if (s->depth == 2 && e->format == JF_FORMAT_JPEG)
+        return jf_fail(JF_ERR_UNSUPPORTED, "--depth 16: JPEG holds 8 bits per sample; "
+                       "write PNG (--format png)");
+    if (pic->color_model == JF_COLOR_CMYK && e->format == JF_FORMAT_PNG && s->cmyk_to_rgb) {
+        if ((st = jf_picture_cmyk_to_rgb(pic)) != JF_OK)
+            return st;
+        add_note(it, "CMYK converted to RGB");
+    }
+    if (want != pic->color.sample) {
+        jf_image color = {0}, alpha = {0};
+        color.sample = alpha.sample = want;
+        if ((st = jf_image_convert(&pic->color, &color)) != JF_OK ||
+            (pic->alpha.data && (st = jf_image_convert(&pic->alpha, &alpha)) != JF_OK)) {
+            jf_image_free(&color);
+            return st;
+        }
+        jf_image_free(&pic->color);
+        jf_image_free(&pic->alpha);
+        pic->color = color;
+        pic->alpha = alpha;
+        add_note(it, want == JF_SAMPLE_U8 ? "16 bits rounded to 8" : "8 bits widened to 16");
+    }
+    return JF_OK;
+}
+
 /* Encode and write one output (denoise and noise share it); a picture in
  * device memory is encoded there when it can be (nvJPEG). */
-jf_status cli_write_output(jf_batch_item *it, const cli_settings *s, const jf_picture *pic,
+jf_status cli_write_output(jf_batch_item *it, const cli_settings *s, jf_picture *pic,
                            jf_context *ctx)
 {
     jf_encode_options e = encode_options(s, pic);
@@ -55,6 +88,10 @@ jf_status cli_write_output(jf_batch_item *it, const cli_settings *s, const jf_pi
     int on_gpu = 0;
     if (e.format == JF_FORMAT_JPEG && pic->alpha.data)
         add_note(it, "JPEG has no alpha channel; transparency dropped");
+    if ((st = convert_output(it, s, pic, &e)) != JF_OK) {
+        jf_error_prefix(it->input);
+        return st;
+    }
     if ((st = make_parent(it->output)) != JF_OK)
         return st;
     st = jf_picture_encode_frame(ctx, pic, &e, &bytes, &size, &on_gpu);
@@ -146,10 +183,10 @@ static jf_status denoise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
     /* the output in the other frame, which the encoder then reads in place:
      * on the GPU (frame 3) when nvJPEG decoded the input and a JPEG goes out,
      * to be encoded there too */
-    if ((st = jf_context_frame(ctx, pic.decoded_on_gpu && encode_options(run->s, &pic).format ==
-                                            JF_FORMAT_JPEG ? 3 : 1,
-                               pic.color.width, pic.color.height, pic.color.channels, &out)) ==
-            JF_OK &&
+    if ((st = jf_context_frame_as(ctx, pic.decoded_on_gpu && encode_options(run->s, &pic).format ==
+                                               JF_FORMAT_JPEG ? 3 : 1,
+                                  pic.color.width, pic.color.height, pic.color.channels,
+                                  pic.color.sample, &out)) == JF_OK &&
         (st = jf_op_apply(ctx, &run->plan, &pic.color, &out, &note)) == JF_OK)
         st = jf_context_sync(ctx); /* managed frames: the work was only queued */
     it->ms_filter = jf_now_ms() - t0;

@@ -45,6 +45,7 @@ typedef struct cli_option {
 } cli_option;
 
 static const char *const FORMATS[] = {"same", "png", "jpg", NULL};
+static const char *const DEPTHS[] = {"same", "8", "16", NULL};
 
 #define AT(field) offsetof(cli_settings, field)
 #define STRINGIFY(x) #x
@@ -70,6 +71,8 @@ static const cli_option GENERIC[] = {
     {"png-level", 0, OPT_INT, "N", "zlib level of written PNGs: 0 stores, 9 is smallest and slowest", PNG_LEVEL, 0, 9, NULL, AT(png_level), RUN, NULL, 0, NULL},
     {"png-filter", 0, OPT_CHOICE, "F", "row filter of written PNGs (adaptive: libpng tries all five per row; smaller, slower)", JF_PNG_DEFAULT_FILTER_NAME, 0, 0, jf_png_filter_names + 1, AT(png_filter), RUN, NULL, 0, NULL},
     {"format", 0, OPT_CHOICE, "FMT", "output format", "same", 0, 0, FORMATS, AT(format), RUN, NULL, 0, NULL},
+    {"depth", 0, OPT_CHOICE, "BITS", "sample depth of written files: same (16-bit PNGs stay 16-bit), 8 (nearest level: (v + 128) / 257), 16 (v * 257); JPEG holds 8", "same", 0, 0, DEPTHS, AT(depth), RUN, NULL, 0, NULL},
+    {"cmyk-to-rgb", 0, OPT_FLAG, NULL, "write CMYK JPEGs as RGB when the output is PNG: (255 - C)(255 - K) / 255 per channel, no print profile (else refused: PNG has no CMYK)", NULL, 0, 0, NULL, AT(cmyk_to_rgb), RUN, NULL, 0, NULL},
     {"suffix", 0, OPT_STRING, "TEXT", "add TEXT to output names (allows writing inside an input folder)", NULL, 0, 0, NULL, AT(suffix), RUN, NULL, 0, NULL},
     {"shard", 0, OPT_STRING, "I/N", "process only shard I of N (from 0) of the inputs, by a hash of each path; 'auto': from Slurm or Kubernetes", NULL, 0, 0, NULL, AT(shard), RUN, NULL, 0, NULL},
     {"output", 'o', OPT_STRING, "FILE", "write the merged report to FILE ('-': standard output)", NULL, 0, 0, NULL, AT(output), CMD_REPORT, NULL, 0, NULL},
@@ -581,6 +584,8 @@ static void print_ops(FILE *out, jf_op_kind kind, const char *title)
         fputc('\n', out);
         if (op->kind == JF_OP_FILTER)
             fprintf(out, "  %-*s   GPU variants: auto = %s\n", width, "", op->auto_rule);
+        if (op->kind == JF_OP_FILTER && op->depths)
+            fprintf(out, "  %-*s   samples: %s\n", width, "", op->depths);
     }
 }
 

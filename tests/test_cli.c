@@ -655,6 +655,135 @@ static void test_codec_option(void **state)
     assert_non_null(strstr(g_out, "jpeg decode:"));
 }
 
+/* Write a picture under the test folder. */
+static void write_picture(const char *rel, const jf_picture *pic, jf_format format)
+{
+    char path[2048];
+    jf_encode_options e = jf_encode_defaults();
+    e.format = format;
+    snprintf(path, sizeof path, "%s/%s", g_dir, rel);
+    if (jf_picture_write(path, pic, &e) != JF_OK)
+        fail_msg("%s: %s", rel, jf_last_error());
+}
+
+static jf_picture read_picture(const char *rel)
+{
+    char path[2048];
+    jf_picture pic;
+    snprintf(path, sizeof path, "%s/%s", g_dir, rel);
+    if (jf_picture_read(path, &pic) != JF_OK)
+        fail_msg("%s: %s", rel, jf_last_error());
+    return pic;
+}
+
+/* A folder mixing 8-bit files, a 16-bit RGBA PNG with a text chunk and a
+ * CMYK JPEG: every file processed at its own depth and colour model,
+ * metadata kept; what a format cannot hold refused with the reason unless
+ * a conversion is asked for. */
+static void test_mixed_depths_and_cmyk(void **state)
+{
+    jf_picture src, deep = {0}, cmyk = {0}, got;
+    jf_image want;
+    static char text[] = "16-bit test frame";
+    int x, y, c;
+    (void)state;
+    assert_int_equal(system((snprintf(g_out, sizeof g_out, "mkdir -p %s/mixed", g_dir), g_out)), 0);
+    copy_in("samples/images/rocket.jpg", "mixed/rocket.jpg", 0);
+    copy_in("tests/data/small_40x12_a.png", "mixed/small.png", 0);
+    /* 16 bits: a photo widened, with low bits of its own, and alpha */
+    assert_int_equal(jf_picture_read(t_source_path("samples/images/chelsea.png"), &src), JF_OK);
+    deep.format = JF_FORMAT_PNG;
+    deep.color.sample = deep.alpha.sample = JF_SAMPLE_U16;
+    assert_int_equal(jf_image_convert(&src.color, &deep.color), JF_OK);
+    assert_int_equal(jf_image_alloc_as(&deep.alpha, src.color.width, src.color.height, 1,
+                                       JF_SAMPLE_U16), JF_OK);
+    for (y = 0; y < deep.color.height; y++)
+        for (x = 0; x < deep.color.width; x++) {
+            for (c = 0; c < 3; c++)
+                t_set_px(&deep.color, x, y, c, t_px(&deep.color, x, y, c) ^ (unsigned)((x * 7 + y * 13 + c) & 255));
+            t_set_px(&deep.alpha, x, y, 0, (unsigned)(x * 300 + y));
+        }
+    deep.extra = calloc(1, sizeof *deep.extra);
+    deep.extra_count = 1;
+    snprintf(deep.extra[0].key, sizeof deep.extra[0].key, "Comment");
+    deep.extra[0].tag = -1; /* PNG_TEXT_COMPRESSION_NONE */
+    deep.extra[0].data = (unsigned char *)strdup(text);
+    deep.extra[0].size = strlen(text);
+    write_picture("mixed/deep.png", &deep, JF_FORMAT_PNG);
+    /* CMYK with the Adobe marker (inverted, as Photoshop writes it) */
+    cmyk.format = JF_FORMAT_JPEG;
+    cmyk.color_model = JF_COLOR_CMYK;
+    cmyk.jpeg_adobe = 1;
+    assert_int_equal(jf_image_alloc(&cmyk.color, 64, 48, 4), JF_OK);
+    for (y = 0; y < 48; y++)
+        for (x = 0; x < 64 * 4; x++)
+            cmyk.color.data[y * cmyk.color.stride + x] = (unsigned char)(40 + x / 2 + y);
+    write_picture("mixed/print.jpg", &cmyk, JF_FORMAT_JPEG);
+
+    assert_int_equal(run("denoise mixed -o mixout -k 3 --backend cpu"), 0);
+    assert_non_null(strstr(g_out, "4 ok, 0 failed"));
+    got = read_picture("mixout/deep.png");
+    assert_int_equal(got.color.sample, JF_SAMPLE_U16);
+    assert_non_null(got.alpha.data);
+    assert_int_equal(got.alpha.sample, JF_SAMPLE_U16);
+    assert_true(t_images_equal(&got.alpha, &deep.alpha)); /* alpha passes untouched */
+    want = t_poisoned_like(&deep.color, 0);
+    t_median_reference(&deep.color, 3, JF_BORDER_REPLICATE, &want);
+    assert_true(t_images_equal(&got.color, &want));
+    assert_int_equal(got.extra_count, 1);
+    assert_string_equal(got.extra[0].key, "Comment");
+    jf_image_free(&want);
+    jf_picture_free(&got);
+    got = read_picture("mixout/print.jpg");
+    assert_int_equal(got.color_model, JF_COLOR_CMYK);
+    assert_int_equal(got.color.channels, 4);
+    assert_int_equal(got.jpeg_adobe, 1);
+    jf_picture_free(&got);
+    got = read_picture("mixout/rocket.jpg");
+    assert_int_equal(got.color.sample, JF_SAMPLE_U8);
+    jf_picture_free(&got);
+
+    /* PNG has no CMYK: refused by name and reason, the rest written */
+    assert_int_equal(run("denoise mixed -o pngout --format png --backend cpu"), 1);
+    assert_non_null(strstr(g_out, "pngout/print.png: a CMYK image cannot be written as PNG"));
+    assert_false(exists("pngout/print.png"));
+    assert_true(exists("pngout/deep.png") && exists("pngout/rocket.png"));
+    assert_int_equal(run("denoise mixed -o rgbout --format png --cmyk-to-rgb --backend cpu"), 0);
+    got = read_picture("rgbout/print.png");
+    assert_int_equal(got.color.channels, 3);
+    jf_picture_free(&got);
+    /* JPEG holds 8 bits: refused unless --depth 8 asks for the rounding */
+    assert_int_equal(run("denoise mixed/deep.png -o jpgout --format jpg --backend cpu"), 1);
+    assert_non_null(strstr(g_out, "16-bit image cannot be written as JPEG"));
+    assert_int_equal(run("denoise mixed/deep.png -o jpgout --format jpg --depth 8 --backend cpu"), 0);
+    got = read_picture("jpgout/deep.jpg");
+    assert_int_equal(got.color.sample, JF_SAMPLE_U8);
+    assert_int_equal(got.format, JF_FORMAT_JPEG);
+    jf_picture_free(&got);
+    assert_int_equal(run("denoise mixed/small.png -o wide --depth 16 -k 1 --backend cpu"), 0);
+    got = read_picture("wide/small.png");
+    {
+        jf_picture small = read_picture("mixed/small.png");
+        assert_int_equal(got.color.sample, JF_SAMPLE_U16);
+        for (x = 0; x < small.color.width; x++) /* v * 257 */
+            assert_int_equal(t_px(&got.color, x, 2, 0), 257u * t_px(&small.color, x, 2, 0));
+        jf_picture_free(&small);
+    }
+    jf_picture_free(&got);
+    /* metrics on 16-bit files: L = 65535 */
+    assert_int_equal(run("metrics mixed/deep.png mixout/deep.png --json"), 0);
+    assert_non_null(strstr(g_out, "\"psnr_db\":"));
+    /* the impulse filters are 8-bit: said per file, the batch goes on */
+    assert_int_equal(run("denoise mixed -o impout -f switching-median --backend cpu"), 1);
+    assert_non_null(strstr(g_out, "deep.png: jf_switching_median: takes 8-bit samples only"));
+    assert_true(exists("impout/rocket.jpg"));
+    snprintf(g_out, sizeof g_out, "%s", g_dir);
+    assert_int_equal(leftovers(g_out), 0);
+    jf_picture_free(&src);
+    jf_picture_free(&deep);
+    jf_picture_free(&cmyk);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -674,6 +803,7 @@ int main(void)
         cmocka_unit_test(test_metadata_notes),
         cmocka_unit_test(test_impulse_filters),
         cmocka_unit_test(test_png_level_and_filter),
+        cmocka_unit_test(test_mixed_depths_and_cmyk),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
