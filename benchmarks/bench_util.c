@@ -25,12 +25,16 @@ jf_status jf_bench_tile(const jf_image *photo, int w, int h, int ch, int shift, 
 int jf_bench_max_diff(const jf_image *a, const jf_image *b)
 {
     int x, y, m = 0;
-    for (y = 0; y < a->height; y++)
+    const int wide = a->sample == JF_SAMPLE_U16;
+    for (y = 0; y < a->height; y++) {
+        const unsigned char *ra = a->data + (size_t)y * a->stride, *rb = b->data + (size_t)y * b->stride;
         for (x = 0; x < a->width * a->channels; x++) {
-            int d = abs((int)a->data[(size_t)y * a->stride + x] -
-                        (int)b->data[(size_t)y * b->stride + x]);
+            int d = wide ? abs((int)((const uint16_t *)(const void *)ra)[x] -
+                               (int)((const uint16_t *)(const void *)rb)[x])
+                         : abs((int)ra[x] - (int)rb[x]);
             m = d > m ? d : m;
         }
+    }
     return m;
 }
 

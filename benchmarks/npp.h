@@ -21,9 +21,10 @@ const char *jf_npp_version(void);
  * in turn), writing a w x h device image; `warmup` untimed calls, then
  * `reps` calls timed with CUDA events on the context's stream; the median ms
  * goes to *ms.  The output of the last call is left in dst.
- *   median:  nppiFilterMedian_8u_C1R_Ctx / _C3R_Ctx, mask k x k, anchor (r, r)
- *   filter:  nppiFilter32f_8u_C1R_Ctx / _C3R_Ctx with the weights reversed
- *            (NPP convolves; jetfilter correlates), anchor (r, r)
+ *   median:  nppiFilterMedian_8u_C1R_Ctx / _C3R_Ctx (16u at 16 bits), mask
+ *            k x k, anchor (r, r)
+ *   filter:  nppiFilter32f_8u_C1R_Ctx / _C3R_Ctx (16u at 16 bits) with the
+ *            weights reversed (NPP convolves; jetfilter correlates), anchor (r, r)
  */
 jf_status jf_npp_median(jf_context *ctx, const jf_image *padded, int count, int k,
                         jf_image *dst, int warmup, int reps, double *ms);

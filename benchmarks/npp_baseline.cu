@@ -95,8 +95,10 @@ static jf_status timed(jf_context *ctx, const jf_image *padded, int count, int k
 /* First pixel of the ROI: r rows and r columns into the padded image. */
 static const Npp8u *roi(const jf_image *p, int r)
 {
-    return p->data + (size_t)r * p->stride + (size_t)r * p->channels;
+    return p->data + (size_t)r * p->stride + (size_t)r * p->channels * jf_bps(p);
 }
+
+static const Npp16u *roi16(const jf_image *p, int r) { return (const Npp16u *)roi(p, r); }
 
 typedef struct median_arg {
     Npp8u *buffer;
@@ -109,6 +111,13 @@ static NppStatus call_median(const jf_image *src, int k, jf_image *dst, void *ar
     NppiSize size = {dst->width, dst->height}, mask = {k, k};
     NppiPoint anchor = {r, r};
     Npp8u *buf = ((median_arg *)arg)->buffer;
+    Npp16u *d16 = (Npp16u *)dst->data;
+    if (dst->sample == JF_SAMPLE_U16)
+        return dst->channels == 1
+                   ? nppiFilterMedian_16u_C1R_Ctx(roi16(src, r), (int)src->stride, d16, (int)dst->stride,
+                                                  size, mask, anchor, buf, *n)
+                   : nppiFilterMedian_16u_C3R_Ctx(roi16(src, r), (int)src->stride, d16, (int)dst->stride,
+                                                  size, mask, anchor, buf, *n);
     if (dst->channels == 1)
         return nppiFilterMedian_8u_C1R_Ctx(roi(src, r), (int)src->stride, dst->data,
                                            (int)dst->stride, size, mask, anchor, buf, *n);
@@ -127,13 +136,17 @@ extern "C" jf_status jf_npp_median(jf_context *ctx, const jf_image *padded, int 
     jf_status st;
     if ((st = npp_context(ctx, &n)) != JF_OK)
         return st;
-    s = dst->channels == 1 ? nppiFilterMedianGetBufferSize_8u_C1R_Ctx(size, mask, &bytes, n)
-                           : nppiFilterMedianGetBufferSize_8u_C3R_Ctx(size, mask, &bytes, n);
+    if (dst->sample == JF_SAMPLE_U16)
+        s = dst->channels == 1 ? nppiFilterMedianGetBufferSize_16u_C1R_Ctx(size, mask, &bytes, n)
+                               : nppiFilterMedianGetBufferSize_16u_C3R_Ctx(size, mask, &bytes, n);
+    else
+        s = dst->channels == 1 ? nppiFilterMedianGetBufferSize_8u_C1R_Ctx(size, mask, &bytes, n)
+                               : nppiFilterMedianGetBufferSize_8u_C3R_Ctx(size, mask, &bytes, n);
     if (s < 0)
         return npp_fail("nppiFilterMedianGetBufferSize", s);
     JF_CUDA_TRY(cudaMalloc((void **)&arg.buffer, bytes ? bytes : 1));
     st = timed(ctx, padded, count, k, dst, warmup, reps, ms, call_median, &arg,
-               "nppiFilterMedian_8u");
+               dst->sample == JF_SAMPLE_U16 ? "nppiFilterMedian_16u" : "nppiFilterMedian_8u");
     cudaFree(arg.buffer);
     return st;
 }
@@ -149,6 +162,13 @@ static NppStatus call_filter(const jf_image *src, int k, jf_image *dst, void *ar
     NppiSize size = {dst->width, dst->height}, ksize = {k, k};
     NppiPoint anchor = {r, r};
     const Npp32f *w = ((filter_arg *)arg)->d_kernel;
+    Npp16u *d16 = (Npp16u *)dst->data;
+    if (dst->sample == JF_SAMPLE_U16)
+        return dst->channels == 1
+                   ? nppiFilter32f_16u_C1R_Ctx(roi16(src, r), (int)src->stride, d16, (int)dst->stride,
+                                               size, w, ksize, anchor, *n)
+                   : nppiFilter32f_16u_C3R_Ctx(roi16(src, r), (int)src->stride, d16, (int)dst->stride,
+                                               size, w, ksize, anchor, *n);
     if (dst->channels == 1)
         return nppiFilter32f_8u_C1R_Ctx(roi(src, r), (int)src->stride, dst->data, (int)dst->stride,
                                         size, w, ksize, anchor, *n);
@@ -178,7 +198,7 @@ extern "C" jf_status jf_npp_filter(jf_context *ctx, const jf_image *padded, int 
     }
     free(rev);
     st = timed(ctx, padded, count, k, dst, warmup, reps, ms, call_filter, &arg,
-               "nppiFilter32f_8u");
+               dst->sample == JF_SAMPLE_U16 ? "nppiFilter32f_16u" : "nppiFilter32f_8u");
     cudaFree((void *)arg.d_kernel);
     return st;
 }

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """OpenCV's medianBlur on the same cells as bench_median_cpu, for comparison.
 
-    python3 benchmarks/opencv_median.py [PHOTO] [THREADS] [REPS] [WxH]
+    python3 benchmarks/opencv_median.py [PHOTO] [THREADS] [REPS] [WxH] [DEPTH]
 
 Uses Debian's python3-opencv (used only here, never by jetfilter itself).
 Tiles the photo exactly as bench_median_cpu does (grey = (R+G+B)//3),
 warms up once, prints the median wall time of REPS runs, and checks one
-output per cell against jetfilter's output when --check is given.
+output per cell against jetfilter's output when --check is given.  DEPTH 16:
+the tiled photo widened to 16 bits (v * 256 plus a seeded low byte, as
+`jetfilter bench --depth 16` makes its inputs); OpenCV's medianBlur takes
+16-bit images at k = 3 and 5 only.
 """
 import sys
 import time
@@ -31,17 +34,24 @@ def main():
     path = sys.argv[1] if len(sys.argv) > 1 else "samples/images/retina.jpg"
     threads = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     reps = int(sys.argv[3]) if len(sys.argv) > 3 else 7
-    sizes = [tuple(map(int, sys.argv[4].split("x")))] if len(sys.argv) > 4 else SIZES
+    sizes = [tuple(map(int, sys.argv[4].split("x")))] if len(sys.argv) > 4 and sys.argv[4] else SIZES
+    depth = int(sys.argv[5]) if len(sys.argv) > 5 else 8
+    ks = [3, 5] if depth == 16 else KS
+    rng = np.random.default_rng(1)
     if threads:
         cv2.setNumThreads(threads)
     # jetfilter decodes RGB; OpenCV decodes BGR: flip so channel order matches
     photo = cv2.imread(path, cv2.IMREAD_COLOR)[:, :, ::-1]
-    print(f"# OpenCV {cv2.__version__} medianBlur, {cv2.getNumThreads()} threads, photo {path}, median of {reps} runs")
+    print(f"# OpenCV {cv2.__version__} medianBlur, {cv2.getNumThreads()} threads, photo {path}, "
+          f"{depth}-bit, median of {reps} runs")
     print("width,height,channels,k,ms")
     for w, h in sizes:
         for ch in (1, 3):
             src = tiled(photo, w, h, ch)
-            for k in KS:
+            if depth == 16:
+                src = src.astype(np.uint16) * 256 + rng.integers(0, 256, src.shape).astype(np.uint16)
+                src = np.ascontiguousarray(src)
+            for k in ks:
                 cv2.medianBlur(src, k)
                 times = []
                 for _ in range(reps):

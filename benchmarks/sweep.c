@@ -24,6 +24,7 @@ typedef struct size_run {
     jf_context *ctx, *cpu;
     jf_power_meter *meter;
     int cuda, w, h, ch, nrot, reps, warm;
+    jf_sample sample;
     jf_image host[MAX_ROTATE], dev[MAX_ROTATE];
     jf_image out, host_out, ref;
     double *t;
@@ -40,9 +41,35 @@ static void say(jf_sweep *sw, const char *fmt, ...)
         sw->log(sw->user, msg);
 }
 
+/* 16 bits: v * 256 plus a seeded low byte, so the low byte is not a copy
+ * of the high one (a sensor's data has its own); 0..65535 without overflow. */
+static jf_status widen(jf_image *img, uint64_t state)
+{
+    jf_image deep = {0};
+    jf_status st;
+    int x, y;
+    deep.sample = JF_SAMPLE_U16;
+    if ((st = jf_image_convert(img, &deep)) != JF_OK)
+        return st;
+    for (y = 0; y < deep.height; y++) {
+        uint16_t *row = (uint16_t *)(void *)(deep.data + (size_t)y * deep.stride);
+        for (x = 0; x < deep.width * deep.channels; x++) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            row[x] = (uint16_t)(row[x] / 257u * 256u + (unsigned)(state >> 56));
+        }
+    }
+    jf_image_free(img);
+    *img = deep;
+    return JF_OK;
+}
+
 /* The photo tiled to w x h (grey = (R+G+B)/3), or seeded random bytes;
- * `shift` makes rotated copies differ.  Salt and pepper on top when asked. */
-static jf_status make_input(const jf_sweep *sw, int w, int h, int ch, int shift, jf_image *img)
+ * `shift` makes rotated copies differ.  Salt and pepper on top when asked;
+ * then widened to 16 bits when the depth asks. */
+static jf_status make_input(const jf_sweep *sw, int w, int h, int ch, int shift, jf_sample sample,
+                            jf_image *img)
 {
     uint64_t state = 0x9E3779B97F4A7C15ull * (uint64_t)(shift + 1);
     size_t i, n = (size_t)w * h * ch;
@@ -58,12 +85,13 @@ static jf_status make_input(const jf_sweep *sw, int w, int h, int ch, int shift,
             img->data[i] = (unsigned char)(state >> 24);
         }
     }
-    if (st != JF_OK || sw->impulses <= 0.0)
-        return st;
-    noise.kind = JF_NOISE_SALT_PEPPER;
-    noise.amount = sw->impulses;
-    noise.seed = (uint64_t)shift + 1;
-    return jf_add_noise(NULL, img, &noise);
+    if (st == JF_OK && sw->impulses > 0.0) {
+        noise.kind = JF_NOISE_SALT_PEPPER;
+        noise.amount = sw->impulses;
+        noise.seed = (uint64_t)shift + 1;
+        st = jf_add_noise(NULL, img, &noise);
+    }
+    return st == JF_OK && sample == JF_SAMPLE_U16 ? widen(img, state | 1) : st;
 }
 
 /* `conv` without a file measures arbitrary weights: seeded, not rank 1,
@@ -227,7 +255,8 @@ static double run_npp(size_run *r, const jf_op_plan *plan, const jf_sweep_cell *
         return 0.0;
     memset(padded, 0, sizeof padded);
     for (i = 0; i < r->nrot && ok; i++)
-        ok = jf_image_alloc_on(r->ctx, &padded[i], r->w + k - 1, r->h + k - 1, r->ch, JF_LOC_DEVICE) == JF_OK &&
+        ok = jf_image_alloc_on_as(r->ctx, &padded[i], r->w + k - 1, r->h + k - 1, r->ch,
+                                  JF_LOC_DEVICE, r->sample) == JF_OK &&
              jf_pad(r->ctx, &r->dev[i], k / 2, plan->args.border, &padded[i]) == JF_OK &&
              jf_context_sync(r->ctx) == JF_OK;
     if (ok && (plan->op->npp == JF_NPP_MEDIAN
@@ -263,6 +292,7 @@ static jf_sweep_cell base_cell(const size_run *r, const jf_op *op, int k, jf_bor
     c.height = r->h;
     c.channels = r->ch;
     c.k = op->kind == JF_OP_METRIC ? 0 : k;
+    c.depth = 8 * (int)jf_sample_size(r->sample);
     c.reps = r->reps;
     c.energy_mj = c.mean_w = NAN;
     c.npp_ms = c.jf_over_npp = NAN;
@@ -274,6 +304,8 @@ static jf_sweep_cell base_cell(const size_run *r, const jf_op *op, int k, jf_bor
     c.bytes_written = op->kind == JF_OP_METRIC ? 0
                     : op->kind == JF_OP_PAD ? (unsigned long long)(r->w + k - 1) * (r->h + k - 1) * r->ch
                     : (unsigned long long)r->w * r->h * r->ch;
+    c.bytes_read *= jf_sample_size(r->sample); /* 2 bytes a sample at 16 bits */
+    c.bytes_written *= jf_sample_size(r->sample);
     c.l2_resident = r->cuda && r->sw->have_dev
         ? (c.bytes_read + c.bytes_written) * 2 < r->sw->dev.l2_bytes : -1;
     snprintf(c.backend, sizeof c.backend, "%s", r->cuda ? "cuda" : "cpu");
@@ -292,8 +324,9 @@ static jf_status shape_outputs(size_run *r, const jf_op *op, int k)
         return JF_OK;
     jf_image_free(&r->out);
     jf_image_free(&r->host_out);
-    if ((r->cuda && (st = jf_image_alloc_on(r->ctx, &r->out, ow, oh, r->ch, JF_LOC_DEVICE)) != JF_OK) ||
-        (st = jf_image_alloc(&r->host_out, ow, oh, r->ch)) != JF_OK)
+    if ((r->cuda && (st = jf_image_alloc_on_as(r->ctx, &r->out, ow, oh, r->ch, JF_LOC_DEVICE,
+                                               r->sample)) != JF_OK) ||
+        (st = jf_image_alloc_as(&r->host_out, ow, oh, r->ch, r->sample)) != JF_OK)
         return st;
     return JF_OK;
 }
@@ -325,6 +358,9 @@ static void run_op_cells(size_run *r, const jf_op *op, int k, jf_border border)
     npp_ms = run_npp(r, &plan, &base);
     for (vi = 0; vi < (r->cuda ? sw->nvariants : 1); vi++) {
         const jf_variant v = r->cuda ? sw->variants[vi] : JF_VARIANT_CPU;
+        /* 16-bit images take the global kernels only (and auto, which picks them) */
+        if (r->sample == JF_SAMPLE_U16 && (v == JF_VARIANT_SHARED || v == JF_VARIANT_FAST))
+            continue;
         if (jf_op_has_variant(op, v, k) && (r->cuda || v == JF_VARIANT_CPU)) {
             run_variant(r, &plan, v, &base, npp_ms);
             ran++;
@@ -338,7 +374,7 @@ static void run_op_cells(size_run *r, const jf_op *op, int k, jf_border border)
 
 static jf_status prepare_inputs(size_run *r)
 {
-    const size_t img_bytes = (size_t)r->w * r->h * r->ch;
+    const size_t img_bytes = (size_t)r->w * r->h * r->ch * jf_sample_size(r->sample);
     jf_status st;
     int i;
     r->nrot = 2;
@@ -348,8 +384,9 @@ static jf_status prepare_inputs(size_run *r)
         r->nrot = need < 2 ? 2 : need > MAX_ROTATE ? MAX_ROTATE : (int)need;
     }
     for (i = 0; i < r->nrot; i++)
-        if ((st = make_input(r->sw, r->w, r->h, r->ch, i, &r->host[i])) != JF_OK ||
-            (r->cuda && ((st = jf_image_alloc_on(r->ctx, &r->dev[i], r->w, r->h, r->ch, JF_LOC_DEVICE)) != JF_OK ||
+        if ((st = make_input(r->sw, r->w, r->h, r->ch, i, r->sample, &r->host[i])) != JF_OK ||
+            (r->cuda && ((st = jf_image_alloc_on_as(r->ctx, &r->dev[i], r->w, r->h, r->ch,
+                                                    JF_LOC_DEVICE, r->sample)) != JF_OK ||
                          (st = jf_image_transfer(r->ctx, &r->host[i], &r->dev[i])) != JF_OK)))
             return st;
     return JF_OK;
@@ -369,7 +406,7 @@ static void free_size_run(size_run *r)
 }
 
 static jf_status sweep_size(jf_sweep *sw, jf_context *ctx, jf_context *cpu, jf_power_meter *meter,
-                            int w, int h, int ch)
+                            int w, int h, int ch, jf_sample sample)
 {
     size_run r;
     int oi, ki, bo, nks;
@@ -383,18 +420,21 @@ static jf_status sweep_size(jf_sweep *sw, jf_context *ctx, jf_context *cpu, jf_p
     r.w = w;
     r.h = h;
     r.ch = ch;
+    r.sample = sample;
     r.reps = sw->reps > 0 ? sw->reps : r.cuda ? 30 : 5;
     r.warm = sw->warmup;
     if (!(r.t = (double *)malloc(sizeof(double) * (size_t)r.reps)))
         return jf_fail(JF_ERR_NOMEM, "out of memory");
     if ((st = prepare_inputs(&r)) != JF_OK) {
-        say(sw, "%dx%dx%d: %s", w, h, ch, jf_last_error());
+        say(sw, "%dx%dx%d %d-bit: %s", w, h, ch, 8 * (int)jf_sample_size(sample), jf_last_error());
         free_size_run(&r);
         return st;
     }
     for (oi = 0; oi < sw->nops; oi++) {
         const jf_op *op = sw->ops[oi];
         const unsigned sized = op->params & (JF_PARAM_KSIZE | JF_PARAM_MAX_KSIZE);
+        if (!(op->samples & (1u << sample)))
+            continue; /* the impulse filters at 16 bits */
         nks = sized ? sw->nks : 1;
         for (ki = 0; ki < nks; ki++) {
             const int k = sized ? sw->ks[ki] : 1;
@@ -416,7 +456,7 @@ static jf_status sweep_backend(jf_sweep *sw, jf_backend backend, jf_context *cpu
     const int idx = backend == JF_BACKEND_CUDA;
     size_t copy_bytes = (size_t)(sw->ceiling_mb * 1024 * 1024);
     jf_status st = JF_OK;
-    int si, ci;
+    int si, ci, di;
     o.backend = backend;
     o.device = sw->device;
     o.threads = sw->threads;
@@ -437,9 +477,12 @@ static jf_status sweep_backend(jf_sweep *sw, jf_backend backend, jf_context *cpu
     if (sw->on_backend)
         sw->on_backend(sw->user, backend, idx && sw->have_dev ? &sw->dev : NULL, sw->ceiling[idx],
                        copy_bytes / 1048576.0);
-    for (si = 0; si < sw->nsizes && st == JF_OK; si++)
-        for (ci = 0; ci < sw->nchannels && st == JF_OK; ci++)
-            st = sweep_size(sw, ctx, cpu, meter, sw->sizes[si][0], sw->sizes[si][1], sw->channels[ci]);
+    for (di = 0; di < (sw->ndepths ? sw->ndepths : 1) && st == JF_OK; di++)
+        for (si = 0; si < sw->nsizes && st == JF_OK; si++)
+            for (ci = 0; ci < sw->nchannels && st == JF_OK; ci++)
+                st = sweep_size(sw, ctx, cpu, meter, sw->sizes[si][0], sw->sizes[si][1],
+                                sw->channels[ci],
+                                sw->ndepths && sw->depths[di] == 16 ? JF_SAMPLE_U16 : JF_SAMPLE_U8);
     jf_context_destroy(ctx);
     return st;
 }

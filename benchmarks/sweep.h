@@ -4,7 +4,7 @@
  *
  * Method (benchmarks/RESULTS.md):
  *  - inputs: a real photo tiled to each size (or seeded random data), never
- *    zeros; on the GPU several device-resident copies are rotated so repeated
+ *    zeros; at 16 bits the photo widened (v * 256 plus a seeded low byte); on the GPU several device-resident copies are rotated so repeated
  *    calls do not reread one buffer from the cache (cells whose data fits in
  *    L2 anyway are flagged);
  *  - warm-up calls, then N timed calls; the kernel's own time (CUDA events
@@ -30,6 +30,7 @@
 typedef struct jf_sweep_cell {
     char backend[8], filter[24], border[12], variant[16], check[40];
     int width, height, channels, k, reps;
+    int depth;       /* bits per sample: 8 or 16 */
     double ms, min_ms, max_ms, pad_ms, mpix_s, gbps, pct_peak, pct_ceiling;
     double npp_ms, jf_over_npp;
     double energy_mj, mean_w;
@@ -48,6 +49,7 @@ typedef struct jf_sweep {
     jf_border borders[JF_BORDER_COUNT];
     int nborders;
     int channels[2], nchannels;
+    int depths[2], ndepths; /* 8, 16 (none given: 8) */
     jf_backend backends[2];
     int nbackends;
     int reps;          /* 0: 30 on the GPU, 5 on the CPU */

@@ -161,6 +161,15 @@ static int configure(bench *b, cli_settings *s)
         sw->channels[0] = 1;
         sw->nchannels = 1;
     }
+    if (s->depths) {
+        if ((sw->ndepths = parse_ints(s->depths, sw->depths, 2, "depth")) < 0)
+            return JF_EXIT_USAGE;
+        for (i = 0; i < sw->ndepths; i++)
+            if (sw->depths[i] != 8 && sw->depths[i] != 16) {
+                fprintf(stderr, "jetfilter bench: --depth: 8 or 16 bits\n");
+                return JF_EXIT_USAGE;
+            }
+    }
     if (s->backend) {
         n = parse_names(s->backend, jf_backend_names, tmp, 2);
         for (i = 0; i < n; i++)
@@ -204,14 +213,14 @@ static void write_csv_row(bench *b, const jf_sweep_cell *r)
             r->bytes_read, r->bytes_written, r->gbps, r->pct_peak, r->pct_ceiling, r->npp_ms,
             r->jf_over_npp);
     csv_field(b->csv, r->check);
-    fprintf(b->csv, ",%d,%.4f,%.4f\n", r->l2_resident, r->energy_mj, r->mean_w);
+    fprintf(b->csv, ",%d,%.4f,%.4f,%d\n", r->l2_resident, r->energy_mj, r->mean_w, r->depth);
 }
 
 static void on_cell(void *user, const jf_sweep_cell *r)
 {
     bench *b = (bench *)user;
     char npp[48] = "-", energy[48] = "", size[24], peak[16] = "-", ceil[16] = "-";
-    snprintf(size, sizeof size, "%dx%d", r->width, r->height);
+    snprintf(size, sizeof size, r->depth == 16 ? "%dx%d@16" : "%dx%d", r->width, r->height);
     if (!isnan(r->npp_ms))
         snprintf(npp, sizeof npp, "%8.4f %6.2fx", r->npp_ms, r->jf_over_npp);
     if (!isnan(r->pct_peak))
@@ -221,7 +230,7 @@ static void on_cell(void *user, const jf_sweep_cell *r)
     if (!isnan(r->energy_mj))
         snprintf(energy, sizeof energy, " %8.3f mJ %6.2f W", r->energy_mj, r->mean_w);
     if (!cli_quiet)
-        printf("%-10s %2d %-16s %-9s %-4s %-13s %2d %9.4f %9.4f %9.4f %8.1f %8.1f %7s %7s %-17s %s%s\n",
+        printf("%-12s %2d %-16s %-9s %-4s %-13s %2d %9.4f %9.4f %9.4f %8.1f %8.1f %7s %7s %-17s %s%s\n",
                size, r->channels, r->filter, r->border, r->backend, r->variant, r->k, r->ms,
                r->min_ms, r->max_ms, r->mpix_s, r->gbps, peak, ceil, npp, r->check, energy);
     fflush(stdout);
@@ -252,7 +261,7 @@ static void on_backend(void *user, jf_backend backend, const jf_device_info *d, 
                d->limited ? "; Jetson Nano limits" : "");
     else
         printf("# CPU copy ceiling %.1f GB/s (%.0f MB memcpy, read + write)\n", ceiling, mb);
-    printf("%-10s %2s %-16s %-9s %-4s %-13s %2s %9s %9s %9s %8s %8s %7s %7s %-17s %s\n", "size", "ch",
+    printf("%-12s %2s %-16s %-9s %-4s %-13s %2s %9s %9s %9s %8s %8s %7s %7s %-17s %s\n", "size", "ch",
            "filter", "border", "back", "variant", "k", "ms", "min", "max", "Mpix/s", "GB/s",
            "%peak", "%ceil", "NPP ms  jf/NPP", "check");
 }
@@ -350,6 +359,7 @@ static void json_cell(json_buf *j, const jf_sweep_cell *r)
     json_int(j, "width", r->width);
     json_int(j, "height", r->height);
     json_int(j, "channels", r->channels);
+    json_int(j, "depth", r->depth);
     json_str(j, "filter", r->filter);
     json_str(j, "border", r->border);
     json_str(j, "variant", r->variant);
@@ -460,7 +470,7 @@ int cli_bench(cli_settings *s)
     if (b.csv)
         fprintf(b.csv, "tag,backend,width,height,channels,filter,border,variant,k,reps,ms,min_ms,max_ms,"
                        "pad_ms,mpix_per_s,bytes_read,bytes_written,gbps,pct_theoretical,pct_copy_ceiling,"
-                       "npp_ms,jf_over_npp,check,l2_resident,energy_mj_per_image,mean_w\n");
+                       "npp_ms,jf_over_npp,check,l2_resident,energy_mj_per_image,mean_w,depth\n");
     memset(&m, 0, sizeof m);
     strftime(m.date, sizeof m.date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     read_cpu_model(m.cpu_model, sizeof m.cpu_model);

@@ -78,6 +78,7 @@ typedef struct cli_settings {
     long long seed;
     /* bench */
     const char *sizes, *channels, *csv, *photo, *tag;
+    const char *depths;      /* --depth 8,16 */
     int reps, warmup, random, energy;
     double impulses;
     double ceiling_mb;

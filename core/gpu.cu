@@ -541,9 +541,9 @@ int jf_gpu_launch_ok(jf_context *ctx, const void *func, int threads, size_t dyn_
 /* ---- images on the device ---------------------------------------------------- */
 
 extern "C" jf_status jf_gpu_image_alloc(jf_context *ctx, jf_image *img, int w, int h, int ch,
-                                        jf_location loc)
+                                        jf_sample sample, jf_location loc)
 {
-    size_t row = (size_t)w * (size_t)ch, pitch = row;
+    size_t row = (size_t)w * (size_t)ch * jf_sample_size(sample), pitch = row;
     void *p = NULL;
     cudaError_t e;
     jf_device_scope scope(ctx);
@@ -575,6 +575,7 @@ extern "C" jf_status jf_gpu_image_alloc(jf_context *ctx, jf_image *img, int w, i
     img->stride = pitch;
     img->location = loc;
     img->owned = 1;
+    img->sample = sample;
     img->device = ctx->gpu->device;
     return JF_OK;
 }

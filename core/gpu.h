@@ -14,7 +14,7 @@ jf_status jf_gpu_create(jf_context *ctx, const jf_context_options *opt);
 void jf_gpu_destroy(jf_context *ctx);
 jf_status jf_gpu_sync(jf_context *ctx);
 jf_status jf_gpu_image_alloc(jf_context *ctx, jf_image *img, int w, int h, int ch,
-                             jf_location loc);
+                             jf_sample sample, jf_location loc);
 void jf_gpu_image_free(jf_image *img);
 jf_status jf_gpu_transfer(jf_context *ctx, const jf_image *src, jf_image *dst);
 jf_status jf_gpu_frame(jf_context *ctx, int which, int w, int h, int ch, jf_sample sample,

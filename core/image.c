@@ -160,11 +160,19 @@ void jf_image_free(jf_image *img)
 jf_status jf_image_alloc_on(jf_context *ctx, jf_image *img, int width, int height, int channels,
                             jf_location location)
 {
+    return jf_image_alloc_on_as(ctx, img, width, height, channels, location, JF_SAMPLE_U8);
+}
+
+jf_status jf_image_alloc_on_as(jf_context *ctx, jf_image *img, int width, int height,
+                               int channels, jf_location location, jf_sample sample)
+{
     jf_status st;
     if (!img)
         return jf_fail(JF_ERR_ARG, "jf_image_alloc_on: img is NULL");
+    if (!jf_sample_size(sample))
+        return jf_fail(JF_ERR_ARG, "jf_image_alloc_on: unknown sample type %d", (int)sample);
     if (location == JF_LOC_HOST)
-        return jf_image_alloc(img, width, height, channels);
+        return jf_image_alloc_as(img, width, height, channels, sample);
     if ((unsigned)location >= JF_LOC_COUNT)
         return jf_fail(JF_ERR_ARG, "jf_image_alloc_on: unknown location %d", (int)location);
     if (width < 1 || height < 1)
@@ -174,7 +182,7 @@ jf_status jf_image_alloc_on(jf_context *ctx, jf_image *img, int width, int heigh
     if (jf_context_backend(ctx) != JF_BACKEND_CUDA)
         return jf_fail(JF_ERR_NO_DEVICE, "jf_image_alloc_on: device memory needs a CUDA context");
 #ifdef JF_HAVE_CUDA
-    return jf_gpu_image_alloc(ctx, img, width, height, channels, location);
+    return jf_gpu_image_alloc(ctx, img, width, height, channels, sample, location);
 #else
     return jf_fail(JF_ERR_NO_DEVICE, "jf_image_alloc_on: built without CUDA");
 #endif

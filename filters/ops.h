@@ -108,7 +108,8 @@ typedef struct jf_op {
     int default_ksize, max_ksize;
     unsigned variants;    /* bit (1u << jf_variant) for every variant it has */
     const char *auto_rule; /* what `auto` picks on the GPU, in words */
-    const char *depths;   /* the sample types it takes, in words ("8 and 16 bits ...") */
+    unsigned samples;     /* bit (1u << jf_sample) for every sample type it takes */
+    const char *depths;   /* the same in words ("8 and 16 bits ...") */
     int exact;            /* its GPU variants give the CPU's bytes (else within 1 level) */
     jf_npp_kind npp;
     /* does variant v exist at kernel size k? (NULL: every variant listed) */

@@ -507,6 +507,10 @@ jf_status jf_context_device(const jf_context *ctx, jf_device_info *info);
 jf_status jf_image_alloc_on(jf_context *ctx, jf_image *img, int width, int height,
                             int channels, jf_location location);
 
+/** jf_image_alloc_on with a sample type (since 1.5). */
+jf_status jf_image_alloc_on_as(jf_context *ctx, jf_image *img, int width, int height,
+                               int channels, jf_location location, jf_sample sample);
+
 /** A host-side image in one of the context's two reusable frame buffers
  *  (`which` 0 or 1, e.g. what a decoder writes and what a filter writes),
  *  in the memory that context moves to and from its GPU fastest:

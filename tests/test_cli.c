@@ -773,6 +773,34 @@ static void test_mixed_depths_and_cmyk(void **state)
     /* metrics on 16-bit files: L = 65535 */
     assert_int_equal(run("metrics mixed/deep.png mixout/deep.png --json"), 0);
     assert_non_null(strstr(g_out, "\"psnr_db\":"));
+    /* the bench at 16 bits: the cells say their depth; 8-bit-only filters are left out */
+    assert_int_equal(run("bench --backend cpu --size 37x23 -k 3,7 -f median,gauss,switching-median "
+                         "--depth 8,16 --reps 1 --warmup 0 --random --ceiling-mb 16 --csv d.csv"), 0);
+    assert_non_null(strstr(g_out, "37x23@16"));
+    assert_null(strstr(g_out, "FAIL"));
+    {
+        char path[1024];
+        size_t n;
+        char *csv, *line;
+        int wide = 0, impulse = 0;
+        snprintf(path, sizeof path, "%s/d.csv", g_dir);
+        csv = (char *)read_all(path, &n);
+        assert_non_null(csv);
+        csv[n] = '\0';
+        assert_non_null(strstr(csv, ",mean_w,depth\n"));
+        for (line = strstr(csv, "\n"); line && line[1]; line = strstr(line + 1, "\n")) {
+            const char *end = strchr(line + 1, '\n');
+            const int is16 = strncmp(end - 3, ",16", 3) == 0;
+            wide += is16;
+            impulse += strncmp(line + 1, ",cpu,37,23,1,switching-median", 29) == 0;
+            assert_false(is16 && strncmp(line + 1, ",cpu,37,23,1,switching-median", 29) == 0);
+        }
+        assert_int_equal(wide, 2 * 2);  /* median and gauss at k = 3, 7 */
+        assert_int_equal(impulse, 2);   /* switching-median at 8 bits only */
+        free(csv);
+    }
+    assert_int_equal(run("bench --backend cpu --depth 12 --size 8x8 --random"), 2);
+    assert_non_null(strstr(g_out, "8 or 16 bits"));
     /* the impulse filters are 8-bit: said per file, the batch goes on */
     assert_int_equal(run("denoise mixed -o impout -f switching-median --backend cpu"), 1);
     assert_non_null(strstr(g_out, "deep.png: jf_switching_median: takes 8-bit samples only"));
