@@ -6,6 +6,7 @@
 #include "benchmarks/npp.h"
 #include "calib/power.h"
 #include "core/errors.h"
+#include "filters/filters.h"
 #include "core/names.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -45,19 +46,19 @@ static void say(jf_sweep *sw, const char *fmt, ...)
  * of the high one (a sensor's data has its own); 0..65535 without overflow. */
 static jf_status widen(jf_image *img, uint64_t state)
 {
-    jf_image deep = {0};
+    jf_image deep;
     jf_status st;
     int x, y;
-    deep.sample = JF_SAMPLE_U16;
-    if ((st = jf_image_convert(img, &deep)) != JF_OK)
+    if ((st = jf_image_alloc_as(&deep, img->width, img->height, img->channels, JF_SAMPLE_U16)) != JF_OK)
         return st;
     for (y = 0; y < deep.height; y++) {
+        const unsigned char *in = img->data + (size_t)y * img->stride;
         uint16_t *row = (uint16_t *)(void *)(deep.data + (size_t)y * deep.stride);
         for (x = 0; x < deep.width * deep.channels; x++) {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            row[x] = (uint16_t)(row[x] / 257u * 256u + (unsigned)(state >> 56));
+            row[x] = (uint16_t)(in[x] * 256u + (unsigned)(state >> 56));
         }
     }
     jf_image_free(img);
@@ -358,8 +359,7 @@ static void run_op_cells(size_run *r, const jf_op *op, int k, jf_border border)
     npp_ms = run_npp(r, &plan, &base);
     for (vi = 0; vi < (r->cuda ? sw->nvariants : 1); vi++) {
         const jf_variant v = r->cuda ? sw->variants[vi] : JF_VARIANT_CPU;
-        /* 16-bit images take the global kernels only (and auto, which picks them) */
-        if (r->sample == JF_SAMPLE_U16 && (v == JF_VARIANT_SHARED || v == JF_VARIANT_FAST))
+        if (!jf_variant_takes(v, r->sample)) /* shared and fast are 8-bit kernels */
             continue;
         if (jf_op_has_variant(op, v, k) && (r->cuda || v == JF_VARIANT_CPU)) {
             run_variant(r, &plan, v, &base, npp_ms);

@@ -188,13 +188,24 @@ jf_status jf_image_alloc_on_as(jf_context *ctx, jf_image *img, int width, int he
 #endif
 }
 
-jf_status jf_image_transfer(jf_context *ctx, const jf_image *src, jf_image *dst)
+/* Copies need two images of one shape and one known sample type. */
+static jf_status same_layout(const char *fn, const jf_image *src, const jf_image *dst)
 {
     if (!src || !dst || !src->data || !dst->data)
-        return jf_fail(JF_ERR_ARG, "jf_image_transfer: NULL image");
+        return jf_fail(JF_ERR_ARG, "%s: NULL image", fn);
     if (src->width != dst->width || src->height != dst->height ||
         src->channels != dst->channels || src->sample != dst->sample)
-        return jf_fail(JF_ERR_ARG, "jf_image_transfer: shapes or sample types differ");
+        return jf_fail(JF_ERR_ARG, "%s: shapes or sample types differ", fn);
+    if (!jf_sample_size(src->sample))
+        return jf_fail(JF_ERR_ARG, "%s: unknown sample type %d", fn, (int)src->sample);
+    return JF_OK;
+}
+
+jf_status jf_image_transfer(jf_context *ctx, const jf_image *src, jf_image *dst)
+{
+    jf_status st;
+    if ((st = same_layout("jf_image_transfer", src, dst)) != JF_OK)
+        return st;
     if (src->location == JF_LOC_HOST && dst->location == JF_LOC_HOST)
         return jf_image_copy(src, dst);
     if (jf_context_backend(ctx) != JF_BACKEND_CUDA)
@@ -227,11 +238,9 @@ jf_status jf_image_copy(const jf_image *src, jf_image *dst)
 {
     size_t row;
     int y;
-    if (!src || !dst || !src->data || !dst->data)
-        return jf_fail(JF_ERR_ARG, "jf_image_copy: NULL image");
-    if (src->width != dst->width || src->height != dst->height ||
-        src->channels != dst->channels || src->sample != dst->sample)
-        return jf_fail(JF_ERR_ARG, "jf_image_copy: shapes or sample types differ");
+    jf_status st;
+    if ((st = same_layout("jf_image_copy", src, dst)) != JF_OK)
+        return st;
     if (src->location == JF_LOC_DEVICE || dst->location == JF_LOC_DEVICE)
         return jf_fail(JF_ERR_ARG, "jf_image_copy: device memory; use jf_image_transfer");
     row = jf_row_bytes(src);

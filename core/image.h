@@ -21,10 +21,11 @@ jf_status jf_check_size(const char *what, uint64_t width, uint64_t height, int c
  * its shape and sample type. */
 jf_status jf_image_prepare(jf_image *img, int width, int height, int channels, jf_sample sample);
 
-/* Bytes of one sample of the image: 1 or 2. */
+/* Bytes of one sample of the image: 1 or 2 (0 for an unknown type, which
+ * the checks refuse before any row is sized). */
 static inline size_t jf_bps(const jf_image *img)
 {
-    return img->sample == JF_SAMPLE_U16 ? 2 : 1;
+    return jf_sample_size(img->sample);
 }
 
 /* Bytes of one row of pixels (without the stride's slack). */

@@ -45,6 +45,20 @@ jf_status jf_check_8bit(const char *fn, const jf_image *img, const char *why)
     return JF_OK;
 }
 
+int jf_variant_takes(jf_variant v, jf_sample sample)
+{
+    return sample == JF_SAMPLE_U8 || (v != JF_VARIANT_SHARED && v != JF_VARIANT_FAST);
+}
+
+jf_status jf_check_variant_sample(const char *fn, jf_variant v, const jf_image *img)
+{
+    if (!jf_variant_takes(v, img->sample))
+        return jf_fail(JF_ERR_UNSUPPORTED, "%s: variant '%s' takes 8-bit samples; %d-bit images "
+                       "run 'global' (or auto)", fn, jf_variant_name(v),
+                       8 * (int)jf_sample_size(img->sample));
+    return JF_OK;
+}
+
 int jf_use_gpu(const jf_context *ctx, jf_variant variant)
 {
     return jf_context_backend(ctx) == JF_BACKEND_CUDA && variant != JF_VARIANT_CPU;

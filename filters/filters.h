@@ -32,6 +32,13 @@ jf_status jf_check_sample(const char *fn, const jf_image *img);
  * with `why` (may be NULL) appended to the reason. */
 jf_status jf_check_8bit(const char *fn, const jf_image *img, const char *why);
 
+/* Does variant v take samples of this type?  The CUDA `shared` and `fast`
+ * kernels are 8-bit designs (byte tiles, 256-bin histograms, byte lanes);
+ * the others take 8 and 16 bits.  jf_check_variant_sample says no with the
+ * reason (JF_ERR_UNSUPPORTED). */
+int jf_variant_takes(jf_variant v, jf_sample sample);
+jf_status jf_check_variant_sample(const char *fn, jf_variant v, const jf_image *img);
+
 /* An odd kernel size in 1..max. */
 jf_status jf_check_ksize(const char *fn, int ksize, int max);
 

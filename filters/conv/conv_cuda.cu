@@ -2,6 +2,7 @@
  * weights into the context's own device buffer (a copy ordered on its
  * stream), run the chosen variant, output back or left queued. */
 #include "filters/conv/conv.h"
+#include "filters/filters.h"
 #include "filters/filter_cuda.cuh"
 
 extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
@@ -17,12 +18,8 @@ extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_i
     jf_device_scope scope(ctx);
     if (scope.status != JF_OK)
         return scope.status;
-    if (src->sample == JF_SAMPLE_U16) { /* 16 bits: the global kernel only */
-        if (v != JF_VARIANT_GLOBAL && opt->variant != JF_VARIANT_AUTO)
-            return jf_fail(JF_ERR_UNSUPPORTED, "jf_convolve: variant '%s' takes 8-bit samples; "
-                           "16-bit images run 'global' (or auto)", jf_variant_name(v));
-        v = JF_VARIANT_GLOBAL;
-    }
+    if ((st = jf_check_variant_sample("jf_convolve", v, src)) != JF_OK)
+        return st;
     if (v == JF_VARIANT_FAST && !jf_conv_fast_supports(k))
         v = JF_VARIANT_SHARED; /* the fast kernel exists for k = 3..11 */
     if ((st = jf_block_shape("jf_convolve", &bx, &by, 32, 8)) != JF_OK ||

@@ -3,6 +3,7 @@
  * images); every step timed with events when the context keeps stats. */
 #include "filters/filter_cuda.cuh"
 #include "filters/median/median.h"
+#include "filters/filters.h"
 
 extern "C" jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
                                     const jf_median_options *opt)
@@ -15,12 +16,8 @@ extern "C" jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_ima
     jf_device_scope scope(ctx);
     if (scope.status != JF_OK)
         return scope.status;
-    if (src->sample == JF_SAMPLE_U16) { /* 16 bits: the global kernel only */
-        if (v != JF_VARIANT_GLOBAL && opt->variant != JF_VARIANT_AUTO)
-            return jf_fail(JF_ERR_UNSUPPORTED, "jf_median: variant '%s' takes 8-bit samples; "
-                           "16-bit images run 'global' (or auto)", jf_variant_name(v));
-        v = JF_VARIANT_GLOBAL;
-    }
+    if ((st = jf_check_variant_sample("jf_median", v, src)) != JF_OK)
+        return st;
     if (v == JF_VARIANT_FAST && !jf_median_fast_runs(&ctx->gpu->info, opt->ksize))
         v = JF_VARIANT_SHARED; /* see jf_median_fast_runs */
     if ((bx || by) && (st = jf_block_shape("jf_median", &bx, &by, 32, 8)) != JF_OK)
