@@ -282,8 +282,8 @@ jf_status jf_picture_encode_frame(jf_context *ctx, const jf_picture *pic,
     }
     /* on the CPU: the pixels come down into frame 1 first */
     host = *pic;
-    if ((st = jf_context_frame(ctx, 1, pic->color.width, pic->color.height, pic->color.channels,
-                               &host.color)) != JF_OK ||
+    if ((st = jf_context_frame_as(ctx, 1, pic->color.width, pic->color.height,
+                                  pic->color.channels, pic->color.sample, &host.color)) != JF_OK ||
         (st = jf_image_transfer(ctx, &pic->color, &host.color)) != JF_OK)
         return st;
     return jf_picture_encode(&host, &o, bytes, size);

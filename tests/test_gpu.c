@@ -443,6 +443,25 @@ static void test_16bit_and_four_channels(void **state)
                 }
             check_metrics(&deep, &deep2);
             check_metrics(&deep, &deep);
+            if (s == 2 && ch != 4) { /* a 16-bit picture in device memory encodes as PNG */
+                jf_picture pic = {0}, back;
+                jf_encode_options po = t_encode_opts(JF_FORMAT_PNG, 0, 1);
+                unsigned char *bytes = NULL;
+                size_t n = 0;
+                int on_gpu = 1;
+                pic.format = JF_FORMAT_PNG;
+                assert_int_equal(jf_image_alloc_on_as(g_gpu, &pic.color, deep.width, deep.height, ch,
+                                                      JF_LOC_DEVICE, JF_SAMPLE_U16), JF_OK);
+                assert_int_equal(jf_image_transfer(g_gpu, &deep, &pic.color), JF_OK);
+                if (jf_picture_encode_frame(g_gpu, &pic, &po, &bytes, &n, &on_gpu) != JF_OK)
+                    fail_msg("16-bit encode from the device: %s", jf_last_error());
+                assert_int_equal(on_gpu, 0);
+                assert_int_equal(jf_picture_decode(bytes, n, "deep.png", &back), JF_OK);
+                assert_true(t_images_equal(&back.color, &deep));
+                jf_picture_free(&back);
+                free(bytes);
+                jf_image_free(&pic.color);
+            }
             jf_image_free(&deep);
             jf_image_free(&deep2);
             jf_image_free(&four);
