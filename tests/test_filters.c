@@ -130,6 +130,9 @@ static void test_median16_matches_brute_force(void **state)
                                        shift, (uint64_t)(s * 1000 + ch * 100 + k * 10 + b));
     check_median16(ctx, 1023, 577, 1, 5, JF_BORDER_REFLECT, 0, 5);
     check_median16(ctx, 151, 99, 3, 31, JF_BORDER_MIRROR, 4, 6);
+    /* rows longer than the networks' 2048-sample chunks */
+    check_median16(ctx, 1023, 577, 3, 3, JF_BORDER_ZERO, 0, 7);
+    check_median16(ctx, 1023, 577, 3, 5, JF_BORDER_REPLICATE, 12, 8);
     jf_context_destroy(ctx);
 }
 

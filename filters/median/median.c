@@ -40,17 +40,17 @@ static jf_status median_impl(jf_context *ctx, const jf_image *src, jf_image *dst
     if (on_gpu)
         return jf_median_cuda(ctx, src, dst, &opt);
 #endif
-    if (src->sample == JF_SAMPLE_U16) {
+    if (opt.ksize == 3 || opt.ksize == 5) { /* no padded copy: the rows pad themselves */
+        t0 = jf_now_ms();
+        if ((st = jf_median_cpu_small(ctx, src, opt.ksize, opt.border, dst)) != JF_OK)
+            return st;
+        padded = *src;
+    } else if (src->sample == JF_SAMPLE_U16) {
         if ((st = jf_pad_scratch(ctx, src, opt.ksize / 2, opt.border, &padded)) != JF_OK)
             return st;
         t0 = jf_now_ms();
         if ((st = jf_median_cpu16(ctx, &padded, opt.ksize, dst)) != JF_OK)
             return st;
-    } else if (opt.ksize == 3 || opt.ksize == 5) { /* no padded copy: the rows pad themselves */
-        t0 = jf_now_ms();
-        if ((st = jf_median_cpu_small(ctx, src, opt.ksize, opt.border, dst)) != JF_OK)
-            return st;
-        padded = *src;
     } else {
         if ((st = jf_pad_scratch(ctx, src, opt.ksize / 2, opt.border, &padded)) != JF_OK)
             return st;

@@ -11,9 +11,10 @@ extern "C" {
 /* CPU reference over an image already padded by k/2: `padded` is
  * (w+k-1) x (h+k-1), `dst` is w x h, both host; bands on ctx's pool. */
 jf_status jf_median_cpu(jf_context *ctx, const jf_image *padded, int ksize, jf_image *dst);
-/* The same at 16 bits, every k (median_cpu16.c). */
+/* The same at 16 bits, k >= 7 (median_cpu16.c). */
 jf_status jf_median_cpu16(jf_context *ctx, const jf_image *padded, int ksize, jf_image *dst);
-/* k = 3 and 5 from the image itself: each band pads the rows it reads. */
+/* k = 3 and 5 at either depth from the image itself: each band pads the
+ * rows it reads (median_cpu_net.c). */
 jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
                               jf_image *dst);
 

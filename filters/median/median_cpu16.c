@@ -1,8 +1,8 @@
 /*
  * Median filter at 16 bits, CPU reference.
  *
- * k = 3: each window sorted (below).  Larger k: Huang's sliding histogram
- * with two levels: 256 coarse bins (the high
+ * k = 3 and 5 run the min/max networks (median_cpu_net.c).  Larger k:
+ * Huang's sliding histogram with two levels: 256 coarse bins (the high
  * byte) and 65,536 fine bins (the whole value), counts 16-bit (k^2 <=
  * 65025).  Moving one pixel right removes one column of k samples and adds
  * another, so a pixel costs 2k updates plus two short marker walks: the
@@ -108,47 +108,11 @@ static void median16_channel(const median16_job *job, hist16 *h, int y0, int y1,
     }
 }
 
-/* k = 3: the window sorted outright (9 samples, insertion sort) beats the
- * histogram, whose fine walk restarts whenever the median changes its high
- * byte, which a window of nine samples of real 16-bit data does at nearly
- * every pixel.  (At k = 5, sorting 25 measured slower than the histogram.) */
-static void median16_small_rows(const median16_job *job, int y0, int y1)
-{
-    const jf_image *s = job->src;
-    const int k = job->ksize, ch = s->channels, w = job->dst->width, n = k * k;
-    const size_t step = s->stride / 2;
-    uint16_t win[9];
-    int y, x, c, i, j, m;
-    for (y = y0; y < y1; y++) {
-        const uint16_t *top = (const uint16_t *)(const void *)(s->data + (size_t)y * s->stride);
-        uint16_t *d = (uint16_t *)(void *)(job->dst->data + (size_t)y * job->dst->stride);
-        for (x = 0; x < w; x++)
-            for (c = 0; c < ch; c++) {
-                const uint16_t *p = top + (size_t)x * ch + c;
-                for (m = 0, j = 0; j < k; j++)
-                    for (i = 0; i < k; i++) {
-                        const uint16_t v = p[(size_t)j * step + (size_t)i * ch];
-                        int at = m++;
-                        while (at > 0 && win[at - 1] > v) {
-                            win[at] = win[at - 1];
-                            at--;
-                        }
-                        win[at] = v;
-                    }
-                d[(size_t)x * ch + c] = win[n / 2];
-            }
-    }
-}
-
 static void median16_rows(void *arg, int y0, int y1, int worker)
 {
     const median16_job *job = (const median16_job *)arg;
     hist16 h;
     int c;
-    if (job->ksize == 3) {
-        median16_small_rows(job, y0, y1);
-        return;
-    }
     h.fine = job->scratch + (size_t)worker * (FINE_BINS + COARSE_BINS);
     h.coarse = h.fine + FINE_BINS;
     for (c = 0; c < job->src->channels; c++)
