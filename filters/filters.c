@@ -47,14 +47,19 @@ jf_status jf_check_8bit(const char *fn, const jf_image *img, const char *why)
 
 int jf_variant_takes(jf_variant v, jf_sample sample)
 {
-    return sample == JF_SAMPLE_U8 || (v != JF_VARIANT_SHARED && v != JF_VARIANT_FAST);
+    return sample == JF_SAMPLE_U8 || v != JF_VARIANT_SHARED;
+}
+
+jf_variant jf_variant_fallback(jf_sample sample)
+{
+    return jf_variant_takes(JF_VARIANT_SHARED, sample) ? JF_VARIANT_SHARED : JF_VARIANT_GLOBAL;
 }
 
 jf_status jf_check_variant_sample(const char *fn, jf_variant v, const jf_image *img)
 {
     if (!jf_variant_takes(v, img->sample))
         return jf_fail(JF_ERR_UNSUPPORTED, "%s: variant '%s' takes 8-bit samples; %d-bit images "
-                       "run 'global' (or auto)", fn, jf_variant_name(v),
+                       "run 'global', 'fast' (or auto)", fn, jf_variant_name(v),
                        8 * (int)jf_sample_size(img->sample));
     return JF_OK;
 }

@@ -32,11 +32,13 @@ jf_status jf_check_sample(const char *fn, const jf_image *img);
  * with `why` (may be NULL) appended to the reason. */
 jf_status jf_check_8bit(const char *fn, const jf_image *img, const char *why);
 
-/* Does variant v take samples of this type?  The CUDA `shared` and `fast`
- * kernels are 8-bit designs (byte tiles, 256-bin histograms, byte lanes);
- * the others take 8 and 16 bits.  jf_check_variant_sample says no with the
- * reason (JF_ERR_UNSUPPORTED). */
+/* Does variant v take samples of this type?  The CUDA `shared` kernels are
+ * 8-bit designs (256-bin histograms, byte tiles); the others take 8 and 16
+ * bits.  jf_check_variant_sample says no with the reason
+ * (JF_ERR_UNSUPPORTED); jf_variant_fallback is where `fast` goes for a k it
+ * has no kernel for. */
 int jf_variant_takes(jf_variant v, jf_sample sample);
+jf_variant jf_variant_fallback(jf_sample sample);
 jf_status jf_check_variant_sample(const char *fn, jf_variant v, const jf_image *img);
 
 /* An odd kernel size in 1..max. */

@@ -203,15 +203,16 @@ static jf_status psnr_measure(jf_context *ctx, const jf_image *a, const jf_image
 #define CONV_VARIANTS (CUDA_VARIANTS | V(JF_VARIANT_FAST))
 #define S8 (1u << JF_SAMPLE_U8)
 #define S16 (1u << JF_SAMPLE_U16)
-#define CONV_AUTO "fast for k = 3..11, shared for larger k, global at k = 1"
+#define CONV_AUTO "fast for k = 3..11, shared for larger k (global at 16 bits), global at k = 1"
+#define DEPTHS_GPU16 "8 and 16 bits (16 on the GPU: global and fast, not shared)"
 
 const jf_op jf_ops[] = {
     {.name = "median", .summary = "k x k median of every channel (salt-and-pepper noise)",
      .exact = 1, .kind = JF_OP_FILTER, .stat = "median", .params = FILTER_PARAMS, .default_ksize = 3,
      .max_ksize = JF_MEDIAN_MAX_KSIZE, .variants = CUDA_VARIANTS | V(JF_VARIANT_FAST),
-     .samples = S8 | S16, .depths = "8 and 16 bits (16: the global kernel on the GPU)", .auto_rule = "fast (shared min/max networks) at k = 5, 7 (9, 11 on compute capability 9.0) and "
+     .samples = S8 | S16, .depths = DEPTHS_GPU16, .auto_rule = "fast (shared min/max networks) at k = 5, 7 (9, 11 on compute capability 9.0) and "
                   "at k = 3 from about 0.4 Mpixel; global for smaller k = 3; shared (sliding "
-                  "histograms) above",
+                  "histograms) above (global at 16 bits)",
      .npp = JF_NPP_MEDIAN, .has_variant = median_has_variant, .apply = median_apply},
     {.name = "adaptive-median", .summary = "Hwang-Haddad adaptive median: the window grows to --max-ksize; only impulses change",
      .exact = 1, .kind = JF_OP_FILTER, .stat = "adaptive-median", .params = IMPULSE_PARAMS, .default_ksize = 7,
@@ -231,26 +232,26 @@ const jf_op jf_ops[] = {
      .estimate_name = "impulse_density"},
     {.name = "box", .summary = "mean of the k x k window", .kind = JF_OP_FILTER, .stat = "conv",
      .params = FILTER_PARAMS, .default_ksize = 3, .max_ksize = JF_CONV_MAX_KSIZE,
-     .variants = CONV_VARIANTS, .samples = S8 | S16, .depths = "8 and 16 bits (16: the global kernel on the GPU)", .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER,
+     .variants = CONV_VARIANTS, .samples = S8 | S16, .depths = DEPTHS_GPU16, .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER,
      .has_variant = conv_has_variant, .prepare = box_prepare, .apply = conv_apply},
     {.name = "gauss", .summary = "Gaussian blur (Gaussian noise); -k, --sigma or both",
      .kind = JF_OP_FILTER, .stat = "conv", .params = FILTER_PARAMS | JF_PARAM_SIGMA,
      .default_ksize = 0, .max_ksize = JF_CONV_MAX_KSIZE, .variants = CONV_VARIANTS,
-     .samples = S8 | S16, .depths = "8 and 16 bits (16: the global kernel on the GPU)", .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER, .has_variant = conv_has_variant,
+     .samples = S8 | S16, .depths = DEPTHS_GPU16, .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER, .has_variant = conv_has_variant,
      .prepare = gauss_prepare, .apply = conv_apply},
     {.name = "sharpen", .summary = "unsharp mask: 2 x the pixel minus the k x k mean",
      .kind = JF_OP_FILTER, .stat = "conv", .params = FILTER_PARAMS, .default_ksize = 3,
-     .max_ksize = JF_CONV_MAX_KSIZE, .variants = CONV_VARIANTS, .samples = S8 | S16, .depths = "8 and 16 bits (16: the global kernel on the GPU)", .auto_rule = CONV_AUTO,
+     .max_ksize = JF_CONV_MAX_KSIZE, .variants = CONV_VARIANTS, .samples = S8 | S16, .depths = DEPTHS_GPU16, .auto_rule = CONV_AUTO,
      .npp = JF_NPP_FILTER, .has_variant = conv_has_variant, .prepare = sharpen_prepare,
      .apply = conv_apply},
     {.name = "laplace", .summary = "3 x 3 Laplacian (edges; negative responses saturate to 0)",
      .kind = JF_OP_FILTER, .stat = "conv", .params = FILTER_PARAMS, .default_ksize = 3,
-     .max_ksize = 3, .variants = CONV_VARIANTS, .samples = S8 | S16, .depths = "8 and 16 bits (16: the global kernel on the GPU)", .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER,
+     .max_ksize = 3, .variants = CONV_VARIANTS, .samples = S8 | S16, .depths = DEPTHS_GPU16, .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER,
      .has_variant = conv_has_variant, .prepare = laplace_prepare, .apply = conv_apply},
     {.name = "conv", .summary = "correlation with the weights of --kernel FILE",
      .kind = JF_OP_FILTER, .stat = "conv", .params = FILTER_PARAMS | JF_PARAM_KERNEL,
      .default_ksize = 0, .max_ksize = JF_CONV_MAX_KSIZE, .variants = CONV_VARIANTS,
-     .samples = S8 | S16, .depths = "8 and 16 bits (16: the global kernel on the GPU)", .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER, .has_variant = conv_has_variant,
+     .samples = S8 | S16, .depths = DEPTHS_GPU16, .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER, .has_variant = conv_has_variant,
      .prepare = conv_prepare, .apply = conv_apply},
     {.name = "pad", .summary = "pad by k/2 on every side (what the filters read)",
      .exact = 1, .kind = JF_OP_PAD, .stat = "pad", .params = JF_PARAM_KSIZE | JF_PARAM_BORDER,

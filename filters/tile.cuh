@@ -40,29 +40,53 @@ __device__ __forceinline__ void jf_load_tile(unsigned int *tile_words, int tile_
     __syncthreads();
 }
 
-/* A block's interleaved output tile (rows x cols pixels of ch bytes, rows
- * out_stride bytes apart in shared memory) to the image, as whole 4-byte
- * words where the image's alignment allows (word_stores), bytes at the
- * ragged end.  Call after the barrier that completes the tile. */
-__device__ __forceinline__ void jf_write_out_tile(const unsigned char *s_out, int out_stride,
-                                                  unsigned char *out, size_t out_pitch, int x0,
-                                                  int y0, int cols, int rows, int ch,
-                                                  int word_stores)
+/* The widest store an output allows: 16-byte pieces where its start and
+ * pitch are multiples of 16 (cudaMallocPitch's always are), 4-byte words
+ * where they are multiples of 4, else bytes. */
+static inline int jf_out_piece(const void *ptr, size_t pitch)
+{
+    const size_t at = (size_t)(uintptr_t)ptr | pitch;
+    return at % 16 == 0 ? 16 : at % 4 == 0 ? 4 : 1;
+}
+
+template <typename P>
+__device__ __forceinline__ void jf_write_out_pieces(const unsigned char *s_out, int out_stride,
+                                                    unsigned char *out, size_t out_pitch, int x0,
+                                                    int y0, int cols, int rows, int px_bytes)
 {
     const int nthreads = blockDim.x * blockDim.y;
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    const int bytes = cols * ch, words = (bytes + 3) / 4;
-    for (int i = tid; i < rows * words; i += nthreads) {
-        const int r = i / words, wi = i - r * words;
-        unsigned char *o = out + (size_t)(y0 + r) * out_pitch + (size_t)x0 * ch + 4 * wi;
-        const unsigned char *so = s_out + r * out_stride + 4 * wi;
-        if (word_stores && 4 * wi + 4 <= bytes) {
-            *(unsigned int *)o = *(const unsigned int *)so;
+    const int bytes = cols * px_bytes, n = (bytes + (int)sizeof(P) - 1) / (int)sizeof(P);
+    for (int i = tid; i < rows * n; i += nthreads) {
+        const int r = i / n, wi = i - r * n;
+        unsigned char *o = out + (size_t)(y0 + r) * out_pitch + (size_t)x0 * px_bytes + sizeof(P) * wi;
+        const unsigned char *so = s_out + r * out_stride + sizeof(P) * wi;
+        if ((int)sizeof(P) * (wi + 1) <= bytes) {
+            *(P *)o = *(const P *)so;
         } else {
-            for (int b = 0; b < 4 && 4 * wi + b < bytes; b++)
+            for (int b = 0; b < (int)sizeof(P) && (int)sizeof(P) * wi + b < bytes; b++)
                 o[b] = so[b];
         }
     }
+}
+
+/* A block's interleaved output tile (rows x cols pixels of px_bytes bytes,
+ * rows out_stride bytes apart in shared memory, out_stride a multiple of 16)
+ * to the image in pieces of `piece` bytes (jf_out_piece), bytes at the
+ * ragged end; consecutive threads take consecutive pieces of a row.  Call
+ * after the barrier that completes the tile. */
+__device__ __forceinline__ void jf_write_out_tile(const unsigned char *s_out, int out_stride,
+                                                  unsigned char *out, size_t out_pitch, int x0,
+                                                  int y0, int cols, int rows, int px_bytes,
+                                                  int piece)
+{
+    if (piece == 16)
+        jf_write_out_pieces<uint4>(s_out, out_stride, out, out_pitch, x0, y0, cols, rows, px_bytes);
+    else if (piece == 4)
+        jf_write_out_pieces<unsigned>(s_out, out_stride, out, out_pitch, x0, y0, cols, rows, px_bytes);
+    else
+        jf_write_out_pieces<unsigned char>(s_out, out_stride, out, out_pitch, x0, y0, cols, rows,
+                                           px_bytes);
 }
 
 /* The same in 16-byte pieces (a quarter of the load instructions), for

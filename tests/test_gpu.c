@@ -359,8 +359,8 @@ static void test_metrics(void **state)
            SSIM_GPU_TOLERANCE);
 }
 
-/* 16-bit samples (global kernels; auto picks them; shared and fast refused
- * with the reason) and four channels (CMYK) at 8 bits in every variant:
+/* 16-bit samples (global and fast kernels, and what auto picks; shared
+ * refused with the reason) and four channels (CMYK) at 8 bits in every variant:
  * median and padding byte-identical to the CPU, convolution within 1
  * level, PSNR exact, SSIM within the tolerance. */
 static void test_16bit_and_four_channels(void **state)
@@ -384,10 +384,12 @@ static void test_16bit_and_four_channels(void **state)
                     assert_int_equal(jf_median(g_cpu, &deep, &want, &mo), JF_OK);
                     assert_int_equal(jf_convolve(g_cpu, &deep, &cwant, &co), JF_OK);
                     assert_int_equal(jf_pad(g_cpu, &deep, KS(k) / 2, (jf_border)b, &pwant), JF_OK);
-                    for (v = 0; v < 2; v++) { /* global, auto */
+                    for (v = 0; v < 3; v++) { /* global, fast, auto */
+                        static const jf_variant deep_variants[] = {JF_VARIANT_GLOBAL,
+                                                                   JF_VARIANT_FAST, JF_VARIANT_AUTO};
                         jf_image got = t_poisoned_like(&deep, 3), cgot = t_poisoned_like(&deep, 1);
                         int d;
-                        mo.variant = co.variant = v ? JF_VARIANT_AUTO : JF_VARIANT_GLOBAL;
+                        mo.variant = co.variant = deep_variants[v];
                         if (jf_median(g_gpu, &deep, &got, &mo) != JF_OK)
                             fail_msg("16-bit median: %s", jf_last_error());
                         if (!t_images_equal(&got, &want))
@@ -398,7 +400,8 @@ static void test_16bit_and_four_channels(void **state)
                             fail_msg("16-bit conv: %s", jf_last_error());
                         d = t_max_abs_diff(&cgot, &cwant);
                         if (d > 1)
-                            fail_msg("16-bit conv k=%d %s %dx%dx%d: off by %d levels", KS(k),
+                            fail_msg("16-bit conv %s k=%d %s %dx%dx%d: off by %d levels",
+                                     jf_variant_name(co.variant), KS(k),
                                      jf_border_name((jf_border)b), deep.width, deep.height, ch, d);
                         worst = d > worst ? d : worst;
                         jf_image_free(&got);

@@ -76,13 +76,11 @@ int jf_conv_fast_supports(int k) { return k >= 3 && k <= 11 && k % 2 == 1; }
  * the fast variant wins wherever it exists (k = 3..11: 2-6x over the others);
  * beyond it the shared tile beats global from k = 5 (4-12%), global wins at
  * k = 3 (L1 serves a small window as well as a tile, without the load phase).
- * 16-bit images: global, the one variant that takes them. */
+ * 16-bit images the same, with global where shared (8-bit) would run. */
 jf_variant jf_conv_auto(const jf_device_info *dev, int k, const jf_image *src)
 {
     (void)dev;
-    if (!jf_variant_takes(JF_VARIANT_FAST, src->sample))
-        return JF_VARIANT_GLOBAL;
     if (jf_conv_fast_supports(k))
         return JF_VARIANT_FAST;
-    return k >= 5 ? JF_VARIANT_SHARED : JF_VARIANT_GLOBAL;
+    return k >= 5 ? jf_variant_fallback(src->sample) : JF_VARIANT_GLOBAL;
 }

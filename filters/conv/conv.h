@@ -37,7 +37,8 @@ jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
 #include "core/gpu.cuh"
 /* CUDA variants: padded planes in, interleaved output out (one file each);
  * `d_weights` is the context's device copy of the k x k weights, `weights`
- * the caller's (the fast variant passes them as kernel parameters). */
+ * the caller's (the fast variant passes them as kernel parameters; given
+ * bx = by = 0 it picks its own block). */
 jf_status jf_conv_global_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                                 const jf_image *shape, int k, const float *d_weights, int bx,
                                 int by, const jf_dview *out);

@@ -12,6 +12,7 @@ extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_i
     jf_variant v = opt->variant == JF_VARIANT_AUTO ? jf_conv_auto(&ctx->gpu->info, k, src)
                                                    : opt->variant;
     int bx = opt->block_x, by = opt->block_y, plane_rows = 0;
+    const int asked = bx || by; /* else the fast variant picks its own block */
     const float *d_weights = NULL;
     jf_dview planes, out;
     jf_status st;
@@ -21,7 +22,7 @@ extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_i
     if ((st = jf_check_variant_sample("jf_convolve", v, src)) != JF_OK)
         return st;
     if (v == JF_VARIANT_FAST && !jf_conv_fast_supports(k))
-        v = JF_VARIANT_SHARED; /* the fast kernel exists for k = 3..11 */
+        v = jf_variant_fallback(src->sample); /* the fast kernel exists for k = 3..11 */
     if ((st = jf_block_shape("jf_convolve", &bx, &by, 32, 8)) != JF_OK ||
         (st = jf_gpu_filter_setup(ctx, src, dst, k, opt->border, &planes, &plane_rows, &out)) != JF_OK)
         return st;
@@ -30,7 +31,8 @@ extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_i
     if (v == JF_VARIANT_GLOBAL)
         st = jf_conv_global_launch(ctx, &planes, plane_rows, src, k, d_weights, bx, by, &out);
     else if (v == JF_VARIANT_FAST)
-        st = jf_conv_fast_launch(ctx, &planes, plane_rows, src, k, opt->weights, bx, by, &out);
+        st = jf_conv_fast_launch(ctx, &planes, plane_rows, src, k, opt->weights, asked ? bx : 0,
+                                 asked ? by : 0, &out);
     else
         st = jf_conv_shared_launch(ctx, &planes, plane_rows, src, k, d_weights, bx, by, &out);
     if (st != JF_OK)

@@ -2,9 +2,9 @@
  * Convolution, fast variant: register blocking on the shared tile.
  *
  * Each thread computes a 4 x 8 block of outputs (4 x 4 at K = 11).  It walks
- * the tile rows its block needs once, reading each row as 4-byte words and unpacking
- * the 4 + K - 1 bytes to floats once, then adds that row into every output
- * row that uses it.  K is a template parameter (3 to 11), so the loops unroll
+ * the tile rows its block needs once, reading each row as 4-byte words and
+ * unpacking the 4 + K - 1 samples (8 or 16 bits) to floats once, then adds
+ * that row into every output row that uses it.  K is a template parameter (3 to 11), so the loops unroll
  * completely and the window lives in registers.  The weights travel as a
  * kernel parameter (K^2 floats, 484 bytes at K = 11, well inside the 4 KiB
  * parameter space of every CUDA version): parameters live in a constant
@@ -31,35 +31,58 @@
 #define FAST_ROWS(K) ((K) >= 11 ? 4 : 8)
 
 /*
- * Bytes to floats and back without the conversion unit (I2F and F2I issue at
- * a quarter of the rate of FADD, on Maxwell as on Hopper, and the 3 x 3
+ * Samples to floats and back without the conversion unit (I2F and F2I issue
+ * at a quarter of the rate of FADD, on Maxwell as on Hopper, and the 3 x 3
  * kernel did three of them per output against nine FMAs; on the H100 this
  * gained 0-7%, the tile loads being the larger cost there):
- *   in:  the byte under the exponent of 2^23 is the float 2^23 + b exactly,
- *        and subtracting 2^23 leaves b (one byte permute, one add);
+ *   in:  a sample (8 or 16 bits) under the exponent of 2^23 is the float
+ *        2^23 + v exactly, and subtracting 2^23 leaves v (one byte permute,
+ *        one add);
  *   out: jf_saturate_round's floor(v + 0.5) as the sum v + 0.5 + 2^23
  *        rounded down, whose low mantissa bits are that floor for
  *        0 <= v + 0.5 < 2^23; clamping the bit pattern between those of
- *        2^23 and 2^23 + 255 saturates as jf_saturate_round does (sums below
- *        zero have a smaller exponent, so a smaller pattern), and the low
- *        byte is the result.  Bit-identical to jf_saturate_round.
+ *        2^23 and 2^23 + MAX (255 or 65535) saturates as jf_saturate_round
+ *        and jf_saturate_round16 do (sums below zero have a smaller
+ *        exponent, so a smaller pattern, and sums of 2^23 or more a larger
+ *        one), and the low 8 or 16 bits are the result.
  */
-__device__ __forceinline__ float fast_byte(unsigned word, int i)
-{
-    return __int_as_float((int)__byte_perm(word, 0x4B000000u, (unsigned)i | 0x7650u)) -
-           8388608.0f;
-}
+template <typename T> struct fast_sample;
 
+template <> struct fast_sample<unsigned char> {
+    static __device__ __forceinline__ float get(const unsigned *wd, int i)
+    {
+        return __int_as_float((int)__byte_perm(wd[i >> 2], 0x4B000000u, (unsigned)(i & 3) | 0x7650u)) -
+               8388608.0f;
+    }
+    enum { TOP = 0x4B0000FF };
+};
+
+template <> struct fast_sample<unsigned short> {
+    static __device__ __forceinline__ float get(const unsigned *wd, int i)
+    {
+        return __int_as_float((int)__byte_perm(wd[i >> 1], 0x4B000000u, (i & 1) ? 0x7632u : 0x7610u)) -
+               8388608.0f;
+    }
+    enum { TOP = 0x4B00FFFF };
+};
+
+/* The bit pattern whose low 8 or 16 bits are the rounded, saturated v. */
+template <typename T>
 __device__ __forceinline__ unsigned fast_round_bits(float v)
 {
     const int bits = __float_as_int(__fadd_rd(v + 0.5f, 8388608.0f));
-    return (unsigned)min(max(bits, 0x4B000000), 0x4B0000FF); /* the low byte is the result */
+    return (unsigned)min(max(bits, 0x4B000000), (int)fast_sample<T>::TOP);
 }
 
-/* Four results' low bytes into one word. */
-__device__ __forceinline__ unsigned fast_pack4(unsigned a, unsigned b, unsigned c, unsigned d)
+/* A thread's PX results of one row as words, samples in memory order. */
+__device__ __forceinline__ void fast_pack(const unsigned (&r)[PX], unsigned (&wd)[1])
 {
-    return __byte_perm(__byte_perm(a, b, 0x0040u), __byte_perm(c, d, 0x0040u), 0x5410u);
+    wd[0] = __byte_perm(__byte_perm(r[0], r[1], 0x0040u), __byte_perm(r[2], r[3], 0x0040u), 0x5410u);
+}
+__device__ __forceinline__ void fast_pack(const unsigned (&r)[PX], unsigned (&wd)[2])
+{
+    wd[0] = __byte_perm(r[0], r[1], 0x5410u);
+    wd[1] = __byte_perm(r[2], r[3], 0x5410u);
 }
 
 /* The weights as a by-value kernel parameter. */
@@ -69,17 +92,18 @@ struct fast_weights {
 };
 
 /* acc[py][px] for the thread's block, from the tile in shared memory. */
-template <int K, int PY>
+template <int K, int PY, typename T>
 __device__ __forceinline__ void fast_accumulate(const unsigned int *s_tile, int words_per_row,
                                                 const fast_weights<K> &W, float (&acc)[PY][PX])
 {
-    enum { WIN = PX + K - 1, ROWS = PY + K - 1, WORDS = (WIN + 3) / 4 };
+    enum { WIN = PX + K - 1, ROWS = PY + K - 1, WORDS = (WIN * sizeof(T) + 3) / 4 };
 #pragma unroll
     for (int py = 0; py < PY; py++)
 #pragma unroll
         for (int px = 0; px < PX; px++)
             acc[py][px] = 0.0f;
-    const unsigned int *row = s_tile + threadIdx.y * PY * words_per_row + threadIdx.x;
+    const unsigned int *row = s_tile + threadIdx.y * PY * words_per_row +
+                              threadIdx.x * (PX * (int)sizeof(T) / 4);
 #pragma unroll
     for (int r = 0; r < ROWS; r++) {
         unsigned int wd[WORDS];
@@ -89,7 +113,7 @@ __device__ __forceinline__ void fast_accumulate(const unsigned int *s_tile, int 
             wd[q] = row[r * words_per_row + q];
 #pragma unroll
         for (int i = 0; i < WIN; i++)
-            v[i] = fast_byte(wd[i >> 2], i & 3);
+            v[i] = fast_sample<T>::get(wd, i);
 #pragma unroll
         for (int py = 0; py < PY; py++) {
             const int j = r - py; /* window row of this tile row for output row py */
@@ -106,8 +130,9 @@ __device__ __forceinline__ void fast_accumulate(const unsigned int *s_tile, int 
     }
 }
 
-/* Grey: each thread stores its own outputs (4 bytes in one store). */
-template <int K>
+/* Grey: each thread stores its own outputs (4 samples in 4 or 8 bytes, as
+ * whole words where the output's alignment allows). */
+template <int K, typename T>
 __global__ void conv_fast_kernel(const unsigned char *__restrict__ planes, size_t pitch,
                                  int plane_rows, int w, int h, unsigned char *__restrict__ out,
                                  size_t out_pitch, int tile_w, int word_stores,
@@ -119,26 +144,32 @@ __global__ void conv_fast_kernel(const unsigned char *__restrict__ planes, size_
     const int ox = x0 + threadIdx.x * PX, oy = y0 + threadIdx.y * PY;
     float acc[PY][PX];
 
-    jf_load_tile16(s_tile, tile_w, blockDim.y * PY + K - 1, planes, pitch, plane_rows, x0, y0);
+    jf_load_tile16(s_tile, tile_w, blockDim.y * PY + K - 1, planes, pitch, plane_rows,
+                   x0 * (int)sizeof(T), y0);
     if (ox >= w || oy >= h)
         return;
-    fast_accumulate<K, PY>(s_tile, tile_w / 4, W, acc);
+    fast_accumulate<K, PY, T>(s_tile, tile_w / 4, W, acc);
 #pragma unroll
     for (int py = 0; py < PY; py++) {
         const int y = oy + py;
-        unsigned char *o;
+        unsigned r[PX];
         if (y >= h)
             break;
-        o = out + (size_t)y * out_pitch;
+        T *o = (T *)(out + (size_t)y * out_pitch) + ox;
+#pragma unroll
+        for (int px = 0; px < PX; px++)
+            r[px] = fast_round_bits<T>(acc[py][px]);
         if (word_stores && ox + PX <= w) {
-            *(unsigned int *)(o + ox) =
-                fast_pack4(fast_round_bits(acc[py][0]), fast_round_bits(acc[py][1]),
-                           fast_round_bits(acc[py][2]), fast_round_bits(acc[py][3]));
+            unsigned wd[sizeof(T)];
+            fast_pack(r, wd);
+#pragma unroll
+            for (int q = 0; q < (int)sizeof(T); q++)
+                ((unsigned *)o)[q] = wd[q];
         } else {
 #pragma unroll
             for (int px = 0; px < PX; px++)
                 if (ox + px < w)
-                    o[ox + px] = (unsigned char)fast_round_bits(acc[py][px]);
+                    o[px] = (T)r[px];
         }
     }
 }
@@ -147,14 +178,14 @@ __global__ void conv_fast_kernel(const unsigned char *__restrict__ planes, size_
  * Several channels: one block computes every channel of its tile in turn
  * (the planes are loaded one after another into the same tile buffer) and
  * gathers the results interleaved in a shared output tile, which the block
- * then writes as whole 4-byte words.  Writing each channel from its own block
- * would scatter byte stores at a stride of `ch` across three blocks.
+ * then writes in 16-byte pieces.  Writing each channel from its own block
+ * would scatter sample stores at a stride of `ch` across three blocks.
  */
-template <int K>
+template <int K, typename T>
 __global__ void conv_fast_interleaved_kernel(const unsigned char *__restrict__ planes,
                                              size_t pitch, int plane_rows, int w, int h, int ch,
                                              unsigned char *__restrict__ out, size_t out_pitch,
-                                             int tile_w, int out_stride, int word_stores,
+                                             int tile_w, int out_stride, int out_piece,
                                              const fast_weights<K> W)
 {
     enum { PY = FAST_ROWS(K) };
@@ -170,82 +201,114 @@ __global__ void conv_fast_interleaved_kernel(const unsigned char *__restrict__ p
         if (c > 0)
             __syncthreads(); /* everyone is done with the previous plane's tile */
         jf_load_tile16(smem, tile_w, tile_h, planes + (size_t)c * plane_rows * pitch, pitch,
-                     plane_rows, x0, y0);
-        fast_accumulate<K, PY>(smem, tile_w / 4, W, acc);
+                       plane_rows, x0 * (int)sizeof(T), y0);
+        fast_accumulate<K, PY, T>(smem, tile_w / 4, W, acc);
 #pragma unroll
         for (int py = 0; py < PY; py++)
 #pragma unroll
             for (int px = 0; px < PX; px++)
-                s_out[(ly + py) * out_stride + (lx + px) * ch + c] =
-                    (unsigned char)fast_round_bits(acc[py][px]);
+                ((T *)(s_out + (ly + py) * out_stride))[(lx + px) * ch + c] =
+                    (T)fast_round_bits<T>(acc[py][px]);
     }
     __syncthreads();
+    /* pixels of ch samples are ch * sizeof(T) bytes to the writer */
     jf_write_out_tile(s_out, out_stride, out, out_pitch, x0, y0, w - x0 < cols_out ? w - x0 : cols_out,
-                      h - y0 < rows_out ? h - y0 : rows_out, ch, word_stores);
+                      h - y0 < rows_out ? h - y0 : rows_out, ch * (int)sizeof(T), out_piece);
 }
 
 /* The kernel for this k and channel count (for the launch limits). */
-template <int K>
+template <int K, typename T>
 static const void *fast_kernel(int ch)
 {
-    return ch == 1 ? (const void *)conv_fast_kernel<K> : (const void *)conv_fast_interleaved_kernel<K>;
+    return ch == 1 ? (const void *)conv_fast_kernel<K, T>
+                   : (const void *)conv_fast_interleaved_kernel<K, T>;
 }
 
+template <typename T>
 static const void *fast_kernel_for(int k, int ch)
 {
     switch (k) {
-    case 3: return fast_kernel<3>(ch);
-    case 5: return fast_kernel<5>(ch);
-    case 7: return fast_kernel<7>(ch);
-    case 9: return fast_kernel<9>(ch);
-    default: return fast_kernel<11>(ch);
+    case 3: return fast_kernel<3, T>(ch);
+    case 5: return fast_kernel<5, T>(ch);
+    case 7: return fast_kernel<7, T>(ch);
+    case 9: return fast_kernel<9, T>(ch);
+    default: return fast_kernel<11, T>(ch);
     }
 }
 
-template <int K>
+template <int K, typename T>
 static void launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream, const jf_dview *planes,
                    int plane_rows, const jf_image *shape, const jf_dview *out, int tile_w,
-                   int out_stride, int word_stores, const float *weights)
+                   int out_stride, int word_stores, int out_piece, const float *weights)
 {
     fast_weights<K> W;
     for (int i = 0; i < K * K; i++)
         W.w[i] = weights[i];
     if (shape->channels == 1)
-        conv_fast_kernel<K><<<grid, block, smem, stream>>>(planes->ptr, planes->pitch, plane_rows,
+        conv_fast_kernel<K, T><<<grid, block, smem, stream>>>(planes->ptr, planes->pitch, plane_rows,
                                                            shape->width, shape->height, out->ptr,
                                                            out->pitch, tile_w, word_stores, W);
     else
-        conv_fast_interleaved_kernel<K><<<grid, block, smem, stream>>>(
+        conv_fast_interleaved_kernel<K, T><<<grid, block, smem, stream>>>(
             planes->ptr, planes->pitch, plane_rows, shape->width, shape->height, shape->channels,
-            out->ptr, out->pitch, tile_w, out_stride, word_stores, W);
+            out->ptr, out->pitch, tile_w, out_stride, out_piece, W);
+}
+
+/* Shared memory of a bx x by block: the tile (rows in bytes, whole 16-byte
+ * pieces for jf_load_tile16) and, with several channels, the output tile. */
+template <typename T>
+static size_t fast_smem(int k, int ch, int bx, int by, int *tile_w, int *out_stride)
+{
+    const int bps = (int)sizeof(T), py = FAST_ROWS(k);
+    *tile_w = ((bx * PX + k - 1) * bps + 15) & ~15;
+    *out_stride = (bx * PX * ch * bps + 15) & ~15; /* whole 16-byte pieces */
+    return (size_t)*tile_w * (size_t)(by * py + k - 1) +
+           (ch > 1 ? (size_t)*out_stride * (size_t)(by * py) : 0);
+}
+
+/* bx = by = 0: 32 x 8, or fewer rows where that block does not fit the
+ * device (16-bit RGB: 67 KB of shared memory at k = 3). */
+template <typename T>
+static jf_status launch_as(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                           const jf_image *shape, int k, const float *weights, int bx, int by,
+                           const jf_dview *out)
+{
+    const int py = FAST_ROWS(k), ch = shape->channels;
+    int tile_w, out_stride;
+    if (bx == 0 && by == 0) {
+        bx = 32;
+        by = jf_default_block_rows(ctx, fast_kernel_for<T>(k, ch), bx, 8, [&](int rows) {
+            return fast_smem<T>(k, ch, bx, rows, &tile_w, &out_stride);
+        });
+    }
+    const size_t smem = fast_smem<T>(k, ch, bx, by, &tile_w, &out_stride);
+    const dim3 block((unsigned)bx, (unsigned)by);
+    /* grey: one block per tile; several channels: one block does them all */
+    const dim3 grid = jf_grid(shape->width, shape->height, 1,
+                              dim3((unsigned)(bx * PX), (unsigned)(by * py)));
+    const int word_stores = ((uintptr_t)out->ptr % 4) == 0 && out->pitch % 4 == 0;
+    const int out_piece = jf_out_piece(out->ptr, out->pitch);
+    const cudaStream_t stream = ctx->gpu->stream;
+    jf_status st;
+    int id;
+    if ((st = jf_gpu_launch_fits(ctx, fast_kernel_for<T>(k, ch), "conv fast", bx * by, smem)) != JF_OK ||
+        (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
+        return st;
+    switch (k) {
+    case 3: launch<3, T>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
+    case 5: launch<5, T>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
+    case 7: launch<7, T>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
+    case 9: launch<9, T>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
+    default: launch<11, T>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
+    }
+    return jf_gpu_filter_done(ctx, id, "conv_fast_kernel", "conv", "fast", k, shape);
 }
 
 jf_status jf_conv_fast_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                               const jf_image *shape, int k, const float *weights, int bx, int by,
                               const jf_dview *out)
 {
-    const int py = FAST_ROWS(k), ch = shape->channels;
-    const dim3 block((unsigned)bx, (unsigned)by);
-    /* grey: one block per tile; several channels: one block does them all */
-    const dim3 grid = jf_grid(shape->width, shape->height, 1,
-                              dim3((unsigned)(bx * PX), (unsigned)(by * py)));
-    const int tile_w = (bx * PX + k - 1 + 15) & ~15; /* whole 16-byte pieces (jf_load_tile16) */
-    const int out_stride = (bx * PX * ch + 3) & ~3;
-    const size_t smem = (size_t)tile_w * (size_t)(by * py + k - 1) +
-                        (ch > 1 ? (size_t)out_stride * (size_t)(by * py) : 0);
-    const int word_stores = ((uintptr_t)out->ptr % 4) == 0 && out->pitch % 4 == 0;
-    const cudaStream_t stream = ctx->gpu->stream;
-    jf_status st;
-    int id;
-    if ((st = jf_gpu_launch_fits(ctx, fast_kernel_for(k, ch), "conv fast", bx * by, smem)) != JF_OK ||
-        (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
-        return st;
-    switch (k) {
-    case 3: launch<3>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, weights); break;
-    case 5: launch<5>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, weights); break;
-    case 7: launch<7>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, weights); break;
-    case 9: launch<9>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, weights); break;
-    default: launch<11>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, weights); break;
-    }
-    return jf_gpu_filter_done(ctx, id, "conv_fast_kernel", "conv", "fast", k, shape);
+    if (shape->sample == JF_SAMPLE_U16)
+        return launch_as<unsigned short>(ctx, planes, plane_rows, shape, k, weights, bx, by, out);
+    return launch_as<unsigned char>(ctx, planes, plane_rows, shape, k, weights, bx, by, out);
 }

@@ -95,14 +95,13 @@ int jf_median_fast_lanes(const jf_device_info *dev)
  * histograms' 0.163 and 0.180); those histograms for larger k, and for 9 and
  * 11 elsewhere; a copy (global) at k = 1.  With fewer
  * multiprocessors the GPU fills sooner, so the threshold scales with the SM
- * count (the Nano's one SM: fast from about 3000 windows).  16-bit images:
- * global, the one variant that takes them. */
+ * count (the Nano's one SM: fast from about 3000 windows).  16-bit images
+ * the same, with global where the sliding histograms (8-bit) would run. */
 jf_variant jf_median_auto(const jf_device_info *dev, int k, const jf_image *src)
 {
     const double windows = (double)src->width * src->height * src->channels;
     const double sms = dev && dev->multiprocessors > 0 ? dev->multiprocessors : 132.0;
-    if (k <= 1 || (k == 3 && windows < 0.4e6 * sms / 132.0) ||
-        !jf_variant_takes(JF_VARIANT_FAST, src->sample))
+    if (k <= 1 || (k == 3 && windows < 0.4e6 * sms / 132.0))
         return JF_VARIANT_GLOBAL;
-    return jf_median_fast_runs(dev, k) ? JF_VARIANT_FAST : JF_VARIANT_SHARED;
+    return jf_median_fast_runs(dev, k) ? JF_VARIANT_FAST : jf_variant_fallback(src->sample);
 }

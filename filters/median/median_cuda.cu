@@ -19,7 +19,7 @@ extern "C" jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_ima
     if ((st = jf_check_variant_sample("jf_median", v, src)) != JF_OK)
         return st;
     if (v == JF_VARIANT_FAST && !jf_median_fast_runs(&ctx->gpu->info, opt->ksize))
-        v = JF_VARIANT_SHARED; /* see jf_median_fast_runs */
+        v = jf_variant_fallback(src->sample); /* see jf_median_fast_runs */
     if ((bx || by) && (st = jf_block_shape("jf_median", &bx, &by, 32, 8)) != JF_OK)
         return st;
     if ((st = jf_gpu_filter_setup(ctx, src, dst, opt->ksize, opt->border, &planes, &plane_rows,

@@ -10,7 +10,8 @@
  * costs 30 min/max at k = 3 and 8k^2 compare-and-adds at 5 and 7 (the
  * global variant) or a histogram walk (the shared one).
  * The block's tile comes through shared memory as in the other variants;
- * each thread reads its (2 + k - 1) x (8 + k - 1) inputs as 8-byte words.
+ * each thread reads its (2 + k - 1) x (8 + k - 1) inputs in pieces of 8
+ * samples (8 or 16 bytes).
  *
  * Two lanes per register where the GPU has 16-bit SIMD min/max (compute
  * capability 9.0: min.u16x2 / max.u16x2 are single instructions): each
@@ -24,9 +25,13 @@
  * where 16-bit SIMD min/max is emulated) one sample per register, and only
  * up to k = 7 (jf_median_fast_runs).
  *
+ * 16-bit samples run the same networks: two lanes hold two whole samples
+ * (a 16-bit min or max is exact on them), one lane one sample; only the
+ * tile (twice the bytes) and the unpacking differ (fast_sample).
+ *
  * Several channels: the block runs the planes one after another through the
  * same tile and gathers the outputs interleaved in shared memory, then
- * writes whole 4-byte words (as the fast convolution does).
+ * writes 16-byte pieces (as the fast convolution does).
  */
 #include "filters/filter_cuda.cuh"
 #include "filters/median/median.h"
@@ -52,43 +57,106 @@ __device__ __forceinline__ jf_lanes2 jf_max(jf_lanes2 a, jf_lanes2 b)
 #include "filters/median/median_fast_net.cuh"
 
 /* A thread's block: ROWS x COLS outputs from IN_ROWS x IN_COLS inputs,
- * read as PAIRS 8-byte words a row; with two lanes a second block lies
- * `lane_rows` below the first. */
+ * read as PIECES of 8 samples a row (8 bytes at 8 bits, 16 at 16); with two
+ * lanes a second block lies `lane_rows` below the first. */
 template <int K>
 struct fast_block {
     typedef jf_median_net<K> Net;
     enum { ROWS = Net::ROWS, COLS = Net::COLS, IN_ROWS = Net::IN_ROWS, IN_COLS = Net::IN_COLS,
-           PAIRS = (IN_COLS + 7) / 8 /* 8-byte words per input row */ };
+           PIECES = (IN_COLS + 7) / 8 /* 8-sample pieces per input row */ };
 };
 
-/* Tile row length: the block's columns plus what the last thread's 8-byte
- * reads reach (a multiple of 8, so those reads stay aligned). */
-template <int K>
+/* Tile row length in bytes: the block's columns plus what the last thread's
+ * pieces reach, in whole 16-byte pieces (jf_load_tile16; every piece read
+ * stays aligned). */
+template <int K, typename T>
 static int fast_tile_width(int cols_out)
 {
-    const int need = cols_out + 8 * (fast_block<K>::PAIRS - 1);
-    return (need + 15) & ~15; /* whole 16-byte pieces for jf_load_tile16 */
+    const int need = (cols_out + 8 * (fast_block<K>::PIECES - 1)) * (int)sizeof(T);
+    return (need + 15) & ~15;
 }
 
-/* The medians of the thread's block(s): out[lane][row][col], bytes. */
-template <int K, int LANES>
+/* How a sample type sits in the tile and in the network's registers. */
+template <typename T> struct fast_sample;
+
+/* 8 bits: a piece is two words of four samples.  Two lanes: sample i of
+ * piece a into bits 8-15, of piece b into bits 24-31 (the low byte of each
+ * lane is left over from the permute and never reaches the high byte of a
+ * 16-bit min or max). */
+template <> struct fast_sample<unsigned char> {
+    enum { WORDS = 2 };
+    static __device__ __forceinline__ void load(const unsigned char *p, unsigned (&w)[WORDS])
+    {
+        const uint2 v = *(const uint2 *)p;
+        w[0] = v.x;
+        w[1] = v.y;
+    }
+    static __device__ __forceinline__ unsigned one(const unsigned (&w)[WORDS], int i)
+    {
+        return (w[i >> 2] >> (8 * (i & 3))) & 0xFFu;
+    }
+    static __device__ __forceinline__ unsigned two(const unsigned (&a)[WORDS],
+                                                   const unsigned (&b)[WORDS], int i)
+    {
+        const unsigned s = (unsigned)(i & 3);
+        return __byte_perm(b[i >> 2], a[i >> 2], s | ((s + 4) << 4) | (s << 8) | (s << 12));
+    }
+    static __device__ __forceinline__ unsigned char lane(unsigned v, int l)
+    {
+        return (unsigned char)(v >> (l ? 24 : 8));
+    }
+};
+
+/* 16 bits: a piece is four words of two samples.  Two lanes: sample i of
+ * piece a in the low half, of piece b in the high half, whole: a 16-bit
+ * min or max orders them exactly. */
+template <> struct fast_sample<unsigned short> {
+    enum { WORDS = 4 };
+    static __device__ __forceinline__ void load(const unsigned char *p, unsigned (&w)[WORDS])
+    {
+        const uint4 v = *(const uint4 *)p;
+        w[0] = v.x;
+        w[1] = v.y;
+        w[2] = v.z;
+        w[3] = v.w;
+    }
+    static __device__ __forceinline__ unsigned one(const unsigned (&w)[WORDS], int i)
+    {
+        return (w[i >> 1] >> (16 * (i & 1))) & 0xFFFFu;
+    }
+    static __device__ __forceinline__ unsigned two(const unsigned (&a)[WORDS],
+                                                   const unsigned (&b)[WORDS], int i)
+    {
+        return __byte_perm(a[i >> 1], b[i >> 1], (i & 1) ? 0x7632u : 0x5410u);
+    }
+    static __device__ __forceinline__ unsigned short lane(unsigned v, int l)
+    {
+        return (unsigned short)(l ? v >> 16 : v & 0xFFFFu);
+    }
+};
+
+/* The medians of the thread's block(s): res[lane][row][col].  `lx` counts
+ * samples, `tile_w` bytes. */
+template <int K, int LANES, typename T>
 __device__ __forceinline__ void fast_block_medians(const unsigned char *s_tile, int tile_w, int lx,
                                                    int ly, int lane_rows,
-                                                   unsigned char (&res)[LANES][jf_median_net<K>::ROWS]
-                                                                        [jf_median_net<K>::COLS])
+                                                   T (&res)[LANES][jf_median_net<K>::ROWS]
+                                                           [jf_median_net<K>::COLS])
 {
     typedef fast_block<K> B;
+    typedef fast_sample<T> S;
+    const unsigned char *base = s_tile + lx * (int)sizeof(T);
     if (LANES == 1) {
         unsigned in[B::IN_ROWS][B::IN_COLS], out[B::ROWS][B::COLS];
 #pragma unroll
         for (int r = 0; r < B::IN_ROWS; r++) {
-            const uint2 *row = (const uint2 *)(s_tile + (ly + r) * tile_w + lx);
 #pragma unroll
-            for (int q = 0; q < B::PAIRS; q++) {
-                const uint2 wd = row[q];
+            for (int q = 0; q < B::PIECES; q++) {
+                unsigned w[S::WORDS];
+                S::load(base + (ly + r) * tile_w + 8 * q * (int)sizeof(T), w);
 #pragma unroll
                 for (int i = 0; i < 8 && 8 * q + i < B::IN_COLS; i++)
-                    in[r][8 * q + i] = ((i < 4 ? wd.x : wd.y) >> (8 * (i & 3))) & 0xFFu;
+                    in[r][8 * q + i] = S::one(w, i);
             }
         }
         jf_median_net<K>::run(in, out);
@@ -96,23 +164,19 @@ __device__ __forceinline__ void fast_block_medians(const unsigned char *s_tile, 
         for (int r = 0; r < B::ROWS; r++)
 #pragma unroll
             for (int c = 0; c < B::COLS; c++)
-                res[0][r][c] = (unsigned char)out[r][c];
+                res[0][r][c] = (T)out[r][c];
     } else {
         jf_lanes2 in[B::IN_ROWS][B::IN_COLS], out[B::ROWS][B::COLS];
 #pragma unroll
         for (int r = 0; r < B::IN_ROWS; r++) {
-            const uint2 *ra = (const uint2 *)(s_tile + (ly + r) * tile_w + lx);
-            const uint2 *rb = (const uint2 *)(s_tile + (ly + lane_rows + r) * tile_w + lx);
 #pragma unroll
-            for (int q = 0; q < B::PAIRS; q++) {
-                const uint2 a = ra[q], b = rb[q];
+            for (int q = 0; q < B::PIECES; q++) {
+                unsigned a[S::WORDS], b[S::WORDS];
+                S::load(base + (ly + r) * tile_w + 8 * q * (int)sizeof(T), a);
+                S::load(base + (ly + lane_rows + r) * tile_w + 8 * q * (int)sizeof(T), b);
 #pragma unroll
-                for (int i = 0; i < 8 && 8 * q + i < B::IN_COLS; i++) {
-                    /* byte i of a into bits 8-15, of b into bits 24-31 */
-                    const unsigned s = (unsigned)(i & 3);
-                    in[r][8 * q + i].v = __byte_perm(i < 4 ? b.x : b.y, i < 4 ? a.x : a.y,
-                                                     s | ((s + 4) << 4) | (s << 8) | (s << 12));
-                }
+                for (int i = 0; i < 8 && 8 * q + i < B::IN_COLS; i++)
+                    in[r][8 * q + i].v = S::two(a, b, i);
             }
         }
         jf_median_net<K>::run(in, out);
@@ -120,15 +184,38 @@ __device__ __forceinline__ void fast_block_medians(const unsigned char *s_tile, 
         for (int r = 0; r < B::ROWS; r++)
 #pragma unroll
             for (int c = 0; c < B::COLS; c++) {
-                res[0][r][c] = (unsigned char)(out[r][c].v >> 8);
-                res[LANES - 1][r][c] = (unsigned char)(out[r][c].v >> 24);
+                res[0][r][c] = S::lane(out[r][c].v, 0);
+                res[LANES - 1][r][c] = S::lane(out[r][c].v, 1);
             }
     }
 }
 
-/* Grey: each thread stores its own outputs, a row of 8 in one 8-byte store
- * (two words, or bytes, where the output's alignment does not allow it). */
-template <int K, int LANES>
+/* A row of 8 results as words, samples in memory order. */
+template <typename T>
+__device__ __forceinline__ void fast_row_words(const T (&row)[8], unsigned (&wd)[2 * sizeof(T)])
+{
+#pragma unroll
+    for (int q = 0; q < 2 * (int)sizeof(T); q++) {
+        wd[q] = 0;
+#pragma unroll
+        for (int j = 0; j < 4 / (int)sizeof(T); j++)
+            wd[q] |= (unsigned)row[q * (4 / (int)sizeof(T)) + j] << (8 * (int)sizeof(T) * j);
+    }
+}
+
+__device__ __forceinline__ void fast_store_row(unsigned char *o, const unsigned (&wd)[2])
+{
+    *(uint2 *)o = make_uint2(wd[0], wd[1]);
+}
+__device__ __forceinline__ void fast_store_row(unsigned char *o, const unsigned (&wd)[4])
+{
+    *(uint4 *)o = make_uint4(wd[0], wd[1], wd[2], wd[3]);
+}
+
+/* Grey: each thread stores its own outputs, a row of 8 in one 8- or 16-byte
+ * store (words, or samples, where the output's alignment does not allow
+ * it). */
+template <int K, int LANES, typename T>
 __global__ void median_fast_kernel(const unsigned char *__restrict__ planes, size_t pitch,
                                    int plane_rows, int w, int h, unsigned char *__restrict__ out,
                                    size_t out_pitch, int tile_w, int word_stores)
@@ -138,13 +225,15 @@ __global__ void median_fast_kernel(const unsigned char *__restrict__ planes, siz
     const int lane_rows = blockDim.y * B::ROWS;
     const int x0 = blockIdx.x * blockDim.x * B::COLS, y0 = blockIdx.y * lane_rows * LANES;
     const int lx = threadIdx.x * B::COLS, ly = threadIdx.y * B::ROWS;
-    unsigned char res[LANES][B::ROWS][B::COLS];
+    T res[LANES][B::ROWS][B::COLS];
+    static_assert(B::COLS == 8, "a row of outputs is one 8-sample store");
 
-    jf_load_tile16(s_tile, tile_w, lane_rows * LANES + K - 1, planes, pitch, plane_rows, x0, y0);
+    jf_load_tile16(s_tile, tile_w, lane_rows * LANES + K - 1, planes, pitch, plane_rows,
+                   x0 * (int)sizeof(T), y0);
     const int ox = x0 + lx;
     if (ox >= w || y0 + ly >= h)
         return;
-    fast_block_medians<K, LANES>(( const unsigned char *)s_tile, tile_w, lx, ly, lane_rows, res);
+    fast_block_medians<K, LANES, T>((const unsigned char *)s_tile, tile_w, lx, ly, lane_rows, res);
 #pragma unroll
     for (int l = 0; l < LANES; l++)
 #pragma unroll
@@ -152,37 +241,32 @@ __global__ void median_fast_kernel(const unsigned char *__restrict__ planes, siz
             const int y = y0 + ly + l * lane_rows + r;
             if (y >= h)
                 break;
-            unsigned char *o = out + (size_t)y * out_pitch + ox;
+            unsigned char *o = out + (size_t)y * out_pitch + (size_t)ox * sizeof(T);
             if (word_stores && ox + B::COLS <= w) {
-                unsigned wd[B::COLS / 4];
-#pragma unroll
-                for (int q = 0; q < B::COLS / 4; q++)
-                    wd[q] = (unsigned)res[l][r][4 * q] | ((unsigned)res[l][r][4 * q + 1] << 8) |
-                            ((unsigned)res[l][r][4 * q + 2] << 16) |
-                            ((unsigned)res[l][r][4 * q + 3] << 24);
-                static_assert(B::COLS == 8, "a row of outputs is one 8-byte store");
-                if (word_stores == 2) /* one 8-byte store a row */
-                    *(uint2 *)o = make_uint2(wd[0], wd[1]);
+                unsigned wd[2 * sizeof(T)];
+                fast_row_words<T>(res[l][r], wd);
+                if (word_stores == 2) /* one store a row */
+                    fast_store_row(o, wd);
                 else
 #pragma unroll
-                    for (int q = 0; q < B::COLS / 4; q++)
+                    for (int q = 0; q < 2 * (int)sizeof(T); q++)
                         ((unsigned *)o)[q] = wd[q];
             } else {
 #pragma unroll
                 for (int c = 0; c < B::COLS; c++)
                     if (ox + c < w)
-                        o[c] = res[l][r][c];
+                        ((T *)o)[c] = res[l][r][c];
             }
         }
 }
 
 /* Several channels: planes in turn through one tile, outputs gathered
  * interleaved in shared memory, written as words. */
-template <int K, int LANES>
+template <int K, int LANES, typename T>
 __global__ void median_fast_interleaved_kernel(const unsigned char *__restrict__ planes,
                                                size_t pitch, int plane_rows, int w, int h, int ch,
                                                unsigned char *__restrict__ out, size_t out_pitch,
-                                               int tile_w, int out_stride, int word_stores)
+                                               int tile_w, int out_stride, int out_piece)
 {
     typedef fast_block<K> B;
     extern __shared__ unsigned int smem[];
@@ -192,68 +276,97 @@ __global__ void median_fast_interleaved_kernel(const unsigned char *__restrict__
     unsigned char *s_out = (unsigned char *)(smem + tile_h * tile_w / 4);
     const int x0 = blockIdx.x * cols_out, y0 = blockIdx.y * rows_out;
     const int lx = threadIdx.x * B::COLS, ly = threadIdx.y * B::ROWS;
-    unsigned char res[LANES][B::ROWS][B::COLS];
+    T res[LANES][B::ROWS][B::COLS];
 
     for (int c = 0; c < ch; c++) {
         if (c > 0)
             __syncthreads(); /* everyone is done with the previous plane's tile */
         jf_load_tile16(smem, tile_w, tile_h, planes + (size_t)c * plane_rows * pitch, pitch,
-                     plane_rows, x0, y0);
-        fast_block_medians<K, LANES>((const unsigned char *)smem, tile_w, lx, ly, lane_rows, res);
+                       plane_rows, x0 * (int)sizeof(T), y0);
+        fast_block_medians<K, LANES, T>((const unsigned char *)smem, tile_w, lx, ly, lane_rows,
+                                        res);
 #pragma unroll
         for (int l = 0; l < LANES; l++)
 #pragma unroll
             for (int r = 0; r < B::ROWS; r++)
 #pragma unroll
                 for (int px = 0; px < B::COLS; px++)
-                    s_out[(ly + l * lane_rows + r) * out_stride + (lx + px) * ch + c] =
+                    ((T *)(s_out + (ly + l * lane_rows + r) * out_stride))[(lx + px) * ch + c] =
                         res[l][r][px];
     }
     __syncthreads();
+    /* pixels of ch samples are ch * sizeof(T) bytes to the writer */
     jf_write_out_tile(s_out, out_stride, out, out_pitch, x0, y0, w - x0 < cols_out ? w - x0 : cols_out,
-                      h - y0 < rows_out ? h - y0 : rows_out, ch, word_stores);
+                      h - y0 < rows_out ? h - y0 : rows_out, ch * (int)sizeof(T), out_piece);
 }
 
-template <int K, int LANES>
+template <int K, int LANES, typename T>
 static const void *fast_kernel(int ch)
 {
-    return ch == 1 ? (const void *)median_fast_kernel<K, LANES>
-                   : (const void *)median_fast_interleaved_kernel<K, LANES>;
+    return ch == 1 ? (const void *)median_fast_kernel<K, LANES, T>
+                   : (const void *)median_fast_interleaved_kernel<K, LANES, T>;
 }
 
-template <int K, int LANES>
+/* Shared memory of a bx x by block: the tile (rows in bytes) and, with
+ * several channels, the output tile. */
+template <int K, int LANES, typename T>
+static size_t fast_smem(int ch, int bx, int by, int *tile_w, int *out_stride)
+{
+    const int rows_out = by * fast_block<K>::ROWS * LANES, cols_out = bx * fast_block<K>::COLS;
+    *tile_w = fast_tile_width<K, T>(cols_out);
+    *out_stride = (cols_out * ch * (int)sizeof(T) + 15) & ~15; /* whole 16-byte pieces */
+    return (size_t)*tile_w * (size_t)(rows_out + K - 1) +
+           (ch > 1 ? (size_t)*out_stride * (size_t)rows_out : 0);
+}
+
+/* bx = by = 0: 32 x 4 (H100: 0-4% faster than 16x8, 8x8 or 16x16), or
+ * fewer rows where that block does not fit the device (16-bit RGB). */
+template <int K, int LANES, typename T>
 static jf_status launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                         const jf_image *shape, int bx, int by, const jf_dview *out)
 {
     typedef fast_block<K> B;
     const int ch = shape->channels;
+    int tile_w, out_stride;
+    if (bx == 0 && by == 0) {
+        bx = 32;
+        by = jf_default_block_rows(ctx, fast_kernel<K, LANES, T>(ch), bx, 4, [&](int rows) {
+            return fast_smem<K, LANES, T>(ch, bx, rows, &tile_w, &out_stride);
+        });
+    }
+    const size_t smem = fast_smem<K, LANES, T>(ch, bx, by, &tile_w, &out_stride);
     const int rows_out = by * B::ROWS * LANES, cols_out = bx * B::COLS;
     const dim3 block((unsigned)bx, (unsigned)by);
     const dim3 grid = jf_grid(shape->width, shape->height, 1,
                               dim3((unsigned)cols_out, (unsigned)rows_out));
-    const int tile_w = fast_tile_width<K>(cols_out);
-    const int out_stride = (cols_out * ch + 3) & ~3;
-    const size_t smem = (size_t)tile_w * (size_t)(rows_out + K - 1) +
-                        (ch > 1 ? (size_t)out_stride * (size_t)rows_out : 0);
-    /* 2: rows of 8 outputs start 8-byte aligned; 1: 4-byte aligned */
-    const int word_stores = ((uintptr_t)out->ptr | out->pitch) % 8 == 0   ? 2
-                            : ((uintptr_t)out->ptr | out->pitch) % 4 == 0 ? 1 : 0;
+    /* 2: rows of 8 outputs start aligned to their size (one store); 1: to 4 bytes */
+    const uintptr_t at = (uintptr_t)out->ptr | out->pitch;
+    const int word_stores = at % (8 * sizeof(T)) == 0 ? 2 : at % 4 == 0 ? 1 : 0;
     const cudaStream_t stream = ctx->gpu->stream;
     jf_status st;
     int id;
-    if ((st = jf_gpu_launch_fits(ctx, fast_kernel<K, LANES>(ch), "median fast", bx * by, smem)) !=
+    if ((st = jf_gpu_launch_fits(ctx, fast_kernel<K, LANES, T>(ch), "median fast", bx * by, smem)) !=
             JF_OK ||
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     if (ch == 1)
-        median_fast_kernel<K, LANES><<<grid, block, smem, stream>>>(
+        median_fast_kernel<K, LANES, T><<<grid, block, smem, stream>>>(
             planes->ptr, planes->pitch, plane_rows, shape->width, shape->height, out->ptr,
             out->pitch, tile_w, word_stores);
     else
-        median_fast_interleaved_kernel<K, LANES><<<grid, block, smem, stream>>>(
+        median_fast_interleaved_kernel<K, LANES, T><<<grid, block, smem, stream>>>(
             planes->ptr, planes->pitch, plane_rows, shape->width, shape->height, ch, out->ptr,
-            out->pitch, tile_w, out_stride, word_stores);
+            out->pitch, tile_w, out_stride, jf_out_piece(out->ptr, out->pitch));
     return jf_gpu_filter_done(ctx, id, "median_fast_kernel", "median", "fast", K, shape);
+}
+
+template <int K, int LANES>
+static jf_status launch_sample(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                               const jf_image *shape, int bx, int by, const jf_dview *out)
+{
+    if (shape->sample == JF_SAMPLE_U16)
+        return launch<K, LANES, unsigned short>(ctx, planes, plane_rows, shape, bx, by, out);
+    return launch<K, LANES, unsigned char>(ctx, planes, plane_rows, shape, bx, by, out);
 }
 
 /* ONE_LANE: whether the one-sample kernels exist for this K (not for 9 and
@@ -263,19 +376,15 @@ static jf_status launch_k(jf_context *ctx, const jf_dview *planes, int plane_row
                           const jf_image *shape, int bx, int by, const jf_dview *out)
 {
     if (jf_median_fast_lanes(&ctx->gpu->info) == 2)
-        return launch<K, 2>(ctx, planes, plane_rows, shape, bx, by, out);
+        return launch_sample<K, 2>(ctx, planes, plane_rows, shape, bx, by, out);
     if (ONE_LANE)
-        return launch<K, ONE_LANE ? 1 : 2>(ctx, planes, plane_rows, shape, bx, by, out);
+        return launch_sample<K, ONE_LANE ? 1 : 2>(ctx, planes, plane_rows, shape, bx, by, out);
     return jf_fail(JF_ERR_INTERNAL, "median fast k=%d: needs two samples a register", K);
 }
 
 jf_status jf_median_fast_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                                 const jf_image *shape, int k, int bx, int by, const jf_dview *out)
 {
-    if (bx == 0 && by == 0) { /* H100: 0-4% faster than 16x8, 8x8 or 16x16 */
-        bx = 32;
-        by = 4;
-    }
     switch (k) {
     case 3: return launch_k<3, true>(ctx, planes, plane_rows, shape, bx, by, out);
     case 5: return launch_k<5, true>(ctx, planes, plane_rows, shape, bx, by, out);
