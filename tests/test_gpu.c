@@ -774,28 +774,37 @@ static void test_impulse_device_images(void **state)
 
 /* Large k on the shared variant: the tile no longer fits 48 KiB from about
  * k = 83; shorter strips, then the untiled histogram, must give the same
- * bytes, never an error. */
+ * bytes, never an error.  At 16 bits the global select, k = 63 to 255. */
 static void test_median_large_k(void **state)
 {
     static const int ks[] = {63, 83, 101, 127, 255};
-    jf_image src = t_random_image(97, 61, 3, 1, 13);
-    int k, v;
+    /* 8 bits: shared and auto; 16 bits (full range, and 16 levels full of
+     * ties): global and auto */
+    jf_image srcs[3];
+    int k, v, i;
     (void)state;
-    for (k = 0; k < (g_quick ? 3 : 5); k++) {
-        jf_median_options mo = t_median_opts(ks[k], JF_BORDER_REFLECT, JF_VARIANT_CPU);
-        jf_image want = {0};
-        assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
-        for (v = 0; v < 2; v++) {
-            jf_image got = t_poisoned_like(&src, 0);
-            mo.variant = v ? JF_VARIANT_AUTO : JF_VARIANT_SHARED;
-            if (jf_median(g_gpu, &src, &got, &mo) != JF_OK)
-                fail_msg("median k=%d %s: %s", ks[k], jf_variant_name(mo.variant), jf_last_error());
-            assert_true(t_images_equal(&got, &want));
-            jf_image_free(&got);
+    srcs[0] = t_random_image(97, 61, 3, 1, 13);
+    srcs[1] = t_random_image16(97, 61, 3, 1, 0, 14);
+    srcs[2] = t_random_image16(61, 43, 1, 0, 12, 15);
+    for (i = 0; i < 3; i++)
+        for (k = 0; k < (g_quick ? 3 : 5); k++) {
+            jf_median_options mo = t_median_opts(ks[k], JF_BORDER_REFLECT, JF_VARIANT_CPU);
+            jf_image want = {0};
+            assert_int_equal(jf_median(g_cpu, &srcs[i], &want, &mo), JF_OK);
+            for (v = 0; v < 2; v++) {
+                jf_image got = t_poisoned_like(&srcs[i], 0);
+                mo.variant = v ? JF_VARIANT_AUTO : i ? JF_VARIANT_GLOBAL : JF_VARIANT_SHARED;
+                if (jf_median(g_gpu, &srcs[i], &got, &mo) != JF_OK)
+                    fail_msg("median k=%d %s: %s", ks[k], jf_variant_name(mo.variant), jf_last_error());
+                if (!t_images_equal(&got, &want))
+                    fail_msg("median k=%d %s %d-bit differs from the CPU", ks[k],
+                             jf_variant_name(mo.variant), i ? 16 : 8);
+                jf_image_free(&got);
+            }
+            jf_image_free(&want);
         }
-        jf_image_free(&want);
-    }
-    jf_image_free(&src);
+    for (i = 0; i < 3; i++)
+        jf_image_free(&srcs[i]);
 }
 
 /* A block the device cannot run (registers, threads, shared memory) is
