@@ -18,13 +18,14 @@
  * The row loops are written once (median_net_template.c) and compiled for
  * each sample type, as FFmpeg's vf_median does with its template.
  *
- * No padded copy of the image: each band pads the rows it reads into a ring
- * of its last k rows (a few KB, in cache); a padded copy cost as much as
+ * No padded copy of the image: each band pads the rows it reads
+ * (jf_pad_row) into a ring of its last k rows (a few KB, in cache); a padded copy cost as much as
  * the median itself at k = 3 (4K RGB: pad 3.6 ms, median 4.7 ms).  Padded
  * row py lands in slot py % k.
  */
 #include "filters/median/median.h"
 #include "filters/filters.h"
+#include "filters/pad/pad.h"
 #include "core/context.h"
 #include "core/image.h"
 
@@ -40,36 +41,6 @@ typedef struct net_job {
     size_t row_bytes;       /* one padded row in the scratch */
 } net_job;
 
-/* Padded row py of the image into `out`: a row and its borders, moved as
- * pixels of ch * bps bytes, so one path serves both depths. */
-static void pad_row(const net_job *job, int py, unsigned char *out)
-{
-    const jf_image *s = job->src;
-    const int r = job->ksize / 2, w = s->width;
-    const size_t px = (size_t)s->channels * jf_sample_size(s->sample);
-    const int sy = jf_border_index(py - r, s->height, job->border);
-    const unsigned char *row;
-    int x;
-    if (sy < 0) {
-        memset(out, 0, (size_t)(w + 2 * r) * px);
-        return;
-    }
-    row = s->data + (size_t)sy * s->stride;
-    memcpy(out + (size_t)r * px, row, (size_t)w * px);
-    for (x = 1; x <= r; x++) {
-        const int left = jf_border_index(-x, w, job->border);
-        const int right = jf_border_index(w - 1 + x, w, job->border);
-        if (left < 0)
-            memset(out + (size_t)(r - x) * px, 0, px);
-        else
-            memcpy(out + (size_t)(r - x) * px, row + (size_t)left * px, px);
-        if (right < 0)
-            memset(out + (size_t)(r + w - 1 + x) * px, 0, px);
-        else
-            memcpy(out + (size_t)(r + w - 1 + x) * px, row + (size_t)right * px, px);
-    }
-}
-
 /* The k padded rows output row y reads, filling what the ring lacks. */
 static void ring_rows(const net_job *job, int worker, int y, int y0, const unsigned char **rows)
 {
@@ -77,7 +48,8 @@ static void ring_rows(const net_job *job, int worker, int y, int y0, const unsig
     unsigned char *ring = job->scratch + (size_t)worker * k * job->row_bytes;
     int j;
     for (j = y == y0 ? 0 : k - 1; j < k; j++)
-        pad_row(job, y + j, ring + (size_t)((y + j) % k) * job->row_bytes);
+        jf_pad_row(job->src, k / 2, job->border, y + j,
+                   ring + (size_t)((y + j) % k) * job->row_bytes);
     for (j = 0; j < k; j++)
         rows[j] = ring + (size_t)((y + j) % k) * job->row_bytes;
 }

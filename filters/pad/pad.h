@@ -11,6 +11,9 @@ extern "C" {
 /* CPU reference: src (host) padded by radius on every side into dst (host,
  * already allocated (w+2r) x (h+2r)). */
 jf_status jf_pad_cpu(const jf_image *src, int radius, jf_border border, jf_image *dst);
+/* One row of it: padded row py (0 .. h + 2r - 1) into out, (w + 2r) pixels
+ * (the CPU median's k = 3 and 5 networks pad each band's rows as they go). */
+void jf_pad_row(const jf_image *src, int radius, jf_border border, int py, unsigned char *out);
 
 /* Pad on the CPU into the context's pad scratch buffer (no allocation once
  * the buffer is large enough); `padded` describes it.  Timed as "pad". */
