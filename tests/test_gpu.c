@@ -10,6 +10,7 @@
  * matrix, for compute-sanitizer.
  */
 #include "common.h"
+#include "filters/conv/conv.h"
 #include "filters/median/median.h"
 #include "filters/ops.h"
 
@@ -250,6 +251,99 @@ static void test_conv_all_variants(void **state)
             jf_image_free(&src);
         }
     print_message("conv: largest difference from the CPU %d level(s)\n", worst);
+}
+
+/* The variant the last GPU convolution recorded ("fast-separable", ...). */
+static const char *last_conv_variant(void)
+{
+    size_t i = jf_stats_count(g_gpu);
+    while (i-- > 0) {
+        const jf_stat *st = jf_stats_at(g_gpu, i);
+        if (strcmp(st->name, "conv") == 0)
+            return st->variant;
+    }
+    return "";
+}
+
+/* Rank-1 weights (box, Gaussian, and an outer product of two random
+ * vectors with negative taps) at every k to 63: `fast` and `auto` take the
+ * separable kernel, within 1 level of the CPU's separable path; 8 and 16
+ * bits, 1, 3 and 4 channels, every border. */
+static void test_conv_separable(void **state)
+{
+    static const int full_ks[] = {3, 5, 7, 11, 13, 15, 21, 31, 45, 63};
+    static const int quick_ks[] = {7, 15, 63};
+    static const int chans[] = {1, 3, 4};
+    const int nks = g_quick ? 3 : 10;
+    int s, c, k, b, kind, v, depth, cases = 0, worst = 0;
+    (void)state;
+    for (s = 0; s < NSIZES && SIZE(s)[0] < 1500; s++) /* up to 1023 x 577: the CPU's k = 63 */
+        for (c = 0; c < 3; c++)
+            for (depth = 8; depth <= 16; depth += 8) {
+                const int ch = chans[c];
+                jf_image src = depth == 8 ? t_random_image(SIZE(s)[0], SIZE(s)[1], ch, 1, (uint64_t)(s * 7 + c))
+                                          : t_random_image16(SIZE(s)[0], SIZE(s)[1], ch, 2, 0, (uint64_t)(s * 7 + c));
+                for (k = 0; k < nks; k++) {
+                    const int ks = g_quick ? quick_ks[k] : full_ks[k];
+                    for (kind = 0; kind < 3; kind++) {
+                        jf_kernel kern = {0};
+                        float *w = NULL;
+                        if (kind < 2) {
+                            assert_int_equal(jf_kernel_make(kind == 0 ? JF_KERNEL_BOX : JF_KERNEL_GAUSS,
+                                                            ks, 0.0, &kern), JF_OK);
+                            w = kern.weights;
+                        } else { /* col x row, taps of both signs, sum near 1 */
+                            float col[JF_CONV_MAX_KSIZE], row[JF_CONV_MAX_KSIZE];
+                            uint64_t seed = (uint64_t)ks * 31 + 5;
+                            int i, j;
+                            w = malloc(sizeof(float) * (size_t)ks * ks);
+                            for (i = 0; i < ks; i++) {
+                                col[i] = (float)((double)(t_rand(&seed) >> 11) / 9007199254740992.0 - 0.3) * 2.0f / ks;
+                                row[i] = (float)((double)(t_rand(&seed) >> 11) / 9007199254740992.0 - 0.2) * 2.0f / ks;
+                            }
+                            for (j = 0; j < ks; j++)
+                                for (i = 0; i < ks; i++)
+                                    w[j * ks + i] = col[j] * row[i];
+                        }
+                        /* --quick (compute-sanitizer): one border per case, in turn */
+                        for (b = g_quick ? (k + kind) % JF_BORDER_COUNT : 0; b < JF_BORDER_COUNT;
+                             b += g_quick ? JF_BORDER_COUNT : 1) {
+                            jf_conv_options co = t_conv_opts(ks, w, (jf_border)b, JF_VARIANT_CPU);
+                            jf_image want = {0};
+                            assert_int_equal(jf_convolve(g_cpu, &src, &want, &co), JF_OK);
+                            for (v = 0; v < 2; v++) {
+                                jf_image got = t_poisoned_like(&src, 2);
+                                int d;
+                                co.variant = v == 0 ? JF_VARIANT_FAST : JF_VARIANT_AUTO;
+                                if (jf_convolve(g_gpu, &src, &got, &co) != JF_OK)
+                                    fail_msg("separable conv %s: %s", jf_variant_name(co.variant),
+                                             jf_last_error());
+                                if (ks >= JF_CONV_SEPARABLE_MIN_K &&
+                                    strcmp(last_conv_variant(), "fast-separable") != 0)
+                                    fail_msg("rank-1 k=%d %s ran %s, not fast-separable", ks,
+                                             jf_variant_name(co.variant), last_conv_variant());
+                                d = t_max_abs_diff(&got, &want);
+                                if (d > 1)
+                                    fail_msg("separable conv %s k=%d kind %d %s %dx%dx%d %d-bit: off by %d levels",
+                                             jf_variant_name(co.variant), ks, kind,
+                                             jf_border_name((jf_border)b), src.width, src.height, ch,
+                                             depth, d);
+                                worst = d > worst ? d : worst;
+                                cases++;
+                                jf_image_free(&got);
+                            }
+                            jf_image_free(&want);
+                        }
+                        if (kind < 2)
+                            jf_kernel_free(&kern);
+                        else
+                            free(w);
+                    }
+                }
+                jf_image_free(&src);
+            }
+    print_message("separable conv: %d cases, largest difference from the CPU %d level(s)\n", cases,
+                  worst);
 }
 
 static void test_real_photos(void **state)
@@ -1162,6 +1256,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_median_all_variants),
         cmocka_unit_test(test_block_shapes),
         cmocka_unit_test(test_conv_all_variants),
+        cmocka_unit_test(test_conv_separable),
         cmocka_unit_test(test_real_photos),
         cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_16bit_and_four_channels),

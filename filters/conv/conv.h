@@ -18,11 +18,18 @@ int jf_kernel_separate(const float *w, int ksize, float *col, float *row);
 jf_status jf_conv_cpu(jf_context *ctx, const jf_image *padded, int ksize, const float *weights,
                       const float *col, const float *row, jf_image *dst);
 
-/* Does the CUDA `fast` variant exist for this k? */
-int jf_conv_fast_supports(int k);
+/* Does the CUDA `fast` variant exist for this k (rank1: for weights that
+ * jf_kernel_separate splits)?  k = 3..11 for any weights, every odd k from 3
+ * for rank-1 ones. */
+int jf_conv_fast_supports(int k, int rank1);
 
-/* What `auto` picks on the GPU for this k. */
-jf_variant jf_conv_auto(const jf_device_info *dev, int k, const jf_image *src);
+/* From this k, `fast` runs rank-1 weights through the separable kernel
+ * (below it, the direct register-blocked one is as fast: RESULTS.md). */
+#define JF_CONV_SEPARABLE_MIN_K 7
+int jf_conv_separable_path(int k, int rank1);
+
+/* What `auto` picks on the GPU for this k and these weights. */
+jf_variant jf_conv_auto(const jf_device_info *dev, int k, int rank1, const jf_image *src);
 
 #ifdef JF_HAVE_CUDA
 jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
@@ -48,5 +55,9 @@ jf_status jf_conv_shared_launch(jf_context *ctx, const jf_dview *planes, int pla
 jf_status jf_conv_fast_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                               const jf_image *shape, int k, const float *weights, int bx, int by,
                               const jf_dview *out);
+/* The fast variant for weights col[j] * row[i] (any k up to JF_CONV_MAX_KSIZE). */
+jf_status jf_conv_separable_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
+                                   const jf_image *shape, int k, const float *col,
+                                   const float *row, int bx, int by, const jf_dview *out);
 #endif
 #endif

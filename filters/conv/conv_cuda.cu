@@ -1,6 +1,7 @@
 /* jf_convolve on the CUDA backend: input onto the device, pad to planes, the
  * weights into the context's own device buffer (a copy ordered on its
- * stream), run the chosen variant, output back or left queued. */
+ * stream) or, for the fast kernels, the launch's parameters; run the chosen
+ * variant (fast: separable for rank-1 weights), output back or left queued. */
 #include "filters/conv/conv.h"
 #include "filters/filters.h"
 #include "filters/filter_cuda.cuh"
@@ -9,7 +10,9 @@ extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_i
                                       const jf_conv_options *opt)
 {
     const int k = opt->ksize;
-    jf_variant v = opt->variant == JF_VARIANT_AUTO ? jf_conv_auto(&ctx->gpu->info, k, src)
+    float col[JF_CONV_MAX_KSIZE], row[JF_CONV_MAX_KSIZE];
+    const int rank1 = k > 1 && jf_kernel_separate(opt->weights, k, col, row);
+    jf_variant v = opt->variant == JF_VARIANT_AUTO ? jf_conv_auto(&ctx->gpu->info, k, rank1, src)
                                                    : opt->variant;
     int bx = opt->block_x, by = opt->block_y, plane_rows = 0;
     const int asked = bx || by; /* else the fast variant picks its own block */
@@ -21,8 +24,8 @@ extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_i
         return scope.status;
     if ((st = jf_check_variant_sample("jf_convolve", v, src)) != JF_OK)
         return st;
-    if (v == JF_VARIANT_FAST && !jf_conv_fast_supports(k))
-        v = jf_variant_fallback(src->sample); /* the fast kernel exists for k = 3..11 */
+    if (v == JF_VARIANT_FAST && !jf_conv_fast_supports(k, rank1))
+        v = jf_variant_fallback(src->sample); /* no fast kernel for these weights at this k */
     if ((st = jf_block_shape("jf_convolve", &bx, &by, 32, 8)) != JF_OK ||
         (st = jf_gpu_filter_setup(ctx, src, dst, k, opt->border, &planes, &plane_rows, &out)) != JF_OK)
         return st;
@@ -30,6 +33,9 @@ extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_i
         return st;
     if (v == JF_VARIANT_GLOBAL)
         st = jf_conv_global_launch(ctx, &planes, plane_rows, src, k, d_weights, bx, by, &out);
+    else if (v == JF_VARIANT_FAST && jf_conv_separable_path(k, rank1))
+        st = jf_conv_separable_launch(ctx, &planes, plane_rows, src, k, col, row, asked ? bx : 0,
+                                      asked ? by : 0, &out);
     else if (v == JF_VARIANT_FAST)
         st = jf_conv_fast_launch(ctx, &planes, plane_rows, src, k, opt->weights, asked ? bx : 0,
                                  asked ? by : 0, &out);

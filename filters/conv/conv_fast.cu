@@ -22,68 +22,12 @@
 #include "filters/filter_cuda.cuh"
 #include "filters/filters.h"
 #include "filters/tile.cuh"
-
-#define PX 4 /* outputs per thread, across */
+#include "filters/conv/conv_fast.cuh"
 
 /* Output rows per thread: 8 up to k = 9 (measured 4-9% faster than 4 on an
  * H200, fewer halo rows per output); 4 at k = 11, where 8 rows need 96
  * registers and ran 7% slower. */
 #define FAST_ROWS(K) ((K) >= 11 ? 4 : 8)
-
-/*
- * Samples to floats and back without the conversion unit (I2F and F2I issue
- * at a quarter of the rate of FADD, on Maxwell as on Hopper, and the 3 x 3
- * kernel did three of them per output against nine FMAs; on the H100 this
- * gained 0-7%, the tile loads being the larger cost there):
- *   in:  a sample (8 or 16 bits) under the exponent of 2^23 is the float
- *        2^23 + v exactly, and subtracting 2^23 leaves v (one byte permute,
- *        one add);
- *   out: jf_saturate_round's floor(v + 0.5) as the sum v + 0.5 + 2^23
- *        rounded down, whose low mantissa bits are that floor for
- *        0 <= v + 0.5 < 2^23; clamping the bit pattern between those of
- *        2^23 and 2^23 + MAX (255 or 65535) saturates as jf_saturate_round
- *        and jf_saturate_round16 do (sums below zero have a smaller
- *        exponent, so a smaller pattern, and sums of 2^23 or more a larger
- *        one), and the low 8 or 16 bits are the result.
- */
-template <typename T> struct fast_sample;
-
-template <> struct fast_sample<unsigned char> {
-    static __device__ __forceinline__ float get(const unsigned *wd, int i)
-    {
-        return __int_as_float((int)__byte_perm(wd[i >> 2], 0x4B000000u, (unsigned)(i & 3) | 0x7650u)) -
-               8388608.0f;
-    }
-    enum { TOP = 0x4B0000FF };
-};
-
-template <> struct fast_sample<unsigned short> {
-    static __device__ __forceinline__ float get(const unsigned *wd, int i)
-    {
-        return __int_as_float((int)__byte_perm(wd[i >> 1], 0x4B000000u, (i & 1) ? 0x7632u : 0x7610u)) -
-               8388608.0f;
-    }
-    enum { TOP = 0x4B00FFFF };
-};
-
-/* The bit pattern whose low 8 or 16 bits are the rounded, saturated v. */
-template <typename T>
-__device__ __forceinline__ unsigned fast_round_bits(float v)
-{
-    const int bits = __float_as_int(__fadd_rd(v + 0.5f, 8388608.0f));
-    return (unsigned)min(max(bits, 0x4B000000), (int)fast_sample<T>::TOP);
-}
-
-/* A thread's PX results of one row as words, samples in memory order. */
-__device__ __forceinline__ void fast_pack(const unsigned (&r)[PX], unsigned (&wd)[1])
-{
-    wd[0] = __byte_perm(__byte_perm(r[0], r[1], 0x0040u), __byte_perm(r[2], r[3], 0x0040u), 0x5410u);
-}
-__device__ __forceinline__ void fast_pack(const unsigned (&r)[PX], unsigned (&wd)[2])
-{
-    wd[0] = __byte_perm(r[0], r[1], 0x5410u);
-    wd[1] = __byte_perm(r[2], r[3], 0x5410u);
-}
 
 /* The weights as a by-value kernel parameter. */
 template <int K>
@@ -130,8 +74,7 @@ __device__ __forceinline__ void fast_accumulate(const unsigned int *s_tile, int 
     }
 }
 
-/* Grey: each thread stores its own outputs (4 samples in 4 or 8 bytes, as
- * whole words where the output's alignment allows). */
+/* Grey: each thread stores its own outputs (fast_grey_tile). */
 template <int K, typename T>
 __global__ void conv_fast_kernel(const unsigned char *__restrict__ planes, size_t pitch,
                                  int plane_rows, int w, int h, unsigned char *__restrict__ out,
@@ -140,47 +83,13 @@ __global__ void conv_fast_kernel(const unsigned char *__restrict__ planes, size_
 {
     enum { PY = FAST_ROWS(K) };
     extern __shared__ unsigned int s_tile[];
-    const int x0 = blockIdx.x * blockDim.x * PX, y0 = blockIdx.y * blockDim.y * PY;
-    const int ox = x0 + threadIdx.x * PX, oy = y0 + threadIdx.y * PY;
-    float acc[PY][PX];
-
-    jf_load_tile16(s_tile, tile_w, blockDim.y * PY + K - 1, planes, pitch, plane_rows,
-                   x0 * (int)sizeof(T), y0);
-    if (ox >= w || oy >= h)
-        return;
-    fast_accumulate<K, PY, T>(s_tile, tile_w / 4, W, acc);
-#pragma unroll
-    for (int py = 0; py < PY; py++) {
-        const int y = oy + py;
-        unsigned r[PX];
-        if (y >= h)
-            break;
-        T *o = (T *)(out + (size_t)y * out_pitch) + ox;
-#pragma unroll
-        for (int px = 0; px < PX; px++)
-            r[px] = fast_round_bits<T>(acc[py][px]);
-        if (word_stores && ox + PX <= w) {
-            unsigned wd[sizeof(T)];
-            fast_pack(r, wd);
-#pragma unroll
-            for (int q = 0; q < (int)sizeof(T); q++)
-                ((unsigned *)o)[q] = wd[q];
-        } else {
-#pragma unroll
-            for (int px = 0; px < PX; px++)
-                if (ox + px < w)
-                    o[px] = (T)r[px];
-        }
-    }
+    fast_grey_tile<T, PY>(s_tile, planes, pitch, plane_rows, w, h, K, out, out_pitch, tile_w,
+                          word_stores, [&](const unsigned int *tile, float (&acc)[PY][PX]) {
+                              fast_accumulate<K, PY, T>(tile, tile_w / 4, W, acc);
+                          });
 }
 
-/*
- * Several channels: one block computes every channel of its tile in turn
- * (the planes are loaded one after another into the same tile buffer) and
- * gathers the results interleaved in a shared output tile, which the block
- * then writes in 16-byte pieces.  Writing each channel from its own block
- * would scatter sample stores at a stride of `ch` across three blocks.
- */
+/* Several channels: fast_interleaved_tile around the same accumulation. */
 template <int K, typename T>
 __global__ void conv_fast_interleaved_kernel(const unsigned char *__restrict__ planes,
                                              size_t pitch, int plane_rows, int w, int h, int ch,
@@ -190,30 +99,11 @@ __global__ void conv_fast_interleaved_kernel(const unsigned char *__restrict__ p
 {
     enum { PY = FAST_ROWS(K) };
     extern __shared__ unsigned int smem[];
-    const int rows_out = blockDim.y * PY, cols_out = blockDim.x * PX;
-    const int tile_h = rows_out + K - 1;
-    unsigned char *s_out = (unsigned char *)(smem + tile_h * tile_w / 4);
-    const int x0 = blockIdx.x * cols_out, y0 = blockIdx.y * rows_out;
-    const int lx = threadIdx.x * PX, ly = threadIdx.y * PY;
-    float acc[PY][PX];
-
-    for (int c = 0; c < ch; c++) {
-        if (c > 0)
-            __syncthreads(); /* everyone is done with the previous plane's tile */
-        jf_load_tile16(smem, tile_w, tile_h, planes + (size_t)c * plane_rows * pitch, pitch,
-                       plane_rows, x0 * (int)sizeof(T), y0);
-        fast_accumulate<K, PY, T>(smem, tile_w / 4, W, acc);
-#pragma unroll
-        for (int py = 0; py < PY; py++)
-#pragma unroll
-            for (int px = 0; px < PX; px++)
-                ((T *)(s_out + (ly + py) * out_stride))[(lx + px) * ch + c] =
-                    (T)fast_round_bits<T>(acc[py][px]);
-    }
-    __syncthreads();
-    /* pixels of ch samples are ch * sizeof(T) bytes to the writer */
-    jf_write_out_tile(s_out, out_stride, out, out_pitch, x0, y0, w - x0 < cols_out ? w - x0 : cols_out,
-                      h - y0 < rows_out ? h - y0 : rows_out, ch * (int)sizeof(T), out_piece);
+    fast_interleaved_tile<T, PY>(smem, planes, pitch, plane_rows, w, h, ch, K, out, out_pitch,
+                                 tile_w, out_stride, out_piece,
+                                 [&](const unsigned int *tile, float (&acc)[PY][PX]) {
+                                     fast_accumulate<K, PY, T>(tile, tile_w / 4, W, acc);
+                                 });
 }
 
 /* The kernel for this k and channel count (for the launch limits). */
