@@ -46,3 +46,21 @@ const jf_stat *jf_bench_last_stat(const jf_context *ctx, const char *name)
             return jf_stats_at(ctx, i);
     return NULL;
 }
+
+/* `conv` without a file measures arbitrary weights: seeded, not rank 1,
+ * summing to 1, so no separable shortcut applies. */
+void jf_bench_arbitrary_weights(float *w, int k)
+{
+    uint64_t state = 0x2545F4914F6CDD1Dull;
+    double sum = 0.0;
+    int i;
+    for (i = 0; i < k * k; i++) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        w[i] = (float)((double)(state >> 40) / (double)(1u << 24) + 0.05);
+        sum += w[i];
+    }
+    for (i = 0; i < k * k; i++)
+        w[i] = (float)(w[i] / sum);
+}

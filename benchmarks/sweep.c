@@ -95,24 +95,6 @@ static jf_status make_input(const jf_sweep *sw, int w, int h, int ch, int shift,
     return st == JF_OK && sample == JF_SAMPLE_U16 ? widen(img, state | 1) : st;
 }
 
-/* `conv` without a file measures arbitrary weights: seeded, not rank 1,
- * summing to 1, so no separable shortcut applies. */
-static void arbitrary_weights(float *w, int k)
-{
-    uint64_t state = 0x2545F4914F6CDD1Dull;
-    double sum = 0.0;
-    int i;
-    for (i = 0; i < k * k; i++) {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        w[i] = (float)((double)(state >> 40) / (double)(1u << 24) + 0.05);
-        sum += w[i];
-    }
-    for (i = 0; i < k * k; i++)
-        w[i] = (float)(w[i] / sum);
-}
-
 static jf_status make_plan(const jf_op *op, int k, jf_border border, const float *weights,
                            jf_op_plan *plan)
 {
@@ -342,7 +324,7 @@ static void run_op_cells(size_run *r, const jf_op *op, int k, jf_border border)
     double npp_ms;
     int vi, ran = 0;
     if (op->params & JF_PARAM_KERNEL)
-        arbitrary_weights(weights, k);
+        jf_bench_arbitrary_weights(weights, k);
     if (make_plan(op, k, border, weights, &plan) != JF_OK || shape_outputs(r, op, k) != JF_OK) {
         say(sw, "%s k=%d: %s", op->name, k, jf_last_error());
         sw->failures++;

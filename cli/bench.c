@@ -302,6 +302,7 @@ static void read_cpu_model(char *out, size_t n)
 typedef struct bench_meta {
     jf_power_mode pm;
     char cpu_model[256], date[32];
+    char profile[1024]; /* what `auto` follows on the device: a profile's path, or none */
     double sm_mhz, mem_mhz;
 } bench_meta;
 
@@ -335,6 +336,7 @@ static void json_meta(json_buf *j, const bench *b, const bench_meta *m)
         json_str(j, "theoretical_source", sw->dev.theoretical_source);
         json_num(j, "sm_clock_mhz", m->sm_mhz);
         json_num(j, "memory_clock_mhz", m->mem_mhz);
+        json_str(j, "auto_profile", m->profile);
     }
     json_num(j, "copy_ceiling_gbps_cuda", sw->ceiling[1] > 0 ? sw->ceiling[1] : NAN);
     json_num(j, "copy_ceiling_gbps_cpu", sw->ceiling[0] > 0 ? sw->ceiling[0] : NAN);
@@ -418,6 +420,8 @@ static void print_header(const bench *b, const bench_meta *m)
     printf("# reps per cell: %s; warm-up %d\n",
            b->s->reps ? "as given" : "30 on the GPU, 5 on the CPU", b->s->warmup);
     printf("# NPP baseline: %s\n", jf_npp_version());
+    if (m->profile[0])
+        printf("# auto profile: %s\n", m->profile);
 }
 
 static void sweep_settings(bench *b, cli_settings *s)
@@ -479,6 +483,8 @@ int cli_bench(cli_settings *s)
     m.sm_mhz = m.mem_mhz = NAN;
     jf_power_meter_clocks(meter, &m.sm_mhz, &m.mem_mhz);
     jf_power_meter_close(meter);
+    if (jf_device_count() > s->device)
+        cli_profile_status(s->device, m.profile, sizeof m.profile);
     print_header(&b, &m);
     sweep_settings(&b, s);
     if (jf_sweep_run(&b.sw) != JF_OK) {

@@ -21,7 +21,8 @@ enum {
     CMD_INFO = 1 << 3,
     CMD_BENCH = 1 << 4,
     CMD_REPORT = 1 << 5,
-    CMD_STREAM = 1 << 6
+    CMD_STREAM = 1 << 6,
+    CMD_CALIBRATE = 1 << 7
 };
 
 typedef enum out_format { OUT_SAME, OUT_PNG, OUT_JPEG } out_format;
@@ -80,6 +81,7 @@ typedef struct cli_settings {
     const char *sizes, *channels, *csv, *photo, *tag;
     const char *depths;      /* --depth 8,16 */
     int reps, warmup, random, energy;
+    int quick;               /* calibrate --quick */
     double impulses;
     double ceiling_mb;
     int help;
@@ -121,6 +123,15 @@ int cli_info(cli_settings *s);
 int cli_bench(cli_settings *s);
 int cli_report(cli_settings *s);
 int cli_stream(cli_settings *s);
+int cli_calibrate(cli_settings *s);
+
+/* Tuning profiles (cli/calibrate.c): the folder ($XDG_CACHE_HOME/jetfilter,
+ * else ~/.cache/jetfilter; 0 when neither is set), pointing the library at
+ * it for the current power mode, and what a context on `device` uses: its
+ * path, or "none" and why, in `out`. */
+int cli_profile_dir(char *out, size_t n);
+void cli_use_profiles(void);
+const char *cli_profile_status(int device, char *out, size_t n);
 
 struct jf_batch;
 struct jf_batch_item;

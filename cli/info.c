@@ -18,6 +18,7 @@ static void override_peak(const cli_settings *s, jf_device_info *d)
 
 static void json_device(json_buf *j, const jf_device_info *d)
 {
+    char profile[1024];
     json_open(j, NULL, '{');
     json_int(j, "index", d->index);
     json_str(j, "name", d->name);
@@ -34,6 +35,7 @@ static void json_device(json_buf *j, const jf_device_info *d)
     json_int(j, "limited", d->limited);
     json_int(j, "runtime_version", d->runtime_version);
     json_int(j, "driver_version", d->driver_version);
+    json_str(j, "auto_profile", cli_profile_status(d->index, profile, sizeof profile));
     json_close(j, '}');
 }
 
@@ -86,6 +88,7 @@ static int info_json(const cli_settings *s, int n, const char *why)
 
 static void print_device(const cli_settings *s, int i)
 {
+    char profile[1024];
     jf_device_info d;
     if (jf_device_query(i, &d) != JF_OK) {
         printf("device %d:    %s\n", i, jf_last_error());
@@ -103,6 +106,7 @@ static void print_device(const cli_settings *s, int i)
            d.limited ? "  [limited to a Jetson Nano's by JETFILTER_DEVICE_LIMITS]" : "");
     printf("             CUDA runtime %d.%d, driver %d.%d\n", d.runtime_version / 1000,
            d.runtime_version % 1000 / 10, d.driver_version / 1000, d.driver_version % 1000 / 10);
+    printf("             auto profile: %s\n", cli_profile_status(i, profile, sizeof profile));
 }
 
 int cli_info(cli_settings *s)

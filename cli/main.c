@@ -22,6 +22,7 @@ static const struct command {
     {"bench", CMD_BENCH, cli_bench, "benchmark filters, kernel sizes and variants (and NPP)"},
     {"stream", CMD_STREAM, cli_stream, "filter a video stream (Y4M or raw frames) between pipes"},
     {"report", CMD_REPORT, cli_report, "merge the --json reports of shards (report merge A.json B.json ...)"},
+    {"calibrate", CMD_CALIBRATE, cli_calibrate, "measure the GPU variants here and write the profile `auto` follows"},
 };
 #define COMMAND_COUNT (int)(sizeof COMMANDS / sizeof COMMANDS[0])
 
@@ -111,7 +112,8 @@ int main(int argc, char **argv)
         return JF_EXIT_OK;
     }
     cli_quiet = s.quiet;
-    if (COMMANDS[i].bit != CMD_REPORT && (rc = apply_limits(&s, argv[1])) != 0) {
+    if (COMMANDS[i].bit != CMD_REPORT && COMMANDS[i].bit != CMD_CALIBRATE &&
+        (rc = apply_limits(&s, argv[1])) != 0) {
         free(s.inputs);
         return rc;
     }
@@ -123,6 +125,8 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
+    if (COMMANDS[i].bit != CMD_CALIBRATE)
+        cli_use_profiles(); /* `auto` follows this device's profile, if calibrated */
     rc = COMMANDS[i].run(&s);
     free(s.inputs);
     return rc;

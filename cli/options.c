@@ -60,13 +60,13 @@ static const cli_option GENERIC[] = {
     {"output", 'o', OPT_STRING, "DIR", "folder for the results (the input tree is mirrored)", NULL, 0, 0, NULL, AT(output), RUN, NULL, 0, NULL},
     {"filter", 'f', OPT_OPS, "NAME", "filter to apply (default median; bench: a list, default median,conv)", NULL, 0, 0, NULL, AT(filter), FILTERS | CMD_BENCH, NULL, 0, NULL},
     {"backend", 0, OPT_NAMES, "NAME", "where filters run: auto (CUDA if a device is present), cpu, cuda (bench: a list)", NULL, 0, 0, jf_backend_names, AT(backend), FILTERS | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
-    {"device", 0, OPT_STRING, "N", "CUDA device index (denoise: also a list 0,2 or 'all': jobs spread over them)", NULL, 0, 0, NULL, AT(device_text), FILTERS | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
+    {"device", 0, OPT_STRING, "N", "CUDA device index (denoise: also a list 0,2 or 'all': jobs spread over them)", NULL, 0, 0, NULL, AT(device_text), FILTERS | CMD_METRICS | CMD_BENCH | CMD_CALIBRATE, NULL, 0, NULL},
     {"block", 0, OPT_STRING, "WxH", "CUDA block shape (default: the variant's; W a multiple of 4)", NULL, 0, 0, NULL, AT(block), FILTERS | CMD_BENCH, NULL, 0, NULL},
     {"memory", 0, OPT_CHOICE, "MODE", "how images reach the GPU; auto: managed on Jetson, copy elsewhere", "auto", 0, 0, jf_memory_names, AT(memory), FILTERS | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
     {"codec", 0, OPT_CHOICE, "NAME", "JPEG decoder: auto (the GPU's hardware JPEG engine where it has one, else the CPU), cpu (libjpeg-turbo), nvjpeg (NVIDIA nvJPEG: hardware engine, else its hybrid decoder)", "auto", 0, 0, jf_codec_names, AT(codec), CMD_DENOISE, NULL, 0, NULL},
     {"peak-gbps", 0, OPT_DOUBLE, "X", "theoretical bandwidth for the percentages (default: the device's)", "0", 0.001, 1e6, NULL, AT(peak_gbps), FILTERS | CMD_METRICS | CMD_INFO | CMD_BENCH, NULL, 0, NULL},
     {"jobs", 'j', OPT_INT, "N", "files processed at once", "1", 1, 256, NULL, AT(jobs), RUN, NULL, 0, NULL},
-    {"threads", 't', OPT_INT, "N", "CPU threads in all (0: every core)", "0", 0, 1024, NULL, AT(threads), ALL | CMD_STREAM, NULL, 0, NULL},
+    {"threads", 't', OPT_INT, "N", "CPU threads in all (0: every core)", "0", 0, 1024, NULL, AT(threads), ALL | CMD_STREAM | CMD_CALIBRATE, NULL, 0, NULL},
     {"quality", 'q', OPT_INT, "Q", "JPEG quality of written files", "92", 1, 100, NULL, AT(quality), RUN, NULL, 0, NULL},
     {"png-level", 0, OPT_INT, "N", "zlib level of written PNGs: 0 stores, 9 is smallest and slowest", PNG_LEVEL, 0, 9, NULL, AT(png_level), RUN, NULL, 0, NULL},
     {"png-filter", 0, OPT_CHOICE, "F", "row filter of written PNGs (adaptive: libpng tries all five per row; smaller, slower)", JF_PNG_DEFAULT_FILTER_NAME, 0, 0, jf_png_filter_names + 1, AT(png_filter), RUN, NULL, 0, NULL},
@@ -76,6 +76,8 @@ static const cli_option GENERIC[] = {
     {"suffix", 0, OPT_STRING, "TEXT", "add TEXT to output names (allows writing inside an input folder)", NULL, 0, 0, NULL, AT(suffix), RUN, NULL, 0, NULL},
     {"shard", 0, OPT_STRING, "I/N", "process only shard I of N (from 0) of the inputs, by a hash of each path; 'auto': from Slurm or Kubernetes", NULL, 0, 0, NULL, AT(shard), RUN, NULL, 0, NULL},
     {"output", 'o', OPT_STRING, "FILE", "write the merged report to FILE ('-': standard output)", NULL, 0, 0, NULL, AT(output), CMD_REPORT, NULL, 0, NULL},
+    {"output", 'o', OPT_STRING, "FILE", "write the profile to FILE (default: $XDG_CACHE_HOME/jetfilter/, else ~/.cache/jetfilter/, named after the device and power mode, where `auto` finds it)", NULL, 0, 0, NULL, AT(output), CMD_CALIBRATE, NULL, 0, NULL},
+    {"quick", 0, OPT_FLAG, NULL, "a small grid (one 640x480 grey size, k = 3, 5, 7, default blocks): seconds, for tests", NULL, 0, 0, NULL, AT(quick), CMD_CALIBRATE, NULL, 0, NULL},
     {"input", 'i', OPT_STRING, "FILE", "Y4M stream to read ('-': standard input)", "-", 0, 0, NULL, AT(input), CMD_STREAM, NULL, 0, NULL},
     {"output", 'o', OPT_STRING, "FILE", "stream to write ('-': standard output; a file appears only when complete)", "-", 0, 0, NULL, AT(output), CMD_STREAM, NULL, 0, NULL},
     {"planes", 0, OPT_CHOICE, "P", "planes to filter: all (each plane bordered at its own edges), or luma (chroma passes unchanged)", "all", 0, 0, PLANES, AT(planes), CMD_STREAM, NULL, 0, NULL},
@@ -104,9 +106,9 @@ static const cli_option GENERIC[] = {
     {"max-metadata", 0, OPT_DOUBLE, "MB", "metadata one file may carry, inflated (one item at most half of it)", "32", 0.01, 4096, NULL, AT(max_metadata_mb), RUN | CMD_METRICS, NULL, 0, NULL},
     {"max-scans", 0, OPT_INT, "N", "scans a progressive JPEG may have", "100", 1, 100000, NULL, AT(max_scans), RUN | CMD_METRICS, NULL, 0, NULL},
     {"no-sync", 0, OPT_FLAG, NULL, "do not flush outputs to disk before renaming them (faster; a power cut may leave empty files)", NULL, 0, 0, NULL, AT(no_sync), RUN, NULL, 0, NULL},
-    {"quiet", 0, OPT_FLAG, NULL, "print errors only", NULL, 0, 0, NULL, AT(quiet), ALL | CMD_REPORT | CMD_STREAM, NULL, 0, NULL},
+    {"quiet", 0, OPT_FLAG, NULL, "print errors only", NULL, 0, 0, NULL, AT(quiet), ALL | CMD_REPORT | CMD_STREAM | CMD_CALIBRATE, NULL, 0, NULL},
     {"verbose", 'v', OPT_FLAG, NULL, "print a line per file, and every entry passed over", NULL, 0, 0, NULL, AT(verbose), RUN, NULL, 0, NULL},
-    {"help", 'h', OPT_FLAG, NULL, "show this help", NULL, 0, 0, NULL, AT(help), ALL | CMD_REPORT | CMD_STREAM, NULL, 0, NULL},
+    {"help", 'h', OPT_FLAG, NULL, "show this help", NULL, 0, 0, NULL, AT(help), ALL | CMD_REPORT | CMD_STREAM | CMD_CALIBRATE, NULL, 0, NULL},
     /* the bench's old spellings, for one release */
     {"sizes", 0, OPT_STRING, "LIST", NULL, NULL, 0, 0, NULL, AT(sizes), CMD_BENCH, "size", 0, NULL},
     {"filters", 0, OPT_OPS, "LIST", NULL, NULL, 0, 0, NULL, AT(filter), CMD_BENCH, "filter", 0, NULL},
@@ -606,6 +608,10 @@ void cli_help(FILE *out, int command, const char *cmd)
                      "       frames through pipes; frames are counted from 0"},
         {CMD_REPORT, "merge REPORT.json... [-o ALL.json]   check that --json reports of shards\n"
                      "       cover every file once with the same settings; print the combined summary"},
+        {CMD_CALIBRATE, "[--device N] [--quick] [-o FILE]   time every GPU variant and block shape\n"
+                        "       of median, conv and rank-1 conv (gauss, box) over sizes 1280x720 to 3840x2160,\n"
+                        "       grey and RGB, k = 3 to 31 (under a minute on a desktop GPU), and write the\n"
+                        "       fastest of each as the profile `auto` follows on this device in this power mode"},
     };
     int i;
     build_table();

@@ -1,5 +1,6 @@
 /* Context: backend choice, CPU thread pool and scratch, CUDA state, stats. */
 #include "core/context.h"
+#include "core/profile.h"
 #include "core/errors.h"
 #include "core/gpu.h"
 #include "core/image.h"
@@ -94,6 +95,8 @@ void jf_context_destroy(jf_context *ctx)
     jf_gpu_destroy(ctx);
 #endif
     jf_pool_destroy(ctx->pool);
+    jf_profile_free(ctx->profile);
+    free(ctx->profile);
     for (i = 0; i < JF_SCRATCH_COUNT; i++)
         free(ctx->scratch[i].ptr);
     jf_stats_release(ctx);

@@ -49,6 +49,7 @@ struct jf_context {
     char note[256];
     struct jf_pool *pool;
     struct jf_gpu *gpu;
+    struct jf_profile *profile; /* CUDA: measured `auto` choices (core/profile.h), or NULL */
     jf_scratch scratch[JF_SCRATCH_COUNT];
     jf_stats stats;
     /* a codec's per-context state (io/codec_nvjpeg.c), freed with the

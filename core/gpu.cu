@@ -18,6 +18,7 @@
  * the context's own stream or on one of its own events.
  */
 #include "core/gpu.cuh"
+#include "core/profile.h"
 #include "core/stats.h"
 #include "core/util.h"
 
@@ -60,6 +61,7 @@ extern "C" jf_status jf_gpu_create(jf_context *ctx, const jf_context_options *op
     g->device = opt->device;
     if ((st = jf_device_query(opt->device, &g->info)) != JF_OK)
         return st;
+    jf_profile_attach(ctx, &g->info);
     if (opt->peak_gbps > 0) {
         g->info.theoretical_gbps = opt->peak_gbps;
         snprintf(g->info.theoretical_source, sizeof g->info.theoretical_source, "--peak-gbps");

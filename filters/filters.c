@@ -1,8 +1,10 @@
 /* Argument checks shared by every operation. */
 #include "filters/filters.h"
+#include "core/context.h"
 #include "core/errors.h"
 #include "core/image.h"
 #include "core/names.h"
+#include "core/profile.h"
 
 jf_status jf_check_host_image(const char *fn, const char *what, const jf_image *img)
 {
@@ -53,6 +55,22 @@ int jf_variant_takes(jf_variant v, jf_sample sample)
 jf_variant jf_variant_fallback(jf_sample sample)
 {
     return jf_variant_takes(JF_VARIANT_SHARED, sample) ? JF_VARIANT_SHARED : JF_VARIANT_GLOBAL;
+}
+
+jf_variant jf_auto_choice(const jf_context *ctx, const char *op, const jf_image *src, int k,
+                          jf_variant builtin, int *bx, int *by)
+{
+    const jf_profile_choice *c =
+        src->sample == JF_SAMPLE_U8
+            ? jf_profile_choose(ctx->profile, op, src->channels, src->width, src->height, k)
+            : NULL;
+    if (!c)
+        return builtin;
+    if (*bx == 0 && *by == 0) {
+        *bx = c->block_x;
+        *by = c->block_y;
+    }
+    return c->variant;
 }
 
 jf_status jf_check_variant_sample(const char *fn, jf_variant v, const jf_image *img)

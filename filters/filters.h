@@ -41,6 +41,13 @@ int jf_variant_takes(jf_variant v, jf_sample sample);
 jf_variant jf_variant_fallback(jf_sample sample);
 jf_status jf_check_variant_sample(const char *fn, jf_variant v, const jf_image *img);
 
+/* `auto` on a CUDA context: the variant (and, where the caller gave no block,
+ * the block) its tuning profile measured fastest for operation `op`
+ * ("median", "conv", "conv-rank1"), this image and k; `builtin` where the
+ * context has no profile or the profile no entry (16-bit images: always). */
+jf_variant jf_auto_choice(const jf_context *ctx, const char *op, const jf_image *src, int k,
+                          jf_variant builtin, int *bx, int *by);
+
 /* An odd kernel size in 1..max. */
 jf_status jf_check_ksize(const char *fn, int ksize, int max);
 

@@ -64,9 +64,9 @@ extern "C" {
 #endif
 
 #define JF_VERSION_MAJOR 1
-#define JF_VERSION_MINOR 5
+#define JF_VERSION_MINOR 6
 #define JF_VERSION_PATCH 0
-#define JF_VERSION_STRING "1.5.0"
+#define JF_VERSION_STRING "1.6.0"
 
 /* ------------------------------------------------------------------------ */
 /* Status and errors                                                         */
@@ -490,6 +490,27 @@ jf_status jf_context_sync(jf_context *ctx);
 jf_backend jf_context_backend(const jf_context *ctx);
 /** Why AUTO chose what it chose ("no CUDA device: ..."), or "". */
 const char *jf_context_note(const jf_context *ctx);
+
+/**
+ * Tuning profiles (since 1.6): `jetfilter calibrate` measures every variant
+ * and block shape on the device at hand and writes the fastest per
+ * operation, channel count, size and k to a file; a CUDA context that finds
+ * the file for its device lets `auto` follow it (8-bit images; where the
+ * profile has no entry, the built-in table).
+ *
+ * jf_profiles_use() names the folder where contexts created from then on
+ * look (NULL: none, the default) and the power mode the system is in (""
+ * or NULL: none); the file is `dir`/jf_profile_file_name(device, mode).  A
+ * file measured on another device, in another power mode or that cannot be
+ * read is not used, and jf_context_note() says why.  Call it before
+ * creating contexts (it is not synchronised with their creation).
+ */
+jf_status jf_profiles_use(const char *dir, const char *power_mode);
+/** The profile file name of a device in a power mode, e.g.
+ *  "nvidia-h100-80gb-hbm3-sm90-none.profile". */
+void jf_profile_file_name(const jf_device_info *dev, const char *power_mode, char *out, size_t n);
+/** The profile a context's `auto` follows (its path), or NULL: built-in tables. */
+const char *jf_context_profile(const jf_context *ctx);
 /** Number of CPU threads the context uses. */
 int jf_context_threads(const jf_context *ctx);
 /** The memory mode in use (never AUTO on a CUDA context; COPY on the CPU). */

@@ -247,6 +247,11 @@ static void test_cuda_backend_without_device(void **state)
     assert_int_equal(run("denoise in/rocket.jpg -o all_out --device all -j 2"), 0);
     assert_non_null(strstr(g_out, "using the CPU"));
     assert_true(exists("all_out/rocket.jpg"));
+    /* calibrate measures the GPU: without one it says so and writes nothing */
+    assert_int_equal(run("calibrate --quick -o calib.profile"), 1);
+    assert_true(strstr(g_out, "no usable CUDA device") || strstr(g_out, "built without CUDA"));
+    assert_false(exists("calib.profile"));
+    assert_int_equal(run("calibrate --bogus"), 2);
 }
 
 static void test_unwritable_output(void **state)

@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifdef JF_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -253,13 +255,13 @@ static void test_conv_all_variants(void **state)
     print_message("conv: largest difference from the CPU %d level(s)\n", worst);
 }
 
-/* The variant the last GPU convolution recorded ("fast-separable", ...). */
-static const char *last_conv_variant(void)
+/* The variant the last `name` record of ctx says ran ("fast-separable", ...). */
+static const char *last_variant(const jf_context *ctx, const char *name)
 {
-    size_t i = jf_stats_count(g_gpu);
+    size_t i = jf_stats_count(ctx);
     while (i-- > 0) {
-        const jf_stat *st = jf_stats_at(g_gpu, i);
-        if (strcmp(st->name, "conv") == 0)
+        const jf_stat *st = jf_stats_at(ctx, i);
+        if (strcmp(st->name, name) == 0)
             return st->variant;
     }
     return "";
@@ -319,9 +321,9 @@ static void test_conv_separable(void **state)
                                     fail_msg("separable conv %s: %s", jf_variant_name(co.variant),
                                              jf_last_error());
                                 if (ks >= JF_CONV_SEPARABLE_MIN_K &&
-                                    strcmp(last_conv_variant(), "fast-separable") != 0)
+                                    strcmp(last_variant(g_gpu, "conv"), "fast-separable") != 0)
                                     fail_msg("rank-1 k=%d %s ran %s, not fast-separable", ks,
-                                             jf_variant_name(co.variant), last_conv_variant());
+                                             jf_variant_name(co.variant), last_variant(g_gpu, "conv"));
                                 d = t_max_abs_diff(&got, &want);
                                 if (d > 1)
                                     fail_msg("separable conv %s k=%d kind %d %s %dx%dx%d %d-bit: off by %d levels",
@@ -344,6 +346,62 @@ static void test_conv_separable(void **state)
             }
     print_message("separable conv: %d cases, largest difference from the CPU %d level(s)\n", cases,
                   worst);
+}
+
+/* A tuning profile for this device makes `auto` take its choice (median
+ * k = 3 on the shared kernel with 32 x 4 blocks, which the built-in table
+ * never picks there); a profile of another device is ignored with the
+ * reason in the context's note.  Outputs match the CPU either way. */
+static void test_profile_auto(void **state)
+{
+    char dir[256], name[256], path[600];
+    jf_context_options o = t_context_opts(JF_BACKEND_CUDA, 0, JF_MEMORY_AUTO);
+    jf_context *ctx = NULL;
+    jf_device_info dev;
+    jf_image src = t_random_image(700, 500, 1, 0, 41), want = {0}, got = {0};
+    jf_median_options mo = t_median_opts(3, JF_BORDER_REFLECT, JF_VARIANT_CPU);
+    int pass;
+    FILE *f;
+    (void)state;
+    assert_int_equal(jf_context_device(g_gpu, &dev), JF_OK);
+    assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
+    snprintf(dir, sizeof dir, "/tmp/jf-gpu-profiles-%d", (int)getpid());
+    mkdir(dir, 0700);
+    jf_profile_file_name(&dev, NULL, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    o.stats = 16;
+    for (pass = 0; pass < 2; pass++) {
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "jetfilter-profile 1\ndevice %s\ncompute_capability %d.%d\nmultiprocessors %d\n"
+                   "device_limits %s\npower_mode none\n"
+                   "choice median 1 640x480 3 shared 32x4 0.01\n",
+                pass == 0 ? dev.name : "Some Other GPU", dev.cc_major, dev.cc_minor,
+                dev.multiprocessors, dev.limited ? "nano" : "full");
+        fclose(f);
+        assert_int_equal(jf_profiles_use(dir, NULL), JF_OK);
+        assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+        mo.variant = JF_VARIANT_AUTO;
+        got = t_poisoned_like(&src, 0);
+        assert_int_equal(jf_median(ctx, &src, &got, &mo), JF_OK);
+        assert_true(t_images_equal(&got, &want));
+        if (pass == 0) {
+            assert_non_null(jf_context_profile(ctx));
+            assert_string_equal(jf_context_profile(ctx), path);
+            assert_string_equal(last_variant(ctx, "median"), "shared");
+        } else {
+            assert_null(jf_context_profile(ctx));
+            assert_non_null(strstr(jf_context_note(ctx), "Some Other GPU"));
+            assert_string_not_equal(last_variant(ctx, "median"), "shared");
+        }
+        jf_image_free(&got);
+        jf_context_destroy(ctx);
+    }
+    assert_int_equal(jf_profiles_use(NULL, NULL), JF_OK);
+    unlink(path);
+    rmdir(dir);
+    jf_image_free(&src);
+    jf_image_free(&want);
 }
 
 static void test_real_photos(void **state)
@@ -1257,6 +1315,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_block_shapes),
         cmocka_unit_test(test_conv_all_variants),
         cmocka_unit_test(test_conv_separable),
+        cmocka_unit_test(test_profile_auto),
         cmocka_unit_test(test_real_photos),
         cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_16bit_and_four_channels),

@@ -12,9 +12,11 @@ extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_i
     const int k = opt->ksize;
     float col[JF_CONV_MAX_KSIZE], row[JF_CONV_MAX_KSIZE];
     const int rank1 = k > 1 && jf_kernel_separate(opt->weights, k, col, row);
-    jf_variant v = opt->variant == JF_VARIANT_AUTO ? jf_conv_auto(&ctx->gpu->info, k, rank1, src)
-                                                   : opt->variant;
     int bx = opt->block_x, by = opt->block_y, plane_rows = 0;
+    jf_variant v = opt->variant == JF_VARIANT_AUTO
+                       ? jf_auto_choice(ctx, rank1 ? "conv-rank1" : "conv", src, k,
+                                        jf_conv_auto(&ctx->gpu->info, k, rank1, src), &bx, &by)
+                       : opt->variant;
     const int asked = bx || by; /* else the fast variant picks its own block */
     const float *d_weights = NULL;
     jf_dview planes, out;

@@ -8,9 +8,11 @@
 extern "C" jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
                                     const jf_median_options *opt)
 {
-    jf_variant v = opt->variant == JF_VARIANT_AUTO
-                       ? jf_median_auto(&ctx->gpu->info, opt->ksize, src) : opt->variant;
     int bx = opt->block_x, by = opt->block_y, plane_rows = 0;
+    jf_variant v = opt->variant == JF_VARIANT_AUTO
+                       ? jf_auto_choice(ctx, "median", src, opt->ksize,
+                                        jf_median_auto(&ctx->gpu->info, opt->ksize, src), &bx, &by)
+                       : opt->variant;
     jf_dview planes, out;
     jf_status st;
     jf_device_scope scope(ctx);

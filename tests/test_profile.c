@@ -1,0 +1,307 @@
+/*
+ * Tuning profiles (`jetfilter calibrate`, core/profile.c) without a GPU:
+ * writing and reading back, the errors a damaged or foreign file gets, the
+ * matching of device and power mode, the choice for an image, and the
+ * fallback to the built-in tables where a profile has no entry, the image
+ * is 16-bit, the context is a CPU one, or no file exists.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "common.h"
+#include "core/context.h"
+#include "core/profile.h"
+#include "filters/filters.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static jf_profile_choice choice(const char *op, int ch, int w, int h, int k, jf_variant v, int bx,
+                                int by, double ms)
+{
+    jf_profile_choice c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.op, sizeof c.op, "%s", op);
+    c.channels = ch;
+    c.width = w;
+    c.height = h;
+    c.k = k;
+    c.variant = v;
+    c.block_x = bx;
+    c.block_y = by;
+    c.ms = ms;
+    return c;
+}
+
+static jf_device_info h100(void)
+{
+    jf_device_info d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "NVIDIA H100 80GB HBM3");
+    d.cc_major = 9;
+    d.multiprocessors = 132;
+    return d;
+}
+
+/* A profile of three choices for the H100 in no power mode. */
+static void sample_profile(jf_profile *p)
+{
+    jf_profile_choice c;
+    memset(p, 0, sizeof *p);
+    snprintf(p->device, sizeof p->device, "NVIDIA H100 80GB HBM3");
+    p->cc_major = 9;
+    p->multiprocessors = 132;
+    p->driver = 13000;
+    snprintf(p->power_mode, sizeof p->power_mode, "none");
+    snprintf(p->date, sizeof p->date, "2026-11-23T10:00:00Z");
+    c = choice("median", 1, 640, 480, 3, JF_VARIANT_GLOBAL, 64, 4, 0.004);
+    assert_int_equal(jf_profile_add(p, &c), JF_OK);
+    c = choice("median", 1, 3840, 2160, 3, JF_VARIANT_FAST, 32, 8, 0.0123);
+    assert_int_equal(jf_profile_add(p, &c), JF_OK);
+    c = choice("conv-rank1", 3, 1920, 1080, 15, JF_VARIANT_FAST, 0, 0, 0.041);
+    assert_int_equal(jf_profile_add(p, &c), JF_OK);
+}
+
+static char *write_to_text(const jf_profile *p)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(jf_profile_write(f, p), JF_OK);
+    fclose(f);
+    return text;
+}
+
+static void test_round_trip(void **state)
+{
+    jf_profile p, q;
+    char *text;
+    int i;
+    (void)state;
+    sample_profile(&p);
+    text = write_to_text(&p);
+    assert_int_equal(jf_profile_parse(text, "h100.profile", &q), JF_OK);
+    assert_string_equal(q.device, p.device);
+    assert_int_equal(q.cc_major, 9);
+    assert_int_equal(q.cc_minor, 0);
+    assert_int_equal(q.multiprocessors, 132);
+    assert_int_equal(q.driver, 13000);
+    assert_string_equal(q.power_mode, "none");
+    assert_string_equal(q.date, p.date);
+    assert_int_equal(q.count, 3);
+    for (i = 0; i < 3; i++) {
+        assert_string_equal(q.choices[i].op, p.choices[i].op);
+        assert_int_equal(q.choices[i].channels, p.choices[i].channels);
+        assert_int_equal(q.choices[i].width, p.choices[i].width);
+        assert_int_equal(q.choices[i].k, p.choices[i].k);
+        assert_int_equal(q.choices[i].variant, p.choices[i].variant);
+        assert_int_equal(q.choices[i].block_x, p.choices[i].block_x);
+        assert_int_equal(q.choices[i].block_y, p.choices[i].block_y);
+        assert_true(q.choices[i].ms > p.choices[i].ms - 1e-5 && q.choices[i].ms < p.choices[i].ms + 1e-5);
+    }
+    jf_profile_free(&q);
+    free(text);
+    jf_profile_free(&p);
+}
+
+static void expect_refused(const char *text, const char *words)
+{
+    jf_profile q;
+    assert_int_equal(jf_profile_parse(text, "bad.profile", &q), JF_ERR_DECODE);
+    assert_non_null(strstr(jf_last_error(), "bad.profile"));
+    if (!strstr(jf_last_error(), words))
+        fail_msg("error \"%s\" does not say \"%s\"", jf_last_error(), words);
+    assert_int_equal(q.count, 0);
+    assert_null(q.choices);
+}
+
+static void test_damaged_files(void **state)
+{
+    const char *head = "jetfilter-profile 1\ndevice X\ncompute_capability 5.3\nmultiprocessors 1\n";
+    char text[1024];
+    jf_profile q;
+    (void)state;
+    expect_refused("", "not a jetfilter profile");
+    expect_refused("P6\n640 480\n", "not a jetfilter profile");
+    expect_refused("jetfilter-profile 2\ndevice X\n", "version 2");
+    expect_refused("jetfilter-profile 1\n# nothing else\n", "no device");
+    snprintf(text, sizeof text, "%schoice median 1 640x480 4 fast 0x0 0.1\n", head); /* even k */
+    expect_refused(text, "line 5");
+    snprintf(text, sizeof text, "%schoice median 1 640x480 3 cpu 0x0 0.1\n", head); /* no GPU variant */
+    expect_refused(text, "line 5");
+    snprintf(text, sizeof text, "%schoice median 1 640x480 3 fast 64x32 0.1\n", head); /* 2048 threads */
+    expect_refused(text, "line 5");
+    snprintf(text, sizeof text, "%schoice blur 1 640x480 3 fast 0x0 0.1\n", head);
+    expect_refused(text, "line 5");
+    snprintf(text, sizeof text, "%schoice median 1 640x480 3 fast 0x0 0.1 extra\n", head);
+    expect_refused(text, "line 5");
+    snprintf(text, sizeof text, "%scompute_capability five\n", head);
+    expect_refused(text, "line 5");
+    /* unknown keys (a newer calibrate) are passed over; CRLF lines read */
+    snprintf(text, sizeof text, "%sfan_speed 3000\r\nchoice median 3 640x480 5 shared 32x8 0.25\r\n", head);
+    assert_int_equal(jf_profile_parse(text, "ok.profile", &q), JF_OK);
+    assert_int_equal(q.count, 1);
+    assert_int_equal(q.choices[0].variant, JF_VARIANT_SHARED);
+    assert_int_equal(q.choices[0].channels, 3);
+    jf_profile_free(&q);
+}
+
+static void test_load_errors(void **state)
+{
+    char path[512];
+    FILE *f;
+    jf_profile q;
+    (void)state;
+    assert_int_equal(jf_profile_load("/nonexistent/x.profile", &q), JF_ERR_IO);
+    assert_non_null(strstr(jf_last_error(), "/nonexistent/x.profile"));
+    snprintf(path, sizeof path, "/tmp/jf-profile-%d.bin", (int)getpid());
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite("jetfilter-profile 1\n\0\1\2", 1, 23, f);
+    fclose(f);
+    assert_int_equal(jf_profile_load(path, &q), JF_ERR_DECODE);
+    assert_non_null(strstr(jf_last_error(), "binary"));
+    unlink(path);
+}
+
+static void test_matching(void **state)
+{
+    jf_profile p;
+    jf_device_info d = h100();
+    char why[256];
+    (void)state;
+    sample_profile(&p);
+    assert_true(jf_profile_matches(&p, &d, NULL, why, sizeof why));
+    assert_true(jf_profile_matches(&p, &d, "", why, sizeof why));
+    assert_false(jf_profile_matches(&p, &d, "MAXN", why, sizeof why));
+    assert_non_null(strstr(why, "MAXN"));
+    snprintf(d.name, sizeof d.name, "NVIDIA H200");
+    assert_false(jf_profile_matches(&p, &d, NULL, why, sizeof why));
+    assert_non_null(strstr(why, "H200"));
+    d = h100();
+    d.multiprocessors = 114; /* the PCIe H100 */
+    assert_false(jf_profile_matches(&p, &d, NULL, why, sizeof why));
+    assert_non_null(strstr(why, "114"));
+    d = h100();
+    d.limited = 1;
+    assert_false(jf_profile_matches(&p, &d, NULL, why, sizeof why));
+    assert_non_null(strstr(why, "Nano-limits"));
+    jf_profile_free(&p);
+}
+
+static void test_file_names(void **state)
+{
+    jf_device_info d = h100();
+    char name[256];
+    (void)state;
+    jf_profile_file_name(&d, NULL, name, sizeof name);
+    assert_string_equal(name, "nvidia-h100-80gb-hbm3-sm90-none.profile");
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "NVIDIA Tegra X1");
+    d.cc_major = 5;
+    d.cc_minor = 3;
+    jf_profile_file_name(&d, "5W", name, sizeof name);
+    assert_string_equal(name, "nvidia-tegra-x1-sm53-5w.profile");
+    d.limited = 1;
+    jf_profile_file_name(&d, "MAXN", name, sizeof name);
+    assert_string_equal(name, "nvidia-tegra-x1-sm53-maxn-nano-limits.profile");
+}
+
+static void test_choices_and_fallback(void **state)
+{
+    jf_profile p;
+    jf_context *ctx = NULL;
+    jf_context_options o = t_context_opts(JF_BACKEND_CPU, 1, JF_MEMORY_AUTO);
+    const jf_profile_choice *c;
+    jf_image small = t_random_image(700, 500, 1, 0, 1), big = t_random_image(4000, 2000, 1, 0, 2);
+    jf_image rgb = t_random_image(1920, 1080, 3, 0, 3);
+    jf_image deep = t_random_image16(3840, 16, 1, 0, 0, 4);
+    int bx = 0, by = 0;
+    (void)state;
+    sample_profile(&p);
+    /* the nearest size by ratio, per operation, channel class and k */
+    c = jf_profile_choose(&p, "median", 1, 700, 500, 3);
+    assert_non_null(c);
+    assert_int_equal(c->variant, JF_VARIANT_GLOBAL);
+    c = jf_profile_choose(&p, "median", 1, 2000, 1500, 3);
+    assert_int_equal(c->variant, JF_VARIANT_FAST);
+    assert_null(jf_profile_choose(&p, "median", 1, 700, 500, 5)); /* k not measured */
+    assert_null(jf_profile_choose(&p, "median", 3, 700, 500, 3)); /* RGB not measured */
+    assert_null(jf_profile_choose(&p, "conv", 3, 1920, 1080, 15)); /* rank 1 only */
+    c = jf_profile_choose(&p, "conv-rank1", 4, 1920, 1080, 15); /* 4 channels: the multi-channel entry */
+    assert_non_null(c);
+    assert_null(jf_profile_choose(NULL, "median", 1, 700, 500, 3));
+
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    /* no profile: the built-in choice, the caller's block untouched */
+    assert_int_equal(jf_auto_choice(ctx, "median", &small, 3, JF_VARIANT_SHARED, &bx, &by),
+                     JF_VARIANT_SHARED);
+    assert_int_equal(bx, 0);
+    ctx->profile = &p; /* as jf_profile_attach leaves a CUDA context */
+    assert_int_equal(jf_auto_choice(ctx, "median", &small, 3, JF_VARIANT_SHARED, &bx, &by),
+                     JF_VARIANT_GLOBAL);
+    assert_int_equal(bx, 64);
+    assert_int_equal(by, 4);
+    bx = 16, by = 16; /* a block the user asked for stays */
+    assert_int_equal(jf_auto_choice(ctx, "median", &big, 3, JF_VARIANT_SHARED, &bx, &by),
+                     JF_VARIANT_FAST);
+    assert_int_equal(bx, 16);
+    bx = by = 0;
+    assert_int_equal(jf_auto_choice(ctx, "conv-rank1", &rgb, 15, JF_VARIANT_SHARED, &bx, &by),
+                     JF_VARIANT_FAST);
+    assert_int_equal(jf_auto_choice(ctx, "median", &small, 7, JF_VARIANT_SHARED, &bx, &by),
+                     JF_VARIANT_SHARED); /* no entry: built in */
+    assert_int_equal(jf_auto_choice(ctx, "median", &deep, 3, JF_VARIANT_GLOBAL, &bx, &by),
+                     JF_VARIANT_GLOBAL); /* 16-bit: built in */
+    ctx->profile = NULL;
+    jf_context_destroy(ctx);
+    jf_profile_free(&p);
+    jf_image_free(&small);
+    jf_image_free(&big);
+    jf_image_free(&rgb);
+    jf_image_free(&deep);
+}
+
+/* A folder with a profile in it: CPU contexts never take one (their
+ * `auto` is the CPU), and jf_profiles_use(NULL) turns the lookup off. */
+static void test_cpu_contexts_ignore_profiles(void **state)
+{
+    char dir[256], path[512];
+    jf_context *ctx = NULL;
+    jf_context_options o = t_context_opts(JF_BACKEND_CPU, 1, JF_MEMORY_AUTO);
+    jf_profile p;
+    FILE *f;
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/jf-profiles-%d", (int)getpid());
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(path, sizeof path, "%s/nvidia-h100-80gb-hbm3-sm90-none.profile", dir);
+    sample_profile(&p);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(jf_profile_write(f, &p), JF_OK);
+    fclose(f);
+    assert_int_equal(jf_profiles_use(dir, NULL), JF_OK);
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    assert_null(jf_context_profile(ctx));
+    jf_context_destroy(ctx);
+    assert_int_equal(jf_profiles_use(NULL, NULL), JF_OK);
+    unlink(path);
+    rmdir(dir);
+    jf_profile_free(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_damaged_files),
+        cmocka_unit_test(test_load_errors),
+        cmocka_unit_test(test_matching),
+        cmocka_unit_test(test_file_names),
+        cmocka_unit_test(test_choices_and_fallback),
+        cmocka_unit_test(test_cpu_contexts_ignore_profiles),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
