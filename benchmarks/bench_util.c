@@ -64,3 +64,15 @@ void jf_bench_arbitrary_weights(float *w, int k)
     for (i = 0; i < k * k; i++)
         w[i] = (float)(w[i] / sum);
 }
+
+uint64_t jf_bench_random_bytes(unsigned char *p, size_t n, uint64_t state)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        p[i] = (unsigned char)(state >> 24);
+    }
+    return state;
+}

@@ -20,6 +20,10 @@ int jf_bench_max_diff(const jf_image *a, const jf_image *b);
 /* The last stats record with this name, or NULL. */
 const jf_stat *jf_bench_last_stat(const jf_context *ctx, const char *name);
 
+/* n seeded pseudo-random bytes (xorshift64) from `state`; returns the state
+ * after them, for whatever draws next. */
+uint64_t jf_bench_random_bytes(unsigned char *p, size_t n, uint64_t state);
+
 /* Arbitrary k x k weights (seeded, not rank 1, summing to 1): what `conv`
  * is measured with when no file is given. */
 void jf_bench_arbitrary_weights(float *w, int k);

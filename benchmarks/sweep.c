@@ -73,18 +73,13 @@ static jf_status make_input(const jf_sweep *sw, int w, int h, int ch, int shift,
                             jf_image *img)
 {
     uint64_t state = 0x9E3779B97F4A7C15ull * (uint64_t)(shift + 1);
-    size_t i, n = (size_t)w * h * ch;
+    const size_t n = (size_t)w * h * ch;
     jf_noise_options noise = jf_noise_defaults();
     jf_status st;
     if (sw->photo) {
         st = jf_bench_tile(sw->photo, w, h, ch, shift, img);
     } else if ((st = jf_image_alloc(img, w, h, ch)) == JF_OK) {
-        for (i = 0; i < n; i++) {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            img->data[i] = (unsigned char)(state >> 24);
-        }
+        state = jf_bench_random_bytes(img->data, n, state);
     }
     if (st == JF_OK && sw->impulses > 0.0) {
         noise.kind = JF_NOISE_SALT_PEPPER;

@@ -478,7 +478,7 @@ int cli_bench(cli_settings *s)
     memset(&m, 0, sizeof m);
     strftime(m.date, sizeof m.date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     read_cpu_model(m.cpu_model, sizeof m.cpu_model);
-    jf_power_read_mode(NULL, &m.pm);
+    m.pm = *cli_power_mode();
     meter = jf_power_meter_open(NULL, s->device);
     m.sm_mhz = m.mem_mhz = NAN;
     jf_power_meter_clocks(meter, &m.sm_mhz, &m.mem_mhz);

@@ -49,30 +49,32 @@ int cli_profile_dir(char *out, size_t n)
     return 0;
 }
 
+const struct jf_power_mode *cli_power_mode(void)
+{
+    static jf_power_mode pm;
+    static int known;
+    if (!known) {
+        jf_power_read_mode(NULL, &pm);
+        known = 1;
+    }
+    return &pm;
+}
+
 void cli_use_profiles(void)
 {
     char dir[1024];
-    jf_power_mode pm;
-    jf_power_read_mode(NULL, &pm);
     if (cli_profile_dir(dir, sizeof dir))
-        jf_profiles_use(dir, pm.mode_name);
+        jf_profiles_use(dir, cli_power_mode()->mode_name);
 }
 
 /* Seeded samples, so every run measures the same pixels. */
 static jf_status random_image(jf_context *ctx, int w, int h, int ch, jf_image *dev)
 {
     jf_image host;
-    uint64_t state = 0x9E3779B97F4A7C15ull;
-    size_t i;
     jf_status st;
     if ((st = jf_image_alloc(&host, w, h, ch)) != JF_OK)
         return st;
-    for (i = 0; i < (size_t)host.stride * (size_t)h; i++) {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        host.data[i] = (unsigned char)(state >> 56);
-    }
+    jf_bench_random_bytes(host.data, (size_t)host.stride * (size_t)h, 0x9E3779B97F4A7C15ull);
     if ((st = jf_image_alloc_on_as(ctx, dev, w, h, ch, JF_LOC_DEVICE, JF_SAMPLE_U8)) == JF_OK)
         st = jf_image_transfer(ctx, &host, dev);
     jf_image_free(&host);
@@ -164,7 +166,7 @@ int cli_calibrate(cli_settings *s)
     jf_context_options co = jf_context_defaults();
     jf_context *ctx = NULL;
     jf_device_info dev;
-    jf_power_mode pm;
+    const jf_power_mode *pm = cli_power_mode();
     jf_profile prof;
     char dir[1024], name[256], path[1400];
     int si, ci, oi, ki, vi, bi, cells = 0, differ = 0, rc = JF_EXIT_OK;
@@ -180,7 +182,6 @@ int cli_calibrate(cli_settings *s)
         jf_context_destroy(ctx);
         return JF_EXIT_FAILED;
     }
-    jf_power_read_mode(NULL, &pm);
     memset(&prof, 0, sizeof prof);
     snprintf(prof.device, sizeof prof.device, "%s", dev.name);
     prof.cc_major = dev.cc_major;
@@ -188,9 +189,9 @@ int cli_calibrate(cli_settings *s)
     prof.multiprocessors = dev.multiprocessors;
     prof.limited = dev.limited != 0;
     prof.driver = dev.driver_version;
-    snprintf(prof.power_mode, sizeof prof.power_mode, "%s", pm.mode_name[0] ? pm.mode_name : "none");
+    snprintf(prof.power_mode, sizeof prof.power_mode, "%.63s", pm->mode_name[0] ? pm->mode_name : "none");
     iso_date(prof.date, sizeof prof.date);
-    jf_profile_file_name(&dev, pm.mode_name, name, sizeof name);
+    jf_profile_file_name(&dev, pm->mode_name, name, sizeof name);
     if (s->output)
         snprintf(path, sizeof path, "%s", s->output);
     else if (!cli_profile_dir(dir, sizeof dir) || jf_mkdirs(dir) != JF_OK ||

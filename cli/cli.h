@@ -131,6 +131,10 @@ int cli_calibrate(cli_settings *s);
  * path, or "none" and why, in `out`. */
 int cli_profile_dir(char *out, size_t n);
 void cli_use_profiles(void);
+/* The power mode (calib/power.h), read once per process: on a Jetson that
+ * runs `nvpmodel -q`. */
+struct jf_power_mode;
+const struct jf_power_mode *cli_power_mode(void);
 const char *cli_profile_status(int device, char *out, size_t n);
 
 struct jf_batch;

@@ -125,8 +125,8 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
-    if (COMMANDS[i].bit != CMD_CALIBRATE)
-        cli_use_profiles(); /* `auto` follows this device's profile, if calibrated */
+    if (COMMANDS[i].bit & (CMD_DENOISE | CMD_METRICS | CMD_INFO | CMD_BENCH | CMD_STREAM))
+        cli_use_profiles(); /* commands with CUDA contexts: `auto` follows a calibrated profile */
     rc = COMMANDS[i].run(&s);
     free(s.inputs);
     return rc;
