@@ -272,7 +272,7 @@ const jf_profile_choice *jf_profile_choose(const jf_profile *p, const char *op, 
         if (c->k != k || (c->channels == 1) != (channels == 1) || strcmp(c->op, op) != 0)
             continue;
         dist = fabs(log(pixels / ((double)c->width * c->height)));
-        if (!best || dist < best_dist) {
+        if (dist <= log(JF_PROFILE_REACH) + 1e-9 && (!best || dist < best_dist)) {
             best = c;
             best_dist = dist;
         }

@@ -63,8 +63,11 @@ int jf_profile_matches(const jf_profile *p, const jf_device_info *dev, const cha
                        char *why, size_t n);
 
 /* The choice for this operation, channel count and k measured at the size
- * nearest (in pixels, by ratio) to width x height; NULL when the profile
- * has none for that k. */
+ * nearest (in pixels, by ratio) to width x height, if that size is within
+ * JF_PROFILE_REACH times the image's pixels either way; NULL when the
+ * profile has none for that k or measured no size that near (a choice
+ * measured on 640x480 says little about 1920x1080). */
+#define JF_PROFILE_REACH 4.0
 const jf_profile_choice *jf_profile_choose(const jf_profile *p, const char *op, int channels,
                                            int width, int height, int k);
 

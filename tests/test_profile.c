@@ -227,6 +227,13 @@ static void test_choices_and_fallback(void **state)
     assert_int_equal(c->variant, JF_VARIANT_GLOBAL);
     c = jf_profile_choose(&p, "median", 1, 2000, 1500, 3);
     assert_int_equal(c->variant, JF_VARIANT_FAST);
+    c = jf_profile_choose(&p, "median", 1, 1280, 960, 3); /* 4x 640x480: still its entry */
+    assert_non_null(c);
+    assert_int_equal(c->variant, JF_VARIANT_GLOBAL);
+    assert_null(jf_profile_choose(&p, "median", 1, 1281, 961, 3)); /* farther from both */
+    assert_null(jf_profile_choose(&p, "median", 1, 160, 100, 3)); /* far below 640x480 */
+    assert_non_null(jf_profile_choose(&p, "median", 1, 7680, 4320, 3)); /* 4x 3840x2160 */
+    assert_null(jf_profile_choose(&p, "median", 1, 7680, 4321, 3));
     assert_null(jf_profile_choose(&p, "median", 1, 700, 500, 5)); /* k not measured */
     assert_null(jf_profile_choose(&p, "median", 3, 700, 500, 3)); /* RGB not measured */
     assert_null(jf_profile_choose(&p, "conv", 3, 1920, 1080, 15)); /* rank 1 only */
