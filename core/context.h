@@ -38,6 +38,8 @@ typedef struct jf_stats {
     uint64_t dropped;
     jf_stat_total totals[JF_STAT_TOTALS];
     size_t ntotals;
+    unsigned epoch; /* one more at each jf_stats_clear: GPU timers started
+                       before it (still pending) are dropped, not recorded */
 } jf_stats;
 
 struct jf_context {

@@ -165,7 +165,8 @@ static jf_status collect_oldest(jf_context *ctx)
     s.bytes_read = t->bytes_read;
     s.bytes_written = t->bytes_written;
     s.peak_gbps = t->host ? 0.0 : g->info.theoretical_gbps;
-    jf_stats_add(ctx, &s);
+    if (t->epoch == ctx->stats.epoch) /* else started before a jf_stats_clear */
+        jf_stats_add(ctx, &s);
     g->timer_head = (g->timer_head + 1) % JF_MAX_TIMERS;
     g->timer_pending--;
     return JF_OK;
@@ -192,6 +193,7 @@ static jf_status next_timer(jf_context *ctx, int *id)
     g->timer_pending++;
     memset(g->timers[*id].name, 0, sizeof g->timers[*id].name);
     g->timers[*id].host = 0;
+    g->timers[*id].epoch = ctx->stats.epoch;
     return JF_OK;
 }
 

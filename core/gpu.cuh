@@ -60,6 +60,7 @@ typedef struct jf_timer {
     uint64_t bytes_read, bytes_written;
     int host;             /* host-side work: ms measured on the CPU clock */
     double host_ms;
+    unsigned epoch;       /* the stats' epoch when it started (jf_stats) */
     cudaEvent_t start, stop;
 } jf_timer;
 

@@ -70,6 +70,7 @@ void jf_stats_clear(jf_context *ctx)
     ctx->stats.start = ctx->stats.count = 0;
     ctx->stats.dropped = 0;
     ctx->stats.ntotals = 0;
+    ctx->stats.epoch++;
 }
 
 static void add_total(jf_stats *s, const jf_stat *r)

@@ -980,7 +980,8 @@ typedef struct jf_stat_total {
  *  (which may be NULL to count). */
 size_t jf_stats_totals(const jf_context *ctx, jf_stat_total *out, size_t max);
 
-/** Forget the records and the totals. */
+/** Forget the records and the totals; GPU work queued before the call and
+ *  not yet finished adds no record when it completes. */
 void jf_stats_clear(jf_context *ctx);
 
 #ifdef __cplusplus
