@@ -264,7 +264,6 @@ static double run_npp(size_run *r, const jf_op_plan *plan, const jf_sweep_cell *
 static jf_sweep_cell base_cell(const size_run *r, const jf_op *op, int k, jf_border border)
 {
     jf_sweep_cell c;
-    const int pad_k = op->kind == JF_OP_METRIC ? 1 : k;
     memset(&c, 0, sizeof c);
     c.width = r->w;
     c.height = r->h;
@@ -274,11 +273,11 @@ static jf_sweep_cell base_cell(const size_run *r, const jf_op *op, int k, jf_bor
     c.reps = r->reps;
     c.energy_mj = c.mean_w = NAN;
     c.npp_ms = c.jf_over_npp = NAN;
-    /* filters read the padded input once; pad reads the image and writes the
-     * padded one; metrics read two images */
+    /* filters read the image once (the tiled kernels apply the border as
+     * they load; the halo comes again from cache) and write it once; pad
+     * reads the image and writes the padded one; metrics read two images */
     c.bytes_read = op->kind == JF_OP_METRIC ? 2ull * r->w * r->h * r->ch
-                 : op->kind == JF_OP_PAD ? (unsigned long long)r->w * r->h * r->ch
-                 : (unsigned long long)(r->w + pad_k - 1) * (r->h + pad_k - 1) * r->ch;
+                 : (unsigned long long)r->w * r->h * r->ch;
     c.bytes_written = op->kind == JF_OP_METRIC ? 0
                     : op->kind == JF_OP_PAD ? (unsigned long long)(r->w + k - 1) * (r->h + k - 1) * r->ch
                     : (unsigned long long)r->w * r->h * r->ch;

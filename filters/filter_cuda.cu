@@ -14,27 +14,37 @@ jf_status jf_block_shape(const char *fn, int *bx, int *by, int def_x, int def_y)
     return JF_OK;
 }
 
-jf_status jf_gpu_filter_setup(jf_context *ctx, const jf_image *src, const jf_image *dst, int k,
-                              jf_border border, jf_dview *planes, int *plane_rows, jf_dview *out)
+jf_status jf_gpu_filter_setup(jf_context *ctx, const jf_image *src, const jf_image *dst, int r,
+                              jf_border border, jf_filter_in *in, jf_dview *out)
 {
-    jf_dview in;
     jf_status st;
     jf_gpu_begin(ctx);
-    if ((st = jf_gpu_input(ctx, src, JF_SLOT_IN, &in)) != JF_OK ||
+    if ((st = jf_gpu_input(ctx, src, JF_SLOT_IN, &in->view)) != JF_OK ||
         (st = jf_gpu_output(ctx, dst, out)) != JF_OK)
         return st;
-    return jf_gpu_pad_planes(ctx, &in, src->width, src->height, src->channels, src->sample, k / 2,
-                             border, planes, plane_rows);
+    in->shape = src;
+    in->src = jf_tile_source(in->view.ptr, in->view.pitch, src->width, src->height, src->channels,
+                             r, border);
+    return JF_OK;
+}
+
+jf_status jf_gpu_filter_planes(jf_context *ctx, const jf_filter_in *in, jf_dview *planes,
+                               int *plane_rows)
+{
+    return jf_gpu_pad_planes(ctx, &in->view, in->shape->width, in->shape->height,
+                             in->shape->channels, in->shape->sample, in->src.r, in->src.border,
+                             planes, plane_rows);
 }
 
 jf_status jf_gpu_filter_done(jf_context *ctx, int id, const char *kernel, const char *name,
-                             const char *variant, int k, const jf_image *shape)
+                             const char *variant, int k, const jf_image *shape, int padded)
 {
+    const int m = padded ? k - 1 : 0;
     cudaError_t e = cudaPeekAtLastError();
     if (e != cudaSuccess)
         return jf_cuda_fail(kernel, __FILE__, __LINE__, e);
     return jf_gpu_timer_stop(ctx, id, name, variant, k, shape,
-                             (uint64_t)(shape->width + k - 1) * (shape->height + k - 1) *
-                                 shape->channels * jf_bps(shape),
+                             (uint64_t)(shape->width + m) * (shape->height + m) * shape->channels *
+                                 jf_bps(shape),
                              (uint64_t)shape->width * shape->height * shape->channels * jf_bps(shape));
 }

@@ -3,6 +3,7 @@
 #define JF_FILTERS_FILTER_CUDA_CUH
 
 #include "core/gpu.cuh"
+#include "filters/tile.cuh"
 
 /* A user's block shape: width a multiple of 4, at most 1024 threads (the
  * device's own limits are checked per kernel at launch); 0 x 0 becomes
@@ -24,15 +25,32 @@ static inline int jf_default_block_rows(jf_context *ctx, const void *kernel, int
     return by;
 }
 
-/* Select the device, get the input onto it, find where the output goes,
- * and pad the input to planes (radius k/2). */
-jf_status jf_gpu_filter_setup(jf_context *ctx, const jf_image *src, const jf_image *dst, int k,
-                              jf_border border, jf_dview *planes, int *plane_rows, jf_dview *out);
+/* A filter's input on the device: the image as the tiled kernels read it
+ * (the border fused into their tile loads, tile.cuh), and what is needed
+ * to make padded planes for the kernels that read each window straight
+ * from global memory (jf_gpu_filter_planes). */
+typedef struct jf_filter_in {
+    jf_tile_src src;
+    jf_dview view;
+    const jf_image *shape;
+} jf_filter_in;
+
+/* Select the device, get the input onto it and find where the output goes;
+ * `r` is the radius the kernels pad by (k / 2).  Nothing is padded. */
+jf_status jf_gpu_filter_setup(jf_context *ctx, const jf_image *src, const jf_image *dst, int r,
+                              jf_border border, jf_filter_in *in, jf_dview *out);
+
+/* Padded planes of the input (the pad pass), for the kernels that read
+ * windows from global memory: the global variants, the impulse filters
+ * and the untiled histogram median. */
+jf_status jf_gpu_filter_planes(jf_context *ctx, const jf_filter_in *in, jf_dview *planes,
+                               int *plane_rows);
 
 /* After a filter kernel's launch: check the launch, then stop its timer with
- * the seed's byte counts (padded input read once, output written once). */
+ * the seed's byte counts: the input read once (the padded planes for the
+ * kernels that read them, `padded`), the output written once. */
 jf_status jf_gpu_filter_done(jf_context *ctx, int id, const char *kernel, const char *name,
-                             const char *variant, int k, const jf_image *shape);
+                             const char *variant, int k, const jf_image *shape, int padded);
 
 /* Padded planes in the PAD slot: `channels` planes of (w+2r) x (h+2r)
  * samples of `sample`'s type, with room for tile loads that overrun the

@@ -220,6 +220,151 @@ static float *random_weights(int k, uint64_t seed)
     return w;
 }
 
+static const char *last_variant(const jf_context *ctx, const char *name)
+{
+    size_t i = jf_stats_count(ctx);
+    while (i-- > 0) {
+        const jf_stat *st = jf_stats_at(ctx, i);
+        if (strcmp(st->name, name) == 0)
+            return st->variant;
+    }
+    return "";
+}
+
+#ifdef JF_HAVE_CUDA
+/* Whether the context's stats since the last jf_stats_clear hold a record
+ * of this stage. */
+static int has_record(const jf_context *ctx, const char *name)
+{
+    size_t i;
+    for (i = 0; i < jf_stats_count(ctx); i++)
+        if (strcmp(jf_stats_at(ctx, i)->name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* The tiled kernels read the border themselves: no pad pass runs (no "pad"
+ * record) for fast and shared medians, fast, separable and shared
+ * convolution, whatever the input's layout.  Device images at odd addresses
+ * and pitches take the tile loads' sample-by-sample path (and jf_pad's byte
+ * path), aligned ones the shifted 16-byte loads; results as the CPU's, for
+ * every border, 8 and 16 bits, 1, 3 and 4 channels.  The global variants
+ * still pad (a record). */
+static void test_fused_border(void **state)
+{
+    static const int sizes[][2] = {{1, 1}, {7, 5}, {37, 23}, {203, 61}};
+    static const int chans[] = {1, 3, 4};
+    int s, c, depth, off, b, cases = 0;
+    (void)state;
+    for (s = 0; s < 4; s++)
+        for (c = 0; c < 3; c++)
+            for (depth = 8; depth <= 16; depth += 8)
+                for (off = 0; off < 2; off++) {
+                    const int w = sizes[s][0], h = sizes[s][1], ch = chans[c], bps = depth / 8;
+                    /* off 1: one sample past a 16-byte boundary, pitch an odd number of samples */
+                    const size_t row = (size_t)w * ch * bps, pitch = off ? row + 3 * bps : row;
+                    jf_image src = depth == 8 ? t_random_image(w, h, ch, 0, (uint64_t)(s * 9 + c))
+                                              : t_random_image16(w, h, ch, 0, s % 2 ? 12 : 0, (uint64_t)(s * 9 + c));
+                    unsigned char *buf = NULL;
+                    jf_image d;
+                    assert_int_equal(cudaMalloc((void **)&buf, pitch * (size_t)h + 64), cudaSuccess);
+                    assert_int_equal(cudaMemcpy2D(buf + (off ? 16 + bps : 0), pitch, src.data, src.stride,
+                                                  row, (size_t)h, cudaMemcpyHostToDevice), cudaSuccess);
+                    d = jf_image_wrap_device(buf + (off ? 16 + bps : 0), w, h, ch, pitch, JF_LOC_DEVICE);
+                    d.sample = src.sample;
+                    for (b = 0; b < JF_BORDER_COUNT; b++) {
+                        static const int ks[] = {3, 5, 7, 9, 15};
+                        jf_image pwant = {0}, pgot;
+                        int k;
+                        for (k = 0; k < 5; k++) {
+                            jf_median_options mo = t_median_opts(ks[k], (jf_border)b, JF_VARIANT_CPU);
+                            jf_kernel kern = {0};
+                            float *rw = random_weights(ks[k], (uint64_t)ks[k]);
+                            jf_conv_options co = t_conv_opts(ks[k], rw, (jf_border)b, JF_VARIANT_CPU);
+                            jf_conv_options go;
+                            jf_image want = {0}, cwant = {0}, gwant = {0};
+                            int v;
+                            assert_int_equal(jf_kernel_make(JF_KERNEL_GAUSS, ks[k], 0.0, &kern), JF_OK);
+                            go = t_conv_opts(ks[k], kern.weights, (jf_border)b, JF_VARIANT_CPU);
+                            assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
+                            assert_int_equal(jf_convolve(g_cpu, &src, &cwant, &co), JF_OK);
+                            assert_int_equal(jf_convolve(g_cpu, &src, &gwant, &go), JF_OK);
+                            for (v = 0; v < 2; v++) { /* fast; shared (8-bit only) */
+                                const jf_variant var = v ? JF_VARIANT_SHARED : JF_VARIANT_FAST;
+                                jf_image got = t_poisoned_like(&src, 0), cgot = t_poisoned_like(&src, 0);
+                                jf_image ggot = t_poisoned_like(&src, 0);
+                                int dc, dg;
+                                if (var == JF_VARIANT_SHARED && depth == 16)
+                                    break;
+                                mo.variant = co.variant = go.variant = var;
+                                jf_stats_clear(g_gpu);
+                                if (jf_median(g_gpu, &d, &got, &mo) != JF_OK)
+                                    fail_msg("fused %s: %s", jf_variant_name(var), jf_last_error());
+                                /* only the global variant pads (16-bit median or conv where
+                                 * no fast kernel runs: k > 11, k > 7 on one-lane devices) */
+                                if (has_record(g_gpu, "pad") && strcmp(last_variant(g_gpu, "median"), "global") != 0)
+                                    fail_msg("median %s k=%d %d-bit ran a pad pass (%s)", jf_variant_name(var),
+                                             ks[k], depth, last_variant(g_gpu, "median"));
+                                jf_stats_clear(g_gpu);
+                                if (jf_convolve(g_gpu, &d, &cgot, &co) != JF_OK)
+                                    fail_msg("fused %s: %s", jf_variant_name(var), jf_last_error());
+                                if (has_record(g_gpu, "pad") && strcmp(last_variant(g_gpu, "conv"), "global") != 0)
+                                    fail_msg("conv %s k=%d %d-bit ran a pad pass (%s)", jf_variant_name(var),
+                                             ks[k], depth, last_variant(g_gpu, "conv"));
+                                jf_stats_clear(g_gpu);
+                                if (jf_convolve(g_gpu, &d, &ggot, &go) != JF_OK)
+                                    fail_msg("fused %s: %s", jf_variant_name(var), jf_last_error());
+                                if (!t_images_equal(&got, &want))
+                                    fail_msg("median %s k=%d %s %dx%dx%d %d-bit offset %d differs from the CPU",
+                                             jf_variant_name(var), ks[k], jf_border_name((jf_border)b),
+                                             w, h, ch, depth, off);
+                                dc = t_max_abs_diff(&cgot, &cwant);
+                                dg = t_max_abs_diff(&ggot, &gwant);
+                                if (dc > 1 || dg > 1)
+                                    fail_msg("conv %s k=%d %s %dx%dx%d %d-bit offset %d: off by %d / %d",
+                                             jf_variant_name(var), ks[k], jf_border_name((jf_border)b),
+                                             w, h, ch, depth, off, dc, dg);
+                                if (has_record(g_gpu, "pad") && strcmp(last_variant(g_gpu, "conv"), "global") != 0)
+                                    fail_msg("gauss %s k=%d %d-bit ran a pad pass (%s)", jf_variant_name(var),
+                                             ks[k], depth, last_variant(g_gpu, "conv"));
+                                jf_image_free(&got);
+                                jf_image_free(&cgot);
+                                jf_image_free(&ggot);
+                                cases += 3;
+                            }
+                            {   /* the global variant reads padded planes */
+                                jf_image got = t_poisoned_like(&src, 0);
+                                mo.variant = JF_VARIANT_GLOBAL;
+                                jf_stats_clear(g_gpu);
+                                assert_int_equal(jf_median(g_gpu, &d, &got, &mo), JF_OK);
+                                assert_true(t_images_equal(&got, &want));
+                                assert_true(has_record(g_gpu, "pad"));
+                                jf_image_free(&got);
+                            }
+                            jf_image_free(&want);
+                            jf_image_free(&cwant);
+                            jf_image_free(&gwant);
+                            jf_kernel_free(&kern);
+                            free(rw);
+                        }
+                        /* jf_pad from the same odd layout, radius past the image */
+                        assert_int_equal(jf_pad(g_cpu, &src, 9, (jf_border)b, &pwant), JF_OK);
+                        pgot = t_poisoned_like(&pwant, 0);
+                        if (jf_pad(g_gpu, &d, 9, (jf_border)b, &pgot) != JF_OK)
+                            fail_msg("pad: %s", jf_last_error());
+                        if (!t_images_equal(&pgot, &pwant))
+                            fail_msg("pad r=9 %s %dx%dx%d %d-bit offset %d differs",
+                                     jf_border_name((jf_border)b), w, h, ch, depth, off);
+                        jf_image_free(&pwant);
+                        jf_image_free(&pgot);
+                    }
+                    assert_int_equal(cudaFree(buf), cudaSuccess);
+                    jf_image_free(&src);
+                }
+    print_message("fused borders: %d cases as the CPU, no pad pass\n", cases);
+}
+#endif
+
 static void test_conv_all_variants(void **state)
 {
     int s, ch, b, k, v, worst = 0;
@@ -256,16 +401,6 @@ static void test_conv_all_variants(void **state)
 }
 
 /* The variant the last `name` record of ctx says ran ("fast-separable", ...). */
-static const char *last_variant(const jf_context *ctx, const char *name)
-{
-    size_t i = jf_stats_count(ctx);
-    while (i-- > 0) {
-        const jf_stat *st = jf_stats_at(ctx, i);
-        if (strcmp(st->name, name) == 0)
-            return st->variant;
-    }
-    return "";
-}
 
 /* Rank-1 weights (box, Gaussian, and an outer product of two random
  * vectors with negative taps) at every k to 63: `fast` and `auto` take the
@@ -732,12 +867,27 @@ static void test_stats_and_errors(void **state)
             found = 1;
             assert_string_equal(s->variant, "shared");
             assert_true(s->ms > 0);
-            assert_true(s->bytes_read == 644u * 484u && s->bytes_written == 640u * 480u);
+            /* the tiled kernel reads the image itself, border and all */
+            assert_true(s->bytes_read == 640u * 480u && s->bytes_written == 640u * 480u);
             assert_true(s->peak_gbps == info.theoretical_gbps);
             assert_true(jf_stat_percent(s) > 0);
         }
+        assert_string_not_equal(s->name, "pad");
     }
     assert_true(found);
+    /* the global variant reads padded planes, which a pad record makes */
+    mo.variant = JF_VARIANT_GLOBAL;
+    jf_stats_clear(g_gpu);
+    assert_int_equal(jf_median(g_gpu, &src, &dst, &mo), JF_OK);
+    found = 0;
+    for (i = 0; i < jf_stats_count(g_gpu); i++) {
+        const jf_stat *s = jf_stats_at(g_gpu, i);
+        if (strcmp(s->name, "median") == 0)
+            assert_true(s->bytes_read == 644u * 484u && s->bytes_written == 640u * 480u);
+        found += strcmp(s->name, "pad") == 0;
+    }
+    assert_int_equal(found, 1);
+    mo.variant = JF_VARIANT_SHARED;
     mo.block_x = 30; /* not a multiple of 4 */
     assert_int_equal(jf_median(g_gpu, &src, &dst, &mo), JF_ERR_ARG);
     mo.block_x = 1024;
@@ -1331,6 +1481,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_nvjpeg_decode),
         cmocka_unit_test(test_nvjpeg_encode),
 #ifdef JF_HAVE_CUDA
+        cmocka_unit_test(test_fused_border),
         cmocka_unit_test(test_frame_loop_async),
         cmocka_unit_test(test_device_restored),
 #endif

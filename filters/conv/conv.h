@@ -42,22 +42,19 @@ jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
 
 #ifdef __CUDACC__
 #include "core/gpu.cuh"
-/* CUDA variants: padded planes in, interleaved output out (one file each);
+struct jf_filter_in;
+/* CUDA variants: the input as jf_gpu_filter_setup leaves it in, interleaved output out (one file each);
  * `d_weights` is the context's device copy of the k x k weights, `weights`
  * the caller's (the fast variant passes them as kernel parameters; given
  * bx = by = 0 it picks its own block). */
-jf_status jf_conv_global_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                                const jf_image *shape, int k, const float *d_weights, int bx,
+jf_status jf_conv_global_launch(jf_context *ctx, const struct jf_filter_in *in, int k, const float *d_weights, int bx,
                                 int by, const jf_dview *out);
-jf_status jf_conv_shared_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                                const jf_image *shape, int k, const float *d_weights, int bx,
+jf_status jf_conv_shared_launch(jf_context *ctx, const struct jf_filter_in *in, int k, const float *d_weights, int bx,
                                 int by, const jf_dview *out);
-jf_status jf_conv_fast_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                              const jf_image *shape, int k, const float *weights, int bx, int by,
+jf_status jf_conv_fast_launch(jf_context *ctx, const struct jf_filter_in *in, int k, const float *weights, int bx, int by,
                               const jf_dview *out);
 /* The fast variant for weights col[j] * row[i] (any k up to JF_CONV_MAX_KSIZE). */
-jf_status jf_conv_separable_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                                   const jf_image *shape, int k, const float *col,
+jf_status jf_conv_separable_launch(jf_context *ctx, const struct jf_filter_in *in, int k, const float *col,
                                    const float *row, int bx, int by, const jf_dview *out);
 #endif
 #endif

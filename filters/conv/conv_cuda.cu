@@ -1,5 +1,5 @@
-/* jf_convolve on the CUDA backend: input onto the device, pad to planes, the
- * weights into the context's own device buffer (a copy ordered on its
+/* jf_convolve on the CUDA backend: input onto the device (the tiled kernels
+ * read the border themselves; the global one pads first), the weights into the context's own device buffer (a copy ordered on its
  * stream) or, for the fast kernels, the launch's parameters; run the chosen
  * variant (fast: separable for rank-1 weights), output back or left queued. */
 #include "filters/conv/conv.h"
@@ -12,14 +12,15 @@ extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_i
     const int k = opt->ksize;
     float col[JF_CONV_MAX_KSIZE], row[JF_CONV_MAX_KSIZE];
     const int rank1 = k > 1 && jf_kernel_separate(opt->weights, k, col, row);
-    int bx = opt->block_x, by = opt->block_y, plane_rows = 0;
+    int bx = opt->block_x, by = opt->block_y;
     jf_variant v = opt->variant == JF_VARIANT_AUTO
                        ? jf_auto_choice(ctx, rank1 ? "conv-rank1" : "conv", src, k,
                                         jf_conv_auto(&ctx->gpu->info, k, rank1, src), &bx, &by)
                        : opt->variant;
     const int asked = bx || by; /* else the fast variant picks its own block */
     const float *d_weights = NULL;
-    jf_dview planes, out;
+    jf_filter_in in;
+    jf_dview out;
     jf_status st;
     jf_device_scope scope(ctx);
     if (scope.status != JF_OK)
@@ -29,20 +30,20 @@ extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_i
     if (v == JF_VARIANT_FAST && !jf_conv_fast_supports(k, rank1))
         v = jf_variant_fallback(src->sample); /* no fast kernel for these weights at this k */
     if ((st = jf_block_shape("jf_convolve", &bx, &by, 32, 8)) != JF_OK ||
-        (st = jf_gpu_filter_setup(ctx, src, dst, k, opt->border, &planes, &plane_rows, &out)) != JF_OK)
+        (st = jf_gpu_filter_setup(ctx, src, dst, k / 2, opt->border, &in, &out)) != JF_OK)
         return st;
     if (v != JF_VARIANT_FAST && (st = jf_gpu_weights(ctx, opt->weights, k, &d_weights)) != JF_OK)
         return st;
     if (v == JF_VARIANT_GLOBAL)
-        st = jf_conv_global_launch(ctx, &planes, plane_rows, src, k, d_weights, bx, by, &out);
+        st = jf_conv_global_launch(ctx, &in, k, d_weights, bx, by, &out);
     else if (v == JF_VARIANT_FAST && jf_conv_separable_path(k, rank1))
-        st = jf_conv_separable_launch(ctx, &planes, plane_rows, src, k, col, row, asked ? bx : 0,
+        st = jf_conv_separable_launch(ctx, &in, k, col, row, asked ? bx : 0,
                                       asked ? by : 0, &out);
     else if (v == JF_VARIANT_FAST)
-        st = jf_conv_fast_launch(ctx, &planes, plane_rows, src, k, opt->weights, asked ? bx : 0,
+        st = jf_conv_fast_launch(ctx, &in, k, opt->weights, asked ? bx : 0,
                                  asked ? by : 0, &out);
     else
-        st = jf_conv_shared_launch(ctx, &planes, plane_rows, src, k, d_weights, bx, by, &out);
+        st = jf_conv_shared_launch(ctx, &in, k, d_weights, bx, by, &out);
     if (st != JF_OK)
         return st;
     return jf_gpu_finish(ctx, dst, &out);

@@ -76,14 +76,13 @@ __device__ __forceinline__ void fast_accumulate(const unsigned int *s_tile, int 
 
 /* Grey: each thread stores its own outputs (fast_grey_tile). */
 template <int K, typename T>
-__global__ void conv_fast_kernel(const unsigned char *__restrict__ planes, size_t pitch,
-                                 int plane_rows, int w, int h, unsigned char *__restrict__ out,
+__global__ void conv_fast_kernel(const jf_tile_src src, int w, int h, unsigned char *__restrict__ out,
                                  size_t out_pitch, int tile_w, int word_stores,
                                  const fast_weights<K> W)
 {
     enum { PY = FAST_ROWS(K) };
     extern __shared__ unsigned int s_tile[];
-    fast_grey_tile<T, PY>(s_tile, planes, pitch, plane_rows, w, h, K, out, out_pitch, tile_w,
+    fast_grey_tile<T, PY>(s_tile, src, w, h, K, out, out_pitch, tile_w,
                           word_stores, [&](const unsigned int *tile, float (&acc)[PY][PX]) {
                               fast_accumulate<K, PY, T>(tile, tile_w / 4, W, acc);
                           });
@@ -91,15 +90,14 @@ __global__ void conv_fast_kernel(const unsigned char *__restrict__ planes, size_
 
 /* Several channels: fast_interleaved_tile around the same accumulation. */
 template <int K, typename T>
-__global__ void conv_fast_interleaved_kernel(const unsigned char *__restrict__ planes,
-                                             size_t pitch, int plane_rows, int w, int h, int ch,
+__global__ void conv_fast_interleaved_kernel(const jf_tile_src src, int w, int h, int ch,
                                              unsigned char *__restrict__ out, size_t out_pitch,
                                              int tile_w, int out_stride, int out_piece,
                                              const fast_weights<K> W)
 {
     enum { PY = FAST_ROWS(K) };
     extern __shared__ unsigned int smem[];
-    fast_interleaved_tile<T, PY>(smem, planes, pitch, plane_rows, w, h, ch, K, out, out_pitch,
+    fast_interleaved_tile<T, PY>(smem, src, w, h, ch, K, out, out_pitch,
                                  tile_w, out_stride, out_piece,
                                  [&](const unsigned int *tile, float (&acc)[PY][PX]) {
                                      fast_accumulate<K, PY, T>(tile, tile_w / 4, W, acc);
@@ -127,25 +125,25 @@ static const void *fast_kernel_for(int k, int ch)
 }
 
 template <int K, typename T>
-static void launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream, const jf_dview *planes,
-                   int plane_rows, const jf_image *shape, const jf_dview *out, int tile_w,
+static void launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream, const jf_filter_in *in,
+                   const jf_image *shape, const jf_dview *out, int tile_w,
                    int out_stride, int word_stores, int out_piece, const float *weights)
 {
     fast_weights<K> W;
     for (int i = 0; i < K * K; i++)
         W.w[i] = weights[i];
     if (shape->channels == 1)
-        conv_fast_kernel<K, T><<<grid, block, smem, stream>>>(planes->ptr, planes->pitch, plane_rows,
+        conv_fast_kernel<K, T><<<grid, block, smem, stream>>>(in->src,
                                                            shape->width, shape->height, out->ptr,
                                                            out->pitch, tile_w, word_stores, W);
     else
         conv_fast_interleaved_kernel<K, T><<<grid, block, smem, stream>>>(
-            planes->ptr, planes->pitch, plane_rows, shape->width, shape->height, shape->channels,
+            in->src, shape->width, shape->height, shape->channels,
             out->ptr, out->pitch, tile_w, out_stride, out_piece, W);
 }
 
 /* Shared memory of a bx x by block: the tile (rows in bytes, whole 16-byte
- * pieces for jf_load_tile16) and, with several channels, the output tile. */
+ * pieces for jf_load_tile_src16) and, with several channels, the output tile. */
 template <typename T>
 static size_t fast_smem(int k, int ch, int bx, int by, int *tile_w, int *out_stride)
 {
@@ -159,10 +157,10 @@ static size_t fast_smem(int k, int ch, int bx, int by, int *tile_w, int *out_str
 /* bx = by = 0: 32 x 8, or fewer rows where that block does not fit the
  * device (16-bit RGB: 67 KB of shared memory at k = 3). */
 template <typename T>
-static jf_status launch_as(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                           const jf_image *shape, int k, const float *weights, int bx, int by,
+static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const float *weights, int bx, int by,
                            const jf_dview *out)
 {
+    const jf_image *shape = in->shape;
     const int py = FAST_ROWS(k), ch = shape->channels;
     int tile_w, out_stride;
     if (bx == 0 && by == 0) {
@@ -185,20 +183,19 @@ static jf_status launch_as(jf_context *ctx, const jf_dview *planes, int plane_ro
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     switch (k) {
-    case 3: launch<3, T>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
-    case 5: launch<5, T>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
-    case 7: launch<7, T>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
-    case 9: launch<9, T>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
-    default: launch<11, T>(grid, block, smem, stream, planes, plane_rows, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
+    case 3: launch<3, T>(grid, block, smem, stream, in, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
+    case 5: launch<5, T>(grid, block, smem, stream, in, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
+    case 7: launch<7, T>(grid, block, smem, stream, in, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
+    case 9: launch<9, T>(grid, block, smem, stream, in, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
+    default: launch<11, T>(grid, block, smem, stream, in, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
     }
-    return jf_gpu_filter_done(ctx, id, "conv_fast_kernel", "conv", "fast", k, shape);
+    return jf_gpu_filter_done(ctx, id, "conv_fast_kernel", "conv", "fast", k, shape, 0);
 }
 
-jf_status jf_conv_fast_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                              const jf_image *shape, int k, const float *weights, int bx, int by,
+jf_status jf_conv_fast_launch(jf_context *ctx, const jf_filter_in *in, int k, const float *weights, int bx, int by,
                               const jf_dview *out)
 {
-    if (shape->sample == JF_SAMPLE_U16)
-        return launch_as<unsigned short>(ctx, planes, plane_rows, shape, k, weights, bx, by, out);
-    return launch_as<unsigned char>(ctx, planes, plane_rows, shape, k, weights, bx, by, out);
+    if (in->shape->sample == JF_SAMPLE_U16)
+        return launch_as<unsigned short>(ctx, in, k, weights, bx, by, out);
+    return launch_as<unsigned char>(ctx, in, k, weights, bx, by, out);
 }

@@ -97,8 +97,8 @@ __device__ __forceinline__ void fast_store_block(const float (&acc)[PY][PX], uns
 /* Grey: the block's tile, then each thread its own PY x PX outputs
  * (fast_store_block). */
 template <typename T, int PY, typename Accumulate>
-__device__ __forceinline__ void fast_grey_tile(unsigned int *s_tile, const unsigned char *planes,
-                                               size_t pitch, int plane_rows, int w, int h, int k,
+__device__ __forceinline__ void fast_grey_tile(unsigned int *s_tile, const jf_tile_src &src,
+                                               int w, int h, int k,
                                                unsigned char *out, size_t out_pitch, int tile_w,
                                                int word_stores, Accumulate accumulate)
 {
@@ -106,8 +106,7 @@ __device__ __forceinline__ void fast_grey_tile(unsigned int *s_tile, const unsig
     const int ox = x0 + threadIdx.x * PX, oy = y0 + threadIdx.y * PY;
     float acc[PY][PX];
 
-    jf_load_tile16(s_tile, tile_w, blockDim.y * PY + k - 1, planes, pitch, plane_rows,
-                   x0 * (int)sizeof(T), y0);
+    jf_load_tile_src16<T>(s_tile, tile_w, blockDim.y * PY + k - 1, src, 0, x0, y0);
     if (ox >= w || oy >= h)
         return;
     accumulate(s_tile, acc);
@@ -116,16 +115,16 @@ __device__ __forceinline__ void fast_grey_tile(unsigned int *s_tile, const unsig
 
 /*
  * Several channels: one block computes every channel of its tile in turn
- * (the planes are loaded one after another into the same tile buffer, then
+ * (each channel's tile is gathered from the interleaved image into the same
+ * tile buffer, the other channels' bytes staying in L1 for the next; then
  * `accumulate(tile, acc)` fills the thread's PY x PX block) and gathers the
  * results interleaved in a shared output tile, which the block then writes
  * in 16-byte pieces.  Writing each channel from its own block would scatter
  * sample stores at a stride of `ch` across three blocks.
  */
 template <typename T, int PY, typename Accumulate>
-__device__ __forceinline__ void fast_interleaved_tile(unsigned int *smem, const unsigned char *planes,
-                                                      size_t pitch, int plane_rows, int w, int h,
-                                                      int ch, int k, unsigned char *out,
+__device__ __forceinline__ void fast_interleaved_tile(unsigned int *smem, const jf_tile_src &src,
+                                                      int w, int h, int ch, int k, unsigned char *out,
                                                       size_t out_pitch, int tile_w, int out_stride,
                                                       int out_piece, Accumulate accumulate)
 {
@@ -139,8 +138,7 @@ __device__ __forceinline__ void fast_interleaved_tile(unsigned int *smem, const 
     for (int c = 0; c < ch; c++) {
         if (c > 0)
             __syncthreads(); /* everyone is done with the previous plane's tile */
-        jf_load_tile16(smem, tile_w, tile_h, planes + (size_t)c * plane_rows * pitch, pitch,
-                       plane_rows, x0 * (int)sizeof(T), y0);
+        jf_load_tile_src16<T>(smem, tile_w, tile_h, src, c, x0, y0);
         accumulate(smem, acc);
 #pragma unroll
         for (int py = 0; py < PY; py++)

@@ -36,13 +36,15 @@ __global__ void conv_global_kernel(const T *__restrict__ planes, size_t pitch, i
 }
 
 template <typename T>
-static jf_status launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                        const jf_image *shape, int k, const float *d_weights, dim3 block,
-                        const jf_dview *out)
+static jf_status launch(jf_context *ctx, const jf_filter_in *in, int k, const float *d_weights,
+                        dim3 block, const jf_dview *out)
 {
+    const jf_image *shape = in->shape;
+    jf_dview planes_view, *planes = &planes_view;
     jf_status st;
-    int id;
-    if ((st = jf_gpu_launch_fits(ctx, (const void *)conv_global_kernel<T>, "conv global",
+    int id, plane_rows;
+    if ((st = jf_gpu_filter_planes(ctx, in, planes, &plane_rows)) != JF_OK ||
+        (st = jf_gpu_launch_fits(ctx, (const void *)conv_global_kernel<T>, "conv global",
                                  (int)(block.x * block.y), 0)) != JF_OK ||
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
@@ -50,15 +52,14 @@ static jf_status launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                             ctx->gpu->stream>>>(
         (const T *)planes->ptr, planes->pitch / sizeof(T), plane_rows, shape->width,
         shape->height, shape->channels, k, d_weights, (T *)out->ptr, out->pitch / sizeof(T));
-    return jf_gpu_filter_done(ctx, id, "conv_global_kernel", "conv", "global", k, shape);
+    return jf_gpu_filter_done(ctx, id, "conv_global_kernel", "conv", "global", k, shape, 1);
 }
 
-jf_status jf_conv_global_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                                const jf_image *shape, int k, const float *d_weights, int bx,
-                                int by, const jf_dview *out)
+jf_status jf_conv_global_launch(jf_context *ctx, const jf_filter_in *in, int k,
+                                const float *d_weights, int bx, int by, const jf_dview *out)
 {
     const dim3 block((unsigned)bx, (unsigned)by);
-    return shape->sample == JF_SAMPLE_U16
-               ? launch<unsigned short>(ctx, planes, plane_rows, shape, k, d_weights, block, out)
-               : launch<unsigned char>(ctx, planes, plane_rows, shape, k, d_weights, block, out);
+    return in->shape->sample == JF_SAMPLE_U16
+               ? launch<unsigned short>(ctx, in, k, d_weights, block, out)
+               : launch<unsigned char>(ctx, in, k, d_weights, block, out);
 }

@@ -143,13 +143,12 @@ __device__ __forceinline__ void sep_accumulate(const unsigned char *s_tile, int 
 }
 
 template <typename T, int PY>
-__global__ void conv_separable_kernel(const unsigned char *__restrict__ planes, size_t pitch,
-                                      int plane_rows, int w, int h, int k,
+__global__ void conv_separable_kernel(const jf_tile_src src, int w, int h, int k,
                                       unsigned char *__restrict__ out, size_t out_pitch, int tile_w,
                                       int word_stores, const sep_weights W)
 {
     extern __shared__ unsigned int s_tile[];
-    fast_grey_tile<T, PY>(s_tile, planes, pitch, plane_rows, w, h, k, out, out_pitch, tile_w,
+    fast_grey_tile<T, PY>(s_tile, src, w, h, k, out, out_pitch, tile_w,
                           word_stores, [&](const unsigned int *tile, float (&acc)[PY][PX]) {
                               sep_accumulate<T, PY>((const unsigned char *)tile, tile_w, k, W, acc);
                           });
@@ -157,14 +156,13 @@ __global__ void conv_separable_kernel(const unsigned char *__restrict__ planes, 
 
 /* Several channels: fast_interleaved_tile around the same accumulation. */
 template <typename T, int PY>
-__global__ void conv_separable_interleaved_kernel(const unsigned char *__restrict__ planes,
-                                                  size_t pitch, int plane_rows, int w, int h,
+__global__ void conv_separable_interleaved_kernel(const jf_tile_src src, int w, int h,
                                                   int ch, int k, unsigned char *__restrict__ out,
                                                   size_t out_pitch, int tile_w, int out_stride,
                                                   int out_piece, const sep_weights W)
 {
     extern __shared__ unsigned int smem[];
-    fast_interleaved_tile<T, PY>(smem, planes, pitch, plane_rows, w, h, ch, k, out, out_pitch,
+    fast_interleaved_tile<T, PY>(smem, src, w, h, ch, k, out, out_pitch,
                                  tile_w, out_stride, out_piece,
                                  [&](const unsigned int *tile, float (&acc)[PY][PX]) {
                                      sep_accumulate<T, PY>((const unsigned char *)tile, tile_w, k,
@@ -197,26 +195,26 @@ static size_t sep_smem(int k, int ch, int bx, int by, int *tile_w, int *out_stri
 
 template <typename T, int PY>
 static void sep_launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
-                       const jf_dview *planes, int plane_rows, const jf_image *shape, int k,
+                       const jf_filter_in *in, const jf_image *shape, int k,
                        const jf_dview *out, int tile_w, int out_stride, int word_stores,
                        const sep_weights &W)
 {
     if (shape->channels == 1)
         conv_separable_kernel<T, PY><<<grid, block, smem, stream>>>(
-            planes->ptr, planes->pitch, plane_rows, shape->width, shape->height, k, out->ptr,
+            in->src, shape->width, shape->height, k, out->ptr,
             out->pitch, tile_w, word_stores, W);
     else
         conv_separable_interleaved_kernel<T, PY><<<grid, block, smem, stream>>>(
-            planes->ptr, planes->pitch, plane_rows, shape->width, shape->height,
+            in->src, shape->width, shape->height,
             shape->channels, k, out->ptr, out->pitch, tile_w, out_stride,
             jf_out_piece(out->ptr, out->pitch), W);
 }
 
 template <typename T>
-static jf_status launch_as(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                           const jf_image *shape, int k, const float *col, const float *row,
+static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const float *col, const float *row,
                            int bx, int by, const jf_dview *out)
 {
+    const jf_image *shape = in->shape;
     const int ch = shape->channels;
     int tile_w, out_stride, id;
     sep_weights W;
@@ -246,19 +244,18 @@ static jf_status launch_as(jf_context *ctx, const jf_dview *planes, int plane_ro
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     if (SEP_ROWS(k) == 16)
-        sep_launch<T, 16>(grid, block, smem, stream, planes, plane_rows, shape, k, out, tile_w,
+        sep_launch<T, 16>(grid, block, smem, stream, in, shape, k, out, tile_w,
                           out_stride, word_stores, W);
     else
-        sep_launch<T, 8>(grid, block, smem, stream, planes, plane_rows, shape, k, out, tile_w,
+        sep_launch<T, 8>(grid, block, smem, stream, in, shape, k, out, tile_w,
                          out_stride, word_stores, W);
-    return jf_gpu_filter_done(ctx, id, "conv_separable_kernel", "conv", "fast-separable", k, shape);
+    return jf_gpu_filter_done(ctx, id, "conv_separable_kernel", "conv", "fast-separable", k, shape, 0);
 }
 
-jf_status jf_conv_separable_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                                   const jf_image *shape, int k, const float *col,
+jf_status jf_conv_separable_launch(jf_context *ctx, const jf_filter_in *in, int k, const float *col,
                                    const float *row, int bx, int by, const jf_dview *out)
 {
-    if (shape->sample == JF_SAMPLE_U16)
-        return launch_as<unsigned short>(ctx, planes, plane_rows, shape, k, col, row, bx, by, out);
-    return launch_as<unsigned char>(ctx, planes, plane_rows, shape, k, col, row, bx, by, out);
+    if (in->shape->sample == JF_SAMPLE_U16)
+        return launch_as<unsigned short>(ctx, in, k, col, row, bx, by, out);
+    return launch_as<unsigned char>(ctx, in, k, col, row, bx, by, out);
 }

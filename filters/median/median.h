@@ -41,16 +41,14 @@ jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
 
 #ifdef __CUDACC__
 #include "core/gpu.cuh"
-/* CUDA variants: padded planes in, interleaved output out (one file each).
+struct jf_filter_in;
+/* CUDA variants: the input as jf_gpu_filter_setup leaves it in, interleaved output out (one file each).
  * bx, by 0 x 0: the variant's default block. */
-jf_status jf_median_global_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                                  const jf_image *shape, int k, int bx, int by,
+jf_status jf_median_global_launch(jf_context *ctx, const struct jf_filter_in *in, int k, int bx, int by,
                                   const jf_dview *out);
-jf_status jf_median_fast_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                                const jf_image *shape, int k, int bx, int by,
+jf_status jf_median_fast_launch(jf_context *ctx, const struct jf_filter_in *in, int k, int bx, int by,
                                 const jf_dview *out);
-jf_status jf_median_shared_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                                  const jf_image *shape, int k, int bx, int by,
+jf_status jf_median_shared_launch(jf_context *ctx, const struct jf_filter_in *in, int k, int bx, int by,
                                   const jf_dview *out);
 #endif
 #endif

@@ -29,8 +29,8 @@
  * (a 16-bit min or max is exact on them), one lane one sample; only the
  * tile (twice the bytes) and the unpacking differ (fast_sample).
  *
- * Several channels: the block runs the planes one after another through the
- * same tile and gathers the outputs interleaved in shared memory, then
+ * Several channels: the block runs the channels one after another through the
+ * same tile (each gathered from the interleaved image) and gathers the outputs interleaved in shared memory, then
  * writes 16-byte pieces (as the fast convolution does).
  */
 #include "filters/filter_cuda.cuh"
@@ -67,7 +67,7 @@ struct fast_block {
 };
 
 /* Tile row length in bytes: the block's columns plus what the last thread's
- * pieces reach, in whole 16-byte pieces (jf_load_tile16; every piece read
+ * pieces reach, in whole 16-byte pieces (jf_load_tile_src16; every piece read
  * stays aligned). */
 template <int K, typename T>
 static int fast_tile_width(int cols_out)
@@ -216,8 +216,7 @@ __device__ __forceinline__ void fast_store_row(unsigned char *o, const unsigned 
  * store (words, or samples, where the output's alignment does not allow
  * it). */
 template <int K, int LANES, typename T>
-__global__ void median_fast_kernel(const unsigned char *__restrict__ planes, size_t pitch,
-                                   int plane_rows, int w, int h, unsigned char *__restrict__ out,
+__global__ void median_fast_kernel(const jf_tile_src src, int w, int h, unsigned char *__restrict__ out,
                                    size_t out_pitch, int tile_w, int word_stores)
 {
     typedef fast_block<K> B;
@@ -228,8 +227,7 @@ __global__ void median_fast_kernel(const unsigned char *__restrict__ planes, siz
     T res[LANES][B::ROWS][B::COLS];
     static_assert(B::COLS == 8, "a row of outputs is one 8-sample store");
 
-    jf_load_tile16(s_tile, tile_w, lane_rows * LANES + K - 1, planes, pitch, plane_rows,
-                   x0 * (int)sizeof(T), y0);
+    jf_load_tile_src16<T>(s_tile, tile_w, lane_rows * LANES + K - 1, src, 0, x0, y0);
     const int ox = x0 + lx;
     if (ox >= w || y0 + ly >= h)
         return;
@@ -260,11 +258,10 @@ __global__ void median_fast_kernel(const unsigned char *__restrict__ planes, siz
         }
 }
 
-/* Several channels: planes in turn through one tile, outputs gathered
+/* Several channels: each channel in turn through one tile, outputs gathered
  * interleaved in shared memory, written as words. */
 template <int K, int LANES, typename T>
-__global__ void median_fast_interleaved_kernel(const unsigned char *__restrict__ planes,
-                                               size_t pitch, int plane_rows, int w, int h, int ch,
+__global__ void median_fast_interleaved_kernel(const jf_tile_src src, int w, int h, int ch,
                                                unsigned char *__restrict__ out, size_t out_pitch,
                                                int tile_w, int out_stride, int out_piece)
 {
@@ -281,8 +278,7 @@ __global__ void median_fast_interleaved_kernel(const unsigned char *__restrict__
     for (int c = 0; c < ch; c++) {
         if (c > 0)
             __syncthreads(); /* everyone is done with the previous plane's tile */
-        jf_load_tile16(smem, tile_w, tile_h, planes + (size_t)c * plane_rows * pitch, pitch,
-                       plane_rows, x0 * (int)sizeof(T), y0);
+        jf_load_tile_src16<T>(smem, tile_w, tile_h, src, c, x0, y0);
         fast_block_medians<K, LANES, T>((const unsigned char *)smem, tile_w, lx, ly, lane_rows,
                                         res);
 #pragma unroll
@@ -322,10 +318,11 @@ static size_t fast_smem(int ch, int bx, int by, int *tile_w, int *out_stride)
 /* bx = by = 0: 32 x 4 (H100: 0-4% faster than 16x8, 8x8 or 16x16), or
  * fewer rows where that block does not fit the device (16-bit RGB). */
 template <int K, int LANES, typename T>
-static jf_status launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                        const jf_image *shape, int bx, int by, const jf_dview *out)
+static jf_status launch(jf_context *ctx, const jf_filter_in *in, int bx, int by,
+                        const jf_dview *out)
 {
     typedef fast_block<K> B;
+    const jf_image *shape = in->shape;
     const int ch = shape->channels;
     int tile_w, out_stride;
     if (bx == 0 && by == 0) {
@@ -351,45 +348,45 @@ static jf_status launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
         return st;
     if (ch == 1)
         median_fast_kernel<K, LANES, T><<<grid, block, smem, stream>>>(
-            planes->ptr, planes->pitch, plane_rows, shape->width, shape->height, out->ptr,
+            in->src, shape->width, shape->height, out->ptr,
             out->pitch, tile_w, word_stores);
     else
         median_fast_interleaved_kernel<K, LANES, T><<<grid, block, smem, stream>>>(
-            planes->ptr, planes->pitch, plane_rows, shape->width, shape->height, ch, out->ptr,
+            in->src, shape->width, shape->height, ch, out->ptr,
             out->pitch, tile_w, out_stride, jf_out_piece(out->ptr, out->pitch));
-    return jf_gpu_filter_done(ctx, id, "median_fast_kernel", "median", "fast", K, shape);
+    return jf_gpu_filter_done(ctx, id, "median_fast_kernel", "median", "fast", K, shape, 0);
 }
 
 template <int K, int LANES>
-static jf_status launch_sample(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                               const jf_image *shape, int bx, int by, const jf_dview *out)
+static jf_status launch_sample(jf_context *ctx, const jf_filter_in *in, int bx, int by,
+                               const jf_dview *out)
 {
-    if (shape->sample == JF_SAMPLE_U16)
-        return launch<K, LANES, unsigned short>(ctx, planes, plane_rows, shape, bx, by, out);
-    return launch<K, LANES, unsigned char>(ctx, planes, plane_rows, shape, bx, by, out);
+    if (in->shape->sample == JF_SAMPLE_U16)
+        return launch<K, LANES, unsigned short>(ctx, in, bx, by, out);
+    return launch<K, LANES, unsigned char>(ctx, in, bx, by, out);
 }
 
 /* ONE_LANE: whether the one-sample kernels exist for this K (not for 9 and
  * 11, which run only with two; jf_median_fast_runs). */
 template <int K, bool ONE_LANE>
-static jf_status launch_k(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                          const jf_image *shape, int bx, int by, const jf_dview *out)
+static jf_status launch_k(jf_context *ctx, const jf_filter_in *in, int bx, int by,
+                          const jf_dview *out)
 {
     if (jf_median_fast_lanes(&ctx->gpu->info) == 2)
-        return launch_sample<K, 2>(ctx, planes, plane_rows, shape, bx, by, out);
+        return launch_sample<K, 2>(ctx, in, bx, by, out);
     if (ONE_LANE)
-        return launch_sample<K, ONE_LANE ? 1 : 2>(ctx, planes, plane_rows, shape, bx, by, out);
+        return launch_sample<K, ONE_LANE ? 1 : 2>(ctx, in, bx, by, out);
     return jf_fail(JF_ERR_INTERNAL, "median fast k=%d: needs two samples a register", K);
 }
 
-jf_status jf_median_fast_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                                const jf_image *shape, int k, int bx, int by, const jf_dview *out)
+jf_status jf_median_fast_launch(jf_context *ctx, const jf_filter_in *in, int k, int bx, int by,
+                                const jf_dview *out)
 {
     switch (k) {
-    case 3: return launch_k<3, true>(ctx, planes, plane_rows, shape, bx, by, out);
-    case 5: return launch_k<5, true>(ctx, planes, plane_rows, shape, bx, by, out);
-    case 7: return launch_k<7, true>(ctx, planes, plane_rows, shape, bx, by, out);
-    case 9: return launch_k<9, false>(ctx, planes, plane_rows, shape, bx, by, out);
-    default: return launch_k<11, false>(ctx, planes, plane_rows, shape, bx, by, out);
+    case 3: return launch_k<3, true>(ctx, in, bx, by, out);
+    case 5: return launch_k<5, true>(ctx, in, bx, by, out);
+    case 7: return launch_k<7, true>(ctx, in, bx, by, out);
+    case 9: return launch_k<9, false>(ctx, in, bx, by, out);
+    default: return launch_k<11, false>(ctx, in, bx, by, out);
     }
 }

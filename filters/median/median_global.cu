@@ -1,7 +1,8 @@
 /*
  * Median, global memory (the seed report's first kernel, with its bubble sort
  * replaced by jf_median_select).  One thread per output pixel of one channel;
- * the window is read straight from the padded plane in global memory, so
+ * the window is read straight from the padded plane in global memory (the
+ * pad pass runs for it: jf_gpu_filter_planes), so
  * neighbouring threads re-read the same bytes through L1/L2.  8- and 16-bit
  * samples (the one GPU median variant for 16 bits).
  */
@@ -25,12 +26,15 @@ __global__ void median_global_kernel(const T *__restrict__ planes, size_t pitch,
 
 /* Pitches in samples of T: bytes / sizeof(T) (every pitch here is even). */
 template <typename T>
-static jf_status launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                        const jf_image *shape, int k, dim3 block, const jf_dview *out)
+static jf_status launch(jf_context *ctx, const jf_filter_in *in, int k, dim3 block,
+                        const jf_dview *out)
 {
+    const jf_image *shape = in->shape;
+    jf_dview planes_view, *planes = &planes_view;
     jf_status st;
-    int id;
-    if ((st = jf_gpu_launch_fits(ctx, (const void *)median_global_kernel<T>, "median global",
+    int id, plane_rows;
+    if ((st = jf_gpu_filter_planes(ctx, in, planes, &plane_rows)) != JF_OK ||
+        (st = jf_gpu_launch_fits(ctx, (const void *)median_global_kernel<T>, "median global",
                                  (int)(block.x * block.y), 0)) != JF_OK ||
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
@@ -38,11 +42,10 @@ static jf_status launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
                               0, ctx->gpu->stream>>>(
         (const T *)planes->ptr, planes->pitch / sizeof(T), plane_rows, shape->width,
         shape->height, shape->channels, k, (T *)out->ptr, out->pitch / sizeof(T));
-    return jf_gpu_filter_done(ctx, id, "median_global_kernel", "median", "global", k, shape);
+    return jf_gpu_filter_done(ctx, id, "median_global_kernel", "median", "global", k, shape, 1);
 }
 
-jf_status jf_median_global_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                                  const jf_image *shape, int k, int bx, int by,
+jf_status jf_median_global_launch(jf_context *ctx, const jf_filter_in *in, int k, int bx, int by,
                                   const jf_dview *out)
 {
     if (bx == 0 && by == 0) {
@@ -50,7 +53,7 @@ jf_status jf_median_global_launch(jf_context *ctx, const jf_dview *planes, int p
         by = 8;
     }
     const dim3 block((unsigned)bx, (unsigned)by);
-    return shape->sample == JF_SAMPLE_U16
-               ? launch<unsigned short>(ctx, planes, plane_rows, shape, k, block, out)
-               : launch<unsigned char>(ctx, planes, plane_rows, shape, k, block, out);
+    return in->shape->sample == JF_SAMPLE_U16
+               ? launch<unsigned short>(ctx, in, k, block, out)
+               : launch<unsigned char>(ctx, in, k, block, out);
 }

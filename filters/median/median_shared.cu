@@ -1,8 +1,9 @@
 /*
  * Median, shared-memory tiles (the seed report's second kernel, finished).
  *
- * The block first loads its tile plus halo into shared memory (jf_load_tile:
- * coalesced 4-byte words), so each input byte comes from DRAM once per block.
+ * The block first loads its tile plus halo into shared memory straight from
+ * the image, the border applied as it loads (jf_load_tile_src: coalesced
+ * 4-byte words), so each input byte comes from DRAM once per block.
  * Then the selection:
  *
  * k = 1, 3: each thread takes its window from the tile (jf_median_select, the
@@ -33,8 +34,8 @@
  *   Where the tile would pass the device's shared memory per block (48 KiB on
  *   the Nano: k >= 83 with the default block), the launcher first shortens
  *   the strips, then drops the tile: the same kernel reads the window's rows
- *   from the padded plane in global memory (through L1), and only the
- *   counters stay in shared memory, 32 KiB at most.  Never a failure for a
+ *   from padded planes in global memory (through L1; the one case here that
+ *   runs the pad pass), and only the counters stay in shared memory, 32 KiB at most.  Never a failure for a
  *   large k.
  */
 #include "filters/filter_cuda.cuh"
@@ -48,8 +49,7 @@
 #define STRIP_MAX 32
 #define STRIP_MIN 8
 
-__global__ void median_shared_kernel(const unsigned char *__restrict__ planes, size_t pitch,
-                                     int plane_rows, int w, int h, int ch, int k,
+__global__ void median_shared_kernel(const jf_tile_src src, int w, int h, int ch, int k,
                                      unsigned char *__restrict__ out, size_t out_pitch,
                                      int tile_w)
 {
@@ -57,8 +57,7 @@ __global__ void median_shared_kernel(const unsigned char *__restrict__ planes, s
     const int c = blockIdx.z;
     const int x0 = blockIdx.x * blockDim.x, y0 = blockIdx.y * blockDim.y;
     const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
-    jf_load_tile(s_tile, tile_w, blockDim.y + k - 1, planes + (size_t)c * plane_rows * pitch,
-                 pitch, plane_rows, x0, y0);
+    jf_load_tile_src<unsigned char>(s_tile, tile_w, blockDim.y + k - 1, src, c, x0, y0);
     if (x >= w || y >= h)
         return;
     out[(size_t)y * out_pitch + (size_t)x * ch + c] = jf_median_select(
@@ -84,10 +83,12 @@ __device__ __forceinline__ int word_sum(unsigned int w)
     return (int)((w & 0xFFFFu) + (w >> 16));
 }
 
-/* TILED: the window rows come from the tile in shared memory; else straight
- * from the padded plane (large k on a device with little shared memory). */
+/* TILED: the window rows come from the tile in shared memory, loaded from
+ * `src`; else straight from the padded planes (large k on a device with
+ * little shared memory). */
 template <int BITS, bool TILED>
-__global__ void median_shared_hist_kernel(const unsigned char *__restrict__ planes, size_t pitch,
+__global__ void median_shared_hist_kernel(const jf_tile_src src,
+                                          const unsigned char *__restrict__ planes, size_t pitch,
                                           int plane_rows, int w, int h, int ch, int k,
                                           unsigned char *__restrict__ out, size_t out_pitch,
                                           int tile_w, int strip)
@@ -103,9 +104,9 @@ __global__ void median_shared_hist_kernel(const unsigned char *__restrict__ plan
     const int x0 = blockIdx.x * blockDim.x, y0 = blockIdx.y * rows_out;
     const int x = x0 + threadIdx.x, ys = y0 + threadIdx.y * strip;
     const int rank = (k * k) / 2;
-    const unsigned char *plane = planes + (size_t)c * plane_rows * pitch;
+    const unsigned char *plane = TILED ? planes : planes + (size_t)c * plane_rows * pitch;
     if (TILED)
-        jf_load_tile(smem, tile_w, tile_h, plane, pitch, plane_rows, x0, y0);
+        jf_load_tile_src<unsigned char>(smem, tile_w, tile_h, src, c, x0, y0);
     if (x >= w || ys >= h)
         return;
 
@@ -181,9 +182,10 @@ static const void *hist_kernel(int k, bool tiled)
                  : (const void *)median_shared_hist_kernel<16, false>;
 }
 
-static jf_status launch_window(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                               const jf_image *shape, int k, int bx, int by, const jf_dview *out)
+static jf_status launch_window(jf_context *ctx, const jf_filter_in *in, int k, int bx, int by,
+                               const jf_dview *out)
 {
+    const jf_image *shape = in->shape;
     const dim3 block((unsigned)bx, (unsigned)by);
     const int tile_w = jf_tile_width(bx, k);
     const size_t smem = tile_bytes(bx, by, k);
@@ -194,15 +196,17 @@ static jf_status launch_window(jf_context *ctx, const jf_dview *planes, int plan
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     median_shared_kernel<<<jf_grid(shape->width, shape->height, shape->channels, block), block,
-                           smem, ctx->gpu->stream>>>(planes->ptr, planes->pitch, plane_rows,
-                                                     shape->width, shape->height, shape->channels,
+                           smem, ctx->gpu->stream>>>(in->src, shape->width, shape->height, shape->channels,
                                                      k, out->ptr, out->pitch, tile_w);
-    return jf_gpu_filter_done(ctx, id, "median_shared_kernel", "median", "shared", k, shape);
+    return jf_gpu_filter_done(ctx, id, "median_shared_kernel", "median", "shared", k, shape, 0);
 }
 
-static jf_status launch_hist(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                             const jf_image *shape, int k, int bx, int by, const jf_dview *out)
+static jf_status launch_hist(jf_context *ctx, const jf_filter_in *in, int k, int bx, int by,
+                             const jf_dview *out)
 {
+    const jf_image *shape = in->shape;
+    jf_dview planes = {NULL, 0};
+    int plane_rows = 0;
     const int threads = bx * by, tile_w = jf_tile_width(bx, k);
     const dim3 block((unsigned)bx, (unsigned)by);
     int strip = choose_strip(shape, bx, by, ctx->gpu->info.multiprocessors);
@@ -222,13 +226,15 @@ static jf_status launch_hist(jf_context *ctx, const jf_dview *planes, int plane_
         tiled = false;
         strip = choose_strip(shape, bx, by, ctx->gpu->info.multiprocessors);
         smem = hist_bytes(threads, k);
+        if ((st = jf_gpu_filter_planes(ctx, in, &planes, &plane_rows)) != JF_OK)
+            return st;
     }
     if ((st = jf_gpu_launch_fits(ctx, hist_kernel(k, tiled), "median shared", threads, smem)) != JF_OK ||
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     const dim3 grid = jf_grid(shape->width, shape->height, shape->channels,
                               dim3((unsigned)bx, (unsigned)(by * strip)));
-#define JF_HIST_ARGS planes->ptr, planes->pitch, plane_rows, shape->width, shape->height, \
+#define JF_HIST_ARGS in->src, planes.ptr, planes.pitch, plane_rows, shape->width, shape->height, \
                      shape->channels, k, out->ptr, out->pitch, tile_w, strip
     if (k <= 15 && tiled)
         median_shared_hist_kernel<8, true><<<grid, block, smem, ctx->gpu->stream>>>(JF_HIST_ARGS);
@@ -239,14 +245,13 @@ static jf_status launch_hist(jf_context *ctx, const jf_dview *planes, int plane_
     else
         median_shared_hist_kernel<16, false><<<grid, block, smem, ctx->gpu->stream>>>(JF_HIST_ARGS);
 #undef JF_HIST_ARGS
-    return jf_gpu_filter_done(ctx, id, "median_shared_hist_kernel", "median", "shared", k, shape);
+    return jf_gpu_filter_done(ctx, id, "median_shared_hist_kernel", "median", "shared", k, shape, !tiled);
 }
 
 /* Default blocks: 32 x 8 for the window kernel; 32 x 2 for the histogram
  * kernel (64 threads x 256 or 512 bytes of counters leave room for a tile
  * in 48 KiB, the Nano's limit). */
-jf_status jf_median_shared_launch(jf_context *ctx, const jf_dview *planes, int plane_rows,
-                                  const jf_image *shape, int k, int bx, int by,
+jf_status jf_median_shared_launch(jf_context *ctx, const jf_filter_in *in, int k, int bx, int by,
                                   const jf_dview *out)
 {
     const int hist = k >= 5;
@@ -254,6 +259,5 @@ jf_status jf_median_shared_launch(jf_context *ctx, const jf_dview *planes, int p
         bx = 32;
         by = hist ? 2 : 8;
     }
-    return hist ? launch_hist(ctx, planes, plane_rows, shape, k, bx, by, out)
-                : launch_window(ctx, planes, plane_rows, shape, k, bx, by, out);
+    return hist ? launch_hist(ctx, in, k, bx, by, out) : launch_window(ctx, in, k, bx, by, out);
 }
