@@ -53,8 +53,7 @@ jf_status jf_gpu_filter_done(jf_context *ctx, int id, const char *kernel, const 
                              const char *variant, int k, const jf_image *shape, int padded);
 
 /* Padded planes in the PAD slot: `channels` planes of (w+2r) x (h+2r)
- * samples of `sample`'s type, with room for tile loads that overrun the
- * right edge (pad_cuda.cu). */
+ * samples of `sample`'s type (pad_cuda.cu). */
 jf_status jf_gpu_pad_planes(jf_context *ctx, const jf_dview *src, int w, int h, int ch,
                             jf_sample sample, int radius, jf_border border, jf_dview *planes,
                             int *plane_rows);

@@ -1,13 +1,9 @@
 /*
- * Cooperative tile load for the shared-memory variants.
- *
- * The block's threads walk a (BY+k-1) x tile_w byte tile of one padded plane
- * in 4-byte words, consecutive threads taking consecutive words of a row, so
- * a warp reads 128 contiguous bytes per step.  Word loads are aligned: rows
- * of the plane are 512-byte aligned (cudaMallocPitch) and the tile's first
- * column is a multiple of the block width, itself a multiple of 4.  Rows past
- * the plane and words past the pitch are never needed by a valid output and
- * are skipped rather than read out of bounds.
+ * Tiles in shared memory: how the tiled kernels load them from the image
+ * (the border applied as they load, below) and write their interleaved
+ * output tiles back.  The block's threads walk a tile in 4- or 16-byte
+ * pieces, consecutive threads taking consecutive pieces of a row, so a warp
+ * reads contiguous bytes.
  */
 #ifndef JF_FILTERS_TILE_CUH
 #define JF_FILTERS_TILE_CUH
@@ -17,34 +13,10 @@
 /* Tile row length in bytes for a block bx wide and a k x k window. */
 static inline int jf_tile_width(int bx, int k) { return (bx + k - 1 + 3) & ~3; }
 
-/* The walk in pieces of type P (4 or 16 bytes), without the barrier. */
-template <typename P>
-__device__ __forceinline__ void jf_load_tile_pieces(unsigned int *tile_words, int tile_w,
-                                                    int tile_h, const unsigned char *plane,
-                                                    size_t pitch, int plane_rows, int x0, int y0)
-{
-    const int pieces = tile_w / (int)sizeof(P);
-    const int nthreads = blockDim.x * blockDim.y;
-    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    for (int i = tid; i < tile_h * pieces; i += nthreads) {
-        const int ty = i / pieces, tx = (int)sizeof(P) * (i - ty * pieces);
-        const int gy = y0 + ty;
-        if (gy < plane_rows && (size_t)(x0 + tx) < pitch)
-            ((P *)tile_words)[i] = *(const P *)(plane + (size_t)gy * pitch + x0 + tx);
-    }
-}
-
-__device__ __forceinline__ void jf_load_tile(unsigned int *tile_words, int tile_w, int tile_h,
-                                             const unsigned char *plane, size_t pitch,
-                                             int plane_rows, int x0, int y0)
-{
-    jf_load_tile_pieces<unsigned int>(tile_words, tile_w, tile_h, plane, pitch, plane_rows, x0, y0);
-    __syncthreads();
-}
-
-/* The widest store an output allows: 16-byte pieces where its start and
- * pitch are multiples of 16 (cudaMallocPitch's always are), 4-byte words
- * where they are multiples of 4, else bytes. */
+/* The widest aligned piece a pitched buffer allows (the stores to an
+ * output, the loads from an input): 16 bytes where its start and pitch are
+ * multiples of 16 (cudaMallocPitch's always are), 4-byte words where they
+ * are multiples of 4, else bytes. */
 static inline int jf_out_piece(const void *ptr, size_t pitch)
 {
     const size_t at = (size_t)(uintptr_t)ptr | pitch;
@@ -91,22 +63,6 @@ __device__ __forceinline__ void jf_write_out_tile(const unsigned char *s_out, in
                                            px_bytes);
 }
 
-/* The same in 16-byte pieces (a quarter of the load instructions), for
- * tiles whose width and first column are multiples of 16; planes whose
- * pitch or start is not (never the case for cudaMallocPitch's) take the
- * word loop. */
-__device__ __forceinline__ void jf_load_tile16(unsigned int *tile_words, int tile_w, int tile_h,
-                                               const unsigned char *plane, size_t pitch,
-                                               int plane_rows, int x0, int y0)
-{
-    if ((pitch | (size_t)(uintptr_t)plane) % 16 != 0)
-        jf_load_tile_pieces<unsigned int>(tile_words, tile_w, tile_h, plane, pitch, plane_rows, x0,
-                                          y0);
-    else
-        jf_load_tile_pieces<uint4>(tile_words, tile_w, tile_h, plane, pitch, plane_rows, x0, y0);
-    __syncthreads();
-}
-
 /*
  * Tiles straight from the image: the border fused into the load.
  *
@@ -136,8 +92,7 @@ struct jf_tile_src {
 static inline jf_tile_src jf_tile_source(const unsigned char *img, size_t pitch, int w, int h,
                                          int ch, int r, jf_border border)
 {
-    const size_t at = (size_t)(uintptr_t)img | pitch;
-    jf_tile_src s = {img, pitch, w, h, ch, r, at % 16 == 0 ? 16 : at % 4 == 0 ? 4 : 1, border};
+    jf_tile_src s = {img, pitch, w, h, ch, r, jf_out_piece(img, pitch), border};
     return s;
 }
 
@@ -187,9 +142,8 @@ __device__ __forceinline__ unsigned jf_src_word(const jf_tile_src &s, const unsi
     return v;
 }
 
-/* Bytes b .. b + 15 of a row that starts at a multiple of 16 and holds
- * byte b + 15: one aligned 16-byte load, or two shifted into place. */
-template <int Q> /* the 16 bytes from byte 4Q + sh / 8 of lo:hi */
+/* The 16 bytes from byte 4Q + sh / 8 of lo:hi. */
+template <int Q>
 __device__ __forceinline__ uint4 jf_shift16(const uint4 &lo, const uint4 &hi, int sh)
 {
     const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
@@ -197,6 +151,8 @@ __device__ __forceinline__ uint4 jf_shift16(const uint4 &lo, const uint4 &hi, in
                       __funnelshift_r(w[Q + 2], w[Q + 3], sh), __funnelshift_r(w[Q + 3], w[Q + 4], sh));
 }
 
+/* Bytes b .. b + 15 of a row that starts at a multiple of 16 and holds
+ * byte b + 15: one aligned 16-byte load, or two shifted into place. */
 __device__ __forceinline__ uint4 jf_bytes16(const unsigned char *row, int b)
 {
     const int sh = (b & 3) * 8;

@@ -43,7 +43,8 @@ __global__ void pad_planes_kernel(const T *__restrict__ src, size_t src_pitch, i
     dst[((size_t)c * plane_rows + y) * dst_pitch + x] = v;
 }
 
-/* Byte b of padded row y: px_bytes bytes a pixel, whatever the sample. */
+/* Byte b of a padded row that shows image row `row` (NULL: a zero row);
+ * px_bytes bytes a pixel, whatever the sample. */
 __device__ __forceinline__ unsigned char pad_byte(const unsigned char *row, int b, int px_bytes,
                                                   int w, int r, jf_border border)
 {
@@ -51,49 +52,46 @@ __device__ __forceinline__ unsigned char pad_byte(const unsigned char *row, int 
     return row && sx >= 0 ? row[(size_t)sx * px_bytes + (b - px * px_bytes)] : (unsigned char)0;
 }
 
-/* 16 bytes of padded row y from byte b on (b + 16 <= row_bytes). */
-__device__ __forceinline__ uint4 pad_piece(const unsigned char *src, size_t src_pitch, int w,
-                                           int h, int px_bytes, int r, jf_border border,
-                                           int src16, int y, int b)
+/* 16 bytes of a padded row from byte b on (b + 16 <= row_bytes); `row`
+ * is the image row it shows (jf_src_row; NULL: a zero row). */
+__device__ __forceinline__ uint4 pad_piece(const jf_tile_src &s, const unsigned char *row,
+                                           int px_bytes, int b)
 {
-    const int lead = r * px_bytes, inner = w * px_bytes;
-    const int sy = jf_border_index(y - r, h, border);
-    const unsigned char *row = sy < 0 ? (const unsigned char *)0 : src + (size_t)sy * src_pitch;
+    const int lead = s.r * px_bytes, inner = s.w * px_bytes;
     unsigned wd[4];
-    if (row && src16 && b >= lead && b + 16 <= lead + inner)
+    if (row && s.align >= 16 && b >= lead && b + 16 <= lead + inner)
         return jf_bytes16(row, b - lead);
 #pragma unroll
     for (int q = 0; q < 4; q++) {
         wd[q] = 0;
 #pragma unroll
         for (int j = 0; j < 4; j++)
-            wd[q] |= (unsigned)pad_byte(row, b + 4 * q + j, px_bytes, w, r, border) << (8 * j);
+            wd[q] |= (unsigned)pad_byte(row, b + 4 * q + j, px_bytes, s.w, s.r, s.border) << (8 * j);
     }
     return make_uint4(wd[0], wd[1], wd[2], wd[3]);
 }
 
-/* row_bytes: (w + 2r) * px_bytes; src16, dst16: rows start at multiples
- * of 16 bytes (else every byte takes the edge path or a byte store).  One
- * 16-byte piece a thread: four rows a thread, loads before stores, measured
- * slower on the H100 (8K grey 1600 against 1960 GB/s), and so did 64 x 4
- * blocks (1850-1880 against 1980-1990). */
-__global__ void pad_rows_kernel(const unsigned char *__restrict__ src, size_t src_pitch, int w,
-                                int h, int px_bytes, int r, jf_border border, int src16,
-                                unsigned char *__restrict__ dst, size_t dst_pitch, int ph,
-                                int row_bytes, int dst16)
+/* `s`: the image, its radius and border (s.align: whether its rows start at
+ * multiples of 16 bytes; else every byte takes the edge path); px_bytes a
+ * pixel; row_bytes: (w + 2r) * px_bytes; dst16: the output's rows start at
+ * multiples of 16 (else byte stores).  One 16-byte piece a thread: four
+ * rows a thread, loads before stores, measured slower on the H100 (8K grey
+ * 1600 against 1960 GB/s), and so did 64 x 4 blocks (1850-1880 against
+ * 1980-1990). */
+__global__ void pad_rows_kernel(const jf_tile_src s, int px_bytes, unsigned char *__restrict__ dst,
+                                size_t dst_pitch, int ph, int row_bytes, int dst16)
 {
     const int b = (blockIdx.x * blockDim.x + threadIdx.x) * 16;
     if (b >= row_bytes)
         return;
     for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < ph; y += gridDim.y * blockDim.y) {
+        const unsigned char *row = jf_src_row(s, y);
         unsigned char *o = dst + (size_t)y * dst_pitch + b;
         if (dst16 && b + 16 <= row_bytes) {
-            *(uint4 *)o = pad_piece(src, src_pitch, w, h, px_bytes, r, border, src16, y, b);
+            *(uint4 *)o = pad_piece(s, row, px_bytes, b);
         } else {
-            const int sy = jf_border_index(y - r, h, border);
-            const unsigned char *row = sy < 0 ? (const unsigned char *)0 : src + (size_t)sy * src_pitch;
             for (int j = 0; j < 16 && b + j < row_bytes; j++)
-                o[j] = pad_byte(row, b + j, px_bytes, w, r, border);
+                o[j] = pad_byte(row, b + j, px_bytes, s.w, s.r, s.border);
         }
     }
 }
@@ -153,11 +151,9 @@ extern "C" jf_status jf_pad_cuda(jf_context *ctx, const jf_image *src, int radiu
         const int ys = (ph + 1) / 2;
         const dim3 grid((unsigned)((row_bytes + 16 * 128 - 1) / (16 * 128)),
                         (unsigned)(ys < 65535 ? ys : 65535));
-        const int src16 = ((uintptr_t)in.ptr | in.pitch) % 16 == 0;
-        const int dst16 = ((uintptr_t)out.ptr | out.pitch) % 16 == 0;
         pad_rows_kernel<<<grid, block, 0, ctx->gpu->stream>>>(
-            in.ptr, in.pitch, src->width, src->height, px_bytes, radius, border, src16, out.ptr,
-            out.pitch, ph, row_bytes, dst16);
+            jf_tile_source(in.ptr, in.pitch, src->width, src->height, src->channels, radius, border),
+            px_bytes, out.ptr, out.pitch, ph, row_bytes, jf_out_piece(out.ptr, out.pitch) == 16);
     }
     JF_LAUNCH_CHECK("pad_rows_kernel");
     if ((st = jf_gpu_timer_stop(ctx, id, "pad", "interleaved", 2 * radius + 1, src,
