@@ -1,7 +1,7 @@
 /*
  * Tiles in shared memory: how the tiled kernels load them from the image
- * (the border applied as they load, below) and write their interleaved
- * output tiles back.  The block's threads walk a tile in 4- or 16-byte
+ * (the border applied as they load, below) and write their planar output
+ * tiles back interleaved.  The block's threads walk a tile in 4- or 16-byte
  * pieces, consecutive threads taking consecutive pieces of a row, so a warp
  * reads contiguous bytes.
  */
@@ -23,44 +23,121 @@ static inline int jf_out_piece(const void *ptr, size_t pitch)
     return at % 16 == 0 ? 16 : at % 4 == 0 ? 4 : 1;
 }
 
-template <typename P>
-__device__ __forceinline__ void jf_write_out_pieces(const unsigned char *s_out, int out_stride,
-                                                    unsigned char *out, size_t out_pitch, int x0,
-                                                    int y0, int cols, int rows, int px_bytes)
+/* Bytes b0, b1, b2, b3 of w (indices known at compile time) as one word:
+ * one byte permute where they lie in at most two words, else three. */
+template <int NW>
+__device__ __forceinline__ unsigned jf_pick4(const unsigned (&w)[NW], int b0, int b1, int b2, int b3)
 {
+    const int b[4] = {b0, b1, b2, b3};
+    const int wa = b0 >> 2;
+    int wb = wa;
+    bool two = true;
+#pragma unroll
+    for (int j = 1; j < 4; j++) {
+        if (b[j] >> 2 != wa && wb == wa)
+            wb = b[j] >> 2;
+        two = two && (b[j] >> 2 == wa || b[j] >> 2 == wb);
+    }
+    if (two) {
+        unsigned sel = 0;
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            sel |= (unsigned)((b[j] >> 2 == wa ? 0 : 4) + (b[j] & 3)) << (4 * j);
+        return __byte_perm(w[wa], w[wb], sel);
+    }
+    /* bytes 0, 1 from their words, then bytes 2, 3 from theirs */
+    const unsigned lo = __byte_perm(w[b0 >> 2], w[b1 >> 2], (unsigned)((b0 & 3) | ((4 + (b1 & 3)) << 4)));
+    const unsigned hi = __byte_perm(w[b2 >> 2], w[b3 >> 2], (unsigned)((b2 & 3) | ((4 + (b3 & 3)) << 4)));
+    return __byte_perm(lo, hi, 0x5410u);
+}
+
+/* A pixel group of the planar output tile, interleaved: G = 16 / SZ pixels
+ * of CH channels (16 bytes of each plane, 16 CH bytes of image) from CH
+ * 16-byte shared loads and byte permutes; stored in pieces of `piece`
+ * bytes (the group starts at a multiple of 16 bytes of the image row). */
+template <typename T, int CH>
+__device__ __forceinline__ void jf_write_group(const unsigned char *src, int plane_bytes,
+                                               unsigned char *o, int piece)
+{
+    enum { SZ = (int)sizeof(T), NW = 4 * CH };
+    unsigned w[NW], ow[NW];
+#pragma unroll
+    for (int c = 0; c < CH; c++) {
+        const uint4 v = *(const uint4 *)(src + c * plane_bytes);
+        w[4 * c] = v.x;
+        w[4 * c + 1] = v.y;
+        w[4 * c + 2] = v.z;
+        w[4 * c + 3] = v.w;
+    }
+#pragma unroll
+    for (int m = 0; m < NW; m++) { /* image byte e: byte e % SZ of channel (e / SZ) % CH of pixel e / (CH SZ) */
+        int bj[4];
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const int e = 4 * m + j;
+            bj[j] = ((e / SZ) % CH) * 16 + (e / (CH * SZ)) * SZ + e % SZ;
+        }
+        ow[m] = jf_pick4(w, bj[0], bj[1], bj[2], bj[3]);
+    }
+    if (piece == 16) {
+#pragma unroll
+        for (int q = 0; q < CH; q++)
+            ((uint4 *)o)[q] = make_uint4(ow[4 * q], ow[4 * q + 1], ow[4 * q + 2], ow[4 * q + 3]);
+    } else if (piece == 4) {
+#pragma unroll
+        for (int m = 0; m < NW; m++)
+            ((unsigned *)o)[m] = ow[m];
+    } else {
+#pragma unroll
+        for (int m = 0; m < NW; m++)
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                o[4 * m + j] = (unsigned char)(ow[m] >> (8 * j));
+    }
+}
+
+/* A block's planar output tile (CH planes of rows x row_bytes, plane_bytes
+ * apart; row_bytes a multiple of 16) to the interleaved image: a group of
+ * pixels a thread (jf_write_group), the ragged end a byte at a time.  x0
+ * a multiple of 16 pixels.  Call after the barrier that completes the tile. */
+template <typename T, int CH>
+__device__ __forceinline__ void jf_write_out_planes_ch(const unsigned char *s_out, int row_bytes,
+                                                       int plane_bytes, unsigned char *out,
+                                                       size_t out_pitch, int x0, int y0, int cols,
+                                                       int rows, int piece)
+{
+    enum { SZ = (int)sizeof(T), G = 16 / SZ };
     const int nthreads = blockDim.x * blockDim.y;
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    const int bytes = cols * px_bytes, n = (bytes + (int)sizeof(P) - 1) / (int)sizeof(P);
-    for (int i = tid; i < rows * n; i += nthreads) {
-        const int r = i / n, wi = i - r * n;
-        unsigned char *o = out + (size_t)(y0 + r) * out_pitch + (size_t)x0 * px_bytes + sizeof(P) * wi;
-        const unsigned char *so = s_out + r * out_stride + sizeof(P) * wi;
-        if ((int)sizeof(P) * (wi + 1) <= bytes) {
-            *(P *)o = *(const P *)so;
+    const int groups = (cols + G - 1) / G;
+    for (int i = tid; i < rows * groups; i += nthreads) {
+        const int r = i / groups, g = i - r * groups;
+        const unsigned char *src = s_out + r * row_bytes + 16 * g;
+        unsigned char *o = out + (size_t)(y0 + r) * out_pitch + (size_t)(x0 + G * g) * CH * SZ;
+        if (G * (g + 1) <= cols) {
+            jf_write_group<T, CH>(src, plane_bytes, o, piece);
         } else {
-            for (int b = 0; b < (int)sizeof(P) && (int)sizeof(P) * wi + b < bytes; b++)
-                o[b] = so[b];
+            for (int e = 0; e < (cols - G * g) * CH * SZ; e++)
+                o[e] = src[((e / SZ) % CH) * plane_bytes + (e / (CH * SZ)) * SZ + e % SZ];
         }
     }
 }
 
-/* A block's interleaved output tile (rows x cols pixels of px_bytes bytes,
- * rows out_stride bytes apart in shared memory, out_stride a multiple of 16)
- * to the image in pieces of `piece` bytes (jf_out_piece), bytes at the
- * ragged end; consecutive threads take consecutive pieces of a row.  Call
- * after the barrier that completes the tile. */
-__device__ __forceinline__ void jf_write_out_tile(const unsigned char *s_out, int out_stride,
-                                                  unsigned char *out, size_t out_pitch, int x0,
-                                                  int y0, int cols, int rows, int px_bytes,
-                                                  int piece)
+template <typename T>
+__device__ __forceinline__ void jf_write_out_planes(const unsigned char *s_out, int row_bytes,
+                                                    int plane_bytes, unsigned char *out,
+                                                    size_t out_pitch, int x0, int y0, int cols,
+                                                    int rows, int ch, int piece)
 {
-    if (piece == 16)
-        jf_write_out_pieces<uint4>(s_out, out_stride, out, out_pitch, x0, y0, cols, rows, px_bytes);
-    else if (piece == 4)
-        jf_write_out_pieces<unsigned>(s_out, out_stride, out, out_pitch, x0, y0, cols, rows, px_bytes);
+    if (ch == 3)
+        jf_write_out_planes_ch<T, 3>(s_out, row_bytes, plane_bytes, out, out_pitch, x0, y0, cols,
+                                     rows, piece);
+    else if (ch == 4)
+        jf_write_out_planes_ch<T, 4>(s_out, row_bytes, plane_bytes, out, out_pitch, x0, y0, cols,
+                                     rows, piece);
     else
-        jf_write_out_pieces<unsigned char>(s_out, out_stride, out, out_pitch, x0, y0, cols, rows,
-                                           px_bytes);
+        jf_write_out_planes_ch<T, 2>(s_out, row_bytes, plane_bytes, out, out_pitch, x0, y0, cols,
+                                     rows, piece);
 }
 
 /*
@@ -74,10 +151,12 @@ __device__ __forceinline__ void jf_write_out_tile(const unsigned char *s_out, in
  * of the image that a pad pass costs (on a 25.6 GB/s Nano about as much as
  * a 3 x 3 median) is gone, and so is its buffer.
  *
- * Pieces (4 or 16 bytes of one tile row) whose samples all lie inside the
- * image row of a grey image come from two aligned loads of the same size,
- * shifted into place (funnel shifts); the rest (edges, several channels)
- * sample by sample, through the border rule where a sample lies outside.
+ * 16-byte pieces of a tile row whose samples all lie inside the image row
+ * come from aligned 16-byte loads shifted into place (funnel shifts) and,
+ * with several channels, picked out with byte permutes (below); 4-byte
+ * pieces of a grey image from two aligned words; the rest (edges, 4-byte
+ * pieces of several channels) sample by sample, through the border rule
+ * where a sample lies outside.
  * Every tile position maps to a defined sample, so loads never leave the
  * image whatever the tile's overrun.
  */
@@ -142,85 +221,196 @@ __device__ __forceinline__ unsigned jf_src_word(const jf_tile_src &s, const unsi
     return v;
 }
 
-/* The 16 bytes from byte 4Q + sh / 8 of lo:hi. */
-template <int Q>
-__device__ __forceinline__ uint4 jf_shift16(const uint4 &lo, const uint4 &hi, int sh)
+/*
+ * 16-byte pieces gathered from aligned 16-byte loads.  A piece of plane c
+ * (16 / sizeof(T) samples from image column sx on) lies in the interleaved
+ * row at byte b = (sx * CH + c) * sizeof(T), one sample every CH: at most
+ * CH + 1 aligned 16-byte chunks hold it.  The chunks are loaded first (for
+ * several pieces at once: the loads of a batch are in flight together),
+ * then aligned on b with funnel shifts and, with several channels, the
+ * piece's samples picked out with byte permutes: CH + 1 loads where a
+ * sample at a time took 16.  b % 16 is the same for every piece of a tile
+ * (the tile starts at a multiple of 32 samples), so the switch on it below
+ * never diverges.
+ */
+template <int CH>
+struct jf_piece_raw {
+    uint4 c[CH + 1];
+};
+
+template <typename T, int CH>
+__device__ __forceinline__ void jf_piece_load(const unsigned char *row, int b, jf_piece_raw<CH> &raw)
 {
-    const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    return make_uint4(__funnelshift_r(w[Q], w[Q + 1], sh), __funnelshift_r(w[Q + 1], w[Q + 2], sh),
-                      __funnelshift_r(w[Q + 2], w[Q + 3], sh), __funnelshift_r(w[Q + 3], w[Q + 4], sh));
+    const uint4 *p = (const uint4 *)(row + (b & ~15));
+#pragma unroll
+    for (int k = 0; k < CH; k++)
+        raw.c[k] = p[k];
+    /* the piece ends (CH - 1) samples before b + 16 CH: the last chunk holds
+     * one of its bytes only when b lies further than that past a boundary
+     * (never read it otherwise: it may lie past the image's last row) */
+    raw.c[CH] = (b & 15) > (CH - 1) * (int)sizeof(T) ? p[CH] : make_uint4(0u, 0u, 0u, 0u);
+}
+
+/* Word m of a piece of plane c from the CH-channel words w that start at
+ * its first sample: byte j is byte j % SZ of sample (4 m + j) / SZ. */
+template <typename T, int CH>
+struct jf_plane_word {
+    template <int NW>
+    static __device__ __forceinline__ unsigned get(const unsigned (&w)[NW], int m)
+    {
+        enum { SZ = (int)sizeof(T) };
+        int bj[4];
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            bj[j] = ((4 * m + j) / SZ) * CH * SZ + (4 * m + j) % SZ;
+        return jf_pick4(w, bj[0], bj[1], bj[2], bj[3]);
+    }
+};
+template <typename T>
+struct jf_plane_word<T, 1> {
+    template <int NW>
+    static __device__ __forceinline__ unsigned get(const unsigned (&w)[NW], int m)
+    {
+        return w[m];
+    }
+};
+
+/* The piece from its chunks: words from byte b = 16 j + 4 Q + sh / 8 on,
+ * then its samples. */
+template <typename T, int CH, int Q>
+__device__ __forceinline__ uint4 jf_piece_pick(const jf_piece_raw<CH> &raw, int sh)
+{
+    enum { NW = 4 * CH };
+    unsigned r[4 * (CH + 1)], w[NW];
+#pragma unroll
+    for (int k = 0; k <= CH; k++) {
+        r[4 * k] = raw.c[k].x;
+        r[4 * k + 1] = raw.c[k].y;
+        r[4 * k + 2] = raw.c[k].z;
+        r[4 * k + 3] = raw.c[k].w;
+    }
+#pragma unroll
+    for (int j = 0; j < NW; j++)
+        w[j] = __funnelshift_r(r[Q + j], r[Q + j + 1], sh); /* sh = 0: r[Q + j] */
+    return make_uint4(jf_plane_word<T, CH>::get(w, 0), jf_plane_word<T, CH>::get(w, 1),
+                      jf_plane_word<T, CH>::get(w, 2), jf_plane_word<T, CH>::get(w, 3));
+}
+
+/* b16 = b % 16, the same for every piece of a tile row (pieces are 16 CH
+ * bytes apart). */
+template <typename T, int CH>
+__device__ __forceinline__ uint4 jf_piece_samples(const jf_piece_raw<CH> &raw, int b16)
+{
+    const int sh = (b16 & 3) * 8;
+    switch (b16 >> 2) {
+    case 0: return jf_piece_pick<T, CH, 0>(raw, sh);
+    case 1: return jf_piece_pick<T, CH, 1>(raw, sh);
+    case 2: return jf_piece_pick<T, CH, 2>(raw, sh);
+    default: return jf_piece_pick<T, CH, 3>(raw, sh);
+    }
+}
+
+/* A piece at the image's edge (or from an image not 16-byte aligned): word
+ * by word, through the border rule where a sample lies outside. */
+template <typename T>
+__device__ __forceinline__ uint4 jf_src_piece_words(const jf_tile_src &s, const unsigned char *row,
+                                                    int x, int c)
+{
+    const int n4 = 4 / (int)sizeof(T);
+    return make_uint4(jf_src_word<T>(s, row, x, c), jf_src_word<T>(s, row, x + n4, c),
+                      jf_src_word<T>(s, row, x + 2 * n4, c), jf_src_word<T>(s, row, x + 3 * n4, c));
+}
+
+/* The tile of padded plane c (image of CH channels) whose top-left sample
+ * is (x0, y0), tile_h rows of tile_w bytes (a multiple of 16), in 16-byte
+ * pieces: consecutive threads take consecutive pieces of a row, each
+ * thread U pieces a batch: the loads of the pieces inside the image first,
+ * then those pieces, then the rest (edges) sample by sample (every piece,
+ * without GATHER); then the barrier. */
+template <typename T, int CH, int U, bool GATHER = true>
+__device__ __forceinline__ void jf_load_tile_gather(unsigned int *tile_words, int tile_w, int tile_h,
+                                                    const jf_tile_src &s, int c, int x0, int y0)
+{
+    enum { N = 16 / (int)sizeof(T) }; /* samples a piece */
+    const int pieces = tile_w / 16, total = tile_h * pieces;
+    const int nthreads = blockDim.x * blockDim.y;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    const int b16 = (((x0 - s.r) * CH + c) * (int)sizeof(T)) & 15;
+    const bool aligned = s.align >= 16;
+    for (int i0 = tid; i0 < total; i0 += U * nthreads) {
+        jf_piece_raw<CH> raw[U];
+        unsigned inside = 0; /* bit u: piece u gathered from its chunks */
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int i = i0 + u * nthreads;
+            const int ty = i / pieces, sx = x0 + (i - ty * pieces) * N - s.r;
+            const unsigned char *row = i < total ? jf_src_row(s, y0 + ty) : (const unsigned char *)0;
+            if (GATHER && row && aligned && sx >= 0 && sx + N <= s.w) {
+                jf_piece_load<T, CH>(row, (sx * CH + c) * (int)sizeof(T), raw[u]);
+                inside |= 1u << u;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            if (inside >> u & 1)
+                ((uint4 *)tile_words)[i0 + u * nthreads] = jf_piece_samples<T, CH>(raw[u], b16);
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int i = i0 + u * nthreads;
+            if (!(inside >> u & 1) && i < total) {
+                const int ty = i / pieces;
+                ((uint4 *)tile_words)[i] = jf_src_piece_words<T>(
+                    s, jf_src_row(s, y0 + ty), x0 + (i - ty * pieces) * N, c);
+            }
+        }
+    }
+    __syncthreads();
 }
 
 /* Bytes b .. b + 15 of a row that starts at a multiple of 16 and holds
  * byte b + 15: one aligned 16-byte load, or two shifted into place. */
 __device__ __forceinline__ uint4 jf_bytes16(const unsigned char *row, int b)
 {
-    const int sh = (b & 3) * 8;
-    const uint4 *p = (const uint4 *)(row + (b & ~15));
-    const uint4 lo = p[0];
-    if ((b & 15) == 0)
-        return lo;
-    const uint4 hi = p[1]; /* holds byte b + 15: b is unaligned */
-    switch ((b & 15) >> 2) { /* the same for a whole tile or row: no divergence */
-    case 0: return jf_shift16<0>(lo, hi, sh);
-    case 1: return jf_shift16<1>(lo, hi, sh);
-    case 2: return jf_shift16<2>(lo, hi, sh);
-    default: return jf_shift16<3>(lo, hi, sh);
-    }
-}
-
-/* The same for 16 bytes (x a multiple of 16 / sizeof(T)). */
-template <typename T>
-__device__ __forceinline__ uint4 jf_src_piece16(const jf_tile_src &s, const unsigned char *row,
-                                                int x, int c)
-{
-    enum { N = 16 / (int)sizeof(T) };
-    const int sx = x - s.r;
-    if (row && s.ch == 1 && s.align >= 16 && sx >= 0 && sx + N <= s.w)
-        return jf_bytes16(row, sx * (int)sizeof(T));
-    const int n4 = 4 / (int)sizeof(T);
-    return make_uint4(jf_src_word<T>(s, row, x, c), jf_src_word<T>(s, row, x + n4, c),
-                      jf_src_word<T>(s, row, x + 2 * n4, c), jf_src_word<T>(s, row, x + 3 * n4, c));
+    jf_piece_raw<1> raw;
+    jf_piece_load<unsigned char, 1>(row, b, raw);
+    return jf_piece_samples<unsigned char, 1>(raw, b & 15);
 }
 
 /* The tile of padded plane c whose top-left sample is (x0, y0): tile_h
- * rows of tile_w bytes (a multiple of sizeof(P)), in pieces P of 4 or 16
- * bytes, consecutive threads taking consecutive pieces of a row; then the
+ * rows of tile_w bytes in word pieces (tile_w a multiple of 4, a sample at
+ * a time where the image is not grey and 4-byte aligned); then the
  * barrier. */
-template <typename T, typename P>
-__device__ __forceinline__ void jf_load_tile_src_pieces(unsigned int *tile_words, int tile_w,
-                                                        int tile_h, const jf_tile_src &s, int c,
-                                                        int x0, int y0)
-{
-    enum { PN = (int)sizeof(P) / (int)sizeof(T) }; /* samples a piece */
-    const int pieces = tile_w / (int)sizeof(P);
-    const int nthreads = blockDim.x * blockDim.y;
-    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    for (int i = tid; i < tile_h * pieces; i += nthreads) {
-        const int ty = i / pieces, px = i - ty * pieces;
-        const unsigned char *row = jf_src_row(s, y0 + ty);
-        if (sizeof(P) == 16)
-            ((uint4 *)tile_words)[i] = jf_src_piece16<T>(s, row, x0 + px * PN, c);
-        else
-            tile_words[i] = jf_src_word<T>(s, row, x0 + px * PN, c);
-    }
-    __syncthreads();
-}
-
-/* Word pieces (tile_w a multiple of 4) and 16-byte pieces (a multiple of
- * 16; a quarter of the load instructions where the image allows). */
 template <typename T>
 __device__ __forceinline__ void jf_load_tile_src(unsigned int *tile_words, int tile_w, int tile_h,
                                                  const jf_tile_src &s, int c, int x0, int y0)
 {
-    jf_load_tile_src_pieces<T, unsigned int>(tile_words, tile_w, tile_h, s, c, x0, y0);
+    enum { N = 4 / (int)sizeof(T) };
+    const int pieces = tile_w / 4;
+    const int nthreads = blockDim.x * blockDim.y;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    for (int i = tid; i < tile_h * pieces; i += nthreads) {
+        const int ty = i / pieces, px = i - ty * pieces;
+        tile_words[i] = jf_src_word<T>(s, jf_src_row(s, y0 + ty), x0 + px * N, c);
+    }
+    __syncthreads();
 }
-template <typename T>
+
+/* The same in 16-byte pieces (tile_w a multiple of 16): CH = 1 for grey
+ * kernels, 0 where the channel count is known only at run time.  Of the
+ * several-channel layouts only RGB gathers from 16-byte chunks: with two
+ * or four loaders in one kernel ptxas kept their registers live at once
+ * (190 registers where one needs 72); the others go sample by sample. */
+template <typename T, int CH = 0>
 __device__ __forceinline__ void jf_load_tile_src16(unsigned int *tile_words, int tile_w,
                                                    int tile_h, const jf_tile_src &s, int c, int x0,
                                                    int y0)
 {
-    jf_load_tile_src_pieces<T, uint4>(tile_words, tile_w, tile_h, s, c, x0, y0);
+    if (CH == 1)
+        jf_load_tile_gather<T, 1, 1>(tile_words, tile_w, tile_h, s, c, x0, y0);
+    else if (s.ch == 3)
+        jf_load_tile_gather<T, 3, 1>(tile_words, tile_w, tile_h, s, c, x0, y0);
+    else
+        jf_load_tile_gather<T, 1, 1, false>(tile_words, tile_w, tile_h, s, c, x0, y0);
 }
 
 #endif

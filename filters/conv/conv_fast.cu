@@ -92,13 +92,13 @@ __global__ void conv_fast_kernel(const jf_tile_src src, int w, int h, unsigned c
 template <int K, typename T>
 __global__ void conv_fast_interleaved_kernel(const jf_tile_src src, int w, int h, int ch,
                                              unsigned char *__restrict__ out, size_t out_pitch,
-                                             int tile_w, int out_stride, int out_piece,
+                                             int tile_w, int out_piece,
                                              const fast_weights<K> W)
 {
     enum { PY = FAST_ROWS(K) };
     extern __shared__ unsigned int smem[];
     fast_interleaved_tile<T, PY>(smem, src, w, h, ch, K, out, out_pitch,
-                                 tile_w, out_stride, out_piece,
+                                 tile_w, out_piece,
                                  [&](const unsigned int *tile, float (&acc)[PY][PX]) {
                                      fast_accumulate<K, PY, T>(tile, tile_w / 4, W, acc);
                                  });
@@ -127,7 +127,7 @@ static const void *fast_kernel_for(int k, int ch)
 template <int K, typename T>
 static void launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream, const jf_filter_in *in,
                    const jf_image *shape, const jf_dview *out, int tile_w,
-                   int out_stride, int word_stores, int out_piece, const float *weights)
+                   int word_stores, int out_piece, const float *weights)
 {
     fast_weights<K> W;
     for (int i = 0; i < K * K; i++)
@@ -139,19 +139,19 @@ static void launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream, cons
     else
         conv_fast_interleaved_kernel<K, T><<<grid, block, smem, stream>>>(
             in->src, shape->width, shape->height, shape->channels,
-            out->ptr, out->pitch, tile_w, out_stride, out_piece, W);
+            out->ptr, out->pitch, tile_w, out_piece, W);
 }
 
 /* Shared memory of a bx x by block: the tile (rows in bytes, whole 16-byte
- * pieces for jf_load_tile_src16) and, with several channels, the output tile. */
+ * pieces for jf_load_tile_src16) and, with several channels, the output
+ * tile (a plane a channel). */
 template <typename T>
-static size_t fast_smem(int k, int ch, int bx, int by, int *tile_w, int *out_stride)
+static size_t fast_smem(int k, int ch, int bx, int by, int *tile_w)
 {
     const int bps = (int)sizeof(T), py = FAST_ROWS(k);
     *tile_w = ((bx * PX + k - 1) * bps + 15) & ~15;
-    *out_stride = (bx * PX * ch * bps + 15) & ~15; /* whole 16-byte pieces */
     return (size_t)*tile_w * (size_t)(by * py + k - 1) +
-           (ch > 1 ? (size_t)*out_stride * (size_t)(by * py) : 0);
+           (ch > 1 ? (size_t)ch * (size_t)(bx * PX) * (size_t)(by * py) * (size_t)bps : 0);
 }
 
 /* bx = by = 0: 32 x 8, or fewer rows where that block does not fit the
@@ -162,14 +162,14 @@ static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const
 {
     const jf_image *shape = in->shape;
     const int py = FAST_ROWS(k), ch = shape->channels;
-    int tile_w, out_stride;
+    int tile_w;
     if (bx == 0 && by == 0) {
         bx = 32;
         by = jf_default_block_rows(ctx, fast_kernel_for<T>(k, ch), bx, 8, [&](int rows) {
-            return fast_smem<T>(k, ch, bx, rows, &tile_w, &out_stride);
+            return fast_smem<T>(k, ch, bx, rows, &tile_w);
         });
     }
-    const size_t smem = fast_smem<T>(k, ch, bx, by, &tile_w, &out_stride);
+    const size_t smem = fast_smem<T>(k, ch, bx, by, &tile_w);
     const dim3 block((unsigned)bx, (unsigned)by);
     /* grey: one block per tile; several channels: one block does them all */
     const dim3 grid = jf_grid(shape->width, shape->height, 1,
@@ -183,11 +183,11 @@ static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     switch (k) {
-    case 3: launch<3, T>(grid, block, smem, stream, in, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
-    case 5: launch<5, T>(grid, block, smem, stream, in, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
-    case 7: launch<7, T>(grid, block, smem, stream, in, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
-    case 9: launch<9, T>(grid, block, smem, stream, in, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
-    default: launch<11, T>(grid, block, smem, stream, in, shape, out, tile_w, out_stride, word_stores, out_piece, weights); break;
+    case 3: launch<3, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    case 5: launch<5, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    case 7: launch<7, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    case 9: launch<9, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    default: launch<11, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
     }
     return jf_gpu_filter_done(ctx, id, "conv_fast_kernel", "conv", "fast", k, shape, 0);
 }

@@ -106,7 +106,7 @@ __device__ __forceinline__ void fast_grey_tile(unsigned int *s_tile, const jf_ti
     const int ox = x0 + threadIdx.x * PX, oy = y0 + threadIdx.y * PY;
     float acc[PY][PX];
 
-    jf_load_tile_src16<T>(s_tile, tile_w, blockDim.y * PY + k - 1, src, 0, x0, y0);
+    jf_load_tile_src16<T, 1>(s_tile, tile_w, blockDim.y * PY + k - 1, src, 0, x0, y0);
     if (ox >= w || oy >= h)
         return;
     accumulate(s_tile, acc);
@@ -117,20 +117,22 @@ __device__ __forceinline__ void fast_grey_tile(unsigned int *s_tile, const jf_ti
  * Several channels: one block computes every channel of its tile in turn
  * (each channel's tile is gathered from the interleaved image into the same
  * tile buffer, the other channels' bytes staying in L1 for the next; then
- * `accumulate(tile, acc)` fills the thread's PY x PX block) and gathers the
- * results interleaved in a shared output tile, which the block then writes
- * in 16-byte pieces.  Writing each channel from its own block would scatter
- * sample stores at a stride of `ch` across three blocks.
+ * `accumulate(tile, acc)` fills the thread's PY x PX block), keeps each
+ * channel's results in its plane of a shared output tile (a row of PX
+ * samples one store) and then writes the tile interleaved in 16-byte
+ * pieces (jf_write_out_planes).  Writing each channel from its own block
+ * would scatter sample stores at a stride of `ch` across three blocks.
  */
 template <typename T, int PY, typename Accumulate>
 __device__ __forceinline__ void fast_interleaved_tile(unsigned int *smem, const jf_tile_src &src,
                                                       int w, int h, int ch, int k, unsigned char *out,
-                                                      size_t out_pitch, int tile_w, int out_stride,
+                                                      size_t out_pitch, int tile_w,
                                                       int out_piece, Accumulate accumulate)
 {
     const int rows_out = blockDim.y * PY, cols_out = blockDim.x * PX;
     const int tile_h = rows_out + k - 1;
     unsigned char *s_out = (unsigned char *)smem + (size_t)tile_h * tile_w;
+    const int row_bytes = cols_out * (int)sizeof(T), plane_bytes = rows_out * row_bytes;
     const int x0 = blockIdx.x * cols_out, y0 = blockIdx.y * rows_out;
     const int lx = threadIdx.x * PX, ly = threadIdx.y * PY;
     float acc[PY][PX];
@@ -141,16 +143,23 @@ __device__ __forceinline__ void fast_interleaved_tile(unsigned int *smem, const 
         jf_load_tile_src16<T>(smem, tile_w, tile_h, src, c, x0, y0);
         accumulate(smem, acc);
 #pragma unroll
-        for (int py = 0; py < PY; py++)
+        for (int py = 0; py < PY; py++) {
+            unsigned r[PX], wd[sizeof(T)];
 #pragma unroll
             for (int px = 0; px < PX; px++)
-                ((T *)(s_out + (ly + py) * out_stride))[(lx + px) * ch + c] =
-                    (T)fast_round_bits<T>(acc[py][px]);
+                r[px] = fast_round_bits<T>(acc[py][px]);
+            fast_pack(r, wd);
+            unsigned char *o = s_out + c * plane_bytes + (ly + py) * row_bytes + lx * (int)sizeof(T);
+            if (sizeof(T) == 1)
+                *(unsigned *)o = wd[0];
+            else
+                *(uint2 *)o = make_uint2(wd[0], wd[sizeof(T) - 1]);
+        }
     }
     __syncthreads();
-    /* pixels of ch samples are ch * sizeof(T) bytes to the writer */
-    jf_write_out_tile(s_out, out_stride, out, out_pitch, x0, y0, w - x0 < cols_out ? w - x0 : cols_out,
-                      h - y0 < rows_out ? h - y0 : rows_out, ch * (int)sizeof(T), out_piece);
+    jf_write_out_planes<T>(s_out, row_bytes, plane_bytes, out, out_pitch, x0, y0,
+                           w - x0 < cols_out ? w - x0 : cols_out, h - y0 < rows_out ? h - y0 : rows_out,
+                           ch, out_piece);
 }
 
 #endif

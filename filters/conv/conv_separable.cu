@@ -158,12 +158,12 @@ __global__ void conv_separable_kernel(const jf_tile_src src, int w, int h, int k
 template <typename T, int PY>
 __global__ void conv_separable_interleaved_kernel(const jf_tile_src src, int w, int h,
                                                   int ch, int k, unsigned char *__restrict__ out,
-                                                  size_t out_pitch, int tile_w, int out_stride,
-                                                  int out_piece, const sep_weights W)
+                                                  size_t out_pitch, int tile_w, int out_piece,
+                                                  const sep_weights W)
 {
     extern __shared__ unsigned int smem[];
     fast_interleaved_tile<T, PY>(smem, src, w, h, ch, k, out, out_pitch,
-                                 tile_w, out_stride, out_piece,
+                                 tile_w, out_piece,
                                  [&](const unsigned int *tile, float (&acc)[PY][PX]) {
                                      sep_accumulate<T, PY>((const unsigned char *)tile, tile_w, k,
                                                            W, acc);
@@ -184,19 +184,18 @@ static const void *sep_kernel(int k, int ch)
  * reaches 4 samples past its taps; rows in whole 16-byte pieces) and, with
  * several channels, the output tile. */
 template <typename T>
-static size_t sep_smem(int k, int ch, int bx, int by, int *tile_w, int *out_stride)
+static size_t sep_smem(int k, int ch, int bx, int by, int *tile_w)
 {
     const int bps = (int)sizeof(T), taps = (k + 3) & ~3, py = SEP_ROWS(k);
     *tile_w = ((bx * PX + taps) * bps + 15) & ~15;
-    *out_stride = (bx * PX * ch * bps + 15) & ~15;
     return (size_t)*tile_w * (size_t)(by * py + k - 1) +
-           (ch > 1 ? (size_t)*out_stride * (size_t)(by * py) : 0);
+           (ch > 1 ? (size_t)ch * (size_t)(bx * PX) * (size_t)(by * py) * (size_t)bps : 0);
 }
 
 template <typename T, int PY>
 static void sep_launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
                        const jf_filter_in *in, const jf_image *shape, int k,
-                       const jf_dview *out, int tile_w, int out_stride, int word_stores,
+                       const jf_dview *out, int tile_w, int word_stores,
                        const sep_weights &W)
 {
     if (shape->channels == 1)
@@ -206,7 +205,7 @@ static void sep_launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
     else
         conv_separable_interleaved_kernel<T, PY><<<grid, block, smem, stream>>>(
             in->src, shape->width, shape->height,
-            shape->channels, k, out->ptr, out->pitch, tile_w, out_stride,
+            shape->channels, k, out->ptr, out->pitch, tile_w,
             jf_out_piece(out->ptr, out->pitch), W);
 }
 
@@ -216,7 +215,7 @@ static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const
 {
     const jf_image *shape = in->shape;
     const int ch = shape->channels;
-    int tile_w, out_stride, id;
+    int tile_w, id;
     sep_weights W;
     jf_status st;
     for (int i = 0; i < JF_CONV_MAX_KSIZE; i++)
@@ -231,10 +230,10 @@ static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const
         const long blocks = (long)((shape->width + 127) / 128) * ((shape->height + rows - 1) / rows);
         bx = 32;
         by = jf_default_block_rows(ctx, sep_kernel<T>(k, ch), bx, blocks >= 3L * sms ? 8 : 4, [&](int rows) {
-            return sep_smem<T>(k, ch, bx, rows, &tile_w, &out_stride);
+            return sep_smem<T>(k, ch, bx, rows, &tile_w);
         });
     }
-    const size_t smem = sep_smem<T>(k, ch, bx, by, &tile_w, &out_stride);
+    const size_t smem = sep_smem<T>(k, ch, bx, by, &tile_w);
     const dim3 block((unsigned)bx, (unsigned)by);
     const dim3 grid = jf_grid(shape->width, shape->height, 1,
                               dim3((unsigned)(bx * PX), (unsigned)(by * SEP_ROWS(k))));
@@ -244,11 +243,9 @@ static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     if (SEP_ROWS(k) == 16)
-        sep_launch<T, 16>(grid, block, smem, stream, in, shape, k, out, tile_w,
-                          out_stride, word_stores, W);
+        sep_launch<T, 16>(grid, block, smem, stream, in, shape, k, out, tile_w, word_stores, W);
     else
-        sep_launch<T, 8>(grid, block, smem, stream, in, shape, k, out, tile_w,
-                         out_stride, word_stores, W);
+        sep_launch<T, 8>(grid, block, smem, stream, in, shape, k, out, tile_w, word_stores, W);
     return jf_gpu_filter_done(ctx, id, "conv_separable_kernel", "conv", "fast-separable", k, shape, 0);
 }
 

@@ -30,8 +30,9 @@
  * tile (twice the bytes) and the unpacking differ (fast_sample).
  *
  * Several channels: the block runs the channels one after another through the
- * same tile (each gathered from the interleaved image) and gathers the outputs interleaved in shared memory, then
- * writes 16-byte pieces (as the fast convolution does).
+ * same tile (each gathered from the interleaved image), keeps the outputs
+ * in a planar output tile and writes them interleaved in 16-byte pieces (as
+ * the fast convolution does).
  */
 #include "filters/filter_cuda.cuh"
 #include "filters/median/median.h"
@@ -227,7 +228,7 @@ __global__ void median_fast_kernel(const jf_tile_src src, int w, int h, unsigned
     T res[LANES][B::ROWS][B::COLS];
     static_assert(B::COLS == 8, "a row of outputs is one 8-sample store");
 
-    jf_load_tile_src16<T>(s_tile, tile_w, lane_rows * LANES + K - 1, src, 0, x0, y0);
+    jf_load_tile_src16<T, 1>(s_tile, tile_w, lane_rows * LANES + K - 1, src, 0, x0, y0);
     const int ox = x0 + lx;
     if (ox >= w || y0 + ly >= h)
         return;
@@ -258,12 +259,13 @@ __global__ void median_fast_kernel(const jf_tile_src src, int w, int h, unsigned
         }
 }
 
-/* Several channels: each channel in turn through one tile, outputs gathered
- * interleaved in shared memory, written as words. */
+/* Several channels: each channel in turn through one tile, each thread's
+ * rows of 8 outputs stored whole into that channel's plane of the output
+ * tile, which the block then writes interleaved (jf_write_out_planes). */
 template <int K, int LANES, typename T>
 __global__ void median_fast_interleaved_kernel(const jf_tile_src src, int w, int h, int ch,
                                                unsigned char *__restrict__ out, size_t out_pitch,
-                                               int tile_w, int out_stride, int out_piece)
+                                               int tile_w, int out_piece)
 {
     typedef fast_block<K> B;
     extern __shared__ unsigned int smem[];
@@ -271,6 +273,7 @@ __global__ void median_fast_interleaved_kernel(const jf_tile_src src, int w, int
     const int rows_out = lane_rows * LANES, cols_out = blockDim.x * B::COLS;
     const int tile_h = rows_out + K - 1;
     unsigned char *s_out = (unsigned char *)(smem + tile_h * tile_w / 4);
+    const int row_bytes = cols_out * (int)sizeof(T), plane_bytes = rows_out * row_bytes;
     const int x0 = blockIdx.x * cols_out, y0 = blockIdx.y * rows_out;
     const int lx = threadIdx.x * B::COLS, ly = threadIdx.y * B::ROWS;
     T res[LANES][B::ROWS][B::COLS];
@@ -284,16 +287,18 @@ __global__ void median_fast_interleaved_kernel(const jf_tile_src src, int w, int
 #pragma unroll
         for (int l = 0; l < LANES; l++)
 #pragma unroll
-            for (int r = 0; r < B::ROWS; r++)
-#pragma unroll
-                for (int px = 0; px < B::COLS; px++)
-                    ((T *)(s_out + (ly + l * lane_rows + r) * out_stride))[(lx + px) * ch + c] =
-                        res[l][r][px];
+            for (int r = 0; r < B::ROWS; r++) {
+                unsigned wd[2 * sizeof(T)];
+                fast_row_words<T>(res[l][r], wd);
+                fast_store_row(s_out + c * plane_bytes + (ly + l * lane_rows + r) * row_bytes +
+                                   lx * (int)sizeof(T),
+                               wd);
+            }
     }
     __syncthreads();
-    /* pixels of ch samples are ch * sizeof(T) bytes to the writer */
-    jf_write_out_tile(s_out, out_stride, out, out_pitch, x0, y0, w - x0 < cols_out ? w - x0 : cols_out,
-                      h - y0 < rows_out ? h - y0 : rows_out, ch * (int)sizeof(T), out_piece);
+    jf_write_out_planes<T>(s_out, row_bytes, plane_bytes, out, out_pitch, x0, y0,
+                           w - x0 < cols_out ? w - x0 : cols_out, h - y0 < rows_out ? h - y0 : rows_out,
+                           ch, out_piece);
 }
 
 template <int K, int LANES, typename T>
@@ -304,15 +309,14 @@ static const void *fast_kernel(int ch)
 }
 
 /* Shared memory of a bx x by block: the tile (rows in bytes) and, with
- * several channels, the output tile. */
+ * several channels, the output tile (a plane a channel). */
 template <int K, int LANES, typename T>
-static size_t fast_smem(int ch, int bx, int by, int *tile_w, int *out_stride)
+static size_t fast_smem(int ch, int bx, int by, int *tile_w)
 {
     const int rows_out = by * fast_block<K>::ROWS * LANES, cols_out = bx * fast_block<K>::COLS;
     *tile_w = fast_tile_width<K, T>(cols_out);
-    *out_stride = (cols_out * ch * (int)sizeof(T) + 15) & ~15; /* whole 16-byte pieces */
     return (size_t)*tile_w * (size_t)(rows_out + K - 1) +
-           (ch > 1 ? (size_t)*out_stride * (size_t)rows_out : 0);
+           (ch > 1 ? (size_t)ch * (size_t)rows_out * (size_t)cols_out * sizeof(T) : 0);
 }
 
 /* bx = by = 0: 32 x 4 (H100: 0-4% faster than 16x8, 8x8 or 16x16), or
@@ -324,14 +328,14 @@ static jf_status launch(jf_context *ctx, const jf_filter_in *in, int bx, int by,
     typedef fast_block<K> B;
     const jf_image *shape = in->shape;
     const int ch = shape->channels;
-    int tile_w, out_stride;
+    int tile_w;
     if (bx == 0 && by == 0) {
         bx = 32;
         by = jf_default_block_rows(ctx, fast_kernel<K, LANES, T>(ch), bx, 4, [&](int rows) {
-            return fast_smem<K, LANES, T>(ch, bx, rows, &tile_w, &out_stride);
+            return fast_smem<K, LANES, T>(ch, bx, rows, &tile_w);
         });
     }
-    const size_t smem = fast_smem<K, LANES, T>(ch, bx, by, &tile_w, &out_stride);
+    const size_t smem = fast_smem<K, LANES, T>(ch, bx, by, &tile_w);
     const int rows_out = by * B::ROWS * LANES, cols_out = bx * B::COLS;
     const dim3 block((unsigned)bx, (unsigned)by);
     const dim3 grid = jf_grid(shape->width, shape->height, 1,
@@ -353,7 +357,7 @@ static jf_status launch(jf_context *ctx, const jf_filter_in *in, int bx, int by,
     else
         median_fast_interleaved_kernel<K, LANES, T><<<grid, block, smem, stream>>>(
             in->src, shape->width, shape->height, ch, out->ptr,
-            out->pitch, tile_w, out_stride, jf_out_piece(out->ptr, out->pitch));
+            out->pitch, tile_w, jf_out_piece(out->ptr, out->pitch));
     return jf_gpu_filter_done(ctx, id, "median_fast_kernel", "median", "fast", K, shape, 0);
 }
 
