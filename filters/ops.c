@@ -217,7 +217,7 @@ const jf_op jf_ops[] = {
      .exact = 1, .kind = JF_OP_FILTER, .stat = "median", .params = FILTER_PARAMS, .default_ksize = 3,
      .max_ksize = JF_MEDIAN_MAX_KSIZE, .variants = CUDA_VARIANTS | V(JF_VARIANT_FAST),
      .samples = S8 | S16, .depths = DEPTHS_GPU16, .auto_rule = "fast (shared min/max networks) at k = 5, 7 (9, 11 on compute capability 9.0) and "
-                  "at k = 3 from about 0.4 Mpixel; global for smaller k = 3; shared (sliding "
+                  "at k = 3 from about 4 million samples; global for smaller k = 3; shared (sliding "
                   "histograms) above (global at 16 bits)",
      .npp = JF_NPP_MEDIAN, .has_variant = median_has_variant, .apply = median_apply},
     {.name = "adaptive-median", .summary = "Hwang-Haddad adaptive median: the window grows to --max-ksize; only impulses change",

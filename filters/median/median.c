@@ -88,20 +88,23 @@ int jf_median_fast_lanes(const jf_device_info *dev)
 
 /* JF_VARIANT_AUTO on the GPU, from the sweep on an H100
  * (benchmarks/RESULTS.md, "fast median"): the fast variant's shared networks
- * at k = 5 and 7 at every size, and at k = 3 once the image has enough
- * windows to fill the GPU (H100: 1007x567 grey 0.0068 ms fast, 0.0081
- * global; 705x396: 0.0076 vs 0.0067); at k = 9 and 11 where it runs with two
+ * at k = 5 and 7 at every size, and at k = 3 from about 4 million windows
+ * (re-measured once the fast kernels read the border themselves and the
+ * global one kept its pad pass, H100, whole filter: 1920x1080 grey
+ * 0.0153 ms fast, 0.0144 global; 1280x720 RGB 0.0243 vs 0.0180; 1920x1080
+ * RGB 0.0324 vs 0.0361: below that the fast kernel's long straight-line
+ * code costs about 0.013 ms however small the image); at k = 9 and 11 where it runs with two
  * samples a register (3840x2160 grey: 0.080 and 0.113 ms against the sliding
  * histograms' 0.163 and 0.180); those histograms for larger k, and for 9 and
  * 11 elsewhere; a copy (global) at k = 1.  With fewer
  * multiprocessors the GPU fills sooner, so the threshold scales with the SM
- * count (the Nano's one SM: fast from about 3000 windows).  16-bit images
+ * count (the Nano's one SM: fast from about 30000 windows).  16-bit images
  * the same, with global where the sliding histograms (8-bit) would run. */
 jf_variant jf_median_auto(const jf_device_info *dev, int k, const jf_image *src)
 {
     const double windows = (double)src->width * src->height * src->channels;
     const double sms = dev && dev->multiprocessors > 0 ? dev->multiprocessors : 132.0;
-    if (k <= 1 || (k == 3 && windows < 0.4e6 * sms / 132.0))
+    if (k <= 1 || (k == 3 && windows < 4e6 * sms / 132.0))
         return JF_VARIANT_GLOBAL;
     return jf_median_fast_runs(dev, k) ? JF_VARIANT_FAST : jf_variant_fallback(src->sample);
 }
