@@ -51,6 +51,15 @@ __device__ __forceinline__ unsigned jf_pick4(const unsigned (&w)[NW], int b0, in
     return __byte_perm(lo, hi, 0x5410u);
 }
 
+/* Byte e of an interleaved run of pixels (CH samples of SZ bytes each)
+ * as a byte of planar data whose planes start `plane` bytes apart: byte
+ * e % SZ of sample e / (CH SZ) of channel (e / SZ) % CH. */
+template <int SZ, int CH>
+__device__ __forceinline__ int jf_planar_byte(int e, int plane)
+{
+    return ((e / SZ) % CH) * plane + (e / (CH * SZ)) * SZ + e % SZ;
+}
+
 /* A pixel group of the planar output tile, interleaved: G = 16 / SZ pixels
  * of CH channels (16 bytes of each plane, 16 CH bytes of image) from CH
  * 16-byte shared loads and byte permutes; stored in pieces of `piece`
@@ -70,15 +79,9 @@ __device__ __forceinline__ void jf_write_group(const unsigned char *src, int pla
         w[4 * c + 3] = v.w;
     }
 #pragma unroll
-    for (int m = 0; m < NW; m++) { /* image byte e: byte e % SZ of channel (e / SZ) % CH of pixel e / (CH SZ) */
-        int bj[4];
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            const int e = 4 * m + j;
-            bj[j] = ((e / SZ) % CH) * 16 + (e / (CH * SZ)) * SZ + e % SZ;
-        }
-        ow[m] = jf_pick4(w, bj[0], bj[1], bj[2], bj[3]);
-    }
+    for (int m = 0; m < NW; m++) /* image bytes 4m .. 4m + 3 from planes 16 bytes apart in w */
+        ow[m] = jf_pick4(w, jf_planar_byte<SZ, CH>(4 * m, 16), jf_planar_byte<SZ, CH>(4 * m + 1, 16),
+                         jf_planar_byte<SZ, CH>(4 * m + 2, 16), jf_planar_byte<SZ, CH>(4 * m + 3, 16));
     if (piece == 16) {
 #pragma unroll
         for (int q = 0; q < CH; q++)
@@ -118,7 +121,7 @@ __device__ __forceinline__ void jf_write_out_planes_ch(const unsigned char *s_ou
             jf_write_group<T, CH>(src, plane_bytes, o, piece);
         } else {
             for (int e = 0; e < (cols - G * g) * CH * SZ; e++)
-                o[e] = src[((e / SZ) % CH) * plane_bytes + (e / (CH * SZ)) * SZ + e % SZ];
+                o[e] = src[jf_planar_byte<SZ, CH>(e, plane_bytes)];
         }
     }
 }
@@ -225,13 +228,11 @@ __device__ __forceinline__ unsigned jf_src_word(const jf_tile_src &s, const unsi
  * 16-byte pieces gathered from aligned 16-byte loads.  A piece of plane c
  * (16 / sizeof(T) samples from image column sx on) lies in the interleaved
  * row at byte b = (sx * CH + c) * sizeof(T), one sample every CH: at most
- * CH + 1 aligned 16-byte chunks hold it.  The chunks are loaded first (for
- * several pieces at once: the loads of a batch are in flight together),
- * then aligned on b with funnel shifts and, with several channels, the
- * piece's samples picked out with byte permutes: CH + 1 loads where a
- * sample at a time took 16.  b % 16 is the same for every piece of a tile
- * (the tile starts at a multiple of 32 samples), so the switch on it below
- * never diverges.
+ * CH + 1 aligned 16-byte chunks hold it.  The chunks are loaded, aligned on
+ * b with funnel shifts and, with several channels, the piece's samples
+ * picked out with byte permutes: CH + 1 loads where a sample at a time took
+ * 16.  b % 16 is the same for every piece of a tile row (pieces are 16 CH
+ * bytes apart), so the switch on it below never diverges.
  */
 template <int CH>
 struct jf_piece_raw {
@@ -323,11 +324,10 @@ __device__ __forceinline__ uint4 jf_src_piece_words(const jf_tile_src &s, const 
 
 /* The tile of padded plane c (image of CH channels) whose top-left sample
  * is (x0, y0), tile_h rows of tile_w bytes (a multiple of 16), in 16-byte
- * pieces: consecutive threads take consecutive pieces of a row, each
- * thread U pieces a batch: the loads of the pieces inside the image first,
- * then those pieces, then the rest (edges) sample by sample (every piece,
- * without GATHER); then the barrier. */
-template <typename T, int CH, int U, bool GATHER = true>
+ * pieces, consecutive threads taking consecutive pieces of a row: the
+ * pieces inside the image gathered from their chunks, the rest (edges;
+ * every piece without GATHER) sample by sample; then the barrier. */
+template <typename T, int CH, bool GATHER = true>
 __device__ __forceinline__ void jf_load_tile_gather(unsigned int *tile_words, int tile_w, int tile_h,
                                                     const jf_tile_src &s, int c, int x0, int y0)
 {
@@ -337,31 +337,15 @@ __device__ __forceinline__ void jf_load_tile_gather(unsigned int *tile_words, in
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     const int b16 = (((x0 - s.r) * CH + c) * (int)sizeof(T)) & 15;
     const bool aligned = s.align >= 16;
-    for (int i0 = tid; i0 < total; i0 += U * nthreads) {
-        jf_piece_raw<CH> raw[U];
-        unsigned inside = 0; /* bit u: piece u gathered from its chunks */
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            const int i = i0 + u * nthreads;
-            const int ty = i / pieces, sx = x0 + (i - ty * pieces) * N - s.r;
-            const unsigned char *row = i < total ? jf_src_row(s, y0 + ty) : (const unsigned char *)0;
-            if (GATHER && row && aligned && sx >= 0 && sx + N <= s.w) {
-                jf_piece_load<T, CH>(row, (sx * CH + c) * (int)sizeof(T), raw[u]);
-                inside |= 1u << u;
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < U; u++)
-            if (inside >> u & 1)
-                ((uint4 *)tile_words)[i0 + u * nthreads] = jf_piece_samples<T, CH>(raw[u], b16);
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            const int i = i0 + u * nthreads;
-            if (!(inside >> u & 1) && i < total) {
-                const int ty = i / pieces;
-                ((uint4 *)tile_words)[i] = jf_src_piece_words<T>(
-                    s, jf_src_row(s, y0 + ty), x0 + (i - ty * pieces) * N, c);
-            }
+    for (int i = tid; i < total; i += nthreads) {
+        const int ty = i / pieces, x = x0 + (i - ty * pieces) * N, sx = x - s.r;
+        const unsigned char *row = jf_src_row(s, y0 + ty);
+        if (GATHER && row && aligned && sx >= 0 && sx + N <= s.w) {
+            jf_piece_raw<CH> raw;
+            jf_piece_load<T, CH>(row, (sx * CH + c) * (int)sizeof(T), raw);
+            ((uint4 *)tile_words)[i] = jf_piece_samples<T, CH>(raw, b16);
+        } else {
+            ((uint4 *)tile_words)[i] = jf_src_piece_words<T>(s, row, x, c);
         }
     }
     __syncthreads();
@@ -406,11 +390,11 @@ __device__ __forceinline__ void jf_load_tile_src16(unsigned int *tile_words, int
                                                    int y0)
 {
     if (CH == 1)
-        jf_load_tile_gather<T, 1, 1>(tile_words, tile_w, tile_h, s, c, x0, y0);
+        jf_load_tile_gather<T, 1>(tile_words, tile_w, tile_h, s, c, x0, y0);
     else if (s.ch == 3)
-        jf_load_tile_gather<T, 3, 1>(tile_words, tile_w, tile_h, s, c, x0, y0);
+        jf_load_tile_gather<T, 3>(tile_words, tile_w, tile_h, s, c, x0, y0);
     else
-        jf_load_tile_gather<T, 1, 1, false>(tile_words, tile_w, tile_h, s, c, x0, y0);
+        jf_load_tile_gather<T, 1, false>(tile_words, tile_w, tile_h, s, c, x0, y0);
 }
 
 #endif
