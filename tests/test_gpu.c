@@ -251,6 +251,19 @@ static int padded_outside_global(const jf_context *ctx, const char *name)
     return has_record(ctx, "pad") && strcmp(last_variant(ctx, name), "global") != 0;
 }
 
+/* After a call made with the stats just cleared (`what` recorded as
+ * `stat`): it succeeded, and ran a pad pass only if it ran the global
+ * variant. */
+static void fused_call_ok(jf_status st, const char *what, const char *stat, jf_variant var, int k,
+                          int depth)
+{
+    if (st != JF_OK)
+        fail_msg("fused %s %s: %s", what, jf_variant_name(var), jf_last_error());
+    if (padded_outside_global(g_gpu, stat))
+        fail_msg("%s %s k=%d %d-bit ran a pad pass (%s)", what, jf_variant_name(var), k, depth,
+                 last_variant(g_gpu, stat));
+}
+
 /* The tiled kernels read the border themselves: no pad pass runs (no "pad"
  * record) for fast and shared medians, fast, separable and shared
  * convolution, whatever the input's layout.  Device images at odd addresses
@@ -305,23 +318,17 @@ static void test_fused_border(void **state)
                                 if (var == JF_VARIANT_SHARED && depth == 16)
                                     break;
                                 mo.variant = co.variant = go.variant = var;
-                                jf_stats_clear(g_gpu);
-                                if (jf_median(g_gpu, &d, &got, &mo) != JF_OK)
-                                    fail_msg("fused %s: %s", jf_variant_name(var), jf_last_error());
                                 /* only the global variant pads (16-bit median or conv where
                                  * no fast kernel runs: k > 11, k > 7 on one-lane devices) */
-                                if (padded_outside_global(g_gpu, "median"))
-                                    fail_msg("median %s k=%d %d-bit ran a pad pass (%s)", jf_variant_name(var),
-                                             ks[k], depth, last_variant(g_gpu, "median"));
                                 jf_stats_clear(g_gpu);
-                                if (jf_convolve(g_gpu, &d, &cgot, &co) != JF_OK)
-                                    fail_msg("fused %s: %s", jf_variant_name(var), jf_last_error());
-                                if (padded_outside_global(g_gpu, "conv"))
-                                    fail_msg("conv %s k=%d %d-bit ran a pad pass (%s)", jf_variant_name(var),
-                                             ks[k], depth, last_variant(g_gpu, "conv"));
+                                fused_call_ok(jf_median(g_gpu, &d, &got, &mo), "median", "median", var,
+                                              ks[k], depth);
                                 jf_stats_clear(g_gpu);
-                                if (jf_convolve(g_gpu, &d, &ggot, &go) != JF_OK)
-                                    fail_msg("fused %s: %s", jf_variant_name(var), jf_last_error());
+                                fused_call_ok(jf_convolve(g_gpu, &d, &cgot, &co), "conv", "conv", var,
+                                              ks[k], depth);
+                                jf_stats_clear(g_gpu);
+                                fused_call_ok(jf_convolve(g_gpu, &d, &ggot, &go), "gauss", "conv", var,
+                                              ks[k], depth);
                                 if (!t_images_equal(&got, &want))
                                     fail_msg("median %s k=%d %s %dx%dx%d %d-bit offset %d differs from the CPU",
                                              jf_variant_name(var), ks[k], jf_border_name((jf_border)b),
@@ -332,9 +339,6 @@ static void test_fused_border(void **state)
                                     fail_msg("conv %s k=%d %s %dx%dx%d %d-bit offset %d: off by %d / %d",
                                              jf_variant_name(var), ks[k], jf_border_name((jf_border)b),
                                              w, h, ch, depth, off, dc, dg);
-                                if (padded_outside_global(g_gpu, "conv"))
-                                    fail_msg("gauss %s k=%d %d-bit ran a pad pass (%s)", jf_variant_name(var),
-                                             ks[k], depth, last_variant(g_gpu, "conv"));
                                 jf_image_free(&got);
                                 jf_image_free(&cgot);
                                 jf_image_free(&ggot);
