@@ -87,7 +87,7 @@ static int has_variant(const char *op, jf_variant v, int k)
         return 1;
     if (strcmp(op, "median") == 0)
         return jf_median_fast_supports(k);
-    return jf_conv_fast_supports(k, strcmp(op, "conv-rank1") == 0);
+    return jf_conv_fast_supports(k);
 }
 
 static jf_status run_once(jf_context *ctx, const char *op, const jf_image *src, jf_image *dst,

@@ -71,13 +71,7 @@ static jf_status conv_apply(jf_context *ctx, const jf_op_plan *p, jf_image *src,
 
 static int conv_has_variant(jf_variant v, int k)
 {
-    return v != JF_VARIANT_FAST || jf_conv_fast_supports(k, 0);
-}
-
-/* box and gauss: rank-1 weights, so `fast` (separable) at every k */
-static int rank1_has_variant(jf_variant v, int k)
-{
-    return v != JF_VARIANT_FAST || jf_conv_fast_supports(k, 1);
+    return v != JF_VARIANT_FAST || jf_conv_fast_supports(k);
 }
 
 /* Presets: the weights made once per plan. */
@@ -209,7 +203,7 @@ static jf_status psnr_measure(jf_context *ctx, const jf_image *a, const jf_image
 #define CONV_VARIANTS (CUDA_VARIANTS | V(JF_VARIANT_FAST))
 #define S8 (1u << JF_SAMPLE_U8)
 #define S16 (1u << JF_SAMPLE_U16)
-#define CONV_AUTO "fast for k = 3..11, and at every k for rank-1 weights (separable); shared for larger k (global at 16 bits), global at k = 1"
+#define CONV_AUTO "fast at every k from 3 (unrolled to k = 11, k at run time beyond, separable for rank-1 weights from k = 7; shared, or global at 16 bits, where its tile does not fit), global at k = 1"
 #define DEPTHS_GPU16 "8 and 16 bits (16 on the GPU: global and fast, not shared)"
 
 const jf_op jf_ops[] = {
@@ -239,11 +233,11 @@ const jf_op jf_ops[] = {
     {.name = "box", .summary = "mean of the k x k window", .kind = JF_OP_FILTER, .stat = "conv",
      .params = FILTER_PARAMS, .default_ksize = 3, .max_ksize = JF_CONV_MAX_KSIZE,
      .variants = CONV_VARIANTS, .samples = S8 | S16, .depths = DEPTHS_GPU16, .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER,
-     .has_variant = rank1_has_variant, .prepare = box_prepare, .apply = conv_apply},
+     .has_variant = conv_has_variant, .prepare = box_prepare, .apply = conv_apply},
     {.name = "gauss", .summary = "Gaussian blur (Gaussian noise); -k, --sigma or both",
      .kind = JF_OP_FILTER, .stat = "conv", .params = FILTER_PARAMS | JF_PARAM_SIGMA,
      .default_ksize = 0, .max_ksize = JF_CONV_MAX_KSIZE, .variants = CONV_VARIANTS,
-     .samples = S8 | S16, .depths = DEPTHS_GPU16, .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER, .has_variant = rank1_has_variant,
+     .samples = S8 | S16, .depths = DEPTHS_GPU16, .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER, .has_variant = conv_has_variant,
      .prepare = gauss_prepare, .apply = conv_apply},
     {.name = "sharpen", .summary = "unsharp mask: 2 x the pixel minus the k x k mean",
      .kind = JF_OP_FILTER, .stat = "conv", .params = FILTER_PARAMS, .default_ksize = 3,

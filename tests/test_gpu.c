@@ -52,8 +52,8 @@ static const int FULL_SIZES[][2] = {{1, 1}, {7, 5}, {33, 17}, {1023, 577}, {1920
 static const int QUICK_SIZES[][2] = {{1, 1}, {7, 5}, {33, 17}, {161, 97}};
 static const int FULL_KS[] = {1, 3, 5, 7, 9, 11, 15, 21, 31};
 static const int QUICK_KS[] = {1, 3, 5, 7, 15, 31};
-/* fast: register-blocked convolution, shared min/max networks for the median
- * (k = 3 to 11; other k asked of it run the shared variant) */
+/* fast: register-blocked convolution (every k), shared min/max networks for
+ * the median (k = 3 to 11; other k asked of it run the shared variant) */
 static const jf_variant VARIANTS[] = {JF_VARIANT_GLOBAL, JF_VARIANT_SHARED, JF_VARIANT_FAST,
                                       JF_VARIANT_AUTO};
 #define CONV_VARIANTS VARIANTS
@@ -220,6 +220,7 @@ static float *random_weights(int k, uint64_t seed)
     return w;
 }
 
+/* The variant the last `name` record of ctx says ran ("fast-separable", ...). */
 static const char *last_variant(const jf_context *ctx, const char *name)
 {
     size_t i = jf_stats_count(ctx);
@@ -412,8 +413,6 @@ static void test_conv_all_variants(void **state)
     print_message("conv: largest difference from the CPU %d level(s)\n", worst);
 }
 
-/* The variant the last `name` record of ctx says ran ("fast-separable", ...). */
-
 /* Rank-1 weights (box, Gaussian, and an outer product of two random
  * vectors with negative taps) at every k to 63: `fast` and `auto` take the
  * separable kernel, within 1 level of the CPU's separable path; 8 and 16
@@ -493,6 +492,65 @@ static void test_conv_separable(void **state)
             }
     print_message("separable conv: %d cases, largest difference from the CPU %d level(s)\n", cases,
                   worst);
+}
+
+/* Arbitrary weights beyond the unrolled kernels (k = 13 to 63): `fast` and
+ * `auto` run the run-time-k kernel (its record says "fast"), within 1 level
+ * of the CPU; 8 and 16 bits, 1, 3 and 4 channels, every border (one in turn
+ * under --quick).  k >= 29 on the smaller sizes (the CPU's k^2 loop).
+ * Within 48 KiB of shared memory (JETFILTER_DEVICE_LIMITS=nano) every case
+ * still runs fast, on narrower blocks where 32 x 1 threads do not fit. */
+static void test_conv_wide(void **state)
+{
+    static const int sizes[][2] = {{1, 1}, {7, 5}, {33, 17}, {203, 149}, {1023, 577}};
+    static const int ks[] = {13, 17, 29, 45, 63};
+    static const int chans[] = {1, 3, 4};
+    const int nsizes = g_quick ? 4 : 5;
+    int s, c, depth, k, b, v, cases = 0, worst = 0;
+    (void)state;
+    for (s = 0; s < nsizes; s++)
+        for (c = 0; c < 3; c++)
+            for (depth = 8; depth <= 16; depth += 8) {
+                const int ch = chans[c], w = sizes[s][0], h = sizes[s][1];
+                jf_image src = depth == 8 ? t_random_image(w, h, ch, 1, (uint64_t)(s * 7 + c + 40))
+                                          : t_random_image16(w, h, ch, 2, 0, (uint64_t)(s * 7 + c + 40));
+                for (k = 0; k < 5; k++) {
+                    float *wt;
+                    if (ks[k] >= 29 && w > 500)
+                        continue;
+                    wt = random_weights(ks[k], (uint64_t)(ks[k] * 3 + depth));
+                    for (b = g_quick ? (s + k) % JF_BORDER_COUNT : 0; b < JF_BORDER_COUNT;
+                         b += g_quick ? JF_BORDER_COUNT : 1) {
+                        jf_conv_options co = t_conv_opts(ks[k], wt, (jf_border)b, JF_VARIANT_CPU);
+                        jf_image want = {0};
+                        assert_int_equal(jf_convolve(g_cpu, &src, &want, &co), JF_OK);
+                        for (v = 0; v < 2; v++) {
+                            jf_image got = t_poisoned_like(&src, 2);
+                            const char *ran;
+                            int d;
+                            co.variant = v == 0 ? JF_VARIANT_FAST : JF_VARIANT_AUTO;
+                            if (jf_convolve(g_gpu, &src, &got, &co) != JF_OK)
+                                fail_msg("wide conv %s: %s", jf_variant_name(co.variant), jf_last_error());
+                            ran = last_variant(g_gpu, "conv");
+                            if (strcmp(ran, "fast") != 0)
+                                fail_msg("conv k=%d %s %d-bit %d channels ran %s, not fast", ks[k],
+                                         jf_variant_name(co.variant), depth, ch, ran);
+                            d = t_max_abs_diff(&got, &want);
+                            if (d > 1)
+                                fail_msg("wide conv %s (ran %s) k=%d %s %dx%dx%d %d-bit: off by %d levels",
+                                         jf_variant_name(co.variant), ran, ks[k],
+                                         jf_border_name((jf_border)b), w, h, ch, depth, d);
+                            worst = d > worst ? d : worst;
+                            cases++;
+                            jf_image_free(&got);
+                        }
+                        jf_image_free(&want);
+                    }
+                    free(wt);
+                }
+                jf_image_free(&src);
+            }
+    print_message("wide conv: %d cases, largest difference from the CPU %d level(s)\n", cases, worst);
 }
 
 /* A tuning profile for this device makes `auto` take its choice (median
@@ -1477,6 +1535,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_block_shapes),
         cmocka_unit_test(test_conv_all_variants),
         cmocka_unit_test(test_conv_separable),
+        cmocka_unit_test(test_conv_wide),
         cmocka_unit_test(test_profile_auto),
         cmocka_unit_test(test_real_photos),
         cmocka_unit_test(test_metrics),

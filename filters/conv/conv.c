@@ -70,23 +70,18 @@ jf_status jf_convolve(jf_context *ctx, const jf_image *src, jf_image *dst,
     JF_WITH_CONTEXT(ctx, conv_impl(ctx, src, dst, opt));
 }
 
-int jf_conv_fast_supports(int k, int rank1)
+int jf_conv_fast_supports(int k)
 {
-    return k >= 3 && k % 2 == 1 && (k <= 11 || rank1);
+    return k >= 3 && k % 2 == 1;
 }
 
 int jf_conv_separable_path(int k, int rank1) { return rank1 && k >= JF_CONV_SEPARABLE_MIN_K; }
 
-/* JF_VARIANT_AUTO on the GPU, from the sweeps on an H200 (benchmarks/RESULTS.md):
- * the fast variant wins wherever it exists (k = 3..11: 2-6x over the others;
- * rank-1 weights at any k through the separable kernel); beyond it the
- * shared tile beats global from k = 5 (4-12%), global wins at k = 3 (L1
- * serves a small window as well as a tile, without the load phase).  16-bit
- * images the same, with global where shared (8-bit) would run. */
-jf_variant jf_conv_auto(const jf_device_info *dev, int k, int rank1, const jf_image *src)
+/* JF_VARIANT_AUTO on the GPU, from the sweeps on an H200 and an H100
+ * (benchmarks/RESULTS.md): the fast variant wins at every k it has (k = 3..11
+ * unrolled: 2-6x over the others; beyond, the run-time-k kernel; rank-1
+ * weights through the separable kernel); at k = 1 global (no tile to share). */
+jf_variant jf_conv_auto(int k)
 {
-    (void)dev;
-    if (jf_conv_fast_supports(k, rank1))
-        return JF_VARIANT_FAST;
-    return k >= 5 ? jf_variant_fallback(src->sample) : JF_VARIANT_GLOBAL;
+    return jf_conv_fast_supports(k) ? JF_VARIANT_FAST : JF_VARIANT_GLOBAL;
 }

@@ -18,18 +18,22 @@ int jf_kernel_separate(const float *w, int ksize, float *col, float *row);
 jf_status jf_conv_cpu(jf_context *ctx, const jf_image *padded, int ksize, const float *weights,
                       const float *col, const float *row, jf_image *dst);
 
-/* Does the CUDA `fast` variant exist for this k (rank1: for weights that
- * jf_kernel_separate splits)?  k = 3..11 for any weights, every odd k from 3
- * for rank-1 ones. */
-int jf_conv_fast_supports(int k, int rank1);
+/* Does the CUDA `fast` variant exist for this k?  Every odd k from 3:
+ * unrolled for k = 3..11 (conv_fast.cu), k at run time beyond (conv_wide.cu,
+ * where its tile and weights fit the device's shared memory; else the
+ * fallback runs), separable for rank-1 weights from
+ * JF_CONV_SEPARABLE_MIN_K. */
+int jf_conv_fast_supports(int k);
 
 /* From this k, `fast` runs rank-1 weights through the separable kernel
  * (below it, the direct register-blocked one is as fast: RESULTS.md). */
 #define JF_CONV_SEPARABLE_MIN_K 7
+/* The largest k with an unrolled fast kernel (conv_fast.cu). */
+#define JF_CONV_FAST_UNROLLED_MAX_K 11
 int jf_conv_separable_path(int k, int rank1);
 
-/* What `auto` picks on the GPU for this k and these weights. */
-jf_variant jf_conv_auto(const jf_device_info *dev, int k, int rank1, const jf_image *src);
+/* What `auto` picks on the GPU for this k (any weights, any image). */
+jf_variant jf_conv_auto(int k);
 
 #ifdef JF_HAVE_CUDA
 jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
@@ -53,6 +57,12 @@ jf_status jf_conv_shared_launch(jf_context *ctx, const struct jf_filter_in *in, 
                                 int by, const jf_dview *out);
 jf_status jf_conv_fast_launch(jf_context *ctx, const struct jf_filter_in *in, int k, const float *weights, int bx, int by,
                               const jf_dview *out);
+/* The fast variant beyond JF_CONV_FAST_UNROLLED_MAX_K (k known at run time,
+ * weights from the device buffer); jf_conv_wide_fits says whether any block
+ * of it fits this device for this image and k (else the fallback runs). */
+jf_status jf_conv_wide_launch(jf_context *ctx, const struct jf_filter_in *in, int k, const float *d_weights, int bx,
+                              int by, const jf_dview *out);
+int jf_conv_wide_fits(jf_context *ctx, const jf_image *shape, int k);
 /* The fast variant for weights col[j] * row[i] (any k up to JF_CONV_MAX_KSIZE). */
 jf_status jf_conv_separable_launch(jf_context *ctx, const struct jf_filter_in *in, int k, const float *col,
                                    const float *row, int bx, int by, const jf_dview *out);

@@ -4,7 +4,8 @@
  * Each thread computes a 4 x 8 block of outputs (4 x 4 at K = 11).  It walks
  * the tile rows its block needs once, reading each row as 4-byte words and
  * unpacking the 4 + K - 1 samples (8 or 16 bits) to floats once, then adds
- * that row into every output row that uses it.  K is a template parameter (3 to 11), so the loops unroll
+ * that row into every output row that uses it.  K is a template parameter
+ * (3 to JF_CONV_FAST_UNROLLED_MAX_K), so the loops unroll
  * completely and the window lives in registers.  The weights travel as a
  * kernel parameter (K^2 floats, 484 bytes at K = 11, well inside the 4 KiB
  * parameter space of every CUDA version): parameters live in a constant

@@ -51,60 +51,76 @@ __device__ __forceinline__ unsigned fast_round_bits(float v)
     return (unsigned)min(max(bits, 0x4B000000), (int)fast_sample<T>::TOP);
 }
 
-/* A thread's PX results of one row as words, samples in memory order. */
-__device__ __forceinline__ void fast_pack(const unsigned (&r)[PX], unsigned (&wd)[1])
+/* A thread's NX results of one row (NX a multiple of 4) as words, samples
+ * in memory order. */
+template <typename T, int NX>
+__device__ __forceinline__ void fast_pack(const unsigned (&r)[NX], unsigned (&wd)[NX * sizeof(T) / 4])
 {
-    wd[0] = __byte_perm(__byte_perm(r[0], r[1], 0x0040u), __byte_perm(r[2], r[3], 0x0040u), 0x5410u);
-}
-__device__ __forceinline__ void fast_pack(const unsigned (&r)[PX], unsigned (&wd)[2])
-{
-    wd[0] = __byte_perm(r[0], r[1], 0x5410u);
-    wd[1] = __byte_perm(r[2], r[3], 0x5410u);
+#pragma unroll
+    for (int q = 0; q < NX * (int)sizeof(T) / 4; q++)
+        wd[q] = sizeof(T) == 1 ? __byte_perm(__byte_perm(r[4 * q], r[4 * q + 1], 0x0040u),
+                                             __byte_perm(r[4 * q + 2], r[4 * q + 3], 0x0040u), 0x5410u)
+                               : __byte_perm(r[2 * q], r[2 * q + 1], 0x5410u);
 }
 
-/* A grey thread's PY x PX results to the image: 4 samples of a row in 4 or
- * 8 bytes, as whole words where the output's alignment allows. */
-template <typename T, int PY>
-__device__ __forceinline__ void fast_store_block(const float (&acc)[PY][PX], unsigned char *out,
+/* A row of a thread's results into the shared output tile, one store
+ * (o aligned to its size). */
+__device__ __forceinline__ void fast_store_words(unsigned char *o, const unsigned (&wd)[1])
+{
+    *(unsigned *)o = wd[0];
+}
+__device__ __forceinline__ void fast_store_words(unsigned char *o, const unsigned (&wd)[2])
+{
+    *(uint2 *)o = make_uint2(wd[0], wd[1]);
+}
+__device__ __forceinline__ void fast_store_words(unsigned char *o, const unsigned (&wd)[4])
+{
+    *(uint4 *)o = make_uint4(wd[0], wd[1], wd[2], wd[3]);
+}
+
+/* A grey thread's PY x NX results to the image: NX samples of a row as
+ * whole words where the output's alignment allows. */
+template <typename T, int PY, int NX>
+__device__ __forceinline__ void fast_store_block(const float (&acc)[PY][NX], unsigned char *out,
                                                  size_t out_pitch, int ox, int oy, int w, int h,
                                                  int word_stores)
 {
 #pragma unroll
     for (int py = 0; py < PY; py++) {
         const int y = oy + py;
-        unsigned r[PX];
+        unsigned r[NX];
         if (y >= h)
             break;
         T *o = (T *)(out + (size_t)y * out_pitch) + ox;
 #pragma unroll
-        for (int px = 0; px < PX; px++)
+        for (int px = 0; px < NX; px++)
             r[px] = fast_round_bits<T>(acc[py][px]);
-        if (word_stores && ox + PX <= w) {
-            unsigned wd[sizeof(T)];
-            fast_pack(r, wd);
+        if (word_stores && ox + NX <= w) {
+            unsigned wd[NX * sizeof(T) / 4];
+            fast_pack<T>(r, wd);
 #pragma unroll
-            for (int q = 0; q < (int)sizeof(T); q++)
+            for (int q = 0; q < NX * (int)sizeof(T) / 4; q++)
                 ((unsigned *)o)[q] = wd[q];
         } else {
 #pragma unroll
-            for (int px = 0; px < PX; px++)
+            for (int px = 0; px < NX; px++)
                 if (ox + px < w)
                     o[px] = (T)r[px];
         }
     }
 }
 
-/* Grey: the block's tile, then each thread its own PY x PX outputs
+/* Grey: the block's tile, then each thread its own PY x NX outputs
  * (fast_store_block). */
-template <typename T, int PY, typename Accumulate>
+template <typename T, int PY, int NX = PX, typename Accumulate>
 __device__ __forceinline__ void fast_grey_tile(unsigned int *s_tile, const jf_tile_src &src,
                                                int w, int h, int k,
                                                unsigned char *out, size_t out_pitch, int tile_w,
                                                int word_stores, Accumulate accumulate)
 {
-    const int x0 = blockIdx.x * blockDim.x * PX, y0 = blockIdx.y * blockDim.y * PY;
-    const int ox = x0 + threadIdx.x * PX, oy = y0 + threadIdx.y * PY;
-    float acc[PY][PX];
+    const int x0 = blockIdx.x * blockDim.x * NX, y0 = blockIdx.y * blockDim.y * PY;
+    const int ox = x0 + threadIdx.x * NX, oy = y0 + threadIdx.y * PY;
+    float acc[PY][NX];
 
     jf_load_tile_src16<T, 1>(s_tile, tile_w, blockDim.y * PY + k - 1, src, 0, x0, y0);
     if (ox >= w || oy >= h)
@@ -117,25 +133,25 @@ __device__ __forceinline__ void fast_grey_tile(unsigned int *s_tile, const jf_ti
  * Several channels: one block computes every channel of its tile in turn
  * (each channel's tile is gathered from the interleaved image into the same
  * tile buffer, the other channels' bytes staying in L1 for the next; then
- * `accumulate(tile, acc)` fills the thread's PY x PX block), keeps each
- * channel's results in its plane of a shared output tile (a row of PX
- * samples one store) and then writes the tile interleaved in 16-byte
+ * `accumulate(tile, acc)` fills the thread's PY x NX block), keeps each
+ * channel's results in its plane of a shared output tile (a row of NX
+ * samples in words) and then writes the tile interleaved in 16-byte
  * pieces (jf_write_out_planes).  Writing each channel from its own block
  * would scatter sample stores at a stride of `ch` across three blocks.
  */
-template <typename T, int PY, typename Accumulate>
+template <typename T, int PY, int NX = PX, typename Accumulate>
 __device__ __forceinline__ void fast_interleaved_tile(unsigned int *smem, const jf_tile_src &src,
                                                       int w, int h, int ch, int k, unsigned char *out,
                                                       size_t out_pitch, int tile_w,
                                                       int out_piece, Accumulate accumulate)
 {
-    const int rows_out = blockDim.y * PY, cols_out = blockDim.x * PX;
+    const int rows_out = blockDim.y * PY, cols_out = blockDim.x * NX;
     const int tile_h = rows_out + k - 1;
     unsigned char *s_out = (unsigned char *)smem + (size_t)tile_h * tile_w;
     const int row_bytes = cols_out * (int)sizeof(T), plane_bytes = rows_out * row_bytes;
     const int x0 = blockIdx.x * cols_out, y0 = blockIdx.y * rows_out;
-    const int lx = threadIdx.x * PX, ly = threadIdx.y * PY;
-    float acc[PY][PX];
+    const int lx = threadIdx.x * NX, ly = threadIdx.y * PY;
+    float acc[PY][NX];
 
     for (int c = 0; c < ch; c++) {
         if (c > 0)
@@ -144,16 +160,12 @@ __device__ __forceinline__ void fast_interleaved_tile(unsigned int *smem, const 
         accumulate(smem, acc);
 #pragma unroll
         for (int py = 0; py < PY; py++) {
-            unsigned r[PX], wd[sizeof(T)];
+            unsigned r[NX], wd[NX * sizeof(T) / 4];
 #pragma unroll
-            for (int px = 0; px < PX; px++)
+            for (int px = 0; px < NX; px++)
                 r[px] = fast_round_bits<T>(acc[py][px]);
-            fast_pack(r, wd);
-            unsigned char *o = s_out + c * plane_bytes + (ly + py) * row_bytes + lx * (int)sizeof(T);
-            if (sizeof(T) == 1)
-                *(unsigned *)o = wd[0];
-            else
-                *(uint2 *)o = make_uint2(wd[0], wd[sizeof(T) - 1]);
+            fast_pack<T>(r, wd);
+            fast_store_words(s_out + c * plane_bytes + (ly + py) * row_bytes + lx * (int)sizeof(T), wd);
         }
     }
     __syncthreads();
