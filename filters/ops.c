@@ -203,7 +203,7 @@ static jf_status psnr_measure(jf_context *ctx, const jf_image *a, const jf_image
 #define CONV_VARIANTS (CUDA_VARIANTS | V(JF_VARIANT_FAST))
 #define S8 (1u << JF_SAMPLE_U8)
 #define S16 (1u << JF_SAMPLE_U16)
-#define CONV_AUTO "fast at every k from 3 (unrolled to k = 11, k at run time beyond, separable for rank-1 weights from k = 7; shared, or global at 16 bits, where its tile does not fit), global at k = 1"
+#define CONV_AUTO "fast at every k from 3 (unrolled to k = 13, k at run time beyond, separable for rank-1 weights from k = 7; shared, or global at 16 bits, where its tile does not fit), global at k = 1"
 #define DEPTHS_GPU16 "8 and 16 bits (16 on the GPU: global and fast, not shared)"
 
 const jf_op jf_ops[] = {

@@ -78,7 +78,7 @@ int jf_conv_fast_supports(int k)
 int jf_conv_separable_path(int k, int rank1) { return rank1 && k >= JF_CONV_SEPARABLE_MIN_K; }
 
 /* JF_VARIANT_AUTO on the GPU, from the sweeps on an H200 and an H100
- * (benchmarks/RESULTS.md): the fast variant wins at every k it has (k = 3..11
+ * (benchmarks/RESULTS.md): the fast variant wins at every k it has (k = 3..13
  * unrolled: 2-6x over the others; beyond, the run-time-k kernel; rank-1
  * weights through the separable kernel); at k = 1 global (no tile to share). */
 jf_variant jf_conv_auto(int k)

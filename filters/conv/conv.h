@@ -19,7 +19,7 @@ jf_status jf_conv_cpu(jf_context *ctx, const jf_image *padded, int ksize, const 
                       const float *col, const float *row, jf_image *dst);
 
 /* Does the CUDA `fast` variant exist for this k?  Every odd k from 3:
- * unrolled for k = 3..11 (conv_fast.cu), k at run time beyond (conv_wide.cu,
+ * unrolled for k = 3..13 (conv_fast.cu), k at run time beyond (conv_wide.cu,
  * where its tile and weights fit the device's shared memory; else the
  * fallback runs), separable for rank-1 weights from
  * JF_CONV_SEPARABLE_MIN_K. */
@@ -29,7 +29,7 @@ int jf_conv_fast_supports(int k);
  * (below it, the direct register-blocked one is as fast: RESULTS.md). */
 #define JF_CONV_SEPARABLE_MIN_K 7
 /* The largest k with an unrolled fast kernel (conv_fast.cu). */
-#define JF_CONV_FAST_UNROLLED_MAX_K 11
+#define JF_CONV_FAST_UNROLLED_MAX_K 13
 int jf_conv_separable_path(int k, int rank1);
 
 /* What `auto` picks on the GPU for this k (any weights, any image). */

@@ -1,9 +1,9 @@
 /* jf_convolve on the CUDA backend: input onto the device (the tiled kernels
  * read the border themselves; the global one pads first), the weights into
  * the context's own device buffer (a copy ordered on its stream) or, for the
- * unrolled fast kernels (k <= 11), the launch's parameters; run the chosen
+ * unrolled fast kernels (k <= 13), the launch's parameters; run the chosen
  * variant (fast: separable for rank-1 weights from k = 7, unrolled to
- * k = 11, run-time k beyond), output back or left queued. */
+ * k = 13, run-time k beyond), output back or left queued. */
 #include "filters/conv/conv.h"
 #include "filters/filters.h"
 #include "filters/filter_cuda.cuh"

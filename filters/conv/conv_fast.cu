@@ -1,13 +1,13 @@
 /*
  * Convolution, fast variant: register blocking on the shared tile.
  *
- * Each thread computes a 4 x 8 block of outputs (4 x 4 at K = 11).  It walks
+ * Each thread computes a 4 x 8 block of outputs (4 x 4 at K = 11, 13).  It walks
  * the tile rows its block needs once, reading each row as 4-byte words and
  * unpacking the 4 + K - 1 samples (8 or 16 bits) to floats once, then adds
  * that row into every output row that uses it.  K is a template parameter
  * (3 to JF_CONV_FAST_UNROLLED_MAX_K), so the loops unroll
  * completely and the window lives in registers.  The weights travel as a
- * kernel parameter (K^2 floats, 484 bytes at K = 11, well inside the 4 KiB
+ * kernel parameter (K^2 floats, 676 bytes at K = 13, well inside the 4 KiB
  * parameter space of every CUDA version): parameters live in a constant
  * bank, so every weight is an immediate operand of its multiply-add
  * (c[0x0][offset]), and being part of the launch they are ordered with it on
@@ -26,7 +26,7 @@
 #include "filters/conv/conv_fast.cuh"
 
 /* Output rows per thread: 8 up to k = 9 (measured 4-9% faster than 4 on an
- * H200, fewer halo rows per output); 4 at k = 11, where 8 rows need 96
+ * H200, fewer halo rows per output); 4 from k = 11, where 8 rows need 96
  * registers and ran 7% slower. */
 #define FAST_ROWS(K) ((K) >= 11 ? 4 : 8)
 
@@ -121,7 +121,8 @@ static const void *fast_kernel_for(int k, int ch)
     case 5: return fast_kernel<5, T>(ch);
     case 7: return fast_kernel<7, T>(ch);
     case 9: return fast_kernel<9, T>(ch);
-    default: return fast_kernel<11, T>(ch);
+    case 11: return fast_kernel<11, T>(ch);
+    default: return fast_kernel<13, T>(ch);
     }
 }
 
@@ -188,7 +189,8 @@ static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const
     case 5: launch<5, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
     case 7: launch<7, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
     case 9: launch<9, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
-    default: launch<11, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    case 11: launch<11, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    default: launch<13, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
     }
     return jf_gpu_filter_done(ctx, id, "conv_fast_kernel", "conv", "fast", k, shape, 0);
 }
