@@ -188,22 +188,24 @@ static const void *wide_kernel(int ch)
 
 /* The default block: 32 x 4 threads (256 x 32 outputs; against 32 x 8 on
  * the H100: 1920x1080 15-27% faster, the grid of 32 x 8 blocks being about
- * one block an SM, 3840x2160 0-3% slower, 7680x4320 1-3% faster), or fewer
- * rows, then fewer columns (down to 8 x 1), where that does not fit the
- * device's shared memory (48 KiB: 16-bit tiles at k = 63); 0 where none
- * does. */
+ * one block an SM, 3840x2160 0-3% slower, 7680x4320 1-3% faster).  Where
+ * that does not fit the device's shared memory (48 KiB: RGB and 16-bit
+ * tiles at large k), the block with the most threads that does (32 x 2,
+ * 16 x 4, 32 x 1, ... down to 8 x 1): a device with one SM, the Nano, has
+ * only that block's warps to keep its four schedulers busy.  0 where none
+ * fits. */
 template <typename T>
 static int wide_default_block(jf_context *ctx, int k, int ch, int *bx, int *by)
 {
     int tile_w;
     size_t at;
-    for (*bx = 32; *bx >= 8; *bx /= 2) {
-        *by = jf_default_block_rows(ctx, wide_kernel<T>(ch), *bx, 4, [&](int rows) {
-            return wide_smem<T>(k, ch, *bx, rows, &tile_w, &at);
-        });
-        if (jf_gpu_launch_ok(ctx, wide_kernel<T>(ch), *bx * *by, wide_smem<T>(k, ch, *bx, *by, &tile_w, &at)))
-            return 1;
-    }
+    for (int threads = 128; threads >= 8; threads /= 2)
+        for (*bx = 32; *bx >= 8; *bx /= 2) {
+            *by = threads / *bx;
+            if (*by >= 1 && *by <= 4 &&
+                jf_gpu_launch_ok(ctx, wide_kernel<T>(ch), threads, wide_smem<T>(k, ch, *bx, *by, &tile_w, &at)))
+                return 1;
+        }
     return 0;
 }
 
