@@ -75,7 +75,7 @@ __device__ __forceinline__ void wide_taps(const float *s_w, int k, int kp, int r
 }
 
 /* Tile row r into acc: whole chunks, then the k % TAPS taps left (the
- * zero weights past k are not multiplied: 19% of the work at k = 13). */
+ * zero weights past k are not multiplied: 3 taps in 20 at k = 17). */
 template <bool ALL, typename T>
 __device__ __forceinline__ void wide_row(const unsigned int *row, const float *s_w, int k, int kp, int r,
                                          float (&acc)[WIDE_ROWS][WIDE_COLS])
