@@ -23,6 +23,29 @@ static inline int jf_out_piece(const void *ptr, size_t pitch)
     return at % 16 == 0 ? 16 : at % 4 == 0 ? 4 : 1;
 }
 
+/* Shared memory of a planar output tile (jf_write_out_planes): ch planes
+ * of rows x cols samples of bps bytes; none for one channel, whose kernels
+ * store straight to the image. */
+static inline size_t jf_out_planes_bytes(int ch, int cols, int rows, int bps)
+{
+    return ch > 1 ? (size_t)ch * (size_t)cols * (size_t)rows * (size_t)bps : 0;
+}
+
+/* A thread's row of results (1, 2 or 4 words) in one store; o aligned to
+ * the store's size. */
+__device__ __forceinline__ void jf_store_words(unsigned char *o, const unsigned (&wd)[1])
+{
+    *(unsigned *)o = wd[0];
+}
+__device__ __forceinline__ void jf_store_words(unsigned char *o, const unsigned (&wd)[2])
+{
+    *(uint2 *)o = make_uint2(wd[0], wd[1]);
+}
+__device__ __forceinline__ void jf_store_words(unsigned char *o, const unsigned (&wd)[4])
+{
+    *(uint4 *)o = make_uint4(wd[0], wd[1], wd[2], wd[3]);
+}
+
 /* Bytes b0, b1, b2, b3 of w (indices known at compile time) as one word:
  * one byte permute where they lie in at most two words, else three. */
 template <int NW>

@@ -319,8 +319,8 @@ static void test_fused_border(void **state)
                                 if (var == JF_VARIANT_SHARED && depth == 16)
                                     break;
                                 mo.variant = co.variant = go.variant = var;
-                                /* only the global variant pads (16-bit median or conv where
-                                 * no fast kernel runs: k > 11, k > 7 on one-lane devices) */
+                                /* only the global variant pads (a 16-bit median where no
+                                 * fast kernel runs: k > 11, k > 7 on one-lane devices) */
                                 jf_stats_clear(g_gpu);
                                 fused_call_ok(jf_median(g_gpu, &d, &got, &mo), "median", "median", var,
                                               ks[k], depth);
@@ -499,7 +499,7 @@ static void test_conv_separable(void **state)
  * of the CPU; 8 and 16 bits, 1, 3 and 4 channels, every border (one in turn
  * under --quick).  k >= 29 on the smaller sizes (the CPU's k^2 loop).
  * Within 48 KiB of shared memory (JETFILTER_DEVICE_LIMITS=nano) every case
- * still runs fast, on narrower blocks where 32 x 1 threads do not fit. */
+ * still runs fast, on smaller blocks where 32 x 4 threads do not fit. */
 static void test_conv_wide(void **state)
 {
     static const int sizes[][2] = {{1, 1}, {7, 5}, {33, 17}, {203, 149}, {1023, 577}};

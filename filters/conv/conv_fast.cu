@@ -153,7 +153,7 @@ static size_t fast_smem(int k, int ch, int bx, int by, int *tile_w)
     const int bps = (int)sizeof(T), py = FAST_ROWS(k);
     *tile_w = ((bx * PX + k - 1) * bps + 15) & ~15;
     return (size_t)*tile_w * (size_t)(by * py + k - 1) +
-           (ch > 1 ? (size_t)ch * (size_t)(bx * PX) * (size_t)(by * py) * (size_t)bps : 0);
+           jf_out_planes_bytes(ch, bx * PX, by * py, bps);
 }
 
 /* bx = by = 0: 32 x 8, or fewer rows where that block does not fit the

@@ -63,21 +63,6 @@ __device__ __forceinline__ void fast_pack(const unsigned (&r)[NX], unsigned (&wd
                                : __byte_perm(r[2 * q], r[2 * q + 1], 0x5410u);
 }
 
-/* A row of a thread's results into the shared output tile, one store
- * (o aligned to its size). */
-__device__ __forceinline__ void fast_store_words(unsigned char *o, const unsigned (&wd)[1])
-{
-    *(unsigned *)o = wd[0];
-}
-__device__ __forceinline__ void fast_store_words(unsigned char *o, const unsigned (&wd)[2])
-{
-    *(uint2 *)o = make_uint2(wd[0], wd[1]);
-}
-__device__ __forceinline__ void fast_store_words(unsigned char *o, const unsigned (&wd)[4])
-{
-    *(uint4 *)o = make_uint4(wd[0], wd[1], wd[2], wd[3]);
-}
-
 /* A grey thread's PY x NX results to the image: NX samples of a row as
  * whole words where the output's alignment allows. */
 template <typename T, int PY, int NX>
@@ -165,7 +150,7 @@ __device__ __forceinline__ void fast_interleaved_tile(unsigned int *smem, const 
             for (int px = 0; px < NX; px++)
                 r[px] = fast_round_bits<T>(acc[py][px]);
             fast_pack<T>(r, wd);
-            fast_store_words(s_out + c * plane_bytes + (ly + py) * row_bytes + lx * (int)sizeof(T), wd);
+            jf_store_words(s_out + c * plane_bytes + (ly + py) * row_bytes + lx * (int)sizeof(T), wd);
         }
     }
     __syncthreads();

@@ -189,7 +189,7 @@ static size_t sep_smem(int k, int ch, int bx, int by, int *tile_w)
     const int bps = (int)sizeof(T), taps = (k + 3) & ~3, py = SEP_ROWS(k);
     *tile_w = ((bx * PX + taps) * bps + 15) & ~15;
     return (size_t)*tile_w * (size_t)(by * py + k - 1) +
-           (ch > 1 ? (size_t)ch * (size_t)(bx * PX) * (size_t)(by * py) * (size_t)bps : 0);
+           jf_out_planes_bytes(ch, bx * PX, by * py, bps);
 }
 
 template <typename T, int PY>

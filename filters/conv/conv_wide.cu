@@ -149,7 +149,7 @@ static size_t wide_smem(int k, int ch, int bx, int by, int *tile_w, size_t *weig
     const int bps = (int)sizeof(T);
     *tile_w = ((bx * WIDE_COLS + wide_kp(k)) * bps + 15) & ~15;
     *weights_at = (size_t)*tile_w * (size_t)(by * WIDE_ROWS + k - 1) +
-                  (ch > 1 ? (size_t)ch * (size_t)(bx * WIDE_COLS) * (size_t)(by * WIDE_ROWS) * (size_t)bps : 0);
+                  jf_out_planes_bytes(ch, bx * WIDE_COLS, by * WIDE_ROWS, bps);
     return *weights_at + sizeof(float) * (size_t)k * (size_t)wide_kp(k);
 }
 

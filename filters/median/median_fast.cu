@@ -204,15 +204,6 @@ __device__ __forceinline__ void fast_row_words(const T (&row)[8], unsigned (&wd)
     }
 }
 
-__device__ __forceinline__ void fast_store_row(unsigned char *o, const unsigned (&wd)[2])
-{
-    *(uint2 *)o = make_uint2(wd[0], wd[1]);
-}
-__device__ __forceinline__ void fast_store_row(unsigned char *o, const unsigned (&wd)[4])
-{
-    *(uint4 *)o = make_uint4(wd[0], wd[1], wd[2], wd[3]);
-}
-
 /* Grey: each thread stores its own outputs, a row of 8 in one 8- or 16-byte
  * store (words, or samples, where the output's alignment does not allow
  * it). */
@@ -245,7 +236,7 @@ __global__ void median_fast_kernel(const jf_tile_src src, int w, int h, unsigned
                 unsigned wd[2 * sizeof(T)];
                 fast_row_words<T>(res[l][r], wd);
                 if (word_stores == 2) /* one store a row */
-                    fast_store_row(o, wd);
+                    jf_store_words(o, wd);
                 else
 #pragma unroll
                     for (int q = 0; q < 2 * (int)sizeof(T); q++)
@@ -290,7 +281,7 @@ __global__ void median_fast_interleaved_kernel(const jf_tile_src src, int w, int
             for (int r = 0; r < B::ROWS; r++) {
                 unsigned wd[2 * sizeof(T)];
                 fast_row_words<T>(res[l][r], wd);
-                fast_store_row(s_out + c * plane_bytes + (ly + l * lane_rows + r) * row_bytes +
+                jf_store_words(s_out + c * plane_bytes + (ly + l * lane_rows + r) * row_bytes +
                                    lx * (int)sizeof(T),
                                wd);
             }
@@ -316,7 +307,7 @@ static size_t fast_smem(int ch, int bx, int by, int *tile_w)
     const int rows_out = by * fast_block<K>::ROWS * LANES, cols_out = bx * fast_block<K>::COLS;
     *tile_w = fast_tile_width<K, T>(cols_out);
     return (size_t)*tile_w * (size_t)(rows_out + K - 1) +
-           (ch > 1 ? (size_t)ch * (size_t)rows_out * (size_t)cols_out * sizeof(T) : 0);
+           jf_out_planes_bytes(ch, cols_out, rows_out, (int)sizeof(T));
 }
 
 /* bx = by = 0: 32 x 4 (H100: 0-4% faster than 16x8, 8x8 or 16x16), or
