@@ -1,14 +1,16 @@
 /*
  * SSIM on the GPU, the definition of ssim_cpu.c in one pass per channel:
  * each block takes a tile of 32 x 32 outputs (32 x 16 on a Nano), loads its
- * inputs plus the 10-sample halo into shared memory, runs the 11 horizontal
- * taps for the tile's 42 (26) rows (the Gaussian-weighted a, b, a^2, b^2,
- * ab, kept in shared memory), then the 11 vertical taps, each thread for 4
- * (2) outputs down a column from 14 (12) moment rows read once, and the
- * SSIM formula, and adds its terms in double; blocks loop over tiles, and the host adds the
- * blocks' partials in order.  Nothing goes through global memory but the
- * two images (the separable two-kernel version wrote and read five planes
- * of doubles: 80 bytes per sample).
+ * inputs plus the 10-sample halo into shared memory (4 pixels a load where
+ * the rows allow), runs the 11 horizontal taps for the tile's 42 (26) rows
+ * (the Gaussian-weighted a, b, a^2, b^2, ab, kept in shared memory; each
+ * thread 4 neighbouring columns from 4 float4 loads), then the 11 vertical
+ * taps, each thread for 4 (2) outputs down a column from 14 (12) moment rows
+ * read once, and the SSIM formula, and adds its terms in double.  Blocks
+ * loop over the tiles, and the host adds the blocks' partials in order.
+ * Nothing goes through global memory but the two images (the separable
+ * two-kernel version wrote and read five planes of doubles: 80 bytes per
+ * sample).
  *
  * Single precision, because Maxwell (the Nano) runs double at 1/32 rate.
  * What makes float hard is s_aa = E[a^2] - mu^2, which cancels where the
@@ -31,7 +33,10 @@
 #define SSIM_TX 32    /* threads across */
 #define SSIM_TY 8     /* threads down */
 #define SSIM_THREADS (SSIM_TX * SSIM_TY)
-#define SSIM_IN_W (SSIM_TX + TAPS - 1)
+/* an input row: 32 outputs + 10 halo samples, rounded up to whole 16-byte
+ * groups so the horizontal pass reads it 4 floats at a time */
+#define SSIM_IN_W ((SSIM_TX + TAPS - 1 + 3) / 4 * 4)
+#define SSIM_GROUPS (SSIM_TX / 4) /* 4-output groups across a moment row */
 
 /* The window's taps travel as a kernel parameter: ordered with the launch,
  * no shared symbol to upload. */
@@ -39,22 +44,138 @@ struct ssim_taps {
     float g[TAPS];
 };
 
-/* ROWS outputs per thread down a column: 4 (a 32 x 32 tile, 41 KB of
- * shared memory) where a multiprocessor holds several such blocks, 2 (32 x
- * 16, 25 KB) on devices with 64 KiB per multiprocessor (the Nano), where a
- * 41 KB block would leave one block per multiprocessor. */
 __device__ __forceinline__ float ssim_level(unsigned char v) { return (float)v; }
 __device__ __forceinline__ float ssim_level(unsigned short v) { return (float)v * (255.0f / 65535.0f); }
 
-/* Pitches in samples of T. */
+/* Four samples in one load. */
+template <typename T> struct ssim_vec4;
+template <> struct ssim_vec4<unsigned char> { typedef uchar4 type; };
+template <> struct ssim_vec4<unsigned short> { typedef ushort4 type; };
+template <typename V> __device__ __forceinline__ auto ssim_lane(const V &v, int i) -> decltype(v.x)
+{
+    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+
+/* Four samples of channel C from four neighbouring pixels of CH
+ * interleaved channels: CH loads of 4 samples (the caller checked the
+ * alignment).  C is a template parameter: chosen at run time among
+ * selects, the compiler turned the loaded words into an indexed array in
+ * local memory. */
+template <int CH, int C, typename T>
+__device__ __forceinline__ void ssim_pixels4(const T *p, float *out)
+{
+    typedef typename ssim_vec4<T>::type V;
+    V w[CH];
+#pragma unroll
+    for (int q = 0; q < CH; q++)
+        w[q] = *(const V *)(p + 4 * q);
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+        out[j] = ssim_level(ssim_lane(w[(j * CH + C) / 4], (j * CH + C) % 4));
+}
+
+/* The tile's input rows of channel c into shared memory, less the shift;
+ * samples past the image feed no valid output: 0.  Any layout, sample by
+ * sample. */
+template <int IN_H, typename T>
+__device__ __forceinline__ void ssim_stage_any(float (*sa)[SSIM_IN_W], float (*sb)[SSIM_IN_W],
+                                               const T *__restrict__ a, size_t a_pitch,
+                                               const T *__restrict__ b, size_t b_pitch, int ch,
+                                               int c, int width, int height, int x0, int y0,
+                                               float shift_a, float shift_b)
+{
+    const int tid = threadIdx.y * SSIM_TX + threadIdx.x;
+    for (int i = tid; i < IN_H * SSIM_IN_W; i += SSIM_THREADS) {
+        const int r = i / SSIM_IN_W, col = i - r * SSIM_IN_W;
+        const int gx = x0 + col, gy = y0 + r;
+        const bool in = gx < width && gy < height;
+        sa[r][col] = in ? ssim_level(a[(size_t)gy * a_pitch + (size_t)gx * ch + c]) - shift_a : 0.0f;
+        sb[r][col] = in ? ssim_level(b[(size_t)gy * b_pitch + (size_t)gx * ch + c]) - shift_b : 0.0f;
+    }
+}
+
+/* The same for channel C of CH (1, 3 or 4) in rows aligned for loads of 4
+ * pixels: 4 outputs' samples a step. */
+template <int CH, int C, int IN_H, typename T>
+__device__ __forceinline__ void ssim_stage(float (*sa)[SSIM_IN_W], float (*sb)[SSIM_IN_W],
+                                           const T *__restrict__ a, size_t a_pitch,
+                                           const T *__restrict__ b, size_t b_pitch, int width,
+                                           int height, int x0, int y0, float shift_a,
+                                           float shift_b)
+{
+    const int c = C;
+    const int tid = threadIdx.y * SSIM_TX + threadIdx.x;
+    for (int i = tid; i < IN_H * (SSIM_IN_W / 4); i += SSIM_THREADS) {
+        const int r = i / (SSIM_IN_W / 4), col = (i - r * (SSIM_IN_W / 4)) * 4;
+        const int gx = x0 + col, gy = y0 + r;
+        float xa[4], xb[4];
+        if (gy < height && gx + 3 < width) {
+            ssim_pixels4<CH, C>(a + (size_t)gy * a_pitch + (size_t)gx * CH, xa);
+            ssim_pixels4<CH, C>(b + (size_t)gy * b_pitch + (size_t)gx * CH, xb);
+        } else { /* the image's right or bottom edge: sample by sample */
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const bool in = gy < height && gx + j < width;
+                const size_t at = (size_t)(gx + j) * CH + c;
+                xa[j] = in ? ssim_level(a[(size_t)gy * a_pitch + at]) : shift_a;
+                xb[j] = in ? ssim_level(b[(size_t)gy * b_pitch + at]) : shift_b;
+            }
+        }
+        *(float4 *)&sa[r][col] =
+            make_float4(xa[0] - shift_a, xa[1] - shift_a, xa[2] - shift_a, xa[3] - shift_a);
+        *(float4 *)&sb[r][col] =
+            make_float4(xb[0] - shift_b, xb[1] - shift_b, xb[2] - shift_b, xb[3] - shift_b);
+    }
+}
+
+/* The tile's input into shared memory, choosing the loads: `vec` is the
+ * channel count where rows are aligned for loads of 4 pixels, else 0. */
+template <int IN_H, typename T>
+__device__ __forceinline__ void ssim_load_tile(float (*sa)[SSIM_IN_W], float (*sb)[SSIM_IN_W],
+                                               const T *__restrict__ a, size_t a_pitch,
+                                               const T *__restrict__ b, size_t b_pitch, int vec,
+                                               int ch, int c, int width, int height, int x0,
+                                               int y0, float shift_a, float shift_b)
+{
+#define SSIM_STAGE(CH, C)                                                                          \
+    ssim_stage<CH, C, IN_H>(sa, sb, a, a_pitch, b, b_pitch, width, height, x0, y0, shift_a, shift_b)
+    if (vec == 1)
+        SSIM_STAGE(1, 0);
+    else if (vec == 3 && c == 0)
+        SSIM_STAGE(3, 0);
+    else if (vec == 3 && c == 1)
+        SSIM_STAGE(3, 1);
+    else if (vec == 3)
+        SSIM_STAGE(3, 2);
+    else if (vec == 4 && c == 0)
+        SSIM_STAGE(4, 0);
+    else if (vec == 4 && c == 1)
+        SSIM_STAGE(4, 1);
+    else if (vec == 4 && c == 2)
+        SSIM_STAGE(4, 2);
+    else if (vec == 4)
+        SSIM_STAGE(4, 3);
+    else
+        ssim_stage_any<IN_H>(sa, sb, a, a_pitch, b, b_pitch, ch, c, width, height, x0, y0, shift_a,
+                             shift_b);
+#undef SSIM_STAGE
+}
+
+/* ROWS outputs per thread down a column: 4 (a 32 x 32 tile, 41 KB of
+ * shared memory) where a multiprocessor holds several such blocks, 2 (32 x
+ * 16, 25 KB) on devices with 64 KiB per multiprocessor (the Nano), where a
+ * 41 KB block would leave one block per multiprocessor.  Pitches in
+ * samples of T; `vec` as in ssim_load_tile. */
 template <int ROWS, typename T>
 __global__ void ssim_tile_kernel(const T *__restrict__ a, size_t a_pitch, const T *__restrict__ b,
                                  size_t b_pitch, int ch, int c, int width, int height, int vw,
-                                 int vh, double *__restrict__ partials, const ssim_taps taps)
+                                 int vh, int vec, double *__restrict__ partials,
+                                 const ssim_taps taps)
 {
     enum { OUT_H = SSIM_TY * ROWS, IN_H = OUT_H + TAPS - 1 };
-    __shared__ float sa[IN_H][SSIM_IN_W], sb[IN_H][SSIM_IN_W];
-    __shared__ float mom[5][IN_H][SSIM_TX];
+    __shared__ __align__(16) float sa[IN_H][SSIM_IN_W];
+    __shared__ __align__(16) float sb[IN_H][SSIM_IN_W];
+    __shared__ __align__(16) float mom[5][IN_H][SSIM_TX];
     __shared__ double s_warp[SSIM_THREADS / 32];
     const float c1 = (0.01f * 255) * (0.01f * 255), c2 = (0.03f * 255) * (0.03f * 255);
     const int tid = threadIdx.y * SSIM_TX + threadIdx.x;
@@ -65,34 +186,48 @@ __global__ void ssim_tile_kernel(const T *__restrict__ a, size_t a_pitch, const 
         const int x0 = (tile % tiles_x) * SSIM_TX, y0 = (tile / tiles_x) * OUT_H;
         /* the tile's shift: one sample near its middle, for a and b apart
          * (every window of the tile lies inside it, so one shift serves) */
-        const int cx = min(x0 + SSIM_IN_W / 2, width - 1), cy = min(y0 + IN_H / 2, height - 1);
+        const int cx = min(x0 + (SSIM_TX + TAPS - 1) / 2, width - 1), cy = min(y0 + IN_H / 2, height - 1);
         const float shift_a = ssim_level(a[(size_t)cy * a_pitch + (size_t)cx * ch + c]);
         const float shift_b = ssim_level(b[(size_t)cy * b_pitch + (size_t)cx * ch + c]);
-        for (int i = tid; i < IN_H * SSIM_IN_W; i += SSIM_THREADS) {
-            const int r = i / SSIM_IN_W, col = i - r * SSIM_IN_W;
-            const int gx = x0 + col, gy = y0 + r;
-            const bool in = gx < width && gy < height; /* the rest feeds no valid output */
-            sa[r][col] = in ? ssim_level(a[(size_t)gy * a_pitch + (size_t)gx * ch + c]) - shift_a : 0.0f;
-            sb[r][col] = in ? ssim_level(b[(size_t)gy * b_pitch + (size_t)gx * ch + c]) - shift_b : 0.0f;
-        }
+        ssim_load_tile<IN_H>(sa, sb, a, a_pitch, b, b_pitch, vec, ch, c, width, height, x0, y0,
+                             shift_a, shift_b);
         __syncthreads();
-        for (int i = tid; i < IN_H * SSIM_TX; i += SSIM_THREADS) {
-            const int r = i / SSIM_TX, col = i - r * SSIM_TX;
-            float s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+        /* horizontal taps, 4 neighbouring moment columns a thread: the 14
+         * samples they read come in 4 float4 loads, and each sample's
+         * products are formed once, not once per tap */
+        for (int i = tid; i < IN_H * SSIM_GROUPS; i += SSIM_THREADS) {
+            const int r = i / SSIM_GROUPS, col = (i - r * SSIM_GROUPS) * 4;
+            float va[16], vb[16];
 #pragma unroll
-            for (int t = 0; t < TAPS; t++) {
-                const float va = sa[r][col + t], vb = sb[r][col + t], w = taps.g[t];
-                s0 += w * va;
-                s1 += w * vb;
-                s2 += w * va * va;
-                s3 += w * vb * vb;
-                s4 += w * va * vb;
+            for (int q = 0; q < 4; q++) {
+                const float4 x = *(const float4 *)&sa[r][col + 4 * q];
+                const float4 y = *(const float4 *)&sb[r][col + 4 * q];
+                va[4 * q] = x.x, va[4 * q + 1] = x.y, va[4 * q + 2] = x.z, va[4 * q + 3] = x.w;
+                vb[4 * q] = y.x, vb[4 * q + 1] = y.y, vb[4 * q + 2] = y.z, vb[4 * q + 3] = y.w;
             }
-            mom[0][r][col] = s0;
-            mom[1][r][col] = s1;
-            mom[2][r][col] = s2;
-            mom[3][r][col] = s3;
-            mom[4][r][col] = s4;
+            float s[5][4];
+#pragma unroll
+            for (int k = 0; k < 5; k++)
+#pragma unroll
+                for (int o = 0; o < 4; o++)
+                    s[k][o] = 0.0f;
+#pragma unroll
+            for (int j = 0; j < TAPS + 3; j++) {
+                const float x = va[j], y = vb[j], xx = x * x, yy = y * y, xy = x * y;
+#pragma unroll
+                for (int o = 0; o < 4; o++)
+                    if (j - o >= 0 && j - o < TAPS) {
+                        const float w = taps.g[j - o];
+                        s[0][o] += w * x;
+                        s[1][o] += w * y;
+                        s[2][o] += w * xx;
+                        s[3][o] += w * yy;
+                        s[4][o] += w * xy;
+                    }
+            }
+#pragma unroll
+            for (int k = 0; k < 5; k++)
+                *(float4 *)&mom[k][r][col] = make_float4(s[k][0], s[k][1], s[k][2], s[k][3]);
         }
         __syncthreads();
         {
@@ -161,6 +296,7 @@ extern "C" jf_status jf_ssim_cuda(jf_context *ctx, const jf_image *a, const jf_i
     const dim3 block(SSIM_TX, SSIM_TY);
     double host[MAX_BLOCKS], total = 0.0, gd[TAPS];
     double *partials;
+    int vec;
     ssim_taps taps;
     jf_dview va, vb, parts;
     jf_status st;
@@ -181,11 +317,16 @@ extern "C" jf_status jf_ssim_cuda(jf_context *ctx, const jf_image *a, const jf_i
     if ((st = jf_gpu_launch_fits(ctx, kernel, "ssim_tile_kernel", SSIM_THREADS, 0)) != JF_OK ||
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
+    /* loads of 4 pixels where rows and bases are aligned to 4 samples */
+    vec = a->channels != 2 &&
+                  ((va.pitch | vb.pitch | (size_t)va.ptr | (size_t)vb.ptr) % (4 * jf_bps(a))) == 0
+              ? a->channels
+              : 0;
     for (c = 0; c < a->channels; c++) {
 #define SSIM_LAUNCH(R, T)                                                                          \
     ssim_tile_kernel<R, T><<<blocks, block, 0, ctx->gpu->stream>>>(                               \
         (const T *)va.ptr, va.pitch / sizeof(T), (const T *)vb.ptr, vb.pitch / sizeof(T),           \
-        a->channels, c, a->width, a->height, vw, vh, partials + (size_t)c * MAX_BLOCKS, taps)
+        a->channels, c, a->width, a->height, vw, vh, vec, partials + (size_t)c * MAX_BLOCKS, taps)
         if (rows == 4 && wide)
             SSIM_LAUNCH(4, unsigned short);
         else if (rows == 4)
