@@ -161,10 +161,10 @@ __device__ __forceinline__ void ssim_load_tile(float (*sa)[SSIM_IN_W], float (*s
 #undef SSIM_STAGE
 }
 
-/* ROWS outputs per thread down a column: 4 (a 32 x 32 tile, 41 KB of
+/* ROWS outputs per thread down a column: 4 (a 32 x 32 tile, 42 KB of
  * shared memory) where a multiprocessor holds several such blocks, 2 (32 x
- * 16, 25 KB) on devices with 64 KiB per multiprocessor (the Nano), where a
- * 41 KB block would leave one block per multiprocessor.  Pitches in
+ * 16, 26 KB) on devices with 64 KiB per multiprocessor (the Nano), where a
+ * 42 KB block would leave one block per multiprocessor.  Pitches in
  * samples of T; `vec` as in ssim_load_tile. */
 template <int ROWS, typename T>
 __global__ void ssim_tile_kernel(const T *__restrict__ a, size_t a_pitch, const T *__restrict__ b,
