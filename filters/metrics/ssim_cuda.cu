@@ -74,9 +74,18 @@ __device__ __forceinline__ void ssim_pixels4(const T *p, float *out)
         out[j] = ssim_level(ssim_lane(w[(j * CH + C) / 4], (j * CH + C) % 4));
 }
 
-/* The tile's input rows of channel c into shared memory, less the shift;
- * samples past the image feed no valid output: 0.  Any layout, sample by
- * sample. */
+/* Sample (x, y) of channel c less the tile's shift; 0 past the image
+ * (such samples feed no valid output). */
+template <typename T>
+__device__ __forceinline__ float ssim_at(const T *__restrict__ p, size_t pitch, int ch, int c,
+                                         int x, int y, int width, int height, float shift)
+{
+    return x < width && y < height ? ssim_level(p[(size_t)y * pitch + (size_t)x * ch + c]) - shift
+                                   : 0.0f;
+}
+
+/* The tile's input rows of channel c into shared memory (ssim_at), any
+ * layout, sample by sample. */
 template <int IN_H, typename T>
 __device__ __forceinline__ void ssim_stage_any(float (*sa)[SSIM_IN_W], float (*sb)[SSIM_IN_W],
                                                const T *__restrict__ a, size_t a_pitch,
@@ -87,10 +96,8 @@ __device__ __forceinline__ void ssim_stage_any(float (*sa)[SSIM_IN_W], float (*s
     const int tid = threadIdx.y * SSIM_TX + threadIdx.x;
     for (int i = tid; i < IN_H * SSIM_IN_W; i += SSIM_THREADS) {
         const int r = i / SSIM_IN_W, col = i - r * SSIM_IN_W;
-        const int gx = x0 + col, gy = y0 + r;
-        const bool in = gx < width && gy < height;
-        sa[r][col] = in ? ssim_level(a[(size_t)gy * a_pitch + (size_t)gx * ch + c]) - shift_a : 0.0f;
-        sb[r][col] = in ? ssim_level(b[(size_t)gy * b_pitch + (size_t)gx * ch + c]) - shift_b : 0.0f;
+        sa[r][col] = ssim_at(a, a_pitch, ch, c, x0 + col, y0 + r, width, height, shift_a);
+        sb[r][col] = ssim_at(b, b_pitch, ch, c, x0 + col, y0 + r, width, height, shift_b);
     }
 }
 
@@ -103,7 +110,6 @@ __device__ __forceinline__ void ssim_stage(float (*sa)[SSIM_IN_W], float (*sb)[S
                                            int height, int x0, int y0, float shift_a,
                                            float shift_b)
 {
-    const int c = C;
     const int tid = threadIdx.y * SSIM_TX + threadIdx.x;
     for (int i = tid; i < IN_H * (SSIM_IN_W / 4); i += SSIM_THREADS) {
         const int r = i / (SSIM_IN_W / 4), col = (i - r * (SSIM_IN_W / 4)) * 4;
@@ -112,19 +118,18 @@ __device__ __forceinline__ void ssim_stage(float (*sa)[SSIM_IN_W], float (*sb)[S
         if (gy < height && gx + 3 < width) {
             ssim_pixels4<CH, C>(a + (size_t)gy * a_pitch + (size_t)gx * CH, xa);
             ssim_pixels4<CH, C>(b + (size_t)gy * b_pitch + (size_t)gx * CH, xb);
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                xa[j] -= shift_a, xb[j] -= shift_b;
         } else { /* the image's right or bottom edge: sample by sample */
 #pragma unroll
             for (int j = 0; j < 4; j++) {
-                const bool in = gy < height && gx + j < width;
-                const size_t at = (size_t)(gx + j) * CH + c;
-                xa[j] = in ? ssim_level(a[(size_t)gy * a_pitch + at]) : shift_a;
-                xb[j] = in ? ssim_level(b[(size_t)gy * b_pitch + at]) : shift_b;
+                xa[j] = ssim_at(a, a_pitch, CH, C, gx + j, gy, width, height, shift_a);
+                xb[j] = ssim_at(b, b_pitch, CH, C, gx + j, gy, width, height, shift_b);
             }
         }
-        *(float4 *)&sa[r][col] =
-            make_float4(xa[0] - shift_a, xa[1] - shift_a, xa[2] - shift_a, xa[3] - shift_a);
-        *(float4 *)&sb[r][col] =
-            make_float4(xb[0] - shift_b, xb[1] - shift_b, xb[2] - shift_b, xb[3] - shift_b);
+        *(float4 *)&sa[r][col] = make_float4(xa[0], xa[1], xa[2], xa[3]);
+        *(float4 *)&sb[r][col] = make_float4(xb[0], xb[1], xb[2], xb[3]);
     }
 }
 
