@@ -10,7 +10,7 @@ Writes into DIR (default: the first CSV's folder):
                                             theoretical and measured copy ceilings as
                                             horizontal lines (figure 5-13)
   speedup_npp_<filter>.png                  NPP time / jetfilter time, image size x kernel size
-                                            (> 1: jetfilter faster), for the faster variant
+                                            (> 1: jetfilter faster), for the fastest variant
   energy_<filter>.png                       energy per image per power mode (tag), when measured
 Ceilings come from the bench JSON (--json, or a .json beside each CSV).
 """
@@ -108,8 +108,10 @@ def speedup_plot(rows, filt, path):
     best = {}
     for r in rows:
         key = (size_label(r), r["k"])
-        if r["filter"] == filt and r["backend"] == "cuda" and r["variant"] in ("global", "shared", "fast") and key in npp:
+        if r["filter"] == filt and r["backend"] == "cuda" and r["variant"] != "npp" and key in npp:
             best[key] = min(best.get(key, math.inf), r["ms"])
+    if not best:
+        return False
     sizes = sorted({s for s, _ in best}, key=lambda s: [int(x) for x in s.split("x")[:2]])
     ks = sorted({k for _, k in best})
     grid = [[npp[(s, k)] / best[(s, k)] if (s, k) in best else math.nan for k in ks] for s in sizes]
@@ -119,7 +121,8 @@ def speedup_plot(rows, filt, path):
     im = ax.imshow([[math.log10(v) for v in row] for row in grid], cmap="RdYlGn", vmin=-lim, vmax=lim, aspect="auto")
     for i, row in enumerate(grid):
         for j, v in enumerate(row):
-            ax.text(j, i, f"{v:.2f}x", ha="center", va="center", fontsize=7)
+            if not math.isnan(v):
+                ax.text(j, i, f"{v:.2f}x", ha="center", va="center", fontsize=7)
     ax.set_xticks(range(len(ks)), [str(k) for k in ks])
     ax.set_yticks(range(len(sizes)), sizes)
     ax.set_xlabel("kernel size k")
