@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # On the GPU machine: compute-sanitizer over the full GPU test matrix, one
-# process per test and tool, several at once (the sanitizer's cost is mostly
-# on the CPU).  scripts/gpu-run.sh runs both tools on test_gpu --quick; this
-# is the long form for a kernel change that is about to land.
+# process per test and tool.  scripts/gpu-run.sh runs both tools on
+# test_gpu --quick; this is the long form for a kernel change that is about
+# to land.  The whole matrix takes longer than one 10-minute call on an
+# H200 (racecheck of test_median_all_variants's full matrix did not finish
+# in 9 minutes beside three other sanitizer runs; its --quick matrix alone
+# takes 29 s), so split it with JF_SANITIZE_TESTS.  Processes sharing the GPU slow each
+# other (4 at once: racecheck --quick 1.6x slower than alone).
 #   scripts/gpu-sanitize.sh [OUTDIR]   (default $OUT or /tmp/jf-sanitize)
-#   JF_SANITIZE_JOBS=N (default: CPUs / 2), JF_SANITIZE_TIMEOUT=S (default 540 a test),
-#   JF_SANITIZE_QUICK="test_a test_b" (tests run with --quick: their full matrix is too
-#   slow under racecheck)
+#   JF_SANITIZE_TESTS="test_a test_b" (default: every test of tests/test_gpu.c),
+#   JF_SANITIZE_TOOLS="racecheck memcheck" (the default), JF_SANITIZE_JOBS=N (default 2),
+#   JF_SANITIZE_TIMEOUT=S (default 540 a test), JF_SANITIZE_QUICK="test_a ..." (tests run
+#   with --quick)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 dest=${1:-${OUT:-/tmp/jf-sanitize}}
 mkdir -p "$dest/sanitize"
 export JF_SOURCE_DIR=$PWD LD_LIBRARY_PATH=$PWD/build-gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 b=${JF_GPU_BUILD:-build-gpu}
-jobs=${JF_SANITIZE_JOBS:-$(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 ))}
-tests=$(grep -o 'cmocka_unit_test(test_[a-z0-9_]*)' tests/test_gpu.c | sed 's/.*(\(.*\))/\1/')
+jobs=${JF_SANITIZE_JOBS:-2}
+tests=${JF_SANITIZE_TESTS:-$(grep -o 'cmocka_unit_test(test_[a-z0-9_]*)' tests/test_gpu.c | sed 's/.*(\(.*\))/\1/')}
 one() { # tool test
   local tool=$1 t=$2 q=""
   case " ${JF_SANITIZE_QUICK:-} " in *" $t "*) q=--quick ;; esac
@@ -30,7 +35,7 @@ one() { # tool test
 }
 export -f one
 export dest b
-for tool in racecheck memcheck; do for t in $tests; do echo "$tool $t"; done; done |
+for tool in ${JF_SANITIZE_TOOLS:-racecheck memcheck}; do for t in $tests; do echo "$tool $t"; done; done |
     xargs -P "$jobs" -L 1 bash -c 'one "$0" "$1"' | sort > "$dest/sanitize/summary.txt"
 cat "$dest/sanitize/summary.txt"
 ! grep -qE ' (FAIL|TIMEOUT) ' "$dest/sanitize/summary.txt"
