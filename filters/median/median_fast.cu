@@ -262,8 +262,9 @@ __global__ void median_fast_kernel(const jf_tile_src src, int w, int h, unsigned
  * implies): unbounded, ptxas gives the two-lane 8-bit kernel 66 on sm_90,
  * 7 blocks of 128 threads an SM where 8 fit at 64, and the 1020 blocks of
  * a 3840x2160 image then need a second, nearly empty wave on 132 SMs.
- * H200: 4K grey 0.0240 -> 0.0214 ms, 8K 0.0528 -> 0.0514 (4 bytes spilled);
- * the larger k spill heavily at 64 and stay unbounded. */
+ * H200, three rounds each: 4K grey 0.0239-0.0249 -> 0.0213-0.0229 ms, 8K
+ * 0.0534-0.0543 -> 0.0513-0.0525 (4 bytes spilled); the larger k spill
+ * heavily at 64 and stay unbounded. */
 template <int LANES, typename T>
 __global__ void __launch_bounds__(1024)
     median_fast_kernel3(const jf_tile_src src, int w, int h, unsigned char *__restrict__ out,
