@@ -258,15 +258,22 @@ __global__ void median_fast_kernel(const jf_tile_src src, int w, int h, unsigned
     median_fast_grey<K, LANES, T>(src, w, h, out, out_pitch, tile_w, word_stores);
 }
 
-/* k = 3 held to 64 registers (the bound any block up to 1024 threads
- * implies): unbounded, ptxas gives the two-lane 8-bit kernel 66 on sm_90,
- * 7 blocks of 128 threads an SM where 8 fit at 64, and the 1020 blocks of
- * a 3840x2160 image then need a second, nearly empty wave on 132 SMs.
- * H200, three rounds each: 4K grey 0.0239-0.0249 -> 0.0213-0.0229 ms, 8K
- * 0.0534-0.0543 -> 0.0513-0.0525 (4 bytes spilled); the larger k spill
- * heavily at 64 and stay unbounded. */
+/* k = 3 held to 64 registers on compute capability 9.0 (the bound any
+ * block up to 1024 threads implies there): unbounded, ptxas gives the
+ * two-lane 8-bit kernel 66, 7 blocks of 128 threads an SM where 8 fit at
+ * 64, and the 1020 blocks of a 3840x2160 image then need a second, nearly
+ * empty wave on 132 SMs.  H200, three rounds each: 4K grey 0.0239-0.0249 ->
+ * 0.0213-0.0229 ms, 8K 0.0534-0.0543 -> 0.0513-0.0525 (4 bytes spilled).
+ * Elsewhere unbounded: the Nano allows 32K registers a block, so the same
+ * bound would mean 32 a thread and spills; the larger k spill heavily at
+ * 64 and stay unbounded everywhere. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define JF_MEDIAN_FAST3_BOUNDS __launch_bounds__(1024)
+#else
+#define JF_MEDIAN_FAST3_BOUNDS
+#endif
 template <int LANES, typename T>
-__global__ void __launch_bounds__(1024)
+__global__ void JF_MEDIAN_FAST3_BOUNDS
     median_fast_kernel3(const jf_tile_src src, int w, int h, unsigned char *__restrict__ out,
                         size_t out_pitch, int tile_w, int word_stores)
 {
