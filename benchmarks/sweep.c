@@ -7,6 +7,7 @@
 #include "calib/power.h"
 #include "core/errors.h"
 #include "filters/filters.h"
+#include "filters/resolve.h"
 #include "core/names.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -18,7 +19,6 @@
 #include <string.h>
 
 #define MAX_ROTATE 8
-#define CHOOSABLE ((1u << JF_VARIANT_GLOBAL) | (1u << JF_VARIANT_SHARED) | (1u << JF_VARIANT_FAST))
 
 typedef struct size_run {
     jf_sweep *sw;
@@ -94,10 +94,10 @@ static jf_status make_plan(const jf_op *op, int k, jf_border border, const float
                            jf_op_plan *plan)
 {
     jf_op_args a = jf_op_args_defaults();
-    a.ksize = (op->params & JF_PARAM_KSIZE) ? k : 0;
-    a.max_ksize = (op->params & JF_PARAM_MAX_KSIZE) ? k : 0; /* the impulse filters' window */
+    a.ksize = jf_op_takes(op, JF_P_KSIZE) ? k : 0;
+    a.max_ksize = jf_op_takes(op, JF_P_MAX_KSIZE) ? k : 0; /* the impulse filters' window */
     a.border = border;
-    if (op->params & JF_PARAM_KERNEL) {
+    if (jf_op_takes(op, JF_P_WEIGHTS)) {
         a.weights = weights;
         a.weights_ksize = k;
     }
@@ -287,7 +287,7 @@ static jf_sweep_cell base_cell(const size_run *r, const jf_op *op, int k, jf_bor
         ? (c.bytes_read + c.bytes_written) * 2 < r->sw->dev.l2_bytes : -1;
     snprintf(c.backend, sizeof c.backend, "%s", r->cuda ? "cuda" : "cpu");
     snprintf(c.filter, sizeof c.filter, "%s", op->name);
-    snprintf(c.border, sizeof c.border, "%s", op->params & JF_PARAM_BORDER ? jf_border_name(border) : "-");
+    snprintf(c.border, sizeof c.border, "%s", jf_op_takes(op, JF_P_BORDER) ? jf_border_name(border) : "-");
     return c;
 }
 
@@ -317,7 +317,7 @@ static void run_op_cells(size_run *r, const jf_op *op, int k, jf_border border)
     jf_op_plan plan;
     double npp_ms;
     int vi, ran = 0;
-    if (op->params & JF_PARAM_KERNEL)
+    if (jf_op_takes(op, JF_P_WEIGHTS))
         jf_bench_arbitrary_weights(weights, k);
     if (make_plan(op, k, border, weights, &plan) != JF_OK || shape_outputs(r, op, k) != JF_OK) {
         say(sw, "%s k=%d: %s", op->name, k, jf_last_error());
@@ -335,15 +335,22 @@ static void run_op_cells(size_run *r, const jf_op *op, int k, jf_border border)
     npp_ms = run_npp(r, &plan, &base);
     for (vi = 0; vi < (r->cuda ? sw->nvariants : 1); vi++) {
         const jf_variant v = r->cuda ? sw->variants[vi] : JF_VARIANT_CPU;
-        if (!jf_variant_takes(v, r->sample)) /* shared and fast are 8-bit kernels */
+        jf_shape shape;
+        shape.width = r->w;
+        shape.height = r->h;
+        shape.channels = r->ch;
+        shape.sample = r->sample;
+        shape.rank1 = plan.rank1;
+        /* what this device runs at this k and depth (fast has no kernel at
+         * k = 13 for the median; shared takes 8 bits) */
+        if (!jf_op_has_variant(op, v, k) ||
+            (v != JF_VARIANT_AUTO && !jf_variant_runs(op->family, v, r->cuda ? &sw->dev : NULL, &shape, k)))
             continue;
-        if (jf_op_has_variant(op, v, k) && (r->cuda || v == JF_VARIANT_CPU)) {
-            run_variant(r, &plan, v, &base, npp_ms);
-            ran++;
-        }
+        run_variant(r, &plan, v, &base, npp_ms);
+        ran++;
     }
     /* operations with a single GPU implementation (pad, metrics): that one */
-    if (r->cuda && !ran && !(op->variants & CHOOSABLE))
+    if (r->cuda && !ran && !jf_op_takes(op, JF_P_VARIANT))
         run_variant(r, &plan, JF_VARIANT_AUTO, &base, npp_ms);
     jf_op_plan_free(&plan);
 }
@@ -408,15 +415,15 @@ static jf_status sweep_size(jf_sweep *sw, jf_context *ctx, jf_context *cpu, jf_p
     }
     for (oi = 0; oi < sw->nops; oi++) {
         const jf_op *op = sw->ops[oi];
-        const unsigned sized = op->params & (JF_PARAM_KSIZE | JF_PARAM_MAX_KSIZE);
+        const int sized = jf_op_takes(op, JF_P_KSIZE) || jf_op_takes(op, JF_P_MAX_KSIZE);
         if (!(op->samples & (1u << sample)))
             continue; /* the impulse filters at 16 bits */
         nks = sized ? sw->nks : 1;
         for (ki = 0; ki < nks; ki++) {
             const int k = sized ? sw->ks[ki] : 1;
-            if (sized && (k > op->max_ksize || ((op->params & JF_PARAM_MAX_KSIZE) && k < 3)))
+            if (sized && (k > op->max_ksize || (jf_op_takes(op, JF_P_MAX_KSIZE) && k < 3)))
                 continue; /* e.g. laplace beyond 3, convolutions beyond 63 */
-            for (bo = 0; bo < (op->params & JF_PARAM_BORDER ? sw->nborders : 1); bo++)
+            for (bo = 0; bo < (jf_op_takes(op, JF_P_BORDER) ? sw->nborders : 1); bo++)
                 run_op_cells(&r, op, k, sw->borders[bo]);
         }
     }

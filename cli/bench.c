@@ -80,8 +80,10 @@ static int parse_sizes(const char *text, int (*out)[2], int max)
 /* A list option of names into enum values (already checked by the parser). */
 static int parse_names(const char *text, const char *const *names, int *out, int max)
 {
-    char buf[256], *tok[16];
-    int n = cli_split(strcpy(buf, text), tok, 16), i;
+    char buf[1024], *tok[16];
+    int n, i;
+    snprintf(buf, sizeof buf, "%s", text); /* the parser held lists to 1024 bytes */
+    n = cli_split(buf, tok, 16);
     if (n > max)
         n = max;
     for (i = 0; i < n; i++)
@@ -110,10 +112,9 @@ static int configure(bench *b, cli_settings *s)
 {
     static const int seed_sizes[][2] = {{345, 194}, {493, 277}, {705, 396}, {1007, 567},
                                         {1440, 810}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
-    static const jf_variant default_variants[] = {JF_VARIANT_GLOBAL, JF_VARIANT_SHARED, JF_VARIANT_FAST};
     jf_sweep *sw = &b->sw;
     const char *ks = cli_param(s, "ksize"), *variants = cli_param(s, "variant");
-    const char *borders = cli_param(s, "border");
+    const char *borders = cli_param(s, "border"), *block = cli_param(s, "block");
     int tmp[JF_SWEEP_MAX], i, n;
     if (s->sizes) {
         if ((sw->nsizes = parse_sizes(s->sizes, sw->sizes, JF_SWEEP_MAX)) < 0)
@@ -137,14 +138,9 @@ static int configure(bench *b, cli_settings *s)
     }
     if (configure_ops(sw, s) != 0)
         return JF_EXIT_USAGE;
-    if (variants) {
-        n = parse_names(variants, jf_variant_names, tmp, JF_VARIANT_COUNT);
-        for (i = 0; i < n; i++)
-            sw->variants[sw->nvariants++] = (jf_variant)tmp[i];
-    } else {
-        memcpy(sw->variants, default_variants, sizeof default_variants);
-        sw->nvariants = 3;
-    }
+    n = parse_names(variants, jf_variant_names, tmp, JF_VARIANT_COUNT); /* default: auto */
+    for (i = 0; i < n; i++)
+        sw->variants[sw->nvariants++] = (jf_variant)tmp[i];
     n = borders ? parse_names(borders, jf_border_names, tmp, JF_BORDER_COUNT) : 1;
     for (i = 0; i < n; i++)
         sw->borders[i] = borders ? (jf_border)tmp[i] : JF_BORDER_REPLICATE;
@@ -178,11 +174,8 @@ static int configure(bench *b, cli_settings *s)
         sw->backends[0] = jf_device_count() > 0 ? JF_BACKEND_CUDA : JF_BACKEND_CPU;
         sw->nbackends = 1;
     }
-    if (s->block && (sscanf(s->block, "%4dx%4d", &sw->block_x, &sw->block_y) != 2 ||
-                     sw->block_x < 4 || sw->block_x % 4 || sw->block_y < 1 ||
-                     sw->block_x * sw->block_y > 1024)) {
-        fprintf(stderr, "jetfilter bench: --block %s: want WxH, W a multiple of 4, W*H <= 1024\n",
-                s->block);
+    if (block && sscanf(block, "%dx%d", &sw->block_x, &sw->block_y) != 2) { /* checked by the parser */
+        fprintf(stderr, "jetfilter bench: --block %s: one WxH\n", block);
         return JF_EXIT_USAGE;
     }
     return 0;

@@ -10,6 +10,8 @@
 #include "core/util.h"
 #include "filters/conv/conv.h"
 #include "filters/median/median.h"
+#include "filters/ops.h"
+#include "filters/resolve.h"
 #include "io/io.h"
 
 #include <stdio.h>
@@ -35,8 +37,6 @@ static const int FULL_CHANNELS[] = {1, 3};
 static const int FULL_KS[] = {3, 5, 7, 9, 11, 15, 21, 31};
 static const int QUICK_KS[] = {3, 5, 7};
 static const int FULL_BLOCKS[][2] = {{0, 0}, {32, 4}, {32, 8}, {64, 4}};
-static const char *const OPS[] = {"median", "conv", "conv-rank1"};
-static const jf_variant VARIANTS[] = {JF_VARIANT_GLOBAL, JF_VARIANT_SHARED, JF_VARIANT_FAST};
 
 /* The profile's folder: $XDG_CACHE_HOME/jetfilter, else ~/.cache/jetfilter. */
 int cli_profile_dir(char *out, size_t n)
@@ -81,56 +81,85 @@ static jf_status random_image(jf_context *ctx, int w, int h, int ch, jf_image *d
     return st;
 }
 
-static int has_variant(const char *op, jf_variant v, int k)
+/* What calibrate measures: every family the variant table marks as tuned,
+ * once with arbitrary weights and once with rank-1 ones where the family
+ * has kernels for those (the profile's "conv-rank1"), each through an
+ * operation of the family (the one that takes weights, where it has them). */
+typedef struct tuned {
+    const jf_op *op;
+    int rank1;
+    const char *key; /* the profile's name */
+} tuned;
+
+/* The operation a family is measured through: the one taking weights, if
+ * any (arbitrary and rank-1 weights reach every kernel), else the first. */
+static const jf_op *family_op(const jf_family *f)
 {
-    if (v != JF_VARIANT_FAST)
-        return 1;
-    if (strcmp(op, "median") == 0)
-        return jf_median_fast_supports(k);
-    return jf_conv_fast_supports(k);
+    const jf_op *first = NULL;
+    int i;
+    for (i = 0; i < jf_op_total; i++)
+        if (jf_ops[i].family == f) {
+            if (jf_op_takes(&jf_ops[i], JF_P_WEIGHTS))
+                return &jf_ops[i];
+            if (!first)
+                first = &jf_ops[i];
+        }
+    return first;
 }
 
-static jf_status run_once(jf_context *ctx, const char *op, const jf_image *src, jf_image *dst,
-                          int k, const float *weights, jf_variant v, int bx, int by)
+static int tuned_list(tuned *out, int max)
 {
-    if (strcmp(op, "median") == 0) {
-        jf_median_options o = jf_median_defaults();
-        o.ksize = k;
-        o.variant = v;
-        o.block_x = bx;
-        o.block_y = by;
-        return jf_median(ctx, src, dst, &o);
-    } else {
-        jf_conv_options o = jf_conv_defaults();
-        o.ksize = k;
-        o.weights = weights;
-        o.variant = v;
-        o.block_x = bx;
-        o.block_y = by;
-        return jf_convolve(ctx, src, dst, &o);
+    int i, j, n = 0;
+    for (i = 0; i < jf_family_total; i++) {
+        const jf_family *f = jf_families[i];
+        const jf_op *op = family_op(f);
+        int rank1_rows = 0;
+        if (!f->tuned || !op)
+            continue;
+        for (j = 0; j < f->row_count; j++)
+            rank1_rows |= f->rows[j].rank1;
+        for (j = 0; j <= rank1_rows && n < max; j++) {
+            out[n].op = op;
+            out[n].rank1 = j;
+            out[n].key = jf_family_profile_key(f, j);
+            n++;
+        }
     }
+    return n;
 }
 
 /* Median kernel time of `reps` calls after one warm-up (CUDA events, from
  * the stats); a negative value when the shape cannot run. */
-static double measure(jf_context *ctx, const char *op, const jf_image *src, jf_image *dst, int k,
+static double measure(jf_context *ctx, const tuned *t, const jf_image *src, jf_image *dst, int k,
                       const float *weights, jf_variant v, int bx, int by, int reps)
 {
-    const char *stat = strcmp(op, "median") == 0 ? "median" : "conv";
-    double t[64];
+    jf_op_args a = jf_op_args_defaults();
+    jf_op_plan plan;
+    double ms[64];
     int i;
+    a.ksize = k;
+    a.variant = v;
+    a.block_x = bx;
+    a.block_y = by;
+    if (jf_op_takes(t->op, JF_P_WEIGHTS)) {
+        a.weights = weights;
+        a.weights_ksize = k;
+    }
+    if (jf_op_prepare(t->op, &a, &plan) != JF_OK)
+        return -1.0;
     for (i = -1; i < reps; i++) {
         const jf_stat *st;
         jf_stats_clear(ctx);
-        if (run_once(ctx, op, src, dst, k, weights, v, bx, by) != JF_OK || jf_context_sync(ctx) != JF_OK)
+        if (jf_op_apply(ctx, &plan, (jf_image *)src, dst, NULL) != JF_OK ||
+            jf_context_sync(ctx) != JF_OK || !(st = jf_bench_last_stat(ctx, t->op->stat))) {
+            jf_op_plan_free(&plan);
             return -1.0;
-        st = jf_bench_last_stat(ctx, stat);
-        if (!st)
-            return -1.0;
+        }
         if (i >= 0)
-            t[i] = st->ms;
+            ms[i] = st->ms;
     }
-    return jf_sort_median(t, reps);
+    jf_op_plan_free(&plan);
+    return jf_sort_median(ms, reps);
 }
 
 static void iso_date(char *out, size_t n)
@@ -168,6 +197,8 @@ int cli_calibrate(cli_settings *s)
     jf_device_info dev;
     const jf_power_mode *pm = cli_power_mode();
     jf_profile prof;
+    tuned list[8];
+    const int nlist = tuned_list(list, 8);
     char dir[1024], name[256], path[1400];
     int si, ci, oi, ki, vi, bi, cells = 0, differ = 0, rc = JF_EXIT_OK;
     double saved = 0.0, builtin_total = 0.0, t0 = jf_now_ms();
@@ -215,14 +246,23 @@ int cli_calibrate(cli_settings *s)
                 fprintf(stderr, "jetfilter calibrate: %dx%dx%d: %s\n", w, h, ch, jf_last_error());
                 rc = JF_EXIT_FAILED;
             }
-            for (oi = 0; oi < 3 && rc == JF_EXIT_OK; oi++)
+            for (oi = 0; oi < nlist && rc == JF_EXIT_OK; oi++)
                 for (ki = 0; ki < g.nks && rc == JF_EXIT_OK; ki++) {
                     const int k = g.ks[ki];
-                    const char *op = OPS[oi];
+                    const tuned *t = &list[oi];
+                    const char *op = t->key;
                     float weights[JF_CONV_MAX_KSIZE * JF_CONV_MAX_KSIZE];
                     jf_profile_choice best;
+                    jf_shape shape;
                     double builtin;
-                    if (oi == 2) {
+                    shape.width = w;
+                    shape.height = h;
+                    shape.channels = ch;
+                    shape.sample = JF_SAMPLE_U8;
+                    shape.rank1 = t->rank1;
+                    if (k > t->op->max_ksize)
+                        continue;
+                    if (t->rank1) {
                         jf_kernel gauss;
                         if (jf_kernel_make(JF_KERNEL_GAUSS, k, 0.0, &gauss) != JF_OK) {
                             rc = JF_EXIT_FAILED;
@@ -235,14 +275,14 @@ int cli_calibrate(cli_settings *s)
                     }
                     memset(&best, 0, sizeof best);
                     best.ms = -1.0;
-                    for (vi = 0; vi < 3; vi++)
+                    for (vi = JF_VARIANT_GLOBAL; vi < JF_VARIANT_COUNT; vi++)
                         for (bi = 0; bi < g.nblocks; bi++) {
-                            const jf_variant v = VARIANTS[vi];
+                            const jf_variant v = (jf_variant)vi;
                             const int bx = g.blocks[bi][0], by = g.blocks[bi][1];
                             double ms;
-                            if (!has_variant(op, v, k))
+                            if (!jf_variant_runs(t->op->family, v, &dev, &shape, k))
                                 continue;
-                            ms = measure(ctx, op, &src, &dst, k, weights, v, bx, by, g.reps);
+                            ms = measure(ctx, t, &src, &dst, k, weights, v, bx, by, g.reps);
                             if (ms >= 0 && (best.ms < 0 || ms < best.ms)) {
                                 best.variant = v;
                                 best.block_x = bx;
@@ -250,7 +290,7 @@ int cli_calibrate(cli_settings *s)
                                 best.ms = ms;
                             }
                         }
-                    builtin = measure(ctx, op, &src, &dst, k, weights, JF_VARIANT_AUTO, 0, 0, g.reps);
+                    builtin = measure(ctx, t, &src, &dst, k, weights, JF_VARIANT_AUTO, 0, 0, g.reps);
                     if (best.ms < 0 || builtin < 0) {
                         fprintf(stderr, "jetfilter calibrate: %s k=%d %dx%dx%d: %s\n", op, k, w, h,
                                 ch, jf_last_error());

@@ -34,7 +34,7 @@ typedef enum out_format { OUT_SAME, OUT_PNG, OUT_JPEG } out_format;
 typedef struct cli_settings {
     const char *output;
     /* the operation's parameters, as given (lists for the bench): one text
-     * per row of jf_op_params, and the operation (--filter) */
+     * per row of cli_params(), and the operation (--filter) */
     const char *filter;
     const char *param[CLI_MAX_PARAMS];
     const jf_op *noise_op;   /* noise: --salt-pepper or --gaussian */
@@ -49,8 +49,6 @@ typedef struct cli_settings {
     int memory;              /* jf_memory */
     int codec;               /* jf_codec */
     double peak_gbps;
-    const char *block;       /* "WxH" */
-    int block_x, block_y;
     int jobs;
     int threads;
     int quality;
@@ -99,9 +97,14 @@ int cli_parse(int command, const char *command_name, int argc, char **argv, cli_
 void cli_help(FILE *out, int command, const char *command_name);
 
 /* The operation's arguments from the settings: one value per parameter
- * (a list is refused with a usage message naming `cmd`).  Returns 0 or
+ * that op takes, set by the table's rules (a list, or a value outside op's
+ * range, is refused with a usage message naming `cmd`).  Returns 0 or
  * JF_EXIT_USAGE. */
-int cli_op_args(const char *cmd, const cli_settings *s, jf_op_args *args);
+int cli_op_args(const char *cmd, const cli_settings *s, const jf_op *op, jf_op_args *args);
+
+/* The operations' parameters as the command line knows them (one per name,
+ * ranges widened over every operation); settings.param[i] holds row i's text. */
+const jf_param_def *cli_params(int *count);
 
 /* The text of parameter `name` ("ksize", "border", ...), or NULL. */
 const char *cli_param(const cli_settings *s, const char *name);

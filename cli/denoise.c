@@ -211,12 +211,13 @@ done:
     return st;
 }
 
-/* The block shape, the operation and its parameters, resolved once. */
+/* The operation and its parameters, resolved once. */
 int cli_plan_filter(const char *cmd, cli_settings *s, cli_run *run)
 {
+    const jf_param_def *params;
     const jf_op *op;
     jf_op_args args;
-    int rc, i;
+    int rc, i, count;
     if (!s->filter)
         s->filter = "median";
     op = jf_op_find(s->filter);
@@ -226,28 +227,22 @@ int cli_plan_filter(const char *cmd, cli_settings *s, cli_run *run)
                 jf_op_names(JF_OP_FILTER, names, sizeof names));
         return JF_EXIT_USAGE;
     }
-    if (s->block && (sscanf(s->block, "%4dx%4d", &s->block_x, &s->block_y) != 2 ||
-                     s->block_x < 4 || s->block_x % 4 || s->block_y < 1 ||
-                     s->block_x * s->block_y > 1024)) {
-        fprintf(stderr, "jetfilter %s: --block %s: want WxH, W a multiple of 4, W*H <= 1024\n",
-                cmd, s->block);
-        return JF_EXIT_USAGE;
-    }
-    if ((rc = cli_op_args(cmd, s, &args)) != 0)
-        return rc;
-    for (i = 0; i < jf_op_param_count; i++) /* a setting the filter does not have */
-        if (cli_param(s, jf_op_params[i].name) && !(op->params & jf_op_params[i].id)) {
+    params = cli_params(&count);
+    for (i = 0; i < count; i++) /* a setting the filter does not have */
+        if (s->param[i] && !jf_op_param_def(op, params[i].info.name)) {
             char takes[160] = "";
             size_t n = 0;
             int j;
-            for (j = 0; j < jf_op_param_count; j++)
-                if ((op->params & jf_op_params[j].id) && n < sizeof takes)
+            for (j = 0; j < op->param_count; j++)
+                if (op->params[j].id != JF_P_WEIGHTS && n < sizeof takes)
                     n += (size_t)snprintf(takes + n, sizeof takes - n, "%s--%s", n ? ", " : "",
-                                          jf_op_params[j].name);
+                                          op->params[j].info.name);
             fprintf(stderr, "jetfilter %s: --%s is not a setting of --filter %s (it takes %s)\n",
-                    cmd, jf_op_params[i].name, op->name, takes[0] ? takes : "none");
+                    cmd, params[i].info.name, op->name, takes[0] ? takes : "none");
             return JF_EXIT_USAGE;
         }
+    if ((rc = cli_op_args(cmd, s, op, &args)) != 0)
+        return rc;
     if (jf_op_prepare(op, &args, &run->plan) != JF_OK) {
         fprintf(stderr, "jetfilter %s: %s\n", cmd, jf_last_error());
         return JF_EXIT_USAGE;

@@ -76,7 +76,7 @@ static int info_json(const cli_settings *s, int n, const char *why)
     json_int(&j, "nvjpeg", gpu_jpeg);
     json_str(&j, "jpeg_decoder", jpeg);
     json_open(&j, "operations", '[');
-    for (i = 0; i < jf_op_count; i++)
+    for (i = 0; i < jf_op_total; i++)
         json_str(&j, NULL, jf_ops[i].name);
     json_close(&j, ']');
     json_close(&j, '}');

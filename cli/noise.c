@@ -45,7 +45,7 @@ int cli_noise(cli_settings *s)
     memset(&run, 0, sizeof run);
     run.s = s;
     run.verb = "noise";
-    if ((rc = cli_op_args("noise", s, &args)) != 0)
+    if ((rc = cli_op_args("noise", s, s->noise_op, &args)) != 0)
         return rc;
     if (jf_op_prepare(s->noise_op, &args, &run.plan) != JF_OK) {
         fprintf(stderr, "jetfilter noise: %s\n", jf_last_error());

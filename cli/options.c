@@ -40,7 +40,7 @@ typedef struct cli_option {
     size_t offset;
     int commands;
     const char *alias_of;      /* an old spelling of this option */
-    int param;                 /* OPT_PARAM: index in jf_op_params */
+    int param;                 /* OPT_PARAM: index in the parameter table (cli_params) */
     const jf_op *op;           /* OPT_NOISE: the operation */
 } cli_option;
 
@@ -61,7 +61,6 @@ static const cli_option GENERIC[] = {
     {"filter", 'f', OPT_OPS, "NAME", "filter to apply (default median; bench: a list, default median,conv)", NULL, 0, 0, NULL, AT(filter), FILTERS | CMD_BENCH, NULL, 0, NULL},
     {"backend", 0, OPT_NAMES, "NAME", "where filters run: auto (CUDA if a device is present), cpu, cuda (bench: a list)", NULL, 0, 0, jf_backend_names, AT(backend), FILTERS | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
     {"device", 0, OPT_STRING, "N", "CUDA device index (denoise: also a list 0,2 or 'all': jobs spread over them)", NULL, 0, 0, NULL, AT(device_text), FILTERS | CMD_METRICS | CMD_BENCH | CMD_CALIBRATE, NULL, 0, NULL},
-    {"block", 0, OPT_STRING, "WxH", "CUDA block shape (default: the variant's; W a multiple of 4)", NULL, 0, 0, NULL, AT(block), FILTERS | CMD_BENCH, NULL, 0, NULL},
     {"memory", 0, OPT_CHOICE, "MODE", "how images reach the GPU; auto: managed on Jetson, copy elsewhere", "auto", 0, 0, jf_memory_names, AT(memory), FILTERS | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
     {"codec", 0, OPT_CHOICE, "NAME", "JPEG decoder: auto (the GPU's hardware JPEG engine where it has one, else the CPU), cpu (libjpeg-turbo), nvjpeg (NVIDIA nvJPEG: hardware engine, else its hybrid decoder)", "auto", 0, 0, jf_codec_names, AT(codec), CMD_DENOISE, NULL, 0, NULL},
     {"peak-gbps", 0, OPT_DOUBLE, "X", "theoretical bandwidth for the percentages (default: the device's)", "0", 0.001, 1e6, NULL, AT(peak_gbps), FILTERS | CMD_METRICS | CMD_INFO | CMD_BENCH, NULL, 0, NULL},
@@ -116,10 +115,29 @@ static const cli_option GENERIC[] = {
 };
 #define GENERIC_COUNT (int)(sizeof GENERIC / sizeof GENERIC[0])
 
-/* Commands each operation parameter belongs to. */
-static int param_commands(const jf_op_param *p)
+/* Every parameter of the operations, once per name (their ranges widened
+ * over every operation; each operation holds its values to its own). */
+static jf_param_def g_params[CLI_MAX_PARAMS];
+static int g_param_count;
+
+const jf_param_def *cli_params(int *count)
 {
-    return p->id == JF_PARAM_AMOUNT || p->id == JF_PARAM_SEED ? CMD_NOISE : FILTERS | CMD_BENCH;
+    if (!g_param_count) {
+        int n = jf_op_all_params(g_params, CLI_MAX_PARAMS);
+        g_param_count = n < CLI_MAX_PARAMS ? n : CLI_MAX_PARAMS;
+    }
+    *count = g_param_count;
+    return g_params;
+}
+
+/* Commands each operation parameter belongs to: the noise options are
+ * named after their operations (--salt-pepper D) and --seed is generic;
+ * weights in memory have no command-line form. */
+static int param_commands(const jf_param_def *p)
+{
+    if (p->id == JF_P_AMOUNT || p->id == JF_P_SEED || p->id == JF_P_WEIGHTS)
+        return 0;
+    return FILTERS | CMD_BENCH;
 }
 
 /* The whole table: the generic rows, then one row per operation parameter
@@ -131,50 +149,60 @@ static int g_option_count;
 
 static void build_table(void)
 {
-    int i, n = 0;
+    int i, n = 0, count;
+    const jf_param_def *params = cli_params(&count);
     if (g_option_count)
         return;
     for (i = 0; i < GENERIC_COUNT && n < MAX_OPTIONS; i++)
         g_options[n++] = GENERIC[i];
-    for (i = 0; i < jf_op_param_count && i < CLI_MAX_PARAMS && n + 2 < MAX_OPTIONS; i++) {
-        const jf_op_param *p = &jf_op_params[i];
+    for (i = 0; i < count && n + 2 < MAX_OPTIONS; i++) {
+        const jf_param_def *p = &params[i];
         cli_option o;
+        if (!param_commands(p))
+            continue;
         memset(&o, 0, sizeof o);
-        o.name = p->name;
-        o.letter = p->letter;
+        o.name = p->info.name;
+        o.letter = p->info.letter;
         o.type = OPT_PARAM;
-        o.arg = p->arg;
-        o.help = p->help;
-        o.def = p->def;
-        o.min = p->min;
-        o.max = p->max;
-        o.choices = p->choices;
+        o.arg = p->info.metavar;
+        o.help = p->info.help;
+        o.def = p->id == JF_P_BORDER || p->id == JF_P_VARIANT ? p->info.default_text : NULL;
+        o.min = p->info.min;
+        o.max = p->info.max;
+        o.choices = p->info.choices;
         o.offset = AT(param) + (size_t)i * sizeof(const char *);
         o.commands = param_commands(p);
         o.param = i;
         g_options[n++] = o;
-        if (p->id == JF_PARAM_KSIZE || p->id == JF_PARAM_BORDER || p->id == JF_PARAM_VARIANT) {
+        if (p->id == JF_P_KSIZE || p->id == JF_P_BORDER || p->id == JF_P_VARIANT) {
             static char plural[CLI_MAX_PARAMS][32];
-            snprintf(plural[i], sizeof plural[i], "%ss", p->name);
+            snprintf(plural[i], sizeof plural[i], "%ss", p->info.name);
             o.name = plural[i];
             o.letter = 0;
             o.commands = CMD_BENCH;
-            o.alias_of = p->name;
+            o.alias_of = p->info.name;
             g_options[n++] = o;
         }
     }
-    for (i = 0; i < jf_op_count && n < MAX_OPTIONS; i++) {
+    for (i = 0; i < jf_op_total && n < MAX_OPTIONS; i++) {
         const jf_op *op = &jf_ops[i];
+        const jf_param_def *amount = NULL;
         cli_option o;
+        int j;
         if (op->kind != JF_OP_NOISE)
+            continue;
+        for (j = 0; j < op->param_count; j++)
+            if (op->params[j].id == JF_P_AMOUNT)
+                amount = &op->params[j];
+        if (!amount)
             continue;
         memset(&o, 0, sizeof o);
         o.name = op->name;
         o.type = OPT_NOISE;
-        o.arg = op->amount_arg;
+        o.arg = amount->info.metavar;
         o.help = op->summary;
-        o.min = 0;
-        o.max = op->amount_max;
+        o.min = amount->info.min;
+        o.max = amount->info.max;
         o.commands = CMD_NOISE;
         o.op = op;
         g_options[n++] = o;
@@ -267,13 +295,21 @@ static int check_list(const char *cmd, const cli_option *o, const char *v)
         if (o->type == OPT_NAMES && jf_name_index(o->choices, tok[i]) < 0)
             return bad_choice(cmd, o, tok[i], o->choices);
         if (o->type == OPT_PARAM) {
-            const jf_op_param *p = &jf_op_params[o->param];
-            if ((p->type == JF_PT_INT || p->type == JF_PT_INT64) && check_int(cmd, o, tok[i], &iv))
+            const jf_param_def *p = &g_params[o->param];
+            int w, h, used = 0;
+            if (p->info.type == JF_PARAM_INT && check_int(cmd, o, tok[i], &iv))
                 return JF_EXIT_USAGE;
-            if (p->type == JF_PT_DOUBLE && check_double(cmd, o, tok[i], &dv))
+            if (p->info.type == JF_PARAM_DOUBLE && check_double(cmd, o, tok[i], &dv))
                 return JF_EXIT_USAGE;
-            if (p->type == JF_PT_CHOICE && jf_name_index(p->choices, tok[i]) < 0)
-                return bad_choice(cmd, o, tok[i], p->choices);
+            if (p->info.type == JF_PARAM_CHOICE && jf_name_index(p->info.choices, tok[i]) < 0)
+                return bad_choice(cmd, o, tok[i], p->info.choices);
+            if (p->info.type == JF_PARAM_SIZE &&
+                (sscanf(tok[i], "%5dx%5d%n", &w, &h, &used) != 2 || tok[i][used] || w < 4 ||
+                 w % 4 || h < 1 || w * h > 1024)) {
+                fprintf(stderr, "jetfilter %s: --%s %s: want WxH, W a multiple of 4, W x H at "
+                        "most 1024\n", cmd, o->name, tok[i]);
+                return JF_EXIT_USAGE;
+            }
         }
     }
     return 0;
@@ -298,7 +334,7 @@ static int set_value(const char *cmd, cli_settings *s, const cli_option *o, cons
     case OPT_NAMES:
     case OPT_OPS:
     case OPT_PARAM:
-        if (checked && o->type == OPT_PARAM && jf_op_params[o->param].type == JF_PT_STRING) {
+        if (checked && o->type == OPT_PARAM && g_params[o->param].info.type == JF_PARAM_FILE) {
             *(const char **)field(s, o) = v; /* a file name: commas are part of it */
             return 0;
         }
@@ -490,38 +526,33 @@ int cli_parse(int command, const char *cmd, int argc, char **argv, cli_settings 
 
 const char *cli_param(const cli_settings *s, const char *name)
 {
-    int i;
-    for (i = 0; i < jf_op_param_count && i < CLI_MAX_PARAMS; i++)
-        if (strcmp(jf_op_params[i].name, name) == 0)
+    int i, count;
+    const jf_param_def *params = cli_params(&count);
+    for (i = 0; i < count; i++)
+        if (strcmp(params[i].info.name, name) == 0)
             return s->param[i];
     return NULL;
 }
 
-int cli_op_args(const char *cmd, const cli_settings *s, jf_op_args *args)
+int cli_op_args(const char *cmd, const cli_settings *s, const jf_op *op, jf_op_args *args)
 {
-    int i;
+    int i, count;
+    const jf_param_def *params = cli_params(&count);
     *args = jf_op_args_defaults();
-    for (i = 0; i < jf_op_param_count && i < CLI_MAX_PARAMS; i++) {
-        const jf_op_param *p = &jf_op_params[i];
+    for (i = 0; i < count; i++) {
         const char *v = s->param[i];
-        void *at = (char *)args + p->offset;
-        if (!v)
+        if (!v || !jf_op_param_def(op, params[i].info.name))
             continue;
-        if (p->type != JF_PT_STRING && strchr(v, ',')) {
+        if (params[i].info.type != JF_PARAM_FILE && strchr(v, ',')) {
             fprintf(stderr, "jetfilter %s: --%s takes one value here, not the list '%s'\n", cmd,
-                    p->name, v);
+                    params[i].info.name, v);
             return JF_EXIT_USAGE;
         }
-        switch (p->type) {
-        case JF_PT_INT: *(int *)at = atoi(v); break;
-        case JF_PT_INT64: *(long long *)at = strtoll(v, NULL, 10); break;
-        case JF_PT_DOUBLE: *(double *)at = strtod(v, NULL); break;
-        case JF_PT_STRING: *(const char **)at = v; break;
-        case JF_PT_CHOICE: *(int *)at = jf_name_index(p->choices, v); break;
+        if (jf_op_args_set(op, args, params[i].info.name, v) != JF_OK) {
+            fprintf(stderr, "jetfilter %s: %s\n", cmd, jf_last_error());
+            return JF_EXIT_USAGE;
         }
     }
-    args->block_x = s->block_x;
-    args->block_y = s->block_y;
     args->amount = s->noise_amount;
     args->seed = s->seed;
     return 0;
@@ -572,23 +603,27 @@ static void print_ops(FILE *out, jf_op_kind kind, const char *title)
 {
     int i, width = 0;
     fprintf(out, "\n%s\n", title);
-    for (i = 0; i < jf_op_count; i++)
+    for (i = 0; i < jf_op_total; i++)
         if (jf_ops[i].kind == kind && (int)strlen(jf_ops[i].name) > width)
             width = (int)strlen(jf_ops[i].name);
-    for (i = 0; i < jf_op_count; i++) {
+    for (i = 0; i < jf_op_total; i++) {
         const jf_op *op = &jf_ops[i];
         if (op->kind != kind)
             continue;
+        const jf_op_info *info = jf_op_info_of(op);
+        const jf_param_info *k = jf_op_param(info, "ksize"), *mk = jf_op_param(info, "max-ksize");
         fprintf(out, "  %-*s %s", width, op->name, op->summary);
-        if ((op->params & JF_PARAM_KSIZE) && op->max_ksize)
-            fprintf(out, "; k 1..%d%s", op->max_ksize, op->default_ksize == 3 ? ", default 3" : "");
-        if (op->params & JF_PARAM_MAX_KSIZE)
-            fprintf(out, "; window 3..%d", op->max_ksize);
+        if (k)
+            fprintf(out, "; k %g..%g%s%s", k->min, k->max, k->default_text ? ", default " : "",
+                    k->default_text ? k->default_text : "");
+        if (mk)
+            fprintf(out, "; window 3..%g%s%s", mk->max, mk->default_text ? ", default " : "",
+                    mk->default_text ? mk->default_text : "");
         fputc('\n', out);
         if (op->kind == JF_OP_FILTER)
-            fprintf(out, "  %-*s   GPU variants: auto = %s\n", width, "", op->auto_rule);
-        if (op->kind == JF_OP_FILTER && op->depths)
-            fprintf(out, "  %-*s   samples: %s\n", width, "", op->depths);
+            fprintf(out, "  %-*s   GPU variants: auto = %s\n", width, "", info->auto_rule);
+        if (op->kind == JF_OP_FILTER)
+            fprintf(out, "  %-*s   samples: %s\n", width, "", info->samples_rule);
     }
 }
 

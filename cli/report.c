@@ -322,10 +322,21 @@ static void json_settings(json_buf *j, const cli_run *run)
     json_str(j, "command", run->verb);
     if (run->plan.op) {
         json_str(j, "operation", run->plan.op->name);
+        /* resolved values, typed: equal settings compare equal however spelled */
         json_open(j, "parameters", '{');
-        for (i = 0; i < jf_op_param_count && i < CLI_MAX_PARAMS; i++)
-            if (run->plan.op->params & jf_op_params[i].id)
-                json_str(j, jf_op_params[i].name, s->param[i] ? s->param[i] : jf_op_params[i].def);
+        for (i = 0; i < run->plan.op->param_count; i++) {
+            const jf_param_def *p = &run->plan.op->params[i];
+            char v[512];
+            if (p->id == JF_P_WEIGHTS)
+                continue;
+            jf_op_plan_value(&run->plan, p, v, sizeof v);
+            if (!v[0])
+                json_str(j, p->info.name, NULL);
+            else if (p->info.type == JF_PARAM_INT || p->info.type == JF_PARAM_DOUBLE)
+                json_num(j, p->info.name, strtod(v, NULL));
+            else
+                json_str(j, p->info.name, v);
+        }
         json_close(j, '}');
     }
     if (s->noise_op) {

@@ -58,6 +58,14 @@ struct jf_context {
      * context, before its CUDA state */
     void *codec_state;
     void (*codec_state_free)(jf_context *ctx);
+    /* what the last operation ran and why (filters/resolve.c; read back by
+     * jf_plan_run's result) */
+    struct {
+        jf_variant variant;
+        char kernel[48];
+        int block_x, block_y;
+        char reason[160];
+    } last;
 };
 
 /* A CPU context with every core, for calls given a NULL context; destroy it

@@ -1,18 +1,6 @@
-/* The steps every CUDA filter shares: block shape, input, output, padding,
+/* The steps every CUDA filter shares: input, output, padding,
  * and the launch check with the timer that turns into a stats record. */
 #include "filters/filter_cuda.cuh"
-
-jf_status jf_block_shape(const char *fn, int *bx, int *by, int def_x, int def_y)
-{
-    if (*bx == 0 && *by == 0) {
-        *bx = def_x;
-        *by = def_y;
-    }
-    if (*bx < 4 || *bx % 4 != 0 || *by < 1 || *bx > 1024 || *by > 1024 || *bx * *by > 1024)
-        return jf_fail(JF_ERR_ARG, "%s: block %dx%d: width must be a multiple of 4 and "
-                       "width x height at most 1024", fn, *bx, *by);
-    return JF_OK;
-}
 
 jf_status jf_gpu_filter_setup(jf_context *ctx, const jf_image *src, const jf_image *dst, int r,
                               jf_border border, jf_filter_in *in, jf_dview *out)

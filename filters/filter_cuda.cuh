@@ -5,26 +5,6 @@
 #include "core/gpu.cuh"
 #include "filters/tile.cuh"
 
-/* A user's block shape: width a multiple of 4, at most 1024 threads (the
- * device's own limits are checked per kernel at launch); 0 x 0 becomes
- * `def_x` x `def_y`. */
-jf_status jf_block_shape(const char *fn, int *bx, int *by, int def_x, int def_y);
-
-/* A variant's default block rows: `by`, halved until the launch fits the
- * device (smem_of(rows) bytes of shared memory; registers): 16-bit RGB
- * tiles are twice the 8-bit ones, and the Nano gives a block 48 KiB.  (On
- * the H100, holding blocks to 48 KiB where more fits measured 0-14% slower
- * for 16-bit RGB.) */
-template <typename SmemOf>
-static inline int jf_default_block_rows(jf_context *ctx, const void *kernel, int bx, int by,
-                                        SmemOf smem_of)
-{
-    for (; by > 1; by /= 2)
-        if (jf_gpu_launch_ok(ctx, kernel, bx * by, smem_of(by)))
-            break;
-    return by;
-}
-
 /* A filter's input on the device: the image as the tiled kernels read it
  * (the border fused into their tile loads, tile.cuh), and what is needed
  * to make padded planes for the kernels that read each window straight

@@ -4,7 +4,11 @@
 #include "core/errors.h"
 #include "core/image.h"
 #include "core/names.h"
+#include "core/gpu.h"
 #include "core/profile.h"
+#include "filters/resolve.h"
+
+#include <string.h>
 
 jf_status jf_check_host_image(const char *fn, const char *what, const jf_image *img)
 {
@@ -47,39 +51,28 @@ jf_status jf_check_8bit(const char *fn, const jf_image *img, const char *why)
     return JF_OK;
 }
 
-int jf_variant_takes(jf_variant v, jf_sample sample)
+jf_status jf_choose(jf_context *ctx, const jf_family *f, const char *fn, const jf_image *src,
+                    int k, int rank1, jf_variant asked, int bx, int by, jf_choice *out)
 {
-    return sample == JF_SAMPLE_U8 || v != JF_VARIANT_SHARED;
-}
-
-jf_variant jf_variant_fallback(jf_sample sample)
-{
-    return jf_variant_takes(JF_VARIANT_SHARED, sample) ? JF_VARIANT_SHARED : JF_VARIANT_GLOBAL;
-}
-
-jf_variant jf_auto_choice(const jf_context *ctx, const char *op, const jf_image *src, int k,
-                          jf_variant builtin, int *bx, int *by)
-{
-    const jf_profile_choice *c =
-        src->sample == JF_SAMPLE_U8
-            ? jf_profile_choose(ctx->profile, op, src->channels, src->width, src->height, k)
-            : NULL;
-    if (!c)
-        return builtin;
-    if (*bx == 0 && *by == 0) {
-        *bx = c->block_x;
-        *by = c->block_y;
-    }
-    return c->variant;
-}
-
-jf_status jf_check_variant_sample(const char *fn, jf_variant v, const jf_image *img)
-{
-    if (!jf_variant_takes(v, img->sample))
-        return jf_fail(JF_ERR_UNSUPPORTED, "%s: variant '%s' takes 8-bit samples; %d-bit images "
-                       "run 'global', 'fast' (or auto)", fn, jf_variant_name(v),
-                       8 * (int)jf_sample_size(img->sample));
-    return JF_OK;
+    jf_resolve_in in;
+    jf_status st;
+    memset(&in, 0, sizeof in);
+    in.family = f;
+    in.fn = fn;
+    in.dev = ctx && jf_use_gpu(ctx, asked) ? jf_gpu_info(ctx) : NULL;
+    in.shape.width = src->width;
+    in.shape.height = src->height;
+    in.shape.channels = src->channels;
+    in.shape.sample = src->sample;
+    in.shape.rank1 = rank1;
+    in.k = k;
+    in.asked = asked;
+    in.block_x = bx;
+    in.block_y = by;
+    in.profile = ctx ? ctx->profile : NULL;
+    if ((st = jf_resolve(&in, out)) == JF_OK)
+        jf_choice_record(ctx, out);
+    return st;
 }
 
 int jf_use_gpu(const jf_context *ctx, jf_variant variant)
@@ -112,15 +105,5 @@ jf_status jf_check_border(const char *fn, jf_border border)
 {
     if ((unsigned)border >= JF_BORDER_COUNT)
         return jf_fail(JF_ERR_ARG, "%s: unknown border mode %d", fn, (int)border);
-    return JF_OK;
-}
-
-jf_status jf_check_variant(const char *fn, const jf_context *ctx, jf_variant variant)
-{
-    if ((unsigned)variant >= JF_VARIANT_COUNT)
-        return jf_fail(JF_ERR_ARG, "%s: unknown variant %d", fn, (int)variant);
-    if (variant > JF_VARIANT_CPU && jf_context_backend(ctx) != JF_BACKEND_CUDA)
-        return jf_fail(JF_ERR_ARG, "%s: variant '%s' needs the CUDA backend", fn,
-                       jf_variant_name(variant));
     return JF_OK;
 }

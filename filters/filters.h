@@ -32,29 +32,21 @@ jf_status jf_check_sample(const char *fn, const jf_image *img);
  * with `why` (may be NULL) appended to the reason. */
 jf_status jf_check_8bit(const char *fn, const jf_image *img, const char *why);
 
-/* Does variant v take samples of this type?  The CUDA `shared` kernels are
- * 8-bit designs (256-bin histograms, byte tiles); the others take 8 and 16
- * bits.  jf_check_variant_sample says no with the reason
- * (JF_ERR_UNSUPPORTED); jf_variant_fallback is where `fast` goes for a k it
- * has no kernel for. */
-int jf_variant_takes(jf_variant v, jf_sample sample);
-jf_variant jf_variant_fallback(jf_sample sample);
-jf_status jf_check_variant_sample(const char *fn, jf_variant v, const jf_image *img);
-
-/* `auto` on a CUDA context: the variant (and, where the caller gave no block,
- * the block) its tuning profile measured fastest for operation `op`
- * ("median", "conv", "conv-rank1"), this image and k; `builtin` where the
- * context has no profile or the profile no entry (16-bit images: always). */
-jf_variant jf_auto_choice(const jf_context *ctx, const char *op, const jf_image *src, int k,
-                          jf_variant builtin, int *bx, int *by);
+/* Decide which variant, kernel and block run a call of family `f` on src
+ * (filters/resolve.h), and record it in the context for jf_plan_run's
+ * result.  `asked` is the caller's variant, bx x by its block (0 x 0: the
+ * variant's own); `rank1`: the weights are rank 1.  The CPU backend, or
+ * `asked` CPU, resolves to the CPU. */
+struct jf_family;
+struct jf_choice;
+jf_status jf_choose(jf_context *ctx, const struct jf_family *f, const char *fn, const jf_image *src,
+                    int k, int rank1, jf_variant asked, int bx, int by, struct jf_choice *out);
 
 /* An odd kernel size in 1..max. */
 jf_status jf_check_ksize(const char *fn, int ksize, int max);
 
-/* Border mode and variant values are known, and the variant suits the
- * context's backend. */
+/* A border mode this library knows. */
 jf_status jf_check_border(const char *fn, jf_border border);
-jf_status jf_check_variant(const char *fn, const jf_context *ctx, jf_variant variant);
 
 #ifdef __cplusplus
 }

@@ -7,27 +7,69 @@
 #include "core/names.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define ARG(field) offsetof(jf_op_args, field)
+#define S8 (1u << JF_SAMPLE_U8)
+#define S16 (1u << JF_SAMPLE_U16)
 
-const jf_op_param jf_op_params[] = {
-    {JF_PARAM_KSIZE, "ksize", 'k', JF_PT_INT, "K", "kernel size, odd (default: the filter's; gauss: from --sigma)",
-     NULL, 1, JF_MEDIAN_MAX_KSIZE, NULL, ARG(ksize)},
-    {JF_PARAM_SIGMA, "sigma", 0, JF_PT_DOUBLE, "S", "Gaussian sigma (default: from -k, else 1.0)",
-     NULL, 0.01, 10, NULL, ARG(sigma)},
-    {JF_PARAM_KERNEL, "kernel", 0, JF_PT_STRING, "FILE", "weights for --filter conv: k rows of k numbers",
-     NULL, 0, 0, NULL, ARG(kernel_file)},
-    {JF_PARAM_BORDER, "border", 'b', JF_PT_CHOICE, "MODE", "how pixels beyond the edge are made up ('zero' is the seed report's)",
-     "replicate", 0, 0, jf_border_names, ARG(border)},
-    {JF_PARAM_VARIANT, "variant", 0, JF_PT_CHOICE, "NAME", "kernel variant (auto: the fastest measured for the device, size and k)",
-     "auto", 0, 0, jf_variant_names, ARG(variant)},
-    {JF_PARAM_MAX_KSIZE, "max-ksize", 0, JF_PT_INT, "K", "largest window of the impulse filters, odd (default 7; auto-impulse: from the noise density)",
-     NULL, 3, JF_IMPULSE_MAX_KSIZE, NULL, ARG(max_ksize)},
-};
-const int jf_op_param_count = (int)(sizeof jf_op_params / sizeof jf_op_params[0]);
+/* ---- parameters: one definition each, ranges and defaults per operation ---- */
+
+static const char *const FILTER_VARIANTS[] = {"auto", "cpu", "global", "shared", "fast", NULL};
+static const char *const IMPULSE_VARIANTS[] = {"auto", "cpu", "global", NULL};
+
+#define P_KSIZE(def, lo, hi) \
+    {{"ksize", 'k', JF_PARAM_INT, "K", "kernel size, odd", def, lo, hi, 1, NULL}, JF_P_KSIZE, ARG(ksize), NULL}
+#define P_SIGMA \
+    {{"sigma", 0, JF_PARAM_DOUBLE, "S", "Gaussian sigma; with no ksize the size is 2 ceil(3 sigma) + 1", \
+      NULL, 0.01, 10, 0, NULL}, JF_P_SIGMA, ARG(sigma), NULL}
+#define P_KERNEL \
+    {{"kernel", 0, JF_PARAM_FILE, "FILE", "weights file: k lines of k numbers, # comments", NULL, 0, 0, 0, \
+      NULL}, JF_P_KERNEL, ARG(kernel_file), NULL}
+#define P_WEIGHTS \
+    {{"weights", 0, JF_PARAM_WEIGHTS, "W", "k x k weights in memory (instead of a kernel file)", NULL, 0, \
+      0, 0, NULL}, JF_P_WEIGHTS, ARG(weights), NULL}
+#define P_BORDER \
+    {{"border", 'b', JF_PARAM_CHOICE, "MODE", "how pixels beyond the edge are made up ('zero' is the seed report's)", \
+      "replicate", 0, 0, 0, jf_border_names}, JF_P_BORDER, ARG(border), NULL}
+#define P_VARIANT(choices) \
+    {{"variant", 0, JF_PARAM_CHOICE, "NAME", "kernel variant (auto: the fastest measured for the device, size and k)", \
+      "auto", 0, 0, 0, choices}, JF_P_VARIANT, ARG(variant), jf_variant_names}
+#define P_BLOCK \
+    {{"block", 0, JF_PARAM_SIZE, "WxH", "CUDA block shape (default: the variant's; W a multiple of 4)", NULL, \
+      0, 0, 0, NULL}, JF_P_BLOCK, ARG(block_x), NULL}
+#define P_MAX_KSIZE(def) \
+    {{"max-ksize", 0, JF_PARAM_INT, "K", "largest window of the impulse filters, odd", def, 3, \
+      JF_IMPULSE_MAX_KSIZE, 1, NULL}, JF_P_MAX_KSIZE, ARG(max_ksize), NULL}
+#define P_AMOUNT(name, metavar, help, def, hi) \
+    {{name, 0, JF_PARAM_DOUBLE, metavar, help, def, 0, hi, 0, NULL}, JF_P_AMOUNT, ARG(amount), NULL}
+#define P_SEED \
+    {{"seed", 0, JF_PARAM_INT, "N", "noise seed (same seed, same noise)", "1", 0, 9.2e18, 0, NULL}, \
+      JF_P_SEED, ARG(seed), NULL}
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static const jf_param_def MEDIAN_P[] = {P_KSIZE("3", 1, JF_MEDIAN_MAX_KSIZE), P_BORDER,
+                                        P_VARIANT(FILTER_VARIANTS), P_BLOCK};
+static const jf_param_def IMPULSE_P[] = {P_MAX_KSIZE("7"), P_BORDER, P_VARIANT(IMPULSE_VARIANTS)};
+static const jf_param_def AUTO_IMPULSE_P[] = {P_MAX_KSIZE(NULL), P_BORDER, P_VARIANT(IMPULSE_VARIANTS)};
+static const jf_param_def BOX_P[] = {P_KSIZE("3", 1, JF_CONV_MAX_KSIZE), P_BORDER,
+                                     P_VARIANT(FILTER_VARIANTS), P_BLOCK};
+static const jf_param_def GAUSS_P[] = {P_KSIZE(NULL, 1, JF_CONV_MAX_KSIZE), P_SIGMA, P_BORDER,
+                                       P_VARIANT(FILTER_VARIANTS), P_BLOCK};
+static const jf_param_def LAPLACE_P[] = {P_KSIZE("3", 3, 3), P_BORDER, P_VARIANT(FILTER_VARIANTS),
+                                         P_BLOCK};
+static const jf_param_def CONV_P[] = {P_KSIZE(NULL, 1, JF_CONV_MAX_KSIZE), P_KERNEL, P_WEIGHTS,
+                                      P_BORDER, P_VARIANT(FILTER_VARIANTS), P_BLOCK};
+static const jf_param_def PAD_P[] = {P_KSIZE("3", 1, 8193), P_BORDER};
+static const jf_param_def SALT_P[] = {
+    P_AMOUNT("density", "D", "fraction of pixels set to 0 or the top level", "0.05", 1.0), P_SEED};
+static const jf_param_def GAUSSIAN_P[] = {
+    P_AMOUNT("sigma", "SIGMA", "standard deviation in 8-bit levels (x 257 at 16 bits)", "5", 1000.0),
+    P_SEED};
 
 jf_op_args jf_op_args_defaults(void)
 {
@@ -52,11 +94,6 @@ static jf_status median_apply(jf_context *ctx, const jf_op_plan *p, jf_image *sr
     return jf_median(ctx, src, dst, &o);
 }
 
-static int median_has_variant(jf_variant v, int k)
-{
-    return v != JF_VARIANT_FAST || jf_median_fast_supports(k);
-}
-
 static jf_status conv_apply(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_image *dst)
 {
     jf_conv_options o = jf_conv_defaults();
@@ -67,11 +104,6 @@ static jf_status conv_apply(jf_context *ctx, const jf_op_plan *p, jf_image *src,
     o.block_x = p->args.block_x;
     o.block_y = p->args.block_y;
     return jf_convolve(ctx, src, dst, &o);
-}
-
-static int conv_has_variant(jf_variant v, int k)
-{
-    return v != JF_VARIANT_FAST || jf_conv_fast_supports(k);
 }
 
 /* Presets: the weights made once per plan. */
@@ -94,7 +126,7 @@ static jf_status gauss_prepare(jf_op_plan *p)
     return preset_prepare(p, JF_KERNEL_GAUSS);
 }
 
-/* conv: weights from a file or from memory. */
+/* conv: weights from memory or from a file. */
 static jf_status conv_prepare(jf_op_plan *p)
 {
     jf_status st;
@@ -107,13 +139,13 @@ static jf_status conv_prepare(jf_op_plan *p)
         memcpy(p->kernel.weights, p->args.weights, n * sizeof(float));
         p->kernel.ksize = p->args.weights_ksize;
     } else if (!p->args.kernel_file) {
-        return jf_fail(JF_ERR_ARG, "--filter conv needs --kernel FILE");
+        return jf_fail(JF_ERR_ARG, "conv needs weights: --kernel FILE (or weights in memory)");
     } else if ((st = jf_kernel_load(p->args.kernel_file, &p->kernel)) != JF_OK) {
         return st;
     }
     if (p->args.ksize && p->args.ksize != p->kernel.ksize)
         return jf_fail(JF_ERR_ARG, "-k %d, but %s holds a %dx%d kernel", p->args.ksize,
-                       p->args.kernel_file ? p->args.kernel_file : "the weights",
+                       p->args.kernel_file && !p->args.weights ? p->args.kernel_file : "the weights",
                        p->kernel.ksize, p->kernel.ksize);
     p->ksize = p->kernel.ksize;
     return JF_OK;
@@ -136,12 +168,6 @@ static jf_status switching_apply(jf_context *ctx, const jf_op_plan *p, jf_image 
 {
     jf_impulse_options o = impulse_options(p);
     return jf_switching_median(ctx, src, dst, &o);
-}
-
-static int impulse_has_variant(jf_variant v, int k)
-{
-    (void)k;
-    return v != JF_VARIANT_FAST && v != JF_VARIANT_SHARED;
 }
 
 /* auto-impulse: the decision goes into the note. */
@@ -195,91 +221,103 @@ static jf_status psnr_measure(jf_context *ctx, const jf_image *a, const jf_image
 
 /* ---- the table --------------------------------------------------------------- */
 
-#define V(v) (1u << (v))
-#define CUDA_VARIANTS (V(JF_VARIANT_AUTO) | V(JF_VARIANT_CPU) | V(JF_VARIANT_GLOBAL) | V(JF_VARIANT_SHARED))
-#define FILTER_PARAMS (JF_PARAM_KSIZE | JF_PARAM_BORDER | JF_PARAM_VARIANT)
-#define IMPULSE_PARAMS (JF_PARAM_MAX_KSIZE | JF_PARAM_BORDER | JF_PARAM_VARIANT)
-#define IMPULSE_VARIANTS (V(JF_VARIANT_AUTO) | V(JF_VARIANT_CPU) | V(JF_VARIANT_GLOBAL))
-#define CONV_VARIANTS (CUDA_VARIANTS | V(JF_VARIANT_FAST))
-#define S8 (1u << JF_SAMPLE_U8)
-#define S16 (1u << JF_SAMPLE_U16)
-#define CONV_AUTO "fast at every k from 3 (unrolled to k = 13, k at run time beyond, separable for rank-1 weights from k = 7; shared, or global at 16 bits, where its tile does not fit), global at k = 1"
-#define DEPTHS_GPU16 "8 and 16 bits (16 on the GPU: global and fast, not shared)"
+#define PARAMS(list) .params = list, .param_count = COUNT(list)
 
 const jf_op jf_ops[] = {
     {.name = "median", .summary = "k x k median of every channel (salt-and-pepper noise)",
-     .exact = 1, .kind = JF_OP_FILTER, .stat = "median", .params = FILTER_PARAMS, .default_ksize = 3,
-     .max_ksize = JF_MEDIAN_MAX_KSIZE, .variants = CUDA_VARIANTS | V(JF_VARIANT_FAST),
-     .samples = S8 | S16, .depths = DEPTHS_GPU16, .auto_rule = "fast (shared min/max networks) at k = 5, 7 (9, 11 on compute capability 9.0) and "
-                  "at k = 3 from about 4 million samples; global for smaller k = 3; shared (sliding "
-                  "histograms) above (global at 16 bits)",
-     .npp = JF_NPP_MEDIAN, .has_variant = median_has_variant, .apply = median_apply},
-    {.name = "adaptive-median", .summary = "Hwang-Haddad adaptive median: the window grows to --max-ksize; only impulses change",
-     .exact = 1, .kind = JF_OP_FILTER, .stat = "adaptive-median", .params = IMPULSE_PARAMS, .default_ksize = 7,
-     .max_ksize = JF_IMPULSE_MAX_KSIZE, .variants = IMPULSE_VARIANTS,
-     .samples = S8, .depths = "8 bits (the rules are written for 0 and 255)", .auto_rule = "global (a kernel per window size over the samples still undecided)",
-     .has_variant = impulse_has_variant, .apply = adaptive_apply},
-    {.name = "switching-median", .summary = "salt-and-pepper: 0s and 255s become the median of their clean neighbours",
-     .exact = 1, .kind = JF_OP_FILTER, .stat = "switching-median", .params = IMPULSE_PARAMS, .default_ksize = 7,
-     .max_ksize = JF_IMPULSE_MAX_KSIZE, .variants = IMPULSE_VARIANTS,
-     .samples = S8, .depths = "8 bits (the rules are written for 0 and 255)", .auto_rule = "global (a kernel per window size over the samples still undecided)",
-     .has_variant = impulse_has_variant, .apply = switching_apply},
-    {.name = "auto-impulse", .summary = "salt-and-pepper removal set per image from its estimated noise density",
-     .exact = 1, .kind = JF_OP_FILTER, .stat = "switching-median", .params = IMPULSE_PARAMS, .default_ksize = 0,
-     .max_ksize = JF_IMPULSE_MAX_KSIZE, .variants = IMPULSE_VARIANTS,
-     .samples = S8, .depths = "8 bits (the rules are written for 0 and 255)", .auto_rule = "global; the density is counted on the CPU for host images",
-     .has_variant = impulse_has_variant, .apply_noted = auto_impulse_apply,
-     .estimate_name = "impulse_density"},
-    {.name = "box", .summary = "mean of the k x k window", .kind = JF_OP_FILTER, .stat = "conv",
-     .params = FILTER_PARAMS, .default_ksize = 3, .max_ksize = JF_CONV_MAX_KSIZE,
-     .variants = CONV_VARIANTS, .samples = S8 | S16, .depths = DEPTHS_GPU16, .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER,
-     .has_variant = conv_has_variant, .prepare = box_prepare, .apply = conv_apply},
-    {.name = "gauss", .summary = "Gaussian blur (Gaussian noise); -k, --sigma or both",
-     .kind = JF_OP_FILTER, .stat = "conv", .params = FILTER_PARAMS | JF_PARAM_SIGMA,
-     .default_ksize = 0, .max_ksize = JF_CONV_MAX_KSIZE, .variants = CONV_VARIANTS,
-     .samples = S8 | S16, .depths = DEPTHS_GPU16, .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER, .has_variant = conv_has_variant,
-     .prepare = gauss_prepare, .apply = conv_apply},
-    {.name = "sharpen", .summary = "unsharp mask: 2 x the pixel minus the k x k mean",
-     .kind = JF_OP_FILTER, .stat = "conv", .params = FILTER_PARAMS, .default_ksize = 3,
-     .max_ksize = JF_CONV_MAX_KSIZE, .variants = CONV_VARIANTS, .samples = S8 | S16, .depths = DEPTHS_GPU16, .auto_rule = CONV_AUTO,
-     .npp = JF_NPP_FILTER, .has_variant = conv_has_variant, .prepare = sharpen_prepare,
+     .kind = JF_OP_FILTER, .samples = S8 | S16, .exact = 1, PARAMS(MEDIAN_P), .stat = "median",
+     .family = &jf_median_family, .default_ksize = 3, .max_ksize = JF_MEDIAN_MAX_KSIZE,
+     .npp = JF_NPP_MEDIAN, .apply = median_apply},
+    {.name = "adaptive-median",
+     .summary = "Hwang-Haddad adaptive median: the window grows to --max-ksize; only impulses change",
+     .kind = JF_OP_FILTER, .samples = S8, .exact = 1, PARAMS(IMPULSE_P), .stat = "adaptive-median",
+     .family = &jf_impulse_family, .default_ksize = 7, .max_ksize = JF_IMPULSE_MAX_KSIZE,
+     .apply = adaptive_apply},
+    {.name = "switching-median",
+     .summary = "salt-and-pepper: 0s and 255s become the median of their clean neighbours",
+     .kind = JF_OP_FILTER, .samples = S8, .exact = 1, PARAMS(IMPULSE_P), .stat = "switching-median",
+     .family = &jf_impulse_family, .default_ksize = 7, .max_ksize = JF_IMPULSE_MAX_KSIZE,
+     .apply = switching_apply},
+    {.name = "auto-impulse",
+     .summary = "salt-and-pepper removal set per image from its estimated noise density",
+     .kind = JF_OP_FILTER, .samples = S8, .exact = 1, PARAMS(AUTO_IMPULSE_P),
+     .stat = "switching-median", .family = &jf_impulse_family, .default_ksize = 0,
+     .max_ksize = JF_IMPULSE_MAX_KSIZE, .estimate_name = "impulse_density",
+     .apply_noted = auto_impulse_apply},
+    {.name = "box", .summary = "mean of the k x k window", .kind = JF_OP_FILTER, .samples = S8 | S16,
+     PARAMS(BOX_P), .stat = "conv", .family = &jf_conv_family, .default_ksize = 3,
+     .max_ksize = JF_CONV_MAX_KSIZE, .npp = JF_NPP_FILTER, .prepare = box_prepare,
      .apply = conv_apply},
+    {.name = "gauss", .summary = "Gaussian blur (Gaussian noise); k, sigma or both",
+     .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(GAUSS_P), .stat = "conv",
+     .family = &jf_conv_family, .default_ksize = 0, .max_ksize = JF_CONV_MAX_KSIZE,
+     .npp = JF_NPP_FILTER, .prepare = gauss_prepare, .apply = conv_apply},
+    {.name = "sharpen", .summary = "unsharp mask: 2 x the pixel minus the k x k mean",
+     .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(BOX_P), .stat = "conv",
+     .family = &jf_conv_family, .default_ksize = 3, .max_ksize = JF_CONV_MAX_KSIZE,
+     .npp = JF_NPP_FILTER, .prepare = sharpen_prepare, .apply = conv_apply},
     {.name = "laplace", .summary = "3 x 3 Laplacian (edges; negative responses saturate to 0)",
-     .kind = JF_OP_FILTER, .stat = "conv", .params = FILTER_PARAMS, .default_ksize = 3,
-     .max_ksize = 3, .variants = CONV_VARIANTS, .samples = S8 | S16, .depths = DEPTHS_GPU16, .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER,
-     .has_variant = conv_has_variant, .prepare = laplace_prepare, .apply = conv_apply},
-    {.name = "conv", .summary = "correlation with the weights of --kernel FILE",
-     .kind = JF_OP_FILTER, .stat = "conv", .params = FILTER_PARAMS | JF_PARAM_KERNEL,
-     .default_ksize = 0, .max_ksize = JF_CONV_MAX_KSIZE, .variants = CONV_VARIANTS,
-     .samples = S8 | S16, .depths = DEPTHS_GPU16, .auto_rule = CONV_AUTO, .npp = JF_NPP_FILTER, .has_variant = conv_has_variant,
-     .prepare = conv_prepare, .apply = conv_apply},
-    {.name = "pad", .summary = "pad by k/2 on every side (what the filters read)",
-     .exact = 1, .kind = JF_OP_PAD, .stat = "pad", .params = JF_PARAM_KSIZE | JF_PARAM_BORDER,
-     .default_ksize = 3, .max_ksize = 8193, .variants = V(JF_VARIANT_AUTO) | V(JF_VARIANT_CPU),
-     .samples = S8 | S16, .depths = "8 and 16 bits", .auto_rule = "one kernel", .apply = pad_apply},
+     .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(LAPLACE_P), .stat = "conv",
+     .family = &jf_conv_family, .default_ksize = 3, .max_ksize = 3, .npp = JF_NPP_FILTER,
+     .prepare = laplace_prepare, .apply = conv_apply},
+    {.name = "conv", .summary = "correlation with k x k weights (a kernel file, or weights in memory)",
+     .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(CONV_P), .stat = "conv",
+     .family = &jf_conv_family, .default_ksize = 0, .max_ksize = JF_CONV_MAX_KSIZE,
+     .npp = JF_NPP_FILTER, .prepare = conv_prepare, .apply = conv_apply},
+    {.name = "pad", .summary = "pad by k/2 on every side (what the filters read)", .kind = JF_OP_PAD,
+     .samples = S8 | S16, .exact = 1, PARAMS(PAD_P), .stat = "pad", .family = &jf_pad_family,
+     .default_ksize = 3, .max_ksize = 8193, .apply = pad_apply},
     {.name = "psnr", .summary = "peak signal-to-noise ratio, dB", .kind = JF_OP_METRIC,
-     .stat = "psnr", .variants = V(JF_VARIANT_AUTO) | V(JF_VARIANT_CPU),
-     .samples = S8 | S16, .depths = "8 and 16 bits", .auto_rule = "one kernel", .measure = psnr_measure},
-    {.name = "ssim", .summary = "mean SSIM (Wang et al. 2004, as scikit-image)",
-     .kind = JF_OP_METRIC, .stat = "ssim", .variants = V(JF_VARIANT_AUTO) | V(JF_VARIANT_CPU),
-     .samples = S8 | S16, .depths = "8 and 16 bits", .auto_rule = "two kernels", .measure = jf_ssim},
-    {.name = "salt-pepper", .summary = "impulse noise: fraction D of pixels set to 0 or 255",
-     .kind = JF_OP_NOISE, .stat = "noise", .params = JF_PARAM_AMOUNT | JF_PARAM_SEED,
-     .variants = V(JF_VARIANT_CPU), .samples = S8 | S16, .depths = "8 and 16 bits", .auto_rule = "CPU only", .apply = salt_pepper_apply,
-     .amount_arg = "D", .amount_max = 1.0},
+     .samples = S8 | S16, .stat = "psnr", .family = &jf_psnr_family, .measure = psnr_measure},
+    {.name = "ssim", .summary = "mean SSIM (Wang et al. 2004, as scikit-image)", .kind = JF_OP_METRIC,
+     .samples = S8 | S16, .stat = "ssim", .family = &jf_ssim_family, .measure = jf_ssim},
+    {.name = "salt-pepper", .summary = "impulse noise: fraction D of pixels set to 0 or the top level",
+     .kind = JF_OP_NOISE, .samples = S8 | S16, PARAMS(SALT_P), .stat = "noise",
+     .family = &jf_noise_family, .apply = salt_pepper_apply},
     {.name = "gaussian", .summary = "Gaussian noise of standard deviation SIGMA levels",
-     .kind = JF_OP_NOISE, .stat = "noise", .params = JF_PARAM_AMOUNT | JF_PARAM_SEED,
-     .variants = V(JF_VARIANT_CPU), .samples = S8 | S16, .depths = "8 and 16 bits", .auto_rule = "CPU only", .apply = gaussian_apply,
-     .amount_arg = "SIGMA", .amount_max = 1000.0},
+     .kind = JF_OP_NOISE, .samples = S8 | S16, PARAMS(GAUSSIAN_P), .stat = "noise",
+     .family = &jf_noise_family, .apply = gaussian_apply},
 };
-const int jf_op_count = (int)(sizeof jf_ops / sizeof jf_ops[0]);
+const int jf_op_total = COUNT(jf_ops);
+
+const jf_family *const jf_families[] = {&jf_median_family, &jf_conv_family, &jf_impulse_family,
+                                       &jf_pad_family, &jf_psnr_family, &jf_ssim_family,
+                                       &jf_noise_family};
+const int jf_family_total = COUNT(jf_families);
+
+const jf_family *jf_family_find(const char *name)
+{
+    int i;
+    for (i = 0; name && i < jf_family_total; i++)
+        if (strcmp(jf_families[i]->name, name) == 0)
+            return jf_families[i];
+    return NULL;
+}
 
 const jf_op *jf_op_find(const char *name)
 {
     int i;
-    for (i = 0; name && i < jf_op_count; i++)
+    for (i = 0; name && i < jf_op_total; i++)
         if (strcmp(jf_ops[i].name, name) == 0)
             return &jf_ops[i];
+    return NULL;
+}
+
+int jf_op_takes(const jf_op *op, unsigned id)
+{
+    int i;
+    for (i = 0; i < op->param_count; i++)
+        if (op->params[i].id == id)
+            return 1;
+    return 0;
+}
+
+const jf_param_def *jf_op_param_def(const jf_op *op, const char *name)
+{
+    int i;
+    for (i = 0; name && i < op->param_count; i++)
+        if (strcmp(op->params[i].info.name, name) == 0)
+            return &op->params[i];
     return NULL;
 }
 
@@ -289,84 +327,216 @@ const char *jf_op_names(jf_op_kind kind, char *buf, size_t size)
     int i;
     if (size)
         buf[0] = '\0';
-    for (i = 0; i < jf_op_count; i++)
+    for (i = 0; i < jf_op_total; i++)
         if (jf_ops[i].kind == kind && used < size)
             used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", jf_ops[i].name);
     return buf;
 }
 
-jf_status jf_op_apply(jf_context *ctx, const jf_op_plan *plan, jf_image *src, jf_image *dst,
-                      jf_op_note *note)
+int jf_op_all_params(jf_param_def *out, int max)
 {
-    if (note) {
-        note->text[0] = '\0';
-        note->estimate = NAN;
-    }
-    if (plan->op->apply_noted)
-        return plan->op->apply_noted(ctx, plan, src, dst, note);
-    if (!plan->op->apply)
-        return jf_fail(JF_ERR_ARG, "%s is not applied to an image", plan->op->name);
-    return plan->op->apply(ctx, plan, src, dst);
+    int i, j, n = 0;
+    for (i = 0; i < jf_op_total; i++)
+        for (j = 0; j < jf_ops[i].param_count; j++) {
+            const jf_param_def *p = &jf_ops[i].params[j];
+            int k;
+            for (k = 0; k < n && k < max; k++)
+                if (strcmp(out[k].info.name, p->info.name) == 0)
+                    break;
+            if (k < n && k < max) {
+                if (p->info.min < out[k].info.min)
+                    out[k].info.min = p->info.min;
+                if (p->info.max > out[k].info.max)
+                    out[k].info.max = p->info.max;
+                continue;
+            }
+            if (n < max)
+                out[n] = *p;
+            n++;
+        }
+    return n;
 }
 
+/* Does any row of the family have variant v at k (on some device)? */
 int jf_op_has_variant(const jf_op *op, jf_variant v, int k)
 {
-    if ((unsigned)v >= JF_VARIANT_COUNT || !(op->variants & (1u << v)))
+    int i;
+    if (v == JF_VARIANT_AUTO)
+        return 1;
+    if (v != JF_VARIANT_CPU && !jf_op_takes(op, JF_P_VARIANT))
         return 0;
-    return !op->has_variant || op->has_variant(v, k);
-}
-
-static void describe(jf_op_plan *p)
-{
-    const jf_op *op = p->op;
-    int n = snprintf(p->describe, sizeof p->describe, "%s", op->name);
-    if ((op->params & JF_PARAM_KSIZE) && p->ksize && n > 0 && (size_t)n < sizeof p->describe)
-        n += snprintf(p->describe + n, sizeof p->describe - (size_t)n, " k=%d", p->ksize);
-    if ((op->params & JF_PARAM_MAX_KSIZE) && p->ksize && n > 0 && (size_t)n < sizeof p->describe)
-        n += snprintf(p->describe + n, sizeof p->describe - (size_t)n, " k<=%d", p->ksize);
-    if ((op->params & JF_PARAM_SIGMA) && p->args.sigma > 0 && n > 0 && (size_t)n < sizeof p->describe)
-        n += snprintf(p->describe + n, sizeof p->describe - (size_t)n, " sigma %g", p->args.sigma);
-    if ((op->params & JF_PARAM_AMOUNT) && n > 0 && (size_t)n < sizeof p->describe)
-        snprintf(p->describe + n, sizeof p->describe - (size_t)n, " %g", p->args.amount);
-}
-
-jf_status jf_op_prepare(const jf_op *op, const jf_op_args *args, jf_op_plan *plan)
-{
-    jf_status st;
-    memset(plan, 0, sizeof *plan);
-    if (!op || !args)
-        return jf_fail(JF_ERR_ARG, "jf_op_prepare: NULL argument");
-    plan->op = op;
-    plan->args = *args;
-    plan->ksize = args->ksize ? args->ksize : op->default_ksize;
-    if (op->params & JF_PARAM_MAX_KSIZE) /* the window's largest size is its k */
-        plan->ksize = args->max_ksize ? args->max_ksize : op->default_ksize;
-    if ((op->params & JF_PARAM_MAX_KSIZE) && (args->max_ksize || op->default_ksize) &&
-        (plan->ksize < 3 || plan->ksize % 2 == 0 || plan->ksize > op->max_ksize))
-        return jf_fail(JF_ERR_ARG, "%s: --max-ksize %d: the largest window must be odd, from 3 to %d",
-                       op->name, plan->ksize, op->max_ksize);
-    if ((op->params & JF_PARAM_KSIZE) && (args->ksize || op->default_ksize) &&
-        (plan->ksize < 1 || plan->ksize % 2 == 0 || plan->ksize > op->max_ksize))
-        return jf_fail(JF_ERR_ARG, "%s: -k %d: the kernel size must be odd, from 1 to %d", op->name,
-                       plan->ksize, op->max_ksize);
-    if ((op->params & JF_PARAM_BORDER) && (st = jf_check_border(op->name, args->border)) != JF_OK)
-        return st;
-    if ((unsigned)args->variant >= JF_VARIANT_COUNT)
-        return jf_fail(JF_ERR_ARG, "%s: unknown variant %d", op->name, (int)args->variant);
-    if (args->variant != JF_VARIANT_AUTO && !(op->variants & (1u << args->variant)))
-        return jf_fail(JF_ERR_ARG, "%s has no '%s' variant", op->name, jf_variant_name(args->variant));
-    if ((op->params & JF_PARAM_AMOUNT) && !(args->amount >= 0.0 && args->amount <= op->amount_max))
-        return jf_fail(JF_ERR_ARG, "%s: %g is outside 0..%g", op->name, args->amount, op->amount_max);
-    if (op->prepare && (st = op->prepare(plan)) != JF_OK) {
-        jf_op_plan_free(plan);
-        return st;
+    for (i = 0; i < op->family->row_count; i++) {
+        const jf_variant_row *r = &op->family->rows[i];
+        if (r->variant == v && (op->kind == JF_OP_METRIC || op->kind == JF_OP_NOISE ||
+                                (k >= r->kmin && k <= r->kmax)))
+            return 1;
     }
-    describe(plan);
-    return JF_OK;
+    return 0;
 }
 
-void jf_op_plan_free(jf_op_plan *plan)
+/* ---- wording made from the variant table -------------------------------------- */
+
+static void appendf(char *out, size_t n, size_t *used, const char *fmt, ...)
 {
-    if (plan)
-        jf_kernel_free(&plan->kernel);
+    va_list ap;
+    if (*used >= n)
+        return;
+    va_start(ap, fmt);
+    *used += (size_t)vsnprintf(out + *used, n - *used, fmt, ap);
+    va_end(ap);
+}
+
+/* "k = 3 to 11", "k = 5", "k >= 13", "every k" within the operation's range */
+static void k_words(const jf_op *op, int kmin, int kmax, char *out, size_t n)
+{
+    const int top = op->max_ksize ? op->max_ksize : kmax;
+    const int lo = kmin < 1 ? 1 : kmin, hi = kmax > top ? top : kmax;
+    if (lo <= 1 && hi >= top)
+        snprintf(out, n, "every k");
+    else if (lo == hi)
+        snprintf(out, n, "k = %d", lo);
+    else if (hi >= top)
+        snprintf(out, n, "k >= %d", lo);
+    else
+        snprintf(out, n, "k = %d to %d", lo, hi);
+}
+
+/* "fast at k = 3 to 11 [networks ..., compute capability 9.0]; then ..." */
+void jf_op_auto_rule(const jf_op *op, char *out, size_t n)
+{
+    const jf_family *f = op->family;
+    size_t used = 0;
+    int i, j;
+    out[0] = '\0';
+    if (!f->pref_count) {
+        snprintf(out, n, "the CPU only");
+        return;
+    }
+    for (i = 0; i < f->pref_count; i++) {
+        const jf_auto_pref *p = &f->prefs[i];
+        char ks[48];
+        int rows = 0;
+        if (op->max_ksize && p->kmin > op->max_ksize)
+            continue;
+        k_words(op, p->kmin, p->kmax, ks, sizeof ks);
+        appendf(out, n, &used, "%s%s", used ? "; then " : "", jf_variant_name(p->variant));
+        if (strcmp(ks, "every k") != 0)
+            appendf(out, n, &used, " at %s", ks);
+        if (p->below_samples > 0)
+            appendf(out, n, &used, " below %.0f M samples (x SMs / 132)", p->below_samples / 1e6);
+        for (j = 0; j < f->row_count; j++) { /* where its kernels run */
+            const jf_variant_row *r = &f->rows[j];
+            char rk[48];
+            if (r->variant != p->variant || (op->max_ksize && r->kmin > op->max_ksize))
+                continue;
+            k_words(op, r->kmin, r->kmax, rk, sizeof rk);
+            appendf(out, n, &used, "%s%s", rows++ ? ", " : " (", r->what);
+            if (strcmp(rk, "every k") != 0 && strcmp(rk, ks) != 0)
+                appendf(out, n, &used, " at %s", rk);
+            if (r->samples == S8 && (op->samples & S16))
+                appendf(out, n, &used, ", 8-bit");
+            if (r->min_cc)
+                appendf(out, n, &used, ", compute capability %d.%d", r->min_cc / 10, r->min_cc % 10);
+        }
+        if (rows)
+            appendf(out, n, &used, ")");
+    }
+}
+
+void jf_op_samples_rule(const jf_op *op, char *out, size_t n)
+{
+    const jf_family *f = op->family;
+    size_t used = 0;
+    int i;
+    if (op->samples == S8) {
+        snprintf(out, n, "8 bits");
+        return;
+    }
+    appendf(out, n, &used, "8 and 16 bits");
+    for (i = 0; i < f->row_count; i++)
+        if (f->rows[i].samples == S8 && jf_op_takes(op, JF_P_VARIANT)) {
+            appendf(out, n, &used, " (16 on the GPU: not '%s')", jf_variant_name(f->rows[i].variant));
+            break;
+        }
+}
+
+/* ---- the public description, made once -------------------------------------- */
+
+#define MAX_OPS 32
+static jf_op_info g_info[MAX_OPS];
+static jf_param_info *g_params[MAX_OPS];
+static char g_auto[MAX_OPS][512], g_samples[MAX_OPS][96];
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void make_info(void)
+{
+    int i, j;
+    for (i = 0; i < jf_op_total && i < MAX_OPS; i++) {
+        const jf_op *op = &jf_ops[i];
+        jf_op_info *info = &g_info[i];
+        unsigned v = (1u << JF_VARIANT_AUTO) | (1u << JF_VARIANT_CPU);
+        info->name = op->name;
+        info->summary = op->summary;
+        info->kind = op->kind;
+        info->samples = op->samples;
+        info->exact = op->exact;
+        info->estimate_name = op->estimate_name;
+        g_params[i] = (jf_param_info *)calloc((size_t)(op->param_count ? op->param_count : 1),
+                                              sizeof *g_params[i]);
+        for (j = 0; g_params[i] && j < op->param_count; j++)
+            g_params[i][j] = op->params[j].info;
+        info->params = g_params[i];
+        info->param_count = g_params[i] ? op->param_count : 0;
+        if (jf_op_takes(op, JF_P_VARIANT))
+            for (j = 0; j < op->family->row_count; j++)
+                v |= 1u << op->family->rows[j].variant;
+        info->variants = v;
+        jf_op_auto_rule(op, g_auto[i], sizeof g_auto[i]);
+        jf_op_samples_rule(op, g_samples[i], sizeof g_samples[i]);
+        info->auto_rule = g_auto[i];
+        info->samples_rule = g_samples[i];
+    }
+}
+
+const jf_op_info *jf_op_info_of(const jf_op *op)
+{
+    const int i = (int)(op - jf_ops);
+    if (i < 0 || i >= jf_op_total || i >= MAX_OPS)
+        return NULL;
+    pthread_once(&g_once, make_info);
+    return &g_info[i];
+}
+
+const jf_op *jf_op_of_info(const jf_op_info *info)
+{
+    const int i = (int)(info - g_info);
+    return info && i >= 0 && i < jf_op_total && i < MAX_OPS ? &jf_ops[i] : NULL;
+}
+
+int jf_op_count(void) { return jf_op_total < MAX_OPS ? jf_op_total : MAX_OPS; }
+
+const jf_op_info *jf_op_get(int index)
+{
+    return index >= 0 && index < jf_op_count() ? jf_op_info_of(&jf_ops[index]) : NULL;
+}
+
+const jf_op_info *jf_op_lookup(const char *name)
+{
+    const jf_op *op = jf_op_find(name);
+    return op ? jf_op_info_of(op) : NULL;
+}
+
+const jf_param_info *jf_op_param(const jf_op_info *info, const char *name)
+{
+    int i;
+    for (i = 0; info && name && i < info->param_count; i++)
+        if (strcmp(info->params[i].name, name) == 0)
+            return &info->params[i];
+    return NULL;
+}
+
+const char *jf_op_kind_name(jf_op_kind kind)
+{
+    static const char *const names[] = {"filter", "pad", "metric", "noise"};
+    return (unsigned)kind < JF_OP_KIND_COUNT ? names[kind] : "unknown";
 }

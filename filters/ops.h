@@ -1,29 +1,26 @@
 /*
  * Internal: the operation table.  Every operation declares itself once, in
- * ops.c: its name and one-line description, the parameters it takes with
- * their defaults and ranges, its CPU and CUDA variants and the rule `auto`
- * follows, the NPP function the bench compares it with, and the name of the
- * stats record its kernel leaves.  The command line (parsing, --help,
- * dispatch), the bench sweep and the tests iterate over this table; adding a
- * filter is its own folder, one entry here and its tests (DESIGN.md).
+ * ops.c, as a jf_op: its public description (jetfilter/operations.h: name,
+ * summary, parameters with defaults and ranges, sample types), the family
+ * of kernels it runs on (the variant table below: which variant exists for
+ * which k, sample type and device, its kernel and block), the order `auto`
+ * prefers them in, the NPP function the bench compares it with, and the
+ * glue that runs it.  Everything else reads the table: the public plan API
+ * (and through it Python and GStreamer), the command line (options, --help,
+ * the man page), the variant resolver (resolve.h), the bench, calibrate,
+ * tuning profiles, the Nano launch list and the GPU tests.
  */
 #ifndef JF_FILTERS_OPS_H
 #define JF_FILTERS_OPS_H
 
 #include "jetfilter.h"
+#include "jetfilter/operations.h"
 
 #include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum jf_op_kind {
-    JF_OP_FILTER, /* image in, image of the same shape out (denoise runs these) */
-    JF_OP_PAD,    /* image in, larger image out */
-    JF_OP_METRIC, /* two images in, a number out */
-    JF_OP_NOISE   /* an image changed in place */
-} jf_op_kind;
 
 /* The NPP function `jetfilter bench` runs beside an operation. */
 typedef enum jf_npp_kind {
@@ -32,16 +29,18 @@ typedef enum jf_npp_kind {
     JF_NPP_FILTER  /* nppiFilter32f_8u_C1R/C3R_Ctx with the operation's weights */
 } jf_npp_kind;
 
-/* Parameters an operation may take (bits of jf_op.params). */
+/* Which parameter a row of an operation's list is (bits of jf_op.params). */
 enum jf_param_id {
-    JF_PARAM_KSIZE = 1 << 0,
-    JF_PARAM_SIGMA = 1 << 1,
-    JF_PARAM_KERNEL = 1 << 2, /* weights from a file */
-    JF_PARAM_BORDER = 1 << 3,
-    JF_PARAM_VARIANT = 1 << 4, /* variant and block shape */
-    JF_PARAM_AMOUNT = 1 << 5,  /* noise density or strength */
-    JF_PARAM_SEED = 1 << 6,
-    JF_PARAM_MAX_KSIZE = 1 << 7 /* largest window of a window that grows */
+    JF_P_KSIZE = 1 << 0,
+    JF_P_SIGMA = 1 << 1,
+    JF_P_KERNEL = 1 << 2,  /* weights from a file */
+    JF_P_WEIGHTS = 1 << 3, /* weights in memory (the API's, Python's) */
+    JF_P_BORDER = 1 << 4,
+    JF_P_VARIANT = 1 << 5,
+    JF_P_BLOCK = 1 << 6,
+    JF_P_MAX_KSIZE = 1 << 7, /* largest window of a window that grows */
+    JF_P_AMOUNT = 1 << 8,    /* noise density or strength */
+    JF_P_SEED = 1 << 9
 };
 
 /* The value of every parameter; each operation reads the ones it takes. */
@@ -62,36 +61,76 @@ typedef struct jf_op_args {
 /* Defaults of jf_op_args (border replicate, variant auto, seed 1, ...). */
 jf_op_args jf_op_args_defaults(void);
 
-/* How a parameter appears on the command line: the CLI builds its options
- * (names, help, ranges, choices) from these rows. */
-typedef enum jf_param_type { JF_PT_INT, JF_PT_DOUBLE, JF_PT_STRING, JF_PT_CHOICE, JF_PT_INT64 } jf_param_type;
+/* A parameter of an operation: its public description and where its value
+ * lives in jf_op_args. */
+typedef struct jf_param_def {
+    jf_param_info info;
+    unsigned id;   /* JF_P_* */
+    size_t offset; /* of the field in jf_op_args (SIZE: block_x, then block_y) */
+    const char *const *values; /* CHOICE: the enum's names, indexed by value (NULL:
+                                  the index in info.choices is the value) */
+} jf_param_def;
 
-typedef struct jf_op_param {
-    unsigned id;        /* JF_PARAM_* */
-    const char *name;   /* long option: "ksize" -> --ksize */
-    char letter;        /* short option, or 0 */
-    jf_param_type type;
-    const char *arg;    /* "K" */
-    const char *help;
-    const char *def;    /* default as text (NULL: none) */
-    double min, max;    /* over every operation; each checks its own range */
-    const char *const *choices;
-    size_t offset;      /* of the field in jf_op_args */
-} jf_op_param;
+/* What a kernel is run on: the image's shape and what the weights are. */
+typedef struct jf_shape {
+    int width, height, channels;
+    jf_sample sample;
+    int rank1; /* convolutions: the weights are col x row (box, Gaussian) */
+} jf_shape;
 
-extern const jf_op_param jf_op_params[];
-extern const int jf_op_param_count;
+/* Receives one kernel launch a variant makes (jf_variant_row.launches):
+ * the kernel instance, its block and dynamic shared memory. */
+typedef void (*jf_emit_fn)(void *user, const char *instance, int bx, int by, size_t smem);
 
-struct jf_op;
+/* One way to run a family's operations: a variant, the kernel that
+ * implements it, and when it can run.  A family lists its rows in the order
+ * the resolver tries them within a variant (the first that can run wins). */
+typedef struct jf_variant_row {
+    jf_variant variant;
+    const char *kernel;  /* the kernel's name ("" on the CPU) */
+    int kmin, kmax;      /* the odd k it has */
+    unsigned samples;    /* bit (1u << jf_sample) per sample type */
+    int rank1;           /* 1: rank-1 weights only */
+    int min_cc;          /* compute capability x 10 it needs (0: any) */
+    int full_device;     /* 1: not under JETFILTER_DEVICE_LIMITS (which stands for the Nano) */
+    const char *what;    /* a few words for the auto rule's wording and the reasons */
+    /* Its default block: block_x x block_y, or what `block` says for this
+     * image, k and device; a default is then halved in rows until `smem`
+     * (the dynamic shared memory a bx x by block needs; NULL: none) fits. */
+    int block_x, block_y;
+    void (*block)(const jf_device_info *dev, const jf_shape *s, int k, int *bx, int *by);
+    size_t (*smem)(const jf_shape *s, int k, int bx, int by);
+    /* Every kernel launch it makes (a pad pass first, say) for this image,
+     * k and block on this device: emit(user, instance, bx, by, smem) with
+     * the instance as cu++filt names it without spaces
+     * ("median_fast_kernel<(int)5,(int)1,unsignedchar>") - the Nano launch
+     * list is made from these. */
+    void (*launches)(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                     jf_emit_fn emit, void *user);
+    int lanes;           /* the median's fast kernels: samples a register (1 or 2) */
+    int impl;            /* which of a variant's kernels, numbered by its family */
+} jf_variant_row;
 
-/* An operation with its parameters resolved, ready to run on many images. */
-typedef struct jf_op_plan {
-    const struct jf_op *op;
-    jf_op_args args;
-    int ksize;        /* resolved kernel size */
-    jf_kernel kernel; /* convolutions: the weights */
-    char describe[96]; /* "median k=5", "gauss k=7 sigma 1.5" */
-} jf_op_plan;
+/* `auto`'s preferences, tried in order: the first whose conditions hold
+ * and whose variant has a row that can run wins. */
+typedef struct jf_auto_pref {
+    jf_variant variant;
+    int kmin, kmax;           /* applies to these k */
+    double below_samples;     /* > 0: only for images with fewer samples than this
+                                 (scaled by the device's multiprocessors / 132, an H100's) */
+    const char *why;          /* the reason, in words */
+} jf_auto_pref;
+
+/* A family of operations that run on the same kernels (the median; every
+ * convolution; the impulse filters; padding; the metrics; noise). */
+typedef struct jf_family {
+    const char *name;          /* the tuning profile's name for it ("median", "conv") */
+    const jf_variant_row *rows;
+    int row_count;
+    const jf_auto_pref *prefs;
+    int pref_count;
+    int tuned;                 /* `jetfilter calibrate` measures it; profiles may hold it */
+} jf_family;
 
 /* What an operation decided for one image, when it decides (auto-impulse). */
 typedef struct jf_op_note {
@@ -99,21 +138,33 @@ typedef struct jf_op_note {
     double estimate; /* what the decision rests on (impulse density), or NAN */
 } jf_op_note;
 
+struct jf_op;
+
+/* An operation with its parameters resolved, ready to run on many images. */
+typedef struct jf_op_plan {
+    const struct jf_op *op;
+    jf_op_args args;
+    unsigned given;    /* JF_P_* of the parameters set (else defaults) */
+    int ksize;         /* resolved kernel size */
+    jf_kernel kernel;  /* convolutions: the weights */
+    int rank1;         /* the weights are rank 1 */
+    char describe[96]; /* "median k=5", "gauss k=7 sigma 1.5" */
+} jf_op_plan;
+
 typedef struct jf_op {
-    const char *name;     /* --filter NAME, bench --filter NAME */
+    const char *name;     /* --filter NAME, bench --filter NAME, Python's function */
     const char *summary;  /* one line for --help */
     jf_op_kind kind;
-    const char *stat;     /* name of the stats record of its main kernel */
-    unsigned params;      /* JF_PARAM_* bits */
-    int default_ksize, max_ksize;
-    unsigned variants;    /* bit (1u << jf_variant) for every variant it has */
-    const char *auto_rule; /* what `auto` picks on the GPU, in words */
     unsigned samples;     /* bit (1u << jf_sample) for every sample type it takes */
-    const char *depths;   /* the same in words ("8 and 16 bits ...") */
     int exact;            /* its GPU variants give the CPU's bytes (else within 1 level) */
+    const jf_param_def *params;
+    int param_count;
+    const char *stat;     /* name of the stats record of its main kernel */
+    const jf_family *family;
+    int default_ksize;    /* 0: none (gauss: from sigma; conv: from the weights) */
+    int max_ksize;
     jf_npp_kind npp;
-    /* does variant v exist at kernel size k? (NULL: every variant listed) */
-    int (*has_variant)(jf_variant v, int k);
+    const char *estimate_name; /* the JSON key of jf_op_note.estimate (NULL: none) */
     /* resolve the arguments once (weights); NULL: nothing to resolve */
     jf_status (*prepare)(jf_op_plan *plan);
     /* FILTER and PAD: src -> dst; NOISE: in place on src (dst unused).  Call
@@ -122,16 +173,25 @@ typedef struct jf_op {
     /* instead of apply, for operations that decide per image */
     jf_status (*apply_noted)(jf_context *ctx, const jf_op_plan *plan, jf_image *src,
                              jf_image *dst, jf_op_note *note);
-    const char *estimate_name; /* the JSON key of jf_op_note.estimate */
     /* METRIC: the number */
     jf_status (*measure)(jf_context *ctx, const jf_image *a, const jf_image *b, double *value);
-    /* NOISE: the strength's name on the command line and its largest value */
-    const char *amount_arg;
-    double amount_max;
 } jf_op;
 
 extern const jf_op jf_ops[];
-extern const int jf_op_count;
+extern const int jf_op_total;
+
+/* Does op take parameter `id` (JF_P_*)? */
+int jf_op_takes(const jf_op *op, unsigned id);
+
+/* The public description of op (jetfilter/operations.h), made once from
+ * the table (its wording too), and back. */
+const jf_op_info *jf_op_info_of(const jf_op *op);
+const jf_op *jf_op_of_info(const jf_op_info *info);
+
+/* The wording of `auto`'s rule and of the sample types, made from the
+ * variant table (what --help, the man page and jf_op_info print). */
+void jf_op_auto_rule(const jf_op *op, char *out, size_t n);
+void jf_op_samples_rule(const jf_op *op, char *out, size_t n);
 
 /* The operation called `name`, or NULL. */
 const jf_op *jf_op_find(const char *name);
@@ -139,18 +199,45 @@ const jf_op *jf_op_find(const char *name);
 /* Names of the operations of one kind, comma-separated, into buf. */
 const char *jf_op_names(jf_op_kind kind, char *buf, size_t size);
 
+/* The definition of parameter `name` of op (NULL: none). */
+const jf_param_def *jf_op_param_def(const jf_op *op, const char *name);
+
+/* Every parameter any operation takes, once per name, in table order (the
+ * command line's options), with `min` and `max` widened over every
+ * operation's range.  Returns how many; fills up to `max` into out. */
+int jf_op_all_params(jf_param_def *out, int max);
+
+/* Set a parameter of args from text (the command line's and jf_plan_set's
+ * rules: the number, range, odd, choices of op's row).  On error the detail
+ * names `name` as the caller spells it. */
+jf_status jf_op_args_set(const jf_op *op, jf_op_args *args, const char *name, const char *value);
+
 /* Check the arguments against the operation's ranges and resolve them
  * (weights from presets or files).  Errors name the option. */
 jf_status jf_op_prepare(const jf_op *op, const jf_op_args *args, jf_op_plan *plan);
 void jf_op_plan_free(jf_op_plan *plan);
+
+/* A parameter's value in a prepared plan, as text: what was set, else what
+ * the operation resolved it to; "" where it has none (jf_plan_value). */
+void jf_op_plan_value(const jf_op_plan *plan, const jf_param_def *def, char *out, size_t n);
 
 /* Run a FILTER, PAD or NOISE operation; `note` (may be NULL) gets what it
  * decided, if anything. */
 jf_status jf_op_apply(jf_context *ctx, const jf_op_plan *plan, jf_image *src, jf_image *dst,
                       jf_op_note *note);
 
-/* Does the operation have variant v at kernel size k? */
+/* Does the operation have variant v at kernel size k (on some device)? */
 int jf_op_has_variant(const jf_op *op, jf_variant v, int k);
+
+/* The families (each in its folder's *_variants.c). */
+extern const jf_family jf_median_family, jf_conv_family, jf_impulse_family, jf_pad_family,
+    jf_psnr_family, jf_ssim_family, jf_noise_family;
+
+extern const jf_family *const jf_families[];
+extern const int jf_family_total;
+
+/* The family called `name` ("median", "conv"), or NULL. */
+const jf_family *jf_family_find(const char *name);
 
 #ifdef __cplusplus
 }

@@ -9,9 +9,7 @@
 #define JF_FILTERS_TILE_CUH
 
 #include "filters/filters.h" /* jf_border_index */
-
-/* Tile row length in bytes for a block bx wide and a k x k window. */
-static inline int jf_tile_width(int bx, int k) { return (bx + k - 1 + 3) & ~3; }
+#include "filters/shapes.h"  /* jf_tile_width, jf_out_planes_bytes */
 
 /* The widest aligned piece a pitched buffer allows (the stores to an
  * output, the loads from an input): 16 bytes where its start and pitch are
@@ -21,14 +19,6 @@ static inline int jf_out_piece(const void *ptr, size_t pitch)
 {
     const size_t at = (size_t)(uintptr_t)ptr | pitch;
     return at % 16 == 0 ? 16 : at % 4 == 0 ? 4 : 1;
-}
-
-/* Shared memory of a planar output tile (jf_write_out_planes): ch planes
- * of rows x cols samples of bps bytes; none for one channel, whose kernels
- * store straight to the image. */
-static inline size_t jf_out_planes_bytes(int ch, int cols, int rows, int bps)
-{
-    return ch > 1 ? (size_t)ch * (size_t)cols * (size_t)rows * (size_t)bps : 0;
 }
 
 /* A thread's row of results (1, 2 or 4 words) in one store; o aligned to

@@ -13,6 +13,7 @@
 #include "filters/conv/conv.h"
 #include "filters/median/median.h"
 #include "filters/ops.h"
+#include "filters/resolve.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -52,8 +53,8 @@ static const int FULL_SIZES[][2] = {{1, 1}, {7, 5}, {33, 17}, {1023, 577}, {1920
 static const int QUICK_SIZES[][2] = {{1, 1}, {7, 5}, {33, 17}, {161, 97}};
 static const int FULL_KS[] = {1, 3, 5, 7, 9, 11, 15, 21, 31};
 static const int QUICK_KS[] = {1, 3, 5, 7, 15, 31};
-/* fast: register-blocked convolution (every k), shared min/max networks for
- * the median (k = 3 to 11; other k asked of it run the shared variant) */
+/* every variant by name, and auto; a variant asked for where it has no
+ * kernel (the median's networks beyond k = 11, say) must be refused */
 static const jf_variant VARIANTS[] = {JF_VARIANT_GLOBAL, JF_VARIANT_SHARED, JF_VARIANT_FAST,
                                       JF_VARIANT_AUTO};
 #define CONV_VARIANTS VARIANTS
@@ -73,6 +74,51 @@ static jf_context *make_context(jf_backend backend, jf_memory memory)
     return ctx;
 }
 
+/* Does variant v of family f run k on `img` on the test GPU?  The
+ * resolver's own answer, from the variant table and the device. */
+static int runs_here(const jf_family *f, jf_variant v, const jf_image *img, int k, int rank1)
+{
+    jf_device_info d;
+    jf_shape s;
+    if (v == JF_VARIANT_AUTO || v == JF_VARIANT_CPU)
+        return 1;
+    assert_int_equal(jf_context_device(g_gpu, &d), JF_OK);
+    s.width = img->width;
+    s.height = img->height;
+    s.channels = img->channels;
+    s.sample = img->sample;
+    s.rank1 = rank1;
+    return jf_variant_runs(f, v, &d, &s, k);
+}
+
+/* Explicit variants the device refused as the header promises. */
+static int g_refused;
+
+/* A GPU call with variant v: JF_OK where it runs (returns 1: compare the
+ * output); where it cannot, JF_ERR_UNSUPPORTED naming the variant, never
+ * another variant in silence (returns 0). */
+static int gpu_call(jf_status st, const jf_family *f, jf_variant v, const jf_image *img, int k,
+                    int rank1, const char *what)
+{
+    if (!runs_here(f, v, img, k, rank1)) {
+        if (st != JF_ERR_UNSUPPORTED || !strstr(jf_last_error(), jf_variant_name(v)))
+            fail_msg("%s %s k=%d: refused as unsupported expected, got %s (%s)", what,
+                     jf_variant_name(v), k, jf_status_str(st), jf_last_error());
+        g_refused++;
+        return 0;
+    }
+    if (st != JF_OK)
+        fail_msg("%s %s k=%d %dx%dx%d: %s", what, jf_variant_name(v), k, img->width, img->height,
+                 img->channels, jf_last_error());
+    return 1;
+}
+
+static int rank1_of(const float *w, int k)
+{
+    float col[JF_CONV_MAX_KSIZE], row[JF_CONV_MAX_KSIZE];
+    return k > 1 && jf_kernel_separate(w, k, col, row);
+}
+
 static void test_median_all_variants(void **state)
 {
     int s, ch, b, k, v, cases = 0;
@@ -90,8 +136,11 @@ static void test_median_all_variants(void **state)
                     for (v = 0; v < 4; v++) {
                         jf_image got = t_poisoned_like(&src, 3);
                         mo.variant = VARIANTS[v];
-                        if (jf_median(g_gpu, &src, &got, &mo) != JF_OK)
-                            fail_msg("median %s: %s", jf_variant_name(VARIANTS[v]), jf_last_error());
+                        if (!gpu_call(jf_median(g_gpu, &src, &got, &mo), &jf_median_family,
+                                      VARIANTS[v], &src, KS(k), 0, "median")) {
+                            jf_image_free(&got);
+                            continue;
+                        }
                         if (!t_images_equal(&got, &want))
                             fail_msg("median %s k=%d %s %dx%dx%d differs from the CPU",
                                      jf_variant_name(VARIANTS[v]), KS(k), jf_border_name((jf_border)b),
@@ -103,7 +152,9 @@ static void test_median_all_variants(void **state)
                 }
             jf_image_free(&src);
         }
-    print_message("median: %d cases byte-identical\n", cases);
+    print_message("median: %d cases byte-identical, %d refused\n", cases, g_refused);
+    /* sizes x channels x borders x k x (auto and the variants that run) */
+    assert_true(cases >= NSIZES * 2 * JF_BORDER_COUNT * NKS * 2);
 }
 
 /* Other block shapes than the defaults: tiles, strips and partial blocks. */
@@ -129,10 +180,12 @@ static void test_block_shapes(void **state)
                  * counters alone (256 or 512 bytes a thread) may not fit a
                  * small device's shared memory, and that must be said */
                 assert_int_equal(jf_context_device(g_gpu, &d), JF_OK);
-                /* k the fast variant does not run go to the shared one */
-                if ((mo.variant == JF_VARIANT_SHARED ||
-                     (mo.variant == JF_VARIANT_FAST && !jf_median_fast_runs(&d, ks[k]))) &&
-                    ks[k] >= 5 &&
+                if (!runs_here(&jf_median_family, mo.variant, &src, ks[k], 0)) {
+                    assert_int_equal(jf_median(g_gpu, &src, &got, &mo), JF_ERR_UNSUPPORTED);
+                    jf_image_free(&got);
+                    continue;
+                }
+                if (mo.variant == JF_VARIANT_SHARED && ks[k] >= 5 &&
                     shapes[s][0] * shapes[s][1] * (ks[k] <= 15 ? 256 : 512) > d.shared_per_block_optin) {
                     assert_int_equal(jf_median(g_gpu, &src, &got, &mo), JF_ERR_ARG);
                     assert_non_null(strstr(jf_last_error(), "shared memory"));
@@ -165,9 +218,11 @@ static void test_block_shapes(void **state)
                     co.variant = JF_VARIANT_FAST;
                     co.block_x = shapes[s][0];
                     co.block_y = shapes[s][1];
-                    if (jf_convolve(g_gpu, &img, &got, &co) != JF_OK)
-                        fail_msg("conv fast block %dx%d k=%d ch=%d: %s", shapes[s][0],
-                                 shapes[s][1], ks[k], ch, jf_last_error());
+                    if (!gpu_call(jf_convolve(g_gpu, &img, &got, &co), &jf_conv_family, co.variant,
+                                  &img, ks[k], 1, "conv fast with a block")) {
+                        jf_image_free(&got);
+                        continue;
+                    }
                     if (t_max_abs_diff(&got, &want) > 1)
                         fail_msg("conv fast block %dx%d k=%d ch=%d differs", shapes[s][0],
                                  shapes[s][1], ks[k], ch);
@@ -253,16 +308,17 @@ static int padded_outside_global(const jf_context *ctx, const char *name)
 }
 
 /* After a call made with the stats just cleared (`what` recorded as
- * `stat`): it succeeded, and ran a pad pass only if it ran the global
- * variant. */
-static void fused_call_ok(jf_status st, const char *what, const char *stat, jf_variant var, int k,
-                          int depth)
+ * `stat`): it succeeded and ran a pad pass only if it ran the global
+ * variant (1), or the variant has no kernel here and was refused (0). */
+static int fused_call_ok(jf_status st, const jf_family *f, const jf_image *img, int rank1,
+                         const char *what, const char *stat, jf_variant var, int k, int depth)
 {
-    if (st != JF_OK)
-        fail_msg("fused %s %s: %s", what, jf_variant_name(var), jf_last_error());
+    if (!gpu_call(st, f, var, img, k, rank1, what))
+        return 0;
     if (padded_outside_global(g_gpu, stat))
         fail_msg("%s %s k=%d %d-bit ran a pad pass (%s)", what, jf_variant_name(var), k, depth,
                  last_variant(g_gpu, stat));
+    return 1;
 }
 
 /* The tiled kernels read the border themselves: no pad pass runs (no "pad"
@@ -319,17 +375,21 @@ static void test_fused_border(void **state)
                                 if (var == JF_VARIANT_SHARED && depth == 16)
                                     break;
                                 mo.variant = co.variant = go.variant = var;
-                                /* only the global variant pads (a 16-bit median where no
-                                 * fast kernel runs: k > 11, k > 7 on one-lane devices) */
+                                /* only the global variant pads; a variant with no kernel here
+                                 * (the median's networks beyond k = 11, or 7 with one lane) is
+                                 * refused */
                                 jf_stats_clear(g_gpu);
-                                fused_call_ok(jf_median(g_gpu, &d, &got, &mo), "median", "median", var,
-                                              ks[k], depth);
+                                if (!fused_call_ok(jf_median(g_gpu, &d, &got, &mo), &jf_median_family,
+                                                   &src, 0, "median", "median", var, ks[k], depth))
+                                    jf_image_copy(&want, &got);
                                 jf_stats_clear(g_gpu);
-                                fused_call_ok(jf_convolve(g_gpu, &d, &cgot, &co), "conv", "conv", var,
-                                              ks[k], depth);
+                                if (!fused_call_ok(jf_convolve(g_gpu, &d, &cgot, &co), &jf_conv_family,
+                                                   &src, 0, "conv", "conv", var, ks[k], depth))
+                                    jf_image_copy(&cwant, &cgot);
                                 jf_stats_clear(g_gpu);
-                                fused_call_ok(jf_convolve(g_gpu, &d, &ggot, &go), "gauss", "conv", var,
-                                              ks[k], depth);
+                                if (!fused_call_ok(jf_convolve(g_gpu, &d, &ggot, &go), &jf_conv_family,
+                                                   &src, 1, "gauss", "conv", var, ks[k], depth))
+                                    jf_image_copy(&gwant, &ggot);
                                 if (!t_images_equal(&got, &want))
                                     fail_msg("median %s k=%d %s %dx%dx%d %d-bit offset %d differs from the CPU",
                                              jf_variant_name(var), ks[k], jf_border_name((jf_border)b),
@@ -395,8 +455,11 @@ static void test_conv_all_variants(void **state)
                         jf_image got = t_poisoned_like(&src, 1);
                         int d;
                         co.variant = CONV_VARIANTS[v];
-                        if (jf_convolve(g_gpu, &src, &got, &co) != JF_OK)
-                            fail_msg("conv %s: %s", jf_variant_name(CONV_VARIANTS[v]), jf_last_error());
+                        if (!gpu_call(jf_convolve(g_gpu, &src, &got, &co), &jf_conv_family,
+                                      co.variant, &src, KS(k), rank1_of(w, KS(k)), "conv")) {
+                            jf_image_free(&got);
+                            continue;
+                        }
                         d = t_max_abs_diff(&got, &want);
                         if (d > 1)
                             fail_msg("conv %s k=%d %s %dx%dx%d: off by %d levels",
@@ -463,9 +526,9 @@ static void test_conv_separable(void **state)
                                 jf_image got = t_poisoned_like(&src, 2);
                                 int d;
                                 co.variant = v == 0 ? JF_VARIANT_FAST : JF_VARIANT_AUTO;
-                                if (jf_convolve(g_gpu, &src, &got, &co) != JF_OK)
-                                    fail_msg("separable conv %s: %s", jf_variant_name(co.variant),
-                                             jf_last_error());
+                                if (!gpu_call(jf_convolve(g_gpu, &src, &got, &co), &jf_conv_family,
+                                              co.variant, &src, ks, 1, "separable conv"))
+                                    fail_msg("rank-1 k=%d: the fast kernels must run here", ks);
                                 if (ks >= JF_CONV_SEPARABLE_MIN_K &&
                                     strcmp(last_variant(g_gpu, "conv"), "fast-separable") != 0)
                                     fail_msg("rank-1 k=%d %s ran %s, not fast-separable", ks,
@@ -529,8 +592,9 @@ static void test_conv_wide(void **state)
                             const char *ran;
                             int d;
                             co.variant = v == 0 ? JF_VARIANT_FAST : JF_VARIANT_AUTO;
-                            if (jf_convolve(g_gpu, &src, &got, &co) != JF_OK)
-                                fail_msg("wide conv %s: %s", jf_variant_name(co.variant), jf_last_error());
+                            if (!gpu_call(jf_convolve(g_gpu, &src, &got, &co), &jf_conv_family,
+                                          co.variant, &src, ks[k], 0, "wide conv"))
+                                fail_msg("k=%d: the fast kernels must fit here", ks[k]);
                             ran = last_variant(g_gpu, "conv");
                             if (strcmp(ran, "fast") != 0)
                                 fail_msg("conv k=%d %s %d-bit %d channels ran %s, not fast", ks[k],
@@ -626,8 +690,9 @@ static void test_real_photos(void **state)
             for (v = 0; v < 3; v++) {
                 jf_image got = t_poisoned_like(&pic.color, 0);
                 mo.variant = VARIANTS[v];
-                assert_int_equal(jf_median(g_gpu, &pic.color, &got, &mo), JF_OK);
-                assert_true(t_images_equal(&got, &want));
+                if (gpu_call(jf_median(g_gpu, &pic.color, &got, &mo), &jf_median_family, mo.variant,
+                             &pic.color, k, 0, "median on a photo"))
+                    assert_true(t_images_equal(&got, &want));
                 jf_image_free(&got);
             }
             jf_image_free(&want);
@@ -639,8 +704,9 @@ static void test_real_photos(void **state)
             for (v = 0; v < 4; v++) {
                 jf_image got = t_poisoned_like(&pic.color, 0);
                 co.variant = CONV_VARIANTS[v];
-                assert_int_equal(jf_convolve(g_gpu, &pic.color, &got, &co), JF_OK);
-                assert_true(t_max_abs_diff(&got, &want) <= 1);
+                if (gpu_call(jf_convolve(g_gpu, &pic.color, &got, &co), &jf_conv_family, co.variant,
+                             &pic.color, gauss.ksize, 1, "gauss on a photo"))
+                    assert_true(t_max_abs_diff(&got, &want) <= 1);
                 jf_image_free(&got);
             }
             jf_image_free(&want);
@@ -747,14 +813,15 @@ static void test_16bit_and_four_channels(void **state)
                         jf_image got = t_poisoned_like(&deep, 3), cgot = t_poisoned_like(&deep, 1);
                         int d;
                         mo.variant = co.variant = deep_variants[v];
-                        if (jf_median(g_gpu, &deep, &got, &mo) != JF_OK)
-                            fail_msg("16-bit median: %s", jf_last_error());
-                        if (!t_images_equal(&got, &want))
+                        if (gpu_call(jf_median(g_gpu, &deep, &got, &mo), &jf_median_family,
+                                     mo.variant, &deep, KS(k), 0, "16-bit median") &&
+                            !t_images_equal(&got, &want))
                             fail_msg("16-bit median %s k=%d %s %dx%dx%d differs from the CPU",
                                      jf_variant_name(mo.variant), KS(k), jf_border_name((jf_border)b),
                                      deep.width, deep.height, ch);
-                        if (jf_convolve(g_gpu, &deep, &cgot, &co) != JF_OK)
-                            fail_msg("16-bit conv: %s", jf_last_error());
+                        if (!gpu_call(jf_convolve(g_gpu, &deep, &cgot, &co), &jf_conv_family,
+                                      co.variant, &deep, KS(k), rank1_of(w, KS(k)), "16-bit conv"))
+                            jf_image_copy(&cwant, &cgot);
                         d = t_max_abs_diff(&cgot, &cwant);
                         if (d > 1)
                             fail_msg("16-bit conv %s k=%d %s %dx%dx%d: off by %d levels",
@@ -770,7 +837,7 @@ static void test_16bit_and_four_channels(void **state)
                         jf_image pgot = t_poisoned_like(&pwant, 5);
                         mo.variant = JF_VARIANT_SHARED;
                         assert_int_equal(jf_median(g_gpu, &deep, &got, &mo), JF_ERR_UNSUPPORTED);
-                        assert_non_null(strstr(jf_last_error(), "takes 8-bit samples"));
+                        assert_non_null(strstr(jf_last_error(), "8-bit samples only"));
                         if (jf_pad(g_gpu, &deep, KS(k) / 2, (jf_border)b, &pgot) != JF_OK)
                             fail_msg("16-bit pad: %s", jf_last_error());
                         if (!t_images_equal(&pgot, &pwant))
@@ -784,10 +851,9 @@ static void test_16bit_and_four_channels(void **state)
                         for (v = 0; v < 4; v++) {
                             jf_image got = t_poisoned_like(&four, 3);
                             mo.variant = VARIANTS[v];
-                            if (jf_median(g_gpu, &four, &got, &mo) != JF_OK)
-                                fail_msg("median 4 channels %s: %s", jf_variant_name(VARIANTS[v]),
-                                         jf_last_error());
-                            if (!t_images_equal(&got, &want4))
+                            if (gpu_call(jf_median(g_gpu, &four, &got, &mo), &jf_median_family,
+                                         mo.variant, &four, KS(k), 0, "median 4 channels") &&
+                                !t_images_equal(&got, &want4))
                                 fail_msg("median %s k=%d %s %dx%dx4 differs from the CPU",
                                          jf_variant_name(VARIANTS[v]), KS(k),
                                          jf_border_name((jf_border)b), four.width, four.height);
@@ -976,84 +1042,108 @@ static void test_stats_and_errors(void **state)
     jf_image_free(&dst);
 }
 
-/* One operation of the table on one image. */
-static jf_status op_apply(const jf_op *op, int k, jf_border border, jf_variant v, jf_context *ctx,
-                          jf_image *src, jf_image *dst)
+/* A plan of one operation of the table: k (the impulse filters' largest
+ * window), a border, arbitrary weights for the one that takes weights. */
+static jf_status op_plan(const jf_op *op, int k, jf_border border, jf_op_plan *plan)
 {
     jf_op_args a = jf_op_args_defaults();
     static float weights[15 * 15];
-    jf_op_plan plan;
-    jf_status st;
     int i;
     a.ksize = k;
-    if (op->params & JF_PARAM_MAX_KSIZE) { /* the impulse filters: k is their largest window */
+    if (jf_op_takes(op, JF_P_MAX_KSIZE)) {
         a.ksize = 0;
         a.max_ksize = k;
     }
     a.border = border;
-    a.variant = v;
-    if (op->params & JF_PARAM_KERNEL) { /* arbitrary weights for `conv` */
+    if (jf_op_takes(op, JF_P_WEIGHTS)) {
         uint64_t seed = (uint64_t)k;
         for (i = 0; i < k * k; i++)
             weights[i] = (float)((double)(t_rand(&seed) >> 11) / 9007199254740992.0 - 0.2) / (float)k;
         a.weights = weights;
         a.weights_ksize = k;
     }
-    if ((st = jf_op_prepare(op, &a, &plan)) != JF_OK)
-        return st;
-    st = jf_op_apply(ctx, &plan, src, dst, NULL);
-    jf_op_plan_free(&plan);
-    return st;
+    return jf_op_prepare(op, &a, plan);
+}
+
+/* The same plan with variant v, on one image. */
+static jf_status op_apply(const jf_op_plan *plan, jf_variant v, jf_context *ctx, jf_image *src,
+                          jf_image *dst)
+{
+    jf_op_plan p = *plan;
+    p.args.variant = v;
+    return jf_op_apply(ctx, &p, src, dst, NULL);
 }
 
 /* One filter of the table, every k, border and GPU variant it has, against
- * its CPU variant on `src`; returns the number of cases. */
-static int ops_table_filter(const jf_op *op, jf_image *src, const char *input)
+ * its CPU variant on `src`: the variants that run here compared, the rest
+ * refused as unsupported.  Counts into compared[v]. */
+static void ops_table_filter(const jf_op *op, jf_image *src, const char *input, int *compared)
 {
     static const int ks[] = {1, 3, 5, 9, 15};
     static const jf_border borders[] = {JF_BORDER_ZERO, JF_BORDER_MIRROR};
-    int k, b, v, cases = 0;
+    int k, b, v;
     for (k = 0; k < 5; k++)
         for (b = 0; b < 2; b++) {
             jf_image want = {0};
-            if (op_apply(op, ks[k], borders[b], JF_VARIANT_CPU, g_cpu, src, &want) != JF_OK)
+            jf_op_plan plan;
+            if (op_plan(op, ks[k], borders[b], &plan) != JF_OK)
                 continue; /* a k the operation does not take (laplace beyond 3) */
+            assert_int_equal(op_apply(&plan, JF_VARIANT_CPU, g_cpu, src, &want), JF_OK);
             for (v = JF_VARIANT_AUTO; v < JF_VARIANT_COUNT; v++) {
                 jf_image got;
                 if (v == JF_VARIANT_CPU || !jf_op_has_variant(op, (jf_variant)v, ks[k]))
                     continue;
                 got = t_poisoned_like(src, 2);
-                if (op_apply(op, ks[k], borders[b], (jf_variant)v, g_gpu, src, &got) != JF_OK)
-                    fail_msg("%s %s k=%d: %s", op->name, jf_variant_name((jf_variant)v), ks[k],
-                             jf_last_error());
-                if (t_max_abs_diff(&got, &want) > (op->exact ? 0 : 1))
-                    fail_msg("%s %s k=%d %s on %s differs from the CPU by %d", op->name,
-                             jf_variant_name((jf_variant)v), ks[k], jf_border_name(borders[b]),
-                             input, t_max_abs_diff(&got, &want));
+                if (gpu_call(op_apply(&plan, (jf_variant)v, g_gpu, src, &got), op->family,
+                             (jf_variant)v, src, plan.ksize, plan.rank1, op->name)) {
+                    if (t_max_abs_diff(&got, &want) > (op->exact ? 0 : 1))
+                        fail_msg("%s %s k=%d %s on %s differs from the CPU by %d", op->name,
+                                 jf_variant_name((jf_variant)v), ks[k], jf_border_name(borders[b]),
+                                 input, t_max_abs_diff(&got, &want));
+                    compared[v]++;
+                }
                 jf_image_free(&got);
-                cases++;
             }
             jf_image_free(&want);
+            jf_op_plan_free(&plan);
         }
-    return cases;
 }
 
 /* Every filter of the operation table against the CPU, on random data and
  * on the same with 40% salt and pepper: bytes equal for the exact
- * operations (the medians), within 1 level for the convolutions. */
+ * operations (the medians), within 1 level for the convolutions.  Every
+ * GPU variant a filter's family has must have been compared somewhere. */
 static void test_ops_table(void **state)
 {
     const int w = g_quick ? 157 : 1023, h = g_quick ? 71 : 577;
     jf_image random = t_random_image(w, h, 3, 3, 77), noisy = t_random_image(w, h, 3, 3, 78);
-    int o, cases = 0;
+    int o, v, cases = 0, filters = 0;
     (void)state;
     t_salt_pepper(&noisy, 0.4, 5);
-    for (o = 0; o < jf_op_count; o++)
-        if (jf_ops[o].kind == JF_OP_FILTER) {
-            cases += ops_table_filter(&jf_ops[o], &random, "random data");
-            cases += ops_table_filter(&jf_ops[o], &noisy, "40% salt and pepper");
+    for (o = 0; o < jf_op_total; o++) {
+        const jf_op *op = &jf_ops[o];
+        int compared[JF_VARIANT_COUNT] = {0};
+        if (op->kind != JF_OP_FILTER)
+            continue;
+        filters++;
+        ops_table_filter(op, &random, "random data", compared);
+        ops_table_filter(op, &noisy, "40% salt and pepper", compared);
+        for (v = 0; v < JF_VARIANT_COUNT; v++) {
+            int r, has = 0;
+            for (r = 0; r < op->family->row_count; r++)
+                has |= op->family->rows[r].variant == (jf_variant)v;
+            if ((has && v != JF_VARIANT_CPU) || v == JF_VARIANT_AUTO) {
+                if (!compared[v])
+                    fail_msg("%s: no case of variant %s was compared", op->name,
+                             jf_variant_name((jf_variant)v));
+                cases += compared[v];
+            }
         }
-    print_message("operation table: %d GPU cases against the CPU\n", cases);
+    }
+    print_message("operation table: %d filters, %d GPU cases against the CPU, %d refused\n",
+                  filters, cases, g_refused);
+    assert_true(filters >= 9);
+    assert_true(cases >= filters * 2 * 2);
     jf_image_free(&random);
     jf_image_free(&noisy);
 }

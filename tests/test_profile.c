@@ -212,13 +212,7 @@ static void test_file_names(void **state)
 static void test_choices_and_fallback(void **state)
 {
     jf_profile p;
-    jf_context *ctx = NULL;
-    jf_context_options o = t_context_opts(JF_BACKEND_CPU, 1, JF_MEMORY_AUTO);
     const jf_profile_choice *c;
-    jf_image small = t_random_image(700, 500, 1, 0, 1), big = t_random_image(4000, 2000, 1, 0, 2);
-    jf_image rgb = t_random_image(1920, 1080, 3, 0, 3);
-    jf_image deep = t_random_image16(3840, 16, 1, 0, 0, 4);
-    int bx = 0, by = 0;
     (void)state;
     sample_profile(&p);
     /* the nearest size by ratio, per operation, channel class and k */
@@ -241,34 +235,8 @@ static void test_choices_and_fallback(void **state)
     assert_non_null(c);
     assert_null(jf_profile_choose(NULL, "median", 1, 700, 500, 3));
 
-    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
-    /* no profile: the built-in choice, the caller's block untouched */
-    assert_int_equal(jf_auto_choice(ctx, "median", &small, 3, JF_VARIANT_SHARED, &bx, &by),
-                     JF_VARIANT_SHARED);
-    assert_int_equal(bx, 0);
-    ctx->profile = &p; /* as jf_profile_attach leaves a CUDA context */
-    assert_int_equal(jf_auto_choice(ctx, "median", &small, 3, JF_VARIANT_SHARED, &bx, &by),
-                     JF_VARIANT_GLOBAL);
-    assert_int_equal(bx, 64);
-    assert_int_equal(by, 4);
-    bx = 16, by = 16; /* a block the user asked for stays */
-    assert_int_equal(jf_auto_choice(ctx, "median", &big, 3, JF_VARIANT_SHARED, &bx, &by),
-                     JF_VARIANT_FAST);
-    assert_int_equal(bx, 16);
-    bx = by = 0;
-    assert_int_equal(jf_auto_choice(ctx, "conv-rank1", &rgb, 15, JF_VARIANT_SHARED, &bx, &by),
-                     JF_VARIANT_FAST);
-    assert_int_equal(jf_auto_choice(ctx, "median", &small, 7, JF_VARIANT_SHARED, &bx, &by),
-                     JF_VARIANT_SHARED); /* no entry: built in */
-    assert_int_equal(jf_auto_choice(ctx, "median", &deep, 3, JF_VARIANT_GLOBAL, &bx, &by),
-                     JF_VARIANT_GLOBAL); /* 16-bit: built in */
-    ctx->profile = NULL;
-    jf_context_destroy(ctx);
+    /* what `auto` does with a profile: tests/test_resolve.c */
     jf_profile_free(&p);
-    jf_image_free(&small);
-    jf_image_free(&big);
-    jf_image_free(&rgb);
-    jf_image_free(&deep);
 }
 
 /* A folder with a profile in it: CPU contexts never take one (their

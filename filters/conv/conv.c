@@ -1,6 +1,8 @@
 /* jf_convolve: options, validation, separability, padding, dispatch, timing. */
 #include "filters/conv/conv.h"
 #include "filters/filters.h"
+#include "filters/ops.h"
+#include "filters/resolve.h"
 #include "filters/pad/pad.h"
 #include "core/context.h"
 #include "core/errors.h"
@@ -23,6 +25,7 @@ static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
     jf_conv_options opt = jf_conv_defaults();
     float col[JF_CONV_MAX_KSIZE], row[JF_CONV_MAX_KSIZE];
     jf_image padded;
+    jf_choice choice;
     jf_status st;
     int i, separable, on_gpu;
     double t0;
@@ -34,8 +37,7 @@ static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
     if (!opt.weights)
         return jf_fail(JF_ERR_ARG, "jf_convolve: weights are NULL");
     on_gpu = jf_use_gpu(ctx, opt.variant);
-    if ((st = jf_check_variant("jf_convolve", ctx, opt.variant)) != JF_OK ||
-        (st = jf_check_image("jf_convolve", "source", src, on_gpu)) != JF_OK ||
+    if ((st = jf_check_image("jf_convolve", "source", src, on_gpu)) != JF_OK ||
         (dst && dst->data && (st = jf_check_image("jf_convolve", "output", dst, on_gpu)) != JF_OK) ||
         (st = jf_check_ksize("jf_convolve", opt.ksize, JF_CONV_MAX_KSIZE)) != JF_OK ||
         (st = jf_check_border("jf_convolve", opt.border)) != JF_OK)
@@ -44,15 +46,18 @@ static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
         if (!isfinite(opt.weights[i]) || fabsf(opt.weights[i]) > 1e30f)
             return jf_fail(JF_ERR_ARG, "jf_convolve: weight %d (%g) is not a finite number of "
                            "at most 1e30", i, (double)opt.weights[i]);
-    if ((st = jf_image_prepare(dst, src->width, src->height, src->channels, src->sample)) != JF_OK)
+    separable = opt.ksize > 1 && jf_kernel_separate(opt.weights, opt.ksize, col, row);
+    if ((st = jf_choose(ctx, &jf_conv_family, "jf_convolve", src, opt.ksize, separable, opt.variant,
+                        opt.block_x, opt.block_y, &choice)) != JF_OK ||
+        (st = jf_image_prepare(dst, src->width, src->height, src->channels, src->sample)) != JF_OK)
         return st;
 #ifdef JF_HAVE_CUDA
-    if (on_gpu)
-        return jf_convolve_cuda(ctx, src, dst, &opt);
+    if (choice.variant != JF_VARIANT_CPU)
+        return jf_convolve_cuda(ctx, src, dst, &opt, &choice, separable ? col : NULL,
+                                separable ? row : NULL);
 #endif
     if ((st = jf_pad_scratch(ctx, src, opt.ksize / 2, opt.border, &padded)) != JF_OK)
         return st;
-    separable = opt.ksize > 1 && jf_kernel_separate(opt.weights, opt.ksize, col, row);
     t0 = jf_now_ms();
     st = jf_conv_cpu(ctx, &padded, opt.ksize, opt.weights, separable ? col : NULL,
                      separable ? row : NULL, dst);
@@ -68,20 +73,4 @@ jf_status jf_convolve(jf_context *ctx, const jf_image *src, jf_image *dst,
                       const jf_conv_options *opt)
 {
     JF_WITH_CONTEXT(ctx, conv_impl(ctx, src, dst, opt));
-}
-
-int jf_conv_fast_supports(int k)
-{
-    return k >= 3 && k % 2 == 1;
-}
-
-int jf_conv_separable_path(int k, int rank1) { return rank1 && k >= JF_CONV_SEPARABLE_MIN_K; }
-
-/* JF_VARIANT_AUTO on the GPU, from the sweeps on an H200 and an H100
- * (benchmarks/RESULTS.md): the fast variant wins at every k it has (k = 3..13
- * unrolled: 2-6x over the others; beyond, the run-time-k kernel; rank-1
- * weights through the separable kernel); at k = 1 global (no tile to share). */
-jf_variant jf_conv_auto(int k)
-{
-    return jf_conv_fast_supports(k) ? JF_VARIANT_FAST : JF_VARIANT_GLOBAL;
 }

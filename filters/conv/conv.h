@@ -18,26 +18,21 @@ int jf_kernel_separate(const float *w, int ksize, float *col, float *row);
 jf_status jf_conv_cpu(jf_context *ctx, const jf_image *padded, int ksize, const float *weights,
                       const float *col, const float *row, jf_image *dst);
 
-/* Does the CUDA `fast` variant exist for this k?  Every odd k from 3:
- * unrolled for k = 3..13 (conv_fast.cu), k at run time beyond (conv_wide.cu,
- * where its tile and weights fit the device's shared memory; else the
- * fallback runs), separable for rank-1 weights from
- * JF_CONV_SEPARABLE_MIN_K. */
-int jf_conv_fast_supports(int k);
-
-/* From this k, `fast` runs rank-1 weights through the separable kernel
- * (below it, the direct register-blocked one is as fast: RESULTS.md). */
+/* The fast variant's kernels (conv_variants.c): rank-1 weights through the
+ * separable kernel from this k (below it the direct register-blocked one is
+ * as fast: RESULTS.md), unrolled kernels up to JF_CONV_FAST_UNROLLED_MAX_K,
+ * k at run time beyond. */
 #define JF_CONV_SEPARABLE_MIN_K 7
-/* The largest k with an unrolled fast kernel (conv_fast.cu). */
 #define JF_CONV_FAST_UNROLLED_MAX_K 13
-int jf_conv_separable_path(int k, int rank1);
-
-/* What `auto` picks on the GPU for this k (any weights, any image). */
-jf_variant jf_conv_auto(int k);
+enum jf_conv_impl { JF_CONV_UNROLLED = 0, JF_CONV_SEPARABLE, JF_CONV_WIDE }; /* jf_variant_row.impl */
 
 #ifdef JF_HAVE_CUDA
+struct jf_choice;
+/* The variant the resolver chose, on the GPU; col and row: the separable
+ * factors of rank-1 weights (else NULL). */
 jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
-                           const jf_conv_options *opt);
+                           const jf_conv_options *opt, const struct jf_choice *choice,
+                           const float *col, const float *row);
 #endif
 
 #ifdef __cplusplus
@@ -46,11 +41,12 @@ jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
 
 #ifdef __CUDACC__
 #include "core/gpu.cuh"
+#include "filters/resolve.h"
 struct jf_filter_in;
-/* CUDA variants: the input as jf_gpu_filter_setup leaves it in, interleaved output out (one file each);
+/* CUDA variants: the input as jf_gpu_filter_setup leaves it in, interleaved
+ * output out (one file each), the block bx x by the resolver chose;
  * `d_weights` is the context's device copy of the k x k weights, `weights`
- * the caller's (the fast variant passes them as kernel parameters; given
- * bx = by = 0 it picks its own block). */
+ * the caller's (the unrolled fast kernels take them as kernel parameters). */
 jf_status jf_conv_global_launch(jf_context *ctx, const struct jf_filter_in *in, int k, const float *d_weights, int bx,
                                 int by, const jf_dview *out);
 jf_status jf_conv_shared_launch(jf_context *ctx, const struct jf_filter_in *in, int k, const float *d_weights, int bx,
@@ -58,11 +54,9 @@ jf_status jf_conv_shared_launch(jf_context *ctx, const struct jf_filter_in *in, 
 jf_status jf_conv_fast_launch(jf_context *ctx, const struct jf_filter_in *in, int k, const float *weights, int bx, int by,
                               const jf_dview *out);
 /* The fast variant beyond JF_CONV_FAST_UNROLLED_MAX_K (k known at run time,
- * weights from the device buffer); jf_conv_wide_fits says whether any block
- * of it fits this device for this image and k (else the fallback runs). */
+ * weights from the device buffer). */
 jf_status jf_conv_wide_launch(jf_context *ctx, const struct jf_filter_in *in, int k, const float *d_weights, int bx,
                               int by, const jf_dview *out);
-int jf_conv_wide_fits(jf_context *ctx, const jf_image *shape, int k);
 /* The fast variant for weights col[j] * row[i] (any k up to JF_CONV_MAX_KSIZE). */
 jf_status jf_conv_separable_launch(jf_context *ctx, const struct jf_filter_in *in, int k, const float *col,
                                    const float *row, int bx, int by, const jf_dview *out);

@@ -17,18 +17,18 @@
  *
  * Sums run in the CPU reference's order (window row by row, left to right),
  * so results match it within the 1 level that fused multiply-adds allow.
- * Kernel sizes without an instantiation go to the shared variant.
  */
 #include "filters/conv/conv.h"
+#include "filters/conv/conv_shapes.h"
 #include "filters/filter_cuda.cuh"
 #include "filters/filters.h"
 #include "filters/tile.cuh"
 #include "filters/conv/conv_fast.cuh"
 
-/* Output rows per thread: 8 up to k = 9 (measured 4-9% faster than 4 on an
- * H200, fewer halo rows per output); 4 from k = 11, where 8 rows need 96
- * registers and ran 7% slower. */
-#define FAST_ROWS(K) ((K) >= 11 ? 4 : 8)
+/* Output rows per thread: 8 up to k = 9 (fewer halo rows per output); 4
+ * from k = 11, where 8 rows need 96 registers (RESULTS.md, "fast
+ * convolution"). */
+#define FAST_ROWS(K) JF_CONV_FAST_ROWS(K)
 
 /* The weights as a by-value kernel parameter. */
 template <int K>
@@ -144,21 +144,8 @@ static void launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream, cons
             out->ptr, out->pitch, tile_w, out_piece, W);
 }
 
-/* Shared memory of a bx x by block: the tile (rows in bytes, whole 16-byte
- * pieces for jf_load_tile_src16) and, with several channels, the output
- * tile (a plane a channel). */
-template <typename T>
-static size_t fast_smem(int k, int ch, int bx, int by, int *tile_w)
-{
-    const int bps = (int)sizeof(T), py = FAST_ROWS(k);
-    *tile_w = ((bx * PX + k - 1) * bps + 15) & ~15;
-    return (size_t)*tile_w * (size_t)(by * py + k - 1) +
-           jf_out_planes_bytes(ch, bx * PX, by * py, bps);
-}
-
-/* bx = by = 0: 32 x 8 (32 x 4 for several channels at k <= 5), or fewer
- * rows where that block does not fit the device (16-bit RGB: 67 KB of
- * shared memory at k = 3 with 32 x 8). */
+/* The block is the variant table's (conv_variants.c), its shared memory
+ * conv_shapes.h's. */
 template <typename T>
 static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const float *weights, int bx, int by,
                            const jf_dview *out)
@@ -166,17 +153,7 @@ static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const
     const jf_image *shape = in->shape;
     const int py = FAST_ROWS(k), ch = shape->channels;
     int tile_w;
-    if (bx == 0 && by == 0) {
-        /* several channels at k <= 5: 32 x 4, half the shared memory of
-         * 32 x 8 (the output planes), so more blocks an SM; H200, 8 and 16
-         * bits: 3-11% faster at k = 3 and 5, mixed at 7, 5-15% slower from 9 */
-        bx = 32;
-        by = ch > 1 && k <= 5 ? 4 : 8;
-        by = jf_default_block_rows(ctx, fast_kernel_for<T>(k, ch), bx, by, [&](int rows) {
-            return fast_smem<T>(k, ch, bx, rows, &tile_w);
-        });
-    }
-    const size_t smem = fast_smem<T>(k, ch, bx, by, &tile_w);
+    const size_t smem = jf_conv_fast_smem(k, ch, (int)sizeof(T), bx, by, &tile_w);
     const dim3 block((unsigned)bx, (unsigned)by);
     /* grey: one block per tile; several channels: one block does them all */
     const dim3 grid = jf_grid(shape->width, shape->height, 1,

@@ -5,7 +5,9 @@
 
 #include "filters/tile.cuh"
 
-#define PX 4 /* outputs per thread, across */
+#include "filters/conv/conv_shapes.h"
+
+#define PX JF_CONV_FAST_PX /* outputs per thread, across */
 
 /*
  * Samples to floats and back without the conversion unit (I2F and F2I issue

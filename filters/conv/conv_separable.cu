@@ -23,6 +23,7 @@
  * allow.
  */
 #include "filters/conv/conv.h"
+#include "filters/conv/conv_shapes.h"
 #include "filters/filter_cuda.cuh"
 #include "filters/filters.h"
 #include "filters/tile.cuh"
@@ -31,7 +32,7 @@
 /* Output rows per thread: more rows share each row's horizontal sums
  * among more outputs ((PY + k - 1) / PY sums per output row), at the cost
  * of PY x 4 accumulators. */
-#define SEP_ROWS(k) ((k) >= 15 ? 16 : 8)
+#define SEP_ROWS(k) JF_CONV_SEP_ROWS(k)
 #if JF_CONV_SEPARABLE_MIN_K < 7
 #error "sep_accumulate needs k >= SEP_ROWS(k) - 1"
 #endif
@@ -180,18 +181,6 @@ static const void *sep_kernel(int k, int ch)
                    : (const void *)conv_separable_interleaved_kernel<T, 8>;
 }
 
-/* Shared memory of a bx x by block: the tile (each thread's last load
- * reaches 4 samples past its taps; rows in whole 16-byte pieces) and, with
- * several channels, the output tile. */
-template <typename T>
-static size_t sep_smem(int k, int ch, int bx, int by, int *tile_w)
-{
-    const int bps = (int)sizeof(T), taps = (k + 3) & ~3, py = SEP_ROWS(k);
-    *tile_w = ((bx * PX + taps) * bps + 15) & ~15;
-    return (size_t)*tile_w * (size_t)(by * py + k - 1) +
-           jf_out_planes_bytes(ch, bx * PX, by * py, bps);
-}
-
 template <typename T, int PY>
 static void sep_launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
                        const jf_filter_in *in, const jf_image *shape, int k,
@@ -222,18 +211,7 @@ static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const
         W.col[i] = i < k ? col[i] : 0.0f;
     for (int i = 0; i < SEP_TAPS; i++)
         W.row[i] = i < k ? row[i] : 0.0f;
-    if (bx == 0 && by == 0) {
-        /* 32 x 8 (128 output rows at k >= 15) unless that leaves fewer than
-         * 3 blocks per SM: then 32 x 4 (H100, 16 rows a thread: 1920x1080
-         * RGB 0.050 -> 0.035 ms, 3840x2160 0.101 -> 0.121 ms) */
-        const int rows = SEP_ROWS(k) * 8, sms = ctx->gpu->info.multiprocessors;
-        const long blocks = (long)((shape->width + 127) / 128) * ((shape->height + rows - 1) / rows);
-        bx = 32;
-        by = jf_default_block_rows(ctx, sep_kernel<T>(k, ch), bx, blocks >= 3L * sms ? 8 : 4, [&](int rows) {
-            return sep_smem<T>(k, ch, bx, rows, &tile_w);
-        });
-    }
-    const size_t smem = sep_smem<T>(k, ch, bx, by, &tile_w);
+    const size_t smem = jf_conv_sep_smem(k, ch, (int)sizeof(T), bx, by, &tile_w);
     const dim3 block((unsigned)bx, (unsigned)by);
     const dim3 grid = jf_grid(shape->width, shape->height, 1,
                               dim3((unsigned)(bx * PX), (unsigned)(by * SEP_ROWS(k))));

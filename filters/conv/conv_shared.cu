@@ -12,6 +12,7 @@
  * word: a broadcast, no bank conflict.
  */
 #include "filters/conv/conv.h"
+#include "filters/conv/conv_shapes.h"
 #include "filters/filter_cuda.cuh"
 #include "filters/filters.h"
 #include "filters/tile.cuh"
@@ -49,7 +50,7 @@ jf_status jf_conv_shared_launch(jf_context *ctx, const jf_filter_in *in, int k,
     const jf_image *shape = in->shape;
     const dim3 block((unsigned)bx, (unsigned)by);
     const int tile_w = jf_tile_width(bx, k);
-    const size_t smem = (size_t)tile_w * (size_t)(by + k - 1) + sizeof(float) * (size_t)k * k;
+    const size_t smem = jf_conv_shared_smem(k, bx, by);
     jf_status st;
     int id;
     if ((st = jf_gpu_launch_fits(ctx, (const void *)conv_shared_kernel, "conv shared", bx * by,

@@ -25,14 +25,15 @@
  * multiply-adds allow.
  */
 #include "filters/conv/conv.h"
+#include "filters/conv/conv_shapes.h"
 #include "filters/filter_cuda.cuh"
 #include "filters/filters.h"
 #include "filters/tile.cuh"
 #include "filters/conv/conv_fast.cuh"
 
-#define WIDE_ROWS 8 /* output rows per thread */
-#define WIDE_COLS 8 /* output columns per thread */
-#define TAPS 4      /* taps a chunk: a word of 8-bit samples */
+#define WIDE_ROWS JF_CONV_WIDE_ROWS /* output rows per thread */
+#define WIDE_COLS JF_CONV_WIDE_COLS /* output columns per thread */
+#define TAPS JF_CONV_WIDE_TAPS      /* taps a chunk: a word of 8-bit samples */
 
 /* Columns of a weight row in shared memory: k rounded up to a chunk. */
 static __host__ __device__ __forceinline__ int wide_kp(int k) { return (k + TAPS - 1) / TAPS * TAPS; }
@@ -139,20 +140,6 @@ __device__ __forceinline__ void wide_stage_weights(float *s_w, const float *__re
     }
 }
 
-/* Shared memory of a bx x by block: the tile (whole 16-byte pieces, wide
- * enough for the last chunk's reach past k: kp - k + 1 samples), with several channels the
- * output tile (a plane a channel), then the weights.  Every part a
- * multiple of 16 bytes. */
-template <typename T>
-static size_t wide_smem(int k, int ch, int bx, int by, int *tile_w, size_t *weights_at)
-{
-    const int bps = (int)sizeof(T);
-    *tile_w = ((bx * WIDE_COLS + wide_kp(k)) * bps + 15) & ~15;
-    *weights_at = (size_t)*tile_w * (size_t)(by * WIDE_ROWS + k - 1) +
-                  jf_out_planes_bytes(ch, bx * WIDE_COLS, by * WIDE_ROWS, bps);
-    return *weights_at + sizeof(float) * (size_t)k * (size_t)wide_kp(k);
-}
-
 template <typename T>
 __global__ void conv_wide_kernel(const jf_tile_src src, int w, int h, int k, const float *__restrict__ weights,
                                  unsigned char *__restrict__ out, size_t out_pitch, int tile_w,
@@ -188,36 +175,6 @@ static const void *wide_kernel(int ch)
     return ch == 1 ? (const void *)conv_wide_kernel<T> : (const void *)conv_wide_interleaved_kernel<T>;
 }
 
-/* The default block: 32 x 4 threads (256 x 32 outputs; against 32 x 8 on
- * the H100: 1920x1080 15-27% faster, the grid of 32 x 8 blocks being about
- * one block an SM, 3840x2160 0-3% slower, 7680x4320 1-3% faster).  Where
- * that does not fit the device's shared memory (48 KiB: RGB and 16-bit
- * tiles at large k), the block with the most threads that does (32 x 2,
- * 16 x 4, 32 x 1, ... down to 8 x 1): a device with one SM, the Nano, has
- * only that block's warps to keep its four schedulers busy.  0 where none
- * fits. */
-template <typename T>
-static int wide_default_block(jf_context *ctx, int k, int ch, int *bx, int *by)
-{
-    int tile_w;
-    size_t at;
-    for (int threads = 128; threads >= 8; threads /= 2)
-        for (*bx = 32; *bx >= 8; *bx /= 2) {
-            *by = threads / *bx;
-            if (*by >= 1 && *by <= 4 &&
-                jf_gpu_launch_ok(ctx, wide_kernel<T>(ch), threads, wide_smem<T>(k, ch, *bx, *by, &tile_w, &at)))
-                return 1;
-        }
-    return 0;
-}
-
-int jf_conv_wide_fits(jf_context *ctx, const jf_image *shape, int k)
-{
-    int bx, by;
-    return shape->sample == JF_SAMPLE_U16 ? wide_default_block<unsigned short>(ctx, k, shape->channels, &bx, &by)
-                                          : wide_default_block<unsigned char>(ctx, k, shape->channels, &bx, &by);
-}
-
 template <typename T>
 static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const float *d_weights, int bx,
                            int by, const jf_dview *out)
@@ -227,9 +184,7 @@ static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const
     int tile_w, id;
     size_t weights_at;
     jf_status st;
-    if (bx == 0 && by == 0 && !wide_default_block<T>(ctx, k, ch, &bx, &by))
-        bx = by = 1; /* the caller checked jf_conv_wide_fits; the check below says why not */
-    const size_t smem = wide_smem<T>(k, ch, bx, by, &tile_w, &weights_at);
+    const size_t smem = jf_conv_wide_smem(k, ch, (int)sizeof(T), bx, by, &tile_w, &weights_at);
     const dim3 block((unsigned)bx, (unsigned)by);
     const dim3 grid = jf_grid(shape->width, shape->height, 1,
                               dim3((unsigned)(bx * WIDE_COLS), (unsigned)(by * WIDE_ROWS)));

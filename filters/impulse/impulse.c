@@ -2,6 +2,8 @@
  * validation, padding on the CPU, dispatch, timing. */
 #include "filters/filters.h"
 #include "filters/impulse/impulse.h"
+#include "filters/ops.h"
+#include "filters/resolve.h"
 #include "filters/pad/pad.h"
 #include "core/context.h"
 #include "core/errors.h"
@@ -23,7 +25,7 @@ jf_impulse_options jf_impulse_defaults(void)
 static jf_status impulse_check(jf_context *ctx, jf_impulse_kind kind, const char *fn,
                                const jf_image *src, const jf_image *dst,
                                const jf_impulse_options *user, jf_impulse_options *opt,
-                               int auto_ksize)
+                               int auto_ksize, jf_choice *choice)
 {
     jf_status st;
     int on_gpu;
@@ -34,12 +36,8 @@ static jf_status impulse_check(jf_context *ctx, jf_impulse_kind kind, const char
         return jf_fail(JF_ERR_ARG, "%s: options are NULL", fn);
     if ((st = jf_options_read(fn, "jf_impulse_defaults", opt, sizeof *opt, user)) != JF_OK)
         return st;
-    if (opt->variant == JF_VARIANT_SHARED || opt->variant == JF_VARIANT_FAST)
-        return jf_fail(JF_ERR_UNSUPPORTED, "%s: variant '%s' does not exist; use auto, cpu or "
-                       "global", fn, jf_variant_name(opt->variant));
     on_gpu = jf_use_gpu(ctx, opt->variant);
-    if ((st = jf_check_variant(fn, ctx, opt->variant)) != JF_OK ||
-        (st = jf_check_image(fn, "source", src, on_gpu)) != JF_OK ||
+    if ((st = jf_check_image(fn, "source", src, on_gpu)) != JF_OK ||
         (st = jf_check_8bit(fn, src, IMPULSE_8BIT_WHY)) != JF_OK ||
         (dst && dst->data && (st = jf_check_image(fn, "output", dst, on_gpu)) != JF_OK) ||
         (st = jf_check_border(fn, opt->border)) != JF_OK)
@@ -52,12 +50,14 @@ static jf_status impulse_check(jf_context *ctx, jf_impulse_kind kind, const char
         return jf_fail(JF_ERR_ARG, "%s: refine is %d; 0 or 1", fn, opt->refine);
     if (opt->refine && kind != JF_IMPULSE_SWITCHING)
         return jf_fail(JF_ERR_ARG, "%s: refine is for the switching median", fn);
-    return JF_OK;
+    /* auto-impulse's window is chosen later: any k of the family decides the variant */
+    return jf_choose(ctx, &jf_impulse_family, fn, src, opt->max_ksize ? opt->max_ksize : 3, 0,
+                     opt->variant, 0, 0, choice);
 }
 
 /* The filter proper, options checked. */
 static jf_status impulse_run(jf_context *ctx, jf_impulse_kind kind, const jf_image *src,
-                             jf_image *dst, const jf_impulse_options *opt)
+                             jf_image *dst, const jf_impulse_options *opt, const jf_choice *choice)
 {
     const char *name = kind == JF_IMPULSE_ADAPTIVE ? "adaptive-median" : "switching-median";
     jf_image padded, first;
@@ -66,8 +66,10 @@ static jf_status impulse_run(jf_context *ctx, jf_impulse_kind kind, const jf_ima
     if ((st = jf_image_prepare(dst, src->width, src->height, src->channels, src->sample)) != JF_OK)
         return st;
 #ifdef JF_HAVE_CUDA
-    if (jf_use_gpu(ctx, opt->variant))
+    if (choice->variant != JF_VARIANT_CPU)
         return jf_impulse_cuda(ctx, kind, src, dst, opt);
+#else
+    (void)choice;
 #endif
     if ((st = jf_pad_scratch(ctx, src, opt->max_ksize / 2, opt->border, &padded)) != JF_OK)
         return st;
@@ -93,8 +95,9 @@ static jf_status impulse_impl(jf_context *ctx, jf_impulse_kind kind, const char 
                               const jf_image *src, jf_image *dst, const jf_impulse_options *user)
 {
     jf_impulse_options opt;
-    jf_status st = impulse_check(ctx, kind, fn, src, dst, user, &opt, 0);
-    return st != JF_OK ? st : impulse_run(ctx, kind, src, dst, &opt);
+    jf_choice choice;
+    jf_status st = impulse_check(ctx, kind, fn, src, dst, user, &opt, 0, &choice);
+    return st != JF_OK ? st : impulse_run(ctx, kind, src, dst, &opt, &choice);
 }
 
 jf_status jf_adaptive_median(jf_context *ctx, const jf_image *src, jf_image *dst,
@@ -163,7 +166,9 @@ static jf_status auto_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
 {
     jf_impulse_options opt;
     jf_impulse_choice c = {0, 0, 0};
-    jf_status st = impulse_check(ctx, JF_IMPULSE_SWITCHING, "jf_impulse_auto", src, dst, user, &opt, 1);
+    jf_choice variant;
+    jf_status st = impulse_check(ctx, JF_IMPULSE_SWITCHING, "jf_impulse_auto", src, dst, user, &opt, 1,
+                                 &variant);
     if (st == JF_OK)
         st = density_of(ctx, "jf_impulse_auto", src, &c.density);
     if (st == JF_OK && c.density < JF_IMPULSE_CLEAN_DENSITY) {
@@ -174,7 +179,7 @@ static jf_status auto_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
         c.max_ksize = opt.max_ksize ? opt.max_ksize : auto_ksize(c.density);
         opt.max_ksize = c.max_ksize;
         opt.refine = 1;
-        st = impulse_run(ctx, JF_IMPULSE_SWITCHING, src, dst, &opt);
+        st = impulse_run(ctx, JF_IMPULSE_SWITCHING, src, dst, &opt, &variant);
     }
     if (choice)
         *choice = c;

@@ -1,39 +1,28 @@
-/* jf_median on the CUDA backend: input onto the device, run the chosen
- * variant (the tiled ones read the border themselves; the global one pads
- * first), output back (host images) or leave it queued (device
+/* jf_median on the CUDA backend: input onto the device, run the variant the
+ * resolver chose (the tiled ones read the border themselves; the global one
+ * pads first), output back (host images) or leave it queued (device
  * images); every step timed with events when the context keeps stats. */
 #include "filters/filter_cuda.cuh"
 #include "filters/median/median.h"
 #include "filters/filters.h"
 
 extern "C" jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
-                                    const jf_median_options *opt)
+                                    const jf_median_options *opt, const jf_choice *c)
 {
-    int bx = opt->block_x, by = opt->block_y;
-    jf_variant v = opt->variant == JF_VARIANT_AUTO
-                       ? jf_auto_choice(ctx, "median", src, opt->ksize,
-                                        jf_median_auto(&ctx->gpu->info, opt->ksize, src), &bx, &by)
-                       : opt->variant;
     jf_filter_in in;
     jf_dview out;
     jf_status st;
     jf_device_scope scope(ctx);
     if (scope.status != JF_OK)
         return scope.status;
-    if ((st = jf_check_variant_sample("jf_median", v, src)) != JF_OK)
-        return st;
-    if (v == JF_VARIANT_FAST && !jf_median_fast_runs(&ctx->gpu->info, opt->ksize))
-        v = jf_variant_fallback(src->sample); /* see jf_median_fast_runs */
-    if ((bx || by) && (st = jf_block_shape("jf_median", &bx, &by, 32, 8)) != JF_OK)
-        return st;
     if ((st = jf_gpu_filter_setup(ctx, src, dst, opt->ksize / 2, opt->border, &in, &out)) != JF_OK)
         return st;
-    if (v == JF_VARIANT_GLOBAL)
-        st = jf_median_global_launch(ctx, &in, opt->ksize, bx, by, &out);
-    else if (v == JF_VARIANT_FAST)
-        st = jf_median_fast_launch(ctx, &in, opt->ksize, bx, by, &out);
+    if (c->variant == JF_VARIANT_GLOBAL)
+        st = jf_median_global_launch(ctx, &in, opt->ksize, c, &out);
+    else if (c->variant == JF_VARIANT_FAST)
+        st = jf_median_fast_launch(ctx, &in, opt->ksize, c, &out);
     else
-        st = jf_median_shared_launch(ctx, &in, opt->ksize, bx, by, &out);
+        st = jf_median_shared_launch(ctx, &in, opt->ksize, c, &out);
     if (st != JF_OK)
         return st;
     return jf_gpu_finish(ctx, dst, &out);

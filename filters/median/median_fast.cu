@@ -36,6 +36,7 @@
  */
 #include "filters/filter_cuda.cuh"
 #include "filters/median/median.h"
+#include "filters/median/median_shapes.h"
 #include "filters/median/median_select.cuh" /* jf_min / jf_max: one sample per register */
 #include "filters/tile.cuh"
 
@@ -65,17 +66,20 @@ struct fast_block {
     typedef jf_median_net<K> Net;
     enum { ROWS = Net::ROWS, COLS = Net::COLS, IN_ROWS = Net::IN_ROWS, IN_COLS = Net::IN_COLS,
            PIECES = (IN_COLS + 7) / 8 /* 8-sample pieces per input row */ };
+    /* the variant table sizes blocks from median_shapes.h: the same shape */
+    static_assert(ROWS == JF_MEDIAN_FAST_ROWS(K) && COLS == JF_MEDIAN_FAST_COLS &&
+                      IN_COLS == COLS + K - 1,
+                  "median_shapes.h and median_fast_net.cuh disagree");
 };
 
-/* Tile row length in bytes: the block's columns plus what the last thread's
- * pieces reach, in whole 16-byte pieces (jf_load_tile_src16; every piece read
- * stays aligned). */
-template <int K, typename T>
-static int fast_tile_width(int cols_out)
-{
-    const int need = (cols_out + 8 * (fast_block<K>::PIECES - 1)) * (int)sizeof(T);
-    return (need + 15) & ~15;
-}
+/* The two-lane kernels are compiled only where they can be launched
+ * (median_variants.c): elsewhere their bodies are empty, so the Nano's
+ * sm_53 build carries no code for them (it spilled there). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < JF_MEDIAN_LANES2_MIN_CC * 10
+#define JF_LANES_COMPILED(lanes) ((lanes) == 1)
+#else
+#define JF_LANES_COMPILED(lanes) 1
+#endif
 
 /* How a sample type sits in the tile and in the network's registers. */
 template <typename T> struct fast_sample;
@@ -214,6 +218,8 @@ __device__ __forceinline__ void median_fast_grey(const jf_tile_src &src, int w, 
 {
     typedef fast_block<K> B;
     extern __shared__ unsigned int s_tile[];
+    if (!JF_LANES_COMPILED(LANES))
+        return;
     const int lane_rows = blockDim.y * B::ROWS;
     const int x0 = blockIdx.x * blockDim.x * B::COLS, y0 = blockIdx.y * lane_rows * LANES;
     const int lx = threadIdx.x * B::COLS, ly = threadIdx.y * B::ROWS;
@@ -300,6 +306,8 @@ __global__ void median_fast_interleaved_kernel(const jf_tile_src src, int w, int
 {
     typedef fast_block<K> B;
     extern __shared__ unsigned int smem[];
+    if (!JF_LANES_COMPILED(LANES))
+        return;
     const int lane_rows = blockDim.y * B::ROWS;
     const int rows_out = lane_rows * LANES, cols_out = blockDim.x * B::COLS;
     const int tile_h = rows_out + K - 1;
@@ -339,19 +347,8 @@ static const void *fast_kernel(int ch)
                    : (const void *)median_fast_interleaved_kernel<K, LANES, T>;
 }
 
-/* Shared memory of a bx x by block: the tile (rows in bytes) and, with
- * several channels, the output tile (a plane a channel). */
-template <int K, int LANES, typename T>
-static size_t fast_smem(int ch, int bx, int by, int *tile_w)
-{
-    const int rows_out = by * fast_block<K>::ROWS * LANES, cols_out = bx * fast_block<K>::COLS;
-    *tile_w = fast_tile_width<K, T>(cols_out);
-    return (size_t)*tile_w * (size_t)(rows_out + K - 1) +
-           jf_out_planes_bytes(ch, cols_out, rows_out, (int)sizeof(T));
-}
-
-/* bx = by = 0: 32 x 4 (H100: 0-4% faster than 16x8, 8x8 or 16x16), or
- * fewer rows where that block does not fit the device (16-bit RGB). */
+/* The block is the variant table's (median_variants.c: 32 x 4, fewer rows
+ * where that does not fit the device), its shared memory median_shapes.h's. */
 template <int K, int LANES, typename T>
 static jf_status launch(jf_context *ctx, const jf_filter_in *in, int bx, int by,
                         const jf_dview *out)
@@ -360,13 +357,7 @@ static jf_status launch(jf_context *ctx, const jf_filter_in *in, int bx, int by,
     const jf_image *shape = in->shape;
     const int ch = shape->channels;
     int tile_w;
-    if (bx == 0 && by == 0) {
-        bx = 32;
-        by = jf_default_block_rows(ctx, fast_kernel<K, LANES, T>(ch), bx, 4, [&](int rows) {
-            return fast_smem<K, LANES, T>(ch, bx, rows, &tile_w);
-        });
-    }
-    const size_t smem = fast_smem<K, LANES, T>(ch, bx, by, &tile_w);
+    const size_t smem = jf_median_fast_smem(K, LANES, ch, (int)sizeof(T), bx, by, &tile_w);
     const int rows_out = by * B::ROWS * LANES, cols_out = bx * B::COLS;
     const dim3 block((unsigned)bx, (unsigned)by);
     const dim3 grid = jf_grid(shape->width, shape->height, 1,
@@ -401,27 +392,28 @@ static jf_status launch_sample(jf_context *ctx, const jf_filter_in *in, int bx, 
     return launch<K, LANES, unsigned char>(ctx, in, bx, by, out);
 }
 
-/* ONE_LANE: whether the one-sample kernels exist for this K (not for 9 and
- * 11, which run only with two; jf_median_fast_runs). */
+/* The lanes the chosen row runs with (one sample a register, or two);
+ * ONE_LANE: whether the one-sample kernels exist for this K (not for 9 and
+ * 11: median_variants.c). */
 template <int K, bool ONE_LANE>
-static jf_status launch_k(jf_context *ctx, const jf_filter_in *in, int bx, int by,
+static jf_status launch_k(jf_context *ctx, const jf_filter_in *in, const jf_choice *c,
                           const jf_dview *out)
 {
-    if (jf_median_fast_lanes(&ctx->gpu->info) == 2)
-        return launch_sample<K, 2>(ctx, in, bx, by, out);
+    if (c->row->lanes == 2)
+        return launch_sample<K, 2>(ctx, in, c->block_x, c->block_y, out);
     if (ONE_LANE)
-        return launch_sample<K, ONE_LANE ? 1 : 2>(ctx, in, bx, by, out);
+        return launch_sample<K, ONE_LANE ? 1 : 2>(ctx, in, c->block_x, c->block_y, out);
     return jf_fail(JF_ERR_INTERNAL, "median fast k=%d: needs two samples a register", K);
 }
 
-jf_status jf_median_fast_launch(jf_context *ctx, const jf_filter_in *in, int k, int bx, int by,
+jf_status jf_median_fast_launch(jf_context *ctx, const jf_filter_in *in, int k, const jf_choice *c,
                                 const jf_dview *out)
 {
     switch (k) {
-    case 3: return launch_k<3, true>(ctx, in, bx, by, out);
-    case 5: return launch_k<5, true>(ctx, in, bx, by, out);
-    case 7: return launch_k<7, true>(ctx, in, bx, by, out);
-    case 9: return launch_k<9, false>(ctx, in, bx, by, out);
-    default: return launch_k<11, false>(ctx, in, bx, by, out);
+    case 3: return launch_k<3, true>(ctx, in, c, out);
+    case 5: return launch_k<5, true>(ctx, in, c, out);
+    case 7: return launch_k<7, true>(ctx, in, c, out);
+    case 9: return launch_k<9, false>(ctx, in, c, out);
+    default: return launch_k<11, false>(ctx, in, c, out);
     }
 }

@@ -45,14 +45,10 @@ static jf_status launch(jf_context *ctx, const jf_filter_in *in, int k, dim3 blo
     return jf_gpu_filter_done(ctx, id, "median_global_kernel", "median", "global", k, shape, 1);
 }
 
-jf_status jf_median_global_launch(jf_context *ctx, const jf_filter_in *in, int k, int bx, int by,
+jf_status jf_median_global_launch(jf_context *ctx, const jf_filter_in *in, int k, const jf_choice *c,
                                   const jf_dview *out)
 {
-    if (bx == 0 && by == 0) {
-        bx = 32;
-        by = 8;
-    }
-    const dim3 block((unsigned)bx, (unsigned)by);
+    const dim3 block((unsigned)c->block_x, (unsigned)c->block_y);
     return in->shape->sample == JF_SAMPLE_U16
                ? launch<unsigned short>(ctx, in, k, block, out)
                : launch<unsigned char>(ctx, in, k, block, out);

@@ -40,14 +40,12 @@
  */
 #include "filters/filter_cuda.cuh"
 #include "filters/median/median.h"
+#include "filters/median/median_shapes.h"
 #include "filters/median/median_select.cuh"
 #include "filters/tile.cuh"
 
-/* Output rows per thread: the histogram is built once per strip, so longer
- * is cheaper per pixel, but each strip is serial work for one thread; the
- * launcher shortens strips until the grid offers every SM enough blocks. */
-#define STRIP_MAX 32
-#define STRIP_MIN 8
+#define STRIP_MAX JF_MEDIAN_STRIP_MAX
+#define STRIP_MIN JF_MEDIAN_STRIP_MIN
 
 __global__ void median_shared_kernel(const jf_tile_src src, int w, int h, int ch, int k,
                                      unsigned char *__restrict__ out, size_t out_pitch,
@@ -149,14 +147,8 @@ __global__ void median_shared_hist_kernel(const jf_tile_src src,
     }
 }
 
-/* Bytes of counters: 4 bins of 8 bits per word up to k = 15 (counts <= 225),
- * 2 of 16 bits beyond. */
-static size_t hist_bytes(int threads, int k) { return (size_t)threads * (k <= 15 ? 256 : 512); }
-
-static size_t tile_bytes(int bx, int rows, int k)
-{
-    return (size_t)jf_tile_width(bx, k) * (size_t)(rows + k - 1);
-}
+static size_t hist_bytes(int threads, int k) { return jf_median_hist_bytes(threads, k); }
+static size_t tile_bytes(int bx, int rows, int k) { return jf_median_shared_tile_bytes(bx, rows, k); }
 
 /* Longest strip (STRIP_MAX..STRIP_MIN) that still gives every SM 12 blocks. */
 static int choose_strip(const jf_image *shape, int bx, int by, int sms)
@@ -248,16 +240,12 @@ static jf_status launch_hist(jf_context *ctx, const jf_filter_in *in, int k, int
     return jf_gpu_filter_done(ctx, id, "median_shared_hist_kernel", "median", "shared", k, shape, !tiled);
 }
 
-/* Default blocks: 32 x 8 for the window kernel; 32 x 2 for the histogram
- * kernel (64 threads x 256 or 512 bytes of counters leave room for a tile
- * in 48 KiB, the Nano's limit). */
-jf_status jf_median_shared_launch(jf_context *ctx, const jf_filter_in *in, int k, int bx, int by,
+/* The blocks are the variant table's (median_variants.c): 32 x 8 for the
+ * window kernel; 32 x 2 for the histogram kernel (64 threads x 256 or 512
+ * bytes of counters leave room for a tile in 48 KiB, the Nano's limit). */
+jf_status jf_median_shared_launch(jf_context *ctx, const jf_filter_in *in, int k, const jf_choice *c,
                                   const jf_dview *out)
 {
-    const int hist = k >= 5;
-    if (bx == 0 && by == 0) {
-        bx = 32;
-        by = hist ? 2 : 8;
-    }
-    return hist ? launch_hist(ctx, in, k, bx, by, out) : launch_window(ctx, in, k, bx, by, out);
+    return k >= 5 ? launch_hist(ctx, in, k, c->block_x, c->block_y, out)
+                  : launch_window(ctx, in, k, c->block_x, c->block_y, out);
 }

@@ -1,6 +1,8 @@
 /* jf_psnr and jf_ssim: validation and dispatch. */
 #include "filters/filters.h"
 #include "filters/metrics/metrics.h"
+#include "filters/ops.h"
+#include "filters/resolve.h"
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/stats.h"
@@ -27,12 +29,14 @@ static jf_status psnr_impl(jf_context *ctx, const jf_image *a, const jf_image *b
                           double *psnr_db, double *mse)
 {
     double sse = 0.0, m;
+    jf_choice choice;
     jf_status st;
     double t0 = jf_now_ms();
     const int on_gpu = jf_use_gpu(ctx, JF_VARIANT_AUTO);
     if (!psnr_db)
         return jf_fail(JF_ERR_ARG, "jf_psnr: psnr_db is NULL");
-    if ((st = check_pair("jf_psnr", a, b, on_gpu)) != JF_OK)
+    if ((st = check_pair("jf_psnr", a, b, on_gpu)) != JF_OK ||
+        (st = jf_choose(ctx, &jf_psnr_family, "jf_psnr", a, 1, 0, JF_VARIANT_AUTO, 0, 0, &choice)) != JF_OK)
         return st;
 #ifdef JF_HAVE_CUDA
     if (on_gpu)
@@ -64,13 +68,15 @@ jf_status jf_psnr(jf_context *ctx, const jf_image *a, const jf_image *b, double 
 static jf_status ssim_impl(jf_context *ctx, const jf_image *a, const jf_image *b, double *ssim)
 {
     double sum = 0.0, v;
+    jf_choice choice;
     jf_status st;
     int c;
     double t0 = jf_now_ms();
     const int on_gpu = jf_use_gpu(ctx, JF_VARIANT_AUTO);
     if (!ssim)
         return jf_fail(JF_ERR_ARG, "jf_ssim: ssim is NULL");
-    if ((st = check_pair("jf_ssim", a, b, on_gpu)) != JF_OK)
+    if ((st = check_pair("jf_ssim", a, b, on_gpu)) != JF_OK ||
+        (st = jf_choose(ctx, &jf_ssim_family, "jf_ssim", a, 1, 0, JF_VARIANT_AUTO, 0, 0, &choice)) != JF_OK)
         return st;
     if (a->width < 11 || a->height < 11)
         return jf_fail(JF_ERR_ARG, "jf_ssim: image %dx%d is smaller than the 11x11 window",

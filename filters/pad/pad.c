@@ -1,6 +1,8 @@
 /* jf_pad: validation and dispatch; the padded copy the CPU filters read. */
 #include "filters/filters.h"
 #include "filters/pad/pad.h"
+#include "filters/ops.h"
+#include "filters/resolve.h"
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/image.h"
@@ -62,8 +64,11 @@ static jf_status pad_impl(jf_context *ctx, const jf_image *src, int radius, jf_b
 {
     const int on_gpu = jf_use_gpu(ctx, JF_VARIANT_AUTO);
     double t0 = jf_now_ms();
+    jf_choice choice;
     jf_status st;
-    if ((st = check_pad(src, radius, border, dst, on_gpu)) != JF_OK)
+    if ((st = check_pad(src, radius, border, dst, on_gpu)) != JF_OK ||
+        (st = jf_choose(ctx, &jf_pad_family, "jf_pad", src, 2 * radius + 1, 0, JF_VARIANT_AUTO, 0, 0,
+                        &choice)) != JF_OK)
         return st;
 #ifdef JF_HAVE_CUDA
     if (on_gpu)

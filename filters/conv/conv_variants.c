@@ -1,0 +1,175 @@
+/*
+ * The convolution's variant table (every operation with weights: box,
+ * gauss, sharpen, laplace, conv): which kernel runs which k, sample type,
+ * weights and device, its block and shared memory, and the order `auto`
+ * prefers them in (filters/ops.h).
+ */
+#include "filters/conv/conv.h"
+#include "filters/conv/conv_shapes.h"
+#include "filters/ops.h"
+#include "filters/resolve.h"
+
+#include <stdio.h>
+
+#define S8 (1u << JF_SAMPLE_U8)
+#define S16 (1u << JF_SAMPLE_U16)
+
+static int bps(const jf_shape *s) { return s->sample == JF_SAMPLE_U16 ? 2 : 1; }
+static const char *type_name(const jf_shape *s)
+{
+    return s->sample == JF_SAMPLE_U16 ? "unsignedshort" : "unsignedchar";
+}
+
+static void global_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                            jf_emit_fn emit, void *user)
+{
+    char name[64];
+    (void)dev, (void)k;
+    snprintf(name, sizeof name, "pad_planes_kernel<%s>", type_name(s));
+    emit(user, name, 32, 8, 0);
+    snprintf(name, sizeof name, "conv_global_kernel<%s>", type_name(s));
+    emit(user, name, bx, by, 0);
+}
+
+static size_t shared_smem(const jf_shape *s, int k, int bx, int by)
+{
+    (void)s;
+    return jf_conv_shared_smem(k, bx, by);
+}
+
+static void shared_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                            jf_emit_fn emit, void *user)
+{
+    (void)dev;
+    emit(user, "conv_shared_kernel", bx, by, shared_smem(s, k, bx, by));
+}
+
+/* ---- fast, separable (rank-1 weights from k = 7) ---------------------------- */
+
+static size_t sep_smem(const jf_shape *s, int k, int bx, int by)
+{
+    int tile_w;
+    return jf_conv_sep_smem(k, s->channels, bps(s), bx, by, &tile_w);
+}
+
+/* 32 x 8 (128 output rows at k >= 15) unless that leaves fewer than 3
+ * blocks an SM: then 32 x 4 (H100, 1920x1080 RGB: RESULTS.md, "separable"). */
+static void sep_block(const jf_device_info *dev, const jf_shape *s, int k, int *bx, int *by)
+{
+    const int rows = jf_conv_sep_rows(k) * 8, sms = dev->multiprocessors > 0 ? dev->multiprocessors : 1;
+    const long blocks = (long)((s->width + 127) / 128) * ((s->height + rows - 1) / rows);
+    *bx = 32;
+    *by = blocks >= 3L * sms ? 8 : 4;
+}
+
+static void sep_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                         jf_emit_fn emit, void *user)
+{
+    char name[96];
+    (void)dev;
+    snprintf(name, sizeof name, "conv_separable%s_kernel<%s,(int)%d>",
+             s->channels > 1 ? "_interleaved" : "", type_name(s), jf_conv_sep_rows(k));
+    emit(user, name, bx, by, sep_smem(s, k, bx, by));
+}
+
+/* ---- fast, unrolled (k = 3 to 13) -------------------------------------------- */
+
+static size_t fast_smem(const jf_shape *s, int k, int bx, int by)
+{
+    int tile_w;
+    return jf_conv_fast_smem(k, s->channels, bps(s), bx, by, &tile_w);
+}
+
+/* 32 x 8; 32 x 4 for several channels at k <= 5, half the shared memory of
+ * the output planes, so more blocks an SM (H200: RESULTS.md, "blocks for
+ * several channels"). */
+static void fast_block(const jf_device_info *dev, const jf_shape *s, int k, int *bx, int *by)
+{
+    (void)dev;
+    *bx = 32;
+    *by = s->channels > 1 && k <= 5 ? 4 : 8;
+}
+
+static void fast_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                          jf_emit_fn emit, void *user)
+{
+    char name[96];
+    (void)dev;
+    snprintf(name, sizeof name, "conv_fast%s_kernel<(int)%d,%s>",
+             s->channels > 1 ? "_interleaved" : "", k, type_name(s));
+    emit(user, name, bx, by, fast_smem(s, k, bx, by));
+}
+
+/* ---- fast, k at run time (k >= 15) ------------------------------------------- */
+
+static size_t wide_smem(const jf_shape *s, int k, int bx, int by)
+{
+    int tile_w;
+    size_t at;
+    return jf_conv_wide_smem(k, s->channels, bps(s), bx, by, &tile_w, &at);
+}
+
+/* 32 x 4; where that does not fit the device (48 KiB: RGB and 16-bit tiles
+ * at large k), the block with the most threads that does (32 x 2, 16 x 4,
+ * 32 x 1, ... down to 8 x 1): a device with one SM, the Nano, has only that
+ * block's warps to keep its schedulers busy.  0 x 0 where none fits. */
+static void wide_block(const jf_device_info *dev, const jf_shape *s, int k, int *bx, int *by)
+{
+    const size_t limit = jf_device_smem_limit(dev);
+    int threads, x;
+    for (threads = 128; threads >= 8; threads /= 2)
+        for (x = 32; x >= 8; x /= 2)
+            if (threads / x >= 1 && threads / x <= 4 && wide_smem(s, k, x, threads / x) <= limit) {
+                *bx = x;
+                *by = threads / x;
+                return;
+            }
+    *bx = *by = 0;
+}
+
+static void wide_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                          jf_emit_fn emit, void *user)
+{
+    char name[96];
+    (void)dev;
+    snprintf(name, sizeof name, "conv_wide%s_kernel<%s>", s->channels > 1 ? "_interleaved" : "",
+             type_name(s));
+    emit(user, name, bx, by, wide_smem(s, k, bx, by));
+}
+
+static const jf_variant_row ROWS[] = {
+    {.variant = JF_VARIANT_CPU, .kernel = "", .kmin = 1, .kmax = JF_CONV_MAX_KSIZE,
+     .samples = S8 | S16, .what = "the CPU reference"},
+    {.variant = JF_VARIANT_GLOBAL, .kernel = "conv_global_kernel", .kmin = 1,
+     .kmax = JF_CONV_MAX_KSIZE, .samples = S8 | S16, .what = "k x k taps from padded planes",
+     .block_x = 32, .block_y = 8, .launches = global_launches},
+    {.variant = JF_VARIANT_SHARED, .kernel = "conv_shared_kernel", .kmin = 1,
+     .kmax = JF_CONV_MAX_KSIZE, .samples = S8, .what = "k x k taps from the block's tile",
+     .block_x = 32, .block_y = 8, .smem = shared_smem, .launches = shared_launches},
+    {.variant = JF_VARIANT_FAST, .kernel = "conv_separable_kernel", .kmin = JF_CONV_SEPARABLE_MIN_K,
+     .kmax = JF_CONV_MAX_KSIZE, .samples = S8 | S16, .rank1 = 1,
+     .what = "separable: a column pass over row sums, for rank-1 weights", .block = sep_block,
+     .smem = sep_smem, .launches = sep_launches, .impl = JF_CONV_SEPARABLE},
+    {.variant = JF_VARIANT_FAST, .kernel = "conv_fast_kernel", .kmin = 3,
+     .kmax = JF_CONV_FAST_UNROLLED_MAX_K, .samples = S8 | S16,
+     .what = "unrolled taps over a block of outputs a thread", .block = fast_block,
+     .smem = fast_smem, .launches = fast_launches, .impl = JF_CONV_UNROLLED},
+    {.variant = JF_VARIANT_FAST, .kernel = "conv_wide_kernel", .kmin = JF_CONV_FAST_UNROLLED_MAX_K + 2,
+     .kmax = JF_CONV_MAX_KSIZE, .samples = S8 | S16,
+     .what = "8 x 8 outputs a thread, k at run time", .block = wide_block, .smem = wide_smem,
+     .launches = wide_launches, .impl = JF_CONV_WIDE},
+};
+
+/* From the sweeps on an H200 and an H100 (RESULTS.md): the fast variant
+ * wherever it runs (2-6x the others at k <= 13); the tiled kernel where its
+ * tile does not fit (8 bits), else global; global at k = 1 (no window to
+ * share). */
+static const jf_auto_pref PREFS[] = {
+    {JF_VARIANT_GLOBAL, 1, 1, 0, "k = 1 has no window to share"},
+    {JF_VARIANT_FAST, 3, JF_CONV_MAX_KSIZE, 0, "the fastest measured where it runs"},
+    {JF_VARIANT_SHARED, 1, JF_CONV_MAX_KSIZE, 0, "where the fast kernels do not fit"},
+    {JF_VARIANT_GLOBAL, 1, JF_CONV_MAX_KSIZE, 0, "where nothing faster runs"},
+};
+
+const jf_family jf_conv_family = {
+    "conv", ROWS, (int)(sizeof ROWS / sizeof ROWS[0]), PREFS, (int)(sizeof PREFS / sizeof PREFS[0]), 1};

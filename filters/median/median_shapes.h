@@ -1,0 +1,87 @@
+/*
+ * Internal: blocks and shared memory of the median's CUDA kernels, in plain
+ * C (the launchers and the variant table read them; see filters/shapes.h).
+ */
+#ifndef JF_FILTERS_MEDIAN_SHAPES_H
+#define JF_FILTERS_MEDIAN_SHAPES_H
+
+#include "filters/shapes.h"
+
+/* Fast variant: each thread computes ROWS x 8 outputs (4 x 8 at k = 3,
+ * 2 x 8 above: median_fast_net.cuh, whose sizes median_fast.cu checks
+ * against these), reading its inputs in pieces of 8 samples. */
+#define JF_MEDIAN_FAST_COLS 8
+#define JF_MEDIAN_FAST_ROWS(k) ((k) == 3 ? 4 : 2)
+static inline int jf_median_fast_rows(int k) { return JF_MEDIAN_FAST_ROWS(k); }
+
+/* Two samples a register where 16-bit SIMD min/max is one instruction
+ * (compute capability 9.0): the variant table's condition, and the
+ * architectures for which median_fast.cu compiles the two-lane kernels. */
+#define JF_MEDIAN_LANES2_MIN_CC 90
+
+/* Tile row length in bytes: the block's columns plus what the last thread's
+ * pieces reach, in whole 16-byte pieces (every piece read stays aligned). */
+static inline int jf_median_fast_tile_width(int k, int bps, int cols_out)
+{
+    const int pieces = (JF_MEDIAN_FAST_COLS + k - 1 + 7) / 8;
+    const int need = (cols_out + 8 * (pieces - 1)) * bps;
+    return (need + 15) & ~15;
+}
+
+/* Shared memory of a bx x by block with `lanes` samples a register: the
+ * tile and, with several channels, the output tile (a plane a channel). */
+static inline size_t jf_median_fast_smem(int k, int lanes, int ch, int bps, int bx, int by,
+                                         int *tile_w)
+{
+    const int rows_out = by * jf_median_fast_rows(k) * lanes, cols_out = bx * JF_MEDIAN_FAST_COLS;
+    *tile_w = jf_median_fast_tile_width(k, bps, cols_out);
+    return (size_t)*tile_w * (size_t)(rows_out + k - 1) +
+           jf_out_planes_bytes(ch, cols_out, rows_out, bps);
+}
+
+/* Shared variant, k <= 3: a window per thread from the block's tile. */
+static inline size_t jf_median_shared_tile_bytes(int bx, int rows, int k)
+{
+    return (size_t)jf_tile_width(bx, k) * (size_t)(rows + k - 1);
+}
+
+/* Shared variant, k >= 5: output rows a thread (its strip of the block's
+ * column).  The histogram is built once a strip, so longer is cheaper per
+ * pixel, but a strip is serial work for one thread: the launcher shortens
+ * them until the grid offers every SM enough blocks. */
+#define JF_MEDIAN_STRIP_MAX 32
+#define JF_MEDIAN_STRIP_MIN 8
+
+/* Shared variant, k >= 5: counters of the sliding histograms, 4 bins of 8
+ * bits a word up to k = 15 (counts <= 225), 2 of 16 bits beyond.  The
+ * least the kernel runs with: where its tile does not fit as well it reads
+ * the windows from padded planes instead (median_shared.cu). */
+static inline size_t jf_median_hist_bytes(int threads, int k)
+{
+    return (size_t)threads * (k <= 15 ? 256u : 512u);
+}
+
+/* The histogram kernel's shared memory on a device that gives a block
+ * `limit` bytes: its tile for the longest strip up to `strip` that fits
+ * with the counters; where none fits, the counters alone (the kernel then
+ * reads the windows from padded planes).  `*strip_out` and `*tiled` (either
+ * may be NULL) say which. */
+static inline size_t jf_median_hist_launch_smem(int bx, int by, int k, int strip, size_t limit,
+                                                int *strip_out, int *tiled)
+{
+    const size_t hist = jf_median_hist_bytes(bx * by, k);
+    while (strip > 1 && jf_median_shared_tile_bytes(bx, by * strip, k) + hist > limit)
+        strip /= 2;
+    if (strip_out)
+        *strip_out = strip;
+    if (jf_median_shared_tile_bytes(bx, by * strip, k) + hist <= limit) {
+        if (tiled)
+            *tiled = 1;
+        return jf_median_shared_tile_bytes(bx, by * strip, k) + hist;
+    }
+    if (tiled)
+        *tiled = 0;
+    return hist;
+}
+
+#endif

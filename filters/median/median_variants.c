@@ -1,0 +1,160 @@
+/*
+ * The median's variant table: which kernel runs which k, sample type and
+ * device, its block and shared memory, and the order `auto` prefers them in
+ * (filters/ops.h).  The resolver reads it for every call; the Nano launch
+ * list and the GPU tests are made from it.
+ */
+#include "filters/median/median.h"
+#include "filters/median/median_shapes.h"
+#include "filters/ops.h"
+#include "filters/resolve.h"
+
+#include <stdio.h>
+
+#define S8 (1u << JF_SAMPLE_U8)
+#define S16 (1u << JF_SAMPLE_U16)
+
+static int bps(const jf_shape *s) { return s->sample == JF_SAMPLE_U16 ? 2 : 1; }
+static const char *type_name(const jf_shape *s)
+{
+    return s->sample == JF_SAMPLE_U16 ? "unsignedshort" : "unsignedchar";
+}
+
+/* The kernels that read windows from global memory pad the image first. */
+static void emit_pad_planes(const jf_shape *s, jf_emit_fn emit, void *user)
+{
+    char name[64];
+    snprintf(name, sizeof name, "pad_planes_kernel<%s>", type_name(s));
+    emit(user, name, 32, 8, 0);
+}
+
+static void global_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                            jf_emit_fn emit, void *user)
+{
+    char name[64];
+    (void)dev, (void)k;
+    emit_pad_planes(s, emit, user);
+    snprintf(name, sizeof name, "median_global_kernel<%s>", type_name(s));
+    emit(user, name, bx, by, 0);
+}
+
+/* ---- shared: a window a thread (k <= 3), sliding histograms (k >= 5) ------ */
+
+static size_t window_smem(const jf_shape *s, int k, int bx, int by)
+{
+    (void)s;
+    return jf_median_shared_tile_bytes(bx, by, k);
+}
+
+static void window_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                            jf_emit_fn emit, void *user)
+{
+    (void)dev;
+    emit(user, "median_shared_kernel", bx, by, window_smem(s, k, bx, by));
+}
+
+/* The least the histogram kernel runs with: its counters (the tile goes
+ * when it does not fit as well, median_shared.cu). */
+static size_t hist_smem(const jf_shape *s, int k, int bx, int by)
+{
+    (void)s;
+    return jf_median_hist_bytes(bx * by, k);
+}
+
+/* The most it asks of this device: the longest strip whose tile fits. */
+static void hist_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                          jf_emit_fn emit, void *user)
+{
+    char name[64];
+    int tiled = 1;
+    const size_t smem = jf_median_hist_launch_smem(bx, by, k, JF_MEDIAN_STRIP_MAX,
+                                                   jf_device_smem_limit(dev), NULL, &tiled);
+    if (!tiled)
+        emit_pad_planes(s, emit, user);
+    snprintf(name, sizeof name, "median_shared_hist_kernel<(int)%d,(bool)%d>", k <= 15 ? 8 : 16, tiled);
+    emit(user, name, bx, by, smem);
+}
+
+/* ---- fast: min/max networks shared by blocks of outputs -------------------- */
+
+static size_t fast1_smem(const jf_shape *s, int k, int bx, int by)
+{
+    int tile_w;
+    return jf_median_fast_smem(k, 1, s->channels, bps(s), bx, by, &tile_w);
+}
+
+static size_t fast2_smem(const jf_shape *s, int k, int bx, int by)
+{
+    int tile_w;
+    return jf_median_fast_smem(k, 2, s->channels, bps(s), bx, by, &tile_w);
+}
+
+static void fast_launch(const jf_shape *s, int k, int lanes, int bx, int by, jf_emit_fn emit,
+                        void *user)
+{
+    char name[96];
+    int tile_w;
+    if (s->channels > 1)
+        snprintf(name, sizeof name, "median_fast_interleaved_kernel<(int)%d,(int)%d,%s>", k, lanes,
+                 type_name(s));
+    else if (k == 3) /* its own kernel: a register bound on compute capability 9.0 */
+        snprintf(name, sizeof name, "median_fast_kernel3<(int)%d,%s>", lanes, type_name(s));
+    else
+        snprintf(name, sizeof name, "median_fast_kernel<(int)%d,(int)%d,%s>", k, lanes, type_name(s));
+    emit(user, name, bx, by, jf_median_fast_smem(k, lanes, s->channels, bps(s), bx, by, &tile_w));
+}
+
+static void fast1_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                           jf_emit_fn emit, void *user)
+{
+    (void)dev;
+    fast_launch(s, k, 1, bx, by, emit, user);
+}
+
+static void fast2_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                           jf_emit_fn emit, void *user)
+{
+    (void)dev;
+    fast_launch(s, k, 2, bx, by, emit, user);
+}
+
+static const jf_variant_row ROWS[] = {
+    {.variant = JF_VARIANT_CPU, .kernel = "", .kmin = 1, .kmax = JF_MEDIAN_MAX_KSIZE,
+     .samples = S8 | S16, .what = "the CPU reference"},
+    {.variant = JF_VARIANT_GLOBAL, .kernel = "median_global_kernel", .kmin = 1,
+     .kmax = JF_MEDIAN_MAX_KSIZE, .samples = S8 | S16,
+     .what = "bitwise selection from padded planes", .block_x = 32, .block_y = 8,
+     .launches = global_launches},
+    {.variant = JF_VARIANT_SHARED, .kernel = "median_shared_kernel", .kmin = 1, .kmax = 3,
+     .samples = S8, .what = "a window a thread from the block's tile", .block_x = 32,
+     .block_y = 8, .smem = window_smem, .launches = window_launches},
+    {.variant = JF_VARIANT_SHARED, .kernel = "median_shared_hist_kernel", .kmin = 5,
+     .kmax = JF_MEDIAN_MAX_KSIZE, .samples = S8, .what = "sliding histograms", .block_x = 32,
+     .block_y = 2, .smem = hist_smem, .launches = hist_launches},
+    /* two samples a register where 16-bit SIMD min/max is one instruction */
+    {.variant = JF_VARIANT_FAST, .kernel = "median_fast_kernel", .kmin = 3, .kmax = 11,
+     .samples = S8 | S16, .min_cc = JF_MEDIAN_LANES2_MIN_CC, .full_device = 1,
+     .what = "min/max networks shared by blocks of outputs, two samples a register",
+     .block_x = 32, .block_y = 4, .smem = fast2_smem, .launches = fast2_launches, .lanes = 2},
+    /* one sample a register: to k = 7 (at 9 and 11 these measured no faster
+     * than the sliding histograms: RESULTS.md, "fast median") */
+    {.variant = JF_VARIANT_FAST, .kernel = "median_fast_kernel", .kmin = 3, .kmax = 7,
+     .samples = S8 | S16, .what = "min/max networks shared by blocks of outputs",
+     .block_x = 32, .block_y = 4, .smem = fast1_smem, .launches = fast1_launches, .lanes = 1},
+};
+
+/* From the sweeps in RESULTS.md ("fast median", "auto"): the networks
+ * wherever they run, but below about 4 million samples at k = 3 the global
+ * kernel (the networks' straight-line code costs a fixed time however small
+ * the image); the histograms beyond the networks; a copy at k = 1. */
+static const jf_auto_pref PREFS[] = {
+    {JF_VARIANT_GLOBAL, 1, 1, 0, "k = 1 is a copy"},
+    {JF_VARIANT_GLOBAL, 3, 3, 4e6, "a small image at k = 3"},
+    {JF_VARIANT_FAST, 3, 11, 0, "the fastest measured where it runs"},
+    {JF_VARIANT_SHARED, 1, JF_MEDIAN_MAX_KSIZE, 0, "beyond the networks"},
+    {JF_VARIANT_GLOBAL, 1, JF_MEDIAN_MAX_KSIZE, 0, "where nothing faster runs"},
+};
+
+const jf_family jf_median_family = {
+    "median", ROWS, (int)(sizeof ROWS / sizeof ROWS[0]), PREFS, (int)(sizeof PREFS / sizeof PREFS[0]),
+    1};

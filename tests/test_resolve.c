@@ -1,0 +1,404 @@
+/*
+ * The variant resolver (filters/resolve.c) on made-up devices, without a
+ * GPU: what `auto` picks and why, what an explicit variant that cannot run
+ * gets (JF_ERR_UNSUPPORTED, with the reason), blocks, shared memory limits,
+ * tuning profiles, and the wording made from the variant table.
+ */
+#include "common.h"
+#include "core/profile.h"
+#include "filters/conv/conv.h"
+#include "filters/ops.h"
+#include "filters/resolve.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static jf_device_info device(const char *name, int major, int minor, int sms, int smem_optin,
+                             int smem_sm, int regs_block, int limited)
+{
+    jf_device_info d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "%s", name);
+    d.cc_major = major;
+    d.cc_minor = minor;
+    d.multiprocessors = sms;
+    d.shared_per_block = 48 * 1024;
+    d.shared_per_block_optin = smem_optin;
+    d.shared_per_sm = smem_sm;
+    d.registers_per_block = regs_block;
+    d.registers_per_sm = 65536;
+    d.max_threads_per_block = 1024;
+    d.limited = limited;
+    return d;
+}
+
+static jf_device_info h100(void) { return device("NVIDIA H100 80GB HBM3", 9, 0, 132, 232448, 233472, 65536, 0); }
+static jf_device_info h200(void) { return device("NVIDIA H200", 9, 0, 132, 232448, 233472, 65536, 0); }
+static jf_device_info nano(void) { return device("NVIDIA Tegra X1", 5, 3, 1, 49152, 65536, 32768, 0); }
+/* an H100 under JETFILTER_DEVICE_LIMITS=nano */
+static jf_device_info h100_nano_limits(void) { return device("NVIDIA H100 80GB HBM3", 9, 0, 1, 49152, 65536, 32768, 1); }
+/* a device that gives a block 48 KiB and no more (no opt-in) */
+static jf_device_info small_smem(void) { return device("a 48 KiB device", 8, 6, 28, 49152, 102400, 65536, 0); }
+/* a device with little shared memory: the fast kernel's tiles and weights
+ * at k = 63 fit nowhere, the tiled kernel's single plane does */
+static jf_device_info tiny_smem(void)
+{
+    jf_device_info d = device("a 24 KiB device", 8, 6, 8, 24576, 24576, 65536, 0);
+    d.shared_per_block = 24576;
+    return d;
+}
+
+typedef struct req {
+    const jf_family *f;
+    const jf_device_info *dev;
+    int w, h, ch;
+    jf_sample sample;
+    int rank1, k;
+    jf_variant asked;
+    int bx, by;
+    const jf_profile *profile;
+} req;
+
+static jf_status resolve(const req *r, jf_choice *c)
+{
+    jf_resolve_in in;
+    memset(&in, 0, sizeof in);
+    in.family = r->f;
+    in.fn = "test";
+    in.dev = r->dev;
+    in.shape.width = r->w;
+    in.shape.height = r->h;
+    in.shape.channels = r->ch ? r->ch : 1;
+    in.shape.sample = r->sample;
+    in.shape.rank1 = r->rank1;
+    in.k = r->k;
+    in.asked = r->asked;
+    in.block_x = r->bx;
+    in.block_y = r->by;
+    in.profile = r->profile;
+    return jf_resolve(&in, c);
+}
+
+/* auto for one image: the variant, and the kernel that runs it */
+static jf_variant auto_variant(const jf_family *f, const jf_device_info *dev, int w, int h, int ch,
+                               jf_sample s, int k, jf_choice *c)
+{
+    req r = {f, dev, w, h, ch, s, 0, k, JF_VARIANT_AUTO, 0, 0, NULL};
+    assert_int_equal(resolve(&r, c), JF_OK);
+    assert_true(c->reason[0] != '\0');
+    return c->variant;
+}
+
+static void test_median_auto(void **state)
+{
+    const jf_device_info big = h100(), nano_ = nano(), lim = h100_nano_limits(), h2 = h200();
+    jf_choice c;
+    (void)state;
+    /* 4K grey k = 3 on an H100: the networks, two samples a register, 32 x 4 */
+    assert_int_equal(auto_variant(&jf_median_family, &big, 3840, 2160, 1, JF_SAMPLE_U8, 3, &c), JF_VARIANT_FAST);
+    assert_int_equal(c.row->lanes, 2);
+    assert_string_equal(c.row->kernel, "median_fast_kernel");
+    assert_int_equal(c.block_x, 32);
+    assert_int_equal(c.block_y, 4);
+    assert_true(c.smem > 0 && c.smem <= 48 * 1024);
+    /* a small image at k = 3: global (under 4 M samples on 132 SMs) */
+    assert_int_equal(auto_variant(&jf_median_family, &big, 640, 480, 1, JF_SAMPLE_U8, 3, &c), JF_VARIANT_GLOBAL);
+    assert_non_null(strstr(c.reason, "small image"));
+    assert_int_equal(c.block_x * c.block_y, 256);
+    /* the threshold scales with the SMs: the Nano's one SM fills sooner */
+    assert_int_equal(auto_variant(&jf_median_family, &nano_, 640, 480, 1, JF_SAMPLE_U8, 3, &c), JF_VARIANT_FAST);
+    assert_int_equal(c.row->lanes, 1);
+    assert_int_equal(auto_variant(&jf_median_family, &nano_, 160, 120, 1, JF_SAMPLE_U8, 3, &c), JF_VARIANT_GLOBAL);
+    /* k = 1 is a copy */
+    assert_int_equal(auto_variant(&jf_median_family, &big, 3840, 2160, 1, JF_SAMPLE_U8, 1, &c), JF_VARIANT_GLOBAL);
+    /* k = 9, 11: networks only with two lanes (cc 9.0, full device) */
+    assert_int_equal(auto_variant(&jf_median_family, &h2, 1920, 1080, 3, JF_SAMPLE_U8, 11, &c), JF_VARIANT_FAST);
+    assert_int_equal(auto_variant(&jf_median_family, &nano_, 1920, 1080, 1, JF_SAMPLE_U8, 9, &c), JF_VARIANT_SHARED);
+    assert_non_null(strstr(c.reason, "compute capability 9.0")); /* why fast was passed over */
+    assert_int_equal(auto_variant(&jf_median_family, &lim, 1920, 1080, 1, JF_SAMPLE_U8, 9, &c), JF_VARIANT_SHARED);
+    assert_int_equal(auto_variant(&jf_median_family, &lim, 1920, 1080, 1, JF_SAMPLE_U8, 7, &c), JF_VARIANT_FAST);
+    assert_int_equal(c.row->lanes, 1);
+    /* beyond the networks: histograms at 8 bits, global at 16 */
+    assert_int_equal(auto_variant(&jf_median_family, &big, 1920, 1080, 1, JF_SAMPLE_U8, 13, &c), JF_VARIANT_SHARED);
+    assert_int_equal(c.block_x, 32);
+    assert_int_equal(c.block_y, 2);
+    assert_int_equal(auto_variant(&jf_median_family, &big, 1920, 1080, 1, JF_SAMPLE_U16, 13, &c), JF_VARIANT_GLOBAL);
+    assert_int_equal(auto_variant(&jf_median_family, &big, 1920, 1080, 1, JF_SAMPLE_U16, 5, &c), JF_VARIANT_FAST);
+    assert_int_equal(auto_variant(&jf_median_family, &nano_, 4000, 3000, 1, JF_SAMPLE_U8, 255, &c), JF_VARIANT_SHARED);
+}
+
+/* 16-bit four-channel tiles are the largest: on the Nano the default 32 x 4
+ * block of the fast median halves its rows until it fits 48 KiB. */
+static void test_median_blocks_fit(void **state)
+{
+    const jf_device_info nano_ = nano();
+    jf_choice c;
+    int k;
+    (void)state;
+    for (k = 3; k <= 7; k += 2) {
+        assert_int_equal(auto_variant(&jf_median_family, &nano_, 1920, 1080, 4, JF_SAMPLE_U16, k, &c),
+                         JF_VARIANT_FAST);
+        assert_int_equal(c.block_x, 32);
+        assert_true(c.block_y >= 1 && c.block_y <= 4);
+        assert_true(c.smem <= 48 * 1024);
+    }
+}
+
+static void test_explicit_variants_keep_their_word(void **state)
+{
+    const jf_device_info big = h100(), nano_ = nano();
+    req r = {&jf_median_family, &big, 1920, 1080, 1, JF_SAMPLE_U8, 0, 13, JF_VARIANT_FAST, 0, 0, NULL};
+    jf_choice c;
+    (void)state;
+    /* no network at k = 13: refused with the reason, never another variant */
+    assert_int_equal(resolve(&r, &c), JF_ERR_UNSUPPORTED);
+    assert_non_null(strstr(jf_last_error(), "'fast'"));
+    assert_non_null(strstr(jf_last_error(), "k = 3 to 11"));
+    /* k = 9 needs two lanes: not on the Nano */
+    r.dev = &nano_;
+    r.k = 9;
+    assert_int_equal(resolve(&r, &c), JF_ERR_UNSUPPORTED);
+    assert_non_null(strstr(jf_last_error(), "compute capability 9.0"));
+    /* shared takes 8 bits */
+    r.dev = &big;
+    r.asked = JF_VARIANT_SHARED;
+    r.sample = JF_SAMPLE_U16;
+    r.k = 5;
+    assert_int_equal(resolve(&r, &c), JF_ERR_UNSUPPORTED);
+    assert_non_null(strstr(jf_last_error(), "8-bit"));
+    /* what can run, runs as asked */
+    r.sample = JF_SAMPLE_U8;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_SHARED);
+    assert_string_equal(c.reason, "asked for");
+    r.asked = JF_VARIANT_GLOBAL;
+    r.k = 201;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_GLOBAL);
+    /* the impulse filters have no fast or shared variant */
+    r.f = &jf_impulse_family;
+    r.k = 7;
+    r.asked = JF_VARIANT_FAST;
+    assert_int_equal(resolve(&r, &c), JF_ERR_UNSUPPORTED);
+    assert_non_null(strstr(jf_last_error(), "no 'fast' variant"));
+    r.asked = JF_VARIANT_AUTO;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_GLOBAL);
+    assert_int_equal(c.block_x * c.block_y, 128);
+}
+
+static void test_cpu(void **state)
+{
+    const jf_device_info big = h100();
+    req r = {&jf_median_family, NULL, 64, 64, 1, JF_SAMPLE_U8, 0, 5, JF_VARIANT_AUTO, 0, 0, NULL};
+    jf_choice c;
+    (void)state;
+    assert_int_equal(resolve(&r, &c), JF_OK); /* the CPU backend */
+    assert_int_equal(c.variant, JF_VARIANT_CPU);
+    assert_string_equal(c.reason, "the CPU backend");
+    r.asked = JF_VARIANT_FAST; /* a GPU variant without a GPU */
+    assert_int_equal(resolve(&r, &c), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "CUDA backend"));
+    r.dev = &big; /* asked for the CPU on a GPU context */
+    r.asked = JF_VARIANT_CPU;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_CPU);
+    assert_null(c.row->launches);
+    r.asked = (jf_variant)17;
+    assert_int_equal(resolve(&r, &c), JF_ERR_ARG);
+    /* noise has no GPU kernels: the CPU, and says so */
+    r.f = &jf_noise_family;
+    r.asked = JF_VARIANT_AUTO;
+    r.k = 1;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_CPU);
+    assert_non_null(strstr(c.reason, "CPU only"));
+}
+
+static void test_blocks(void **state)
+{
+    const jf_device_info big = h100(), nano_ = nano();
+    req r = {&jf_median_family, &big, 1920, 1080, 1, JF_SAMPLE_U8, 0, 5, JF_VARIANT_FAST, 64, 2, NULL};
+    jf_choice c;
+    (void)state;
+    assert_int_equal(resolve(&r, &c), JF_OK); /* the caller's block, as given */
+    assert_int_equal(c.block_x, 64);
+    assert_int_equal(c.block_y, 2);
+    r.bx = 30; /* width not a multiple of 4 */
+    assert_int_equal(resolve(&r, &c), JF_ERR_ARG);
+    r.bx = 64, r.by = 32; /* 2048 threads */
+    assert_int_equal(resolve(&r, &c), JF_ERR_ARG);
+    /* a block whose tile passes the device's shared memory */
+    r.dev = &nano_;
+    r.ch = 4;
+    r.sample = JF_SAMPLE_U16;
+    r.bx = 32, r.by = 16;
+    assert_int_equal(resolve(&r, &c), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "shared memory"));
+}
+
+static void test_conv(void **state)
+{
+    const jf_device_info big = h100(), nano_ = nano(), small = small_smem(), tiny = tiny_smem();
+    req r = {&jf_conv_family, &big, 3840, 2160, 1, JF_SAMPLE_U8, 0, 3, JF_VARIANT_AUTO, 0, 0, NULL};
+    jf_choice c;
+    (void)state;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_FAST);
+    assert_int_equal(c.row->impl, JF_CONV_UNROLLED);
+    assert_int_equal(c.block_y, 8);
+    r.ch = 3; /* several channels at k <= 5: 32 x 4 */
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.block_y, 4);
+    r.k = 1; /* no window to share */
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_GLOBAL);
+    r.asked = JF_VARIANT_FAST;
+    assert_int_equal(resolve(&r, &c), JF_ERR_UNSUPPORTED);
+    /* rank-1 weights from k = 7 take the separable kernel; others do not */
+    r.asked = JF_VARIANT_AUTO;
+    r.k = 9;
+    r.rank1 = 1;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.row->impl, JF_CONV_SEPARABLE);
+    r.rank1 = 0;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.row->impl, JF_CONV_UNROLLED);
+    r.k = 5;
+    r.rank1 = 1;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.row->impl, JF_CONV_UNROLLED);
+    /* the separable block: 32 x 8 where the grid gives every SM 3 blocks, else 32 x 4 */
+    r.k = 15;
+    r.ch = 1;
+    r.w = 7680, r.h = 4320;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.block_y, 8);
+    r.w = 1920, r.h = 1080, r.ch = 3;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.block_y, 4);
+    /* k at run time beyond 13: 32 x 4 where it fits; on the Nano the block
+     * with the most threads that fits 48 KiB (16-bit RGB at k = 63) */
+    r.rank1 = 0;
+    r.k = 63;
+    r.ch = 1;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.row->impl, JF_CONV_WIDE);
+    assert_int_equal(c.block_x * c.block_y, 128);
+    r.dev = &nano_;
+    r.ch = 3;
+    r.sample = JF_SAMPLE_U16;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.row->impl, JF_CONV_WIDE);
+    assert_true(c.block_x * c.block_y < 128);
+    assert_true(c.smem <= 48 * 1024);
+    r.dev = &small;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_true(c.smem <= 48 * 1024);
+    /* where no block of it fits: auto falls back (16 bits: global) and says why; fast is refused */
+    r.dev = &tiny;
+    r.ch = 4;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_GLOBAL);
+    assert_non_null(strstr(c.reason, "shared memory"));
+    r.asked = JF_VARIANT_FAST;
+    assert_int_equal(resolve(&r, &c), JF_ERR_UNSUPPORTED);
+    r.sample = JF_SAMPLE_U8; /* 8 bits: the tiled kernel, whose tile is one plane */
+    r.asked = JF_VARIANT_AUTO;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_SHARED);
+}
+
+/* A profile from `jetfilter calibrate`: its measured choice where it has
+ * one near this size, for 8-bit images, if it runs here; the built-in
+ * rules elsewhere. */
+static void test_profile(void **state)
+{
+    const jf_device_info big = h100(), nano_ = nano();
+    jf_profile p;
+    jf_profile_choice e;
+    req r = {&jf_median_family, &big, 700, 500, 1, JF_SAMPLE_U8, 0, 3, JF_VARIANT_AUTO, 0, 0, NULL};
+    jf_choice c;
+    (void)state;
+    memset(&p, 0, sizeof p);
+    memset(&e, 0, sizeof e);
+    snprintf(e.op, sizeof e.op, "median");
+    e.channels = 1, e.width = 640, e.height = 480, e.k = 3, e.variant = JF_VARIANT_SHARED;
+    e.block_x = 64, e.block_y = 4, e.ms = 0.004;
+    assert_int_equal(jf_profile_add(&p, &e), JF_OK);
+    e.k = 9, e.variant = JF_VARIANT_FAST, e.block_x = e.block_y = 0;
+    assert_int_equal(jf_profile_add(&p, &e), JF_OK);
+    snprintf(e.op, sizeof e.op, "conv-rank1");
+    e.channels = 3, e.width = 1920, e.height = 1080, e.k = 15, e.variant = JF_VARIANT_SHARED;
+    assert_int_equal(jf_profile_add(&p, &e), JF_OK);
+
+    assert_int_equal(resolve(&r, &c), JF_OK); /* no profile: built in */
+    assert_int_equal(c.variant, JF_VARIANT_GLOBAL);
+    r.profile = &p;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_SHARED);
+    assert_int_equal(c.block_x, 64);
+    assert_int_equal(c.block_y, 4);
+    assert_non_null(strstr(c.reason, "tuning profile"));
+    r.bx = 16, r.by = 16; /* the caller's block wins over the profile's */
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.block_x, 16);
+    r.bx = r.by = 0;
+    r.w = 1281, r.h = 961; /* farther than 4x from 640x480: built in */
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_GLOBAL);
+    r.w = 700, r.h = 500;
+    r.sample = JF_SAMPLE_U16; /* profiles are for 8-bit images */
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_GLOBAL);
+    r.sample = JF_SAMPLE_U8;
+    r.k = 9;
+    r.dev = &nano_; /* a choice that cannot run here: built in */
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_SHARED);
+    assert_null(strstr(c.reason, "tuning profile"));
+    r.dev = &big;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_FAST);
+    /* the rank-1 convolution has its own entries */
+    r.f = &jf_conv_family;
+    r.ch = 3, r.w = 1920, r.h = 1080, r.k = 15, r.rank1 = 1;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_SHARED);
+    r.rank1 = 0;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_FAST);
+    assert_string_equal(jf_family_profile_key(&jf_conv_family, 1), "conv-rank1");
+    assert_string_equal(jf_family_profile_key(&jf_median_family, 1), "median");
+    jf_profile_free(&p);
+}
+
+/* The words --help and the man page print come from the table. */
+static void test_wording(void **state)
+{
+    const jf_op_info *median = jf_op_lookup("median"), *sw = jf_op_lookup("switching-median");
+    (void)state;
+    assert_non_null(median);
+    assert_non_null(strstr(median->auto_rule, "fast at k = 3 to 11"));
+    assert_non_null(strstr(median->auto_rule, "compute capability 9.0"));
+    assert_non_null(strstr(median->auto_rule, "global at k = 3 below 4 M samples"));
+    assert_non_null(strstr(median->samples_rule, "not 'shared'"));
+    assert_string_equal(sw->samples_rule, "8 bits");
+    assert_non_null(strstr(jf_op_lookup("gauss")->auto_rule, "rank-1"));
+    assert_string_equal(jf_op_lookup("gaussian")->auto_rule, "the CPU only");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_median_auto),
+        cmocka_unit_test(test_median_blocks_fit),
+        cmocka_unit_test(test_explicit_variants_keep_their_word),
+        cmocka_unit_test(test_cpu),
+        cmocka_unit_test(test_blocks),
+        cmocka_unit_test(test_conv),
+        cmocka_unit_test(test_profile),
+        cmocka_unit_test(test_wording),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
