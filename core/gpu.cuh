@@ -1,6 +1,6 @@
-/* Internal to the CUDA sources: per-context GPU state, cached buffers,
- * getting images onto and off the device, event timers, launch limits and
- * JF_CUDA_TRY. */
+/* Internal to the CUDA sources: per-context GPU state and what every CUDA
+ * file shares (JF_CUDA_TRY, buffers, transfers, timers, launch limits); the
+ * definitions live in core/gpu*.cu, one file per concern. */
 #ifndef JF_CORE_GPU_CUH
 #define JF_CORE_GPU_CUH
 
@@ -35,12 +35,18 @@ typedef struct jf_dview {
     size_t pitch;
 } jf_dview;
 
-/* Buffers a context keeps between calls, grown on demand. */
-enum jf_slot { JF_SLOT_IN, JF_SLOT_IN2, JF_SLOT_PAD, JF_SLOT_OUT, JF_SLOT_STAGE_IN,
-               JF_SLOT_STAGE_OUT, JF_SLOT_AUX, JF_SLOT_QUEUE,
-               JF_SLOT_FRAME0, JF_SLOT_FRAME1, /* jf_context_frame(): host side */
-               JF_SLOT_FRAME2, JF_SLOT_FRAME3, /* device side (nvJPEG's in and out) */
-               JF_SLOT_COUNT };
+/* Buffers a context keeps between calls, grown on demand, named by role. */
+enum jf_slot {
+    JF_SLOT_IN, JF_SLOT_IN2,    /* a call's inputs, where they had to be uploaded */
+    JF_SLOT_PAD,                /* padded planes (the kernels that read windows from them) */
+    JF_SLOT_OUT,                /* a call's output, where it cannot be written in place */
+    JF_SLOT_STAGE_IN, JF_SLOT_STAGE_OUT, /* pinned staging of host images */
+    JF_SLOT_WORK1, JF_SLOT_WORK2, /* an operation's own working memory (partial sums,
+                                     an intermediate image, a queue of samples) */
+    JF_SLOT_FRAME0, JF_SLOT_FRAME1, /* jf_context_frame(): host side */
+    JF_SLOT_FRAME2, JF_SLOT_FRAME3, /* device side: a decoded input, an output to encode */
+    JF_SLOT_COUNT
+};
 
 enum jf_buffer_kind { JF_BUF_DEVICE, JF_BUF_PINNED, JF_BUF_MANAGED };
 
@@ -63,6 +69,15 @@ typedef struct jf_timer {
     unsigned epoch;       /* the stats' epoch when it started (jf_stats) */
     cudaEvent_t start, stop;
 } jf_timer;
+
+/* Shared between the core/gpu*.cu files. */
+jf_status jf_gpu_timers_make(struct jf_gpu *g);
+jf_status jf_gpu_collect(jf_context *ctx); /* stats of every finished timer */
+jf_status jf_gpu_host_timer(jf_context *ctx, const char *name, const jf_image *shape, double ms,
+                            uint64_t bytes_read, uint64_t bytes_written);
+void jf_gpu_buffer_release(struct jf_buffer *b);
+void jf_copy_rows(unsigned char *dst, size_t dst_pitch, const unsigned char *src, size_t src_pitch,
+                  size_t row_bytes, int rows);
 
 /* Launch attributes of a kernel on this context's device, looked up once. */
 #define JF_MAX_KERNELS 48

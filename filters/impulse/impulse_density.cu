@@ -54,7 +54,7 @@ extern "C" jf_status jf_impulse_count_cuda(jf_context *ctx, const jf_image *img,
     jf_gpu_begin(ctx);
     ctx->gpu->must_sync = 1; /* the counts come back: always wait */
     if ((st = jf_gpu_input(ctx, img, JF_SLOT_IN, &in)) != JF_OK ||
-        (st = jf_gpu_buffer(ctx, JF_SLOT_AUX, sizeof host, 1, JF_BUF_DEVICE, &dev)) != JF_OK ||
+        (st = jf_gpu_buffer(ctx, JF_SLOT_WORK1, sizeof host, 1, JF_BUF_DEVICE, &dev)) != JF_OK ||
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     JF_CUDA_TRY(cudaMemsetAsync(dev.ptr, 0, sizeof host, ctx->gpu->stream));

@@ -300,7 +300,7 @@ jf_status jf_impulse_global_launch(jf_context *ctx, jf_impulse_kind kind, const 
     if (n > (size_t)0x7FFFFFFF)
         return jf_fail(JF_ERR_LIMIT, "%s: %zu samples are more than the queue can index", name, n);
     /* two queues of n entries, and one counter per level */
-    if ((st = jf_gpu_buffer(ctx, JF_SLOT_QUEUE, (2 * n + (size_t)levels + 1) * sizeof(int), 1,
+    if ((st = jf_gpu_buffer(ctx, JF_SLOT_WORK2, (2 * n + (size_t)levels + 1) * sizeof(int), 1,
                             JF_BUF_DEVICE, &q)) != JF_OK)
         return st;
     queue[0] = (int *)q.ptr;
@@ -317,7 +317,7 @@ jf_status jf_impulse_global_launch(jf_context *ctx, jf_impulse_kind kind, const 
     s.out = out->ptr;
     s.out_pitch = out->pitch;
     if (refine) { /* the levels write the first pass here; the smoothing pass, out */
-        if ((st = jf_gpu_buffer(ctx, JF_SLOT_AUX, (size_t)shape->width * shape->channels,
+        if ((st = jf_gpu_buffer(ctx, JF_SLOT_WORK1, (size_t)shape->width * shape->channels,
                                 (size_t)shape->height, JF_BUF_DEVICE, &first)) != JF_OK)
             return st;
         s.out = first.ptr;

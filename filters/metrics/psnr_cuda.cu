@@ -54,7 +54,7 @@ extern "C" jf_status jf_sse_cuda(jf_context *ctx, const jf_image *a, const jf_im
     ctx->gpu->must_sync = 1; /* a number comes back: always wait */
     if ((st = jf_gpu_input(ctx, a, JF_SLOT_IN, &va)) != JF_OK ||
         (st = jf_gpu_input(ctx, b, JF_SLOT_IN2, &vb)) != JF_OK ||
-        (st = jf_gpu_buffer(ctx, JF_SLOT_AUX, sizeof host, 1, JF_BUF_DEVICE, &parts)) != JF_OK ||
+        (st = jf_gpu_buffer(ctx, JF_SLOT_WORK1, sizeof host, 1, JF_BUF_DEVICE, &parts)) != JF_OK ||
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     if (a->sample == JF_SAMPLE_U16)

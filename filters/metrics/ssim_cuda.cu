@@ -316,7 +316,7 @@ extern "C" jf_status jf_ssim_cuda(jf_context *ctx, const jf_image *a, const jf_i
     ctx->gpu->must_sync = 1; /* a number comes back: always wait */
     if ((st = jf_gpu_input(ctx, a, JF_SLOT_IN, &va)) != JF_OK ||
         (st = jf_gpu_input(ctx, b, JF_SLOT_IN2, &vb)) != JF_OK ||
-        (st = jf_gpu_buffer(ctx, JF_SLOT_AUX, sizeof host * 4, 1, JF_BUF_DEVICE, &parts)) != JF_OK)
+        (st = jf_gpu_buffer(ctx, JF_SLOT_WORK1, sizeof host * 4, 1, JF_BUF_DEVICE, &parts)) != JF_OK)
         return st;
     partials = (double *)parts.ptr;
     if ((st = jf_gpu_launch_fits(ctx, kernel, "ssim_tile_kernel", SSIM_THREADS, 0)) != JF_OK ||
