@@ -172,7 +172,10 @@ void cli_ref_means_add(cli_ref_means *m, double psnr_in, double psnr_out, double
 void cli_ref_means_log(const cli_ref_means *m);
 void cli_ref_means_json(struct json_buf *j, const cli_ref_means *m);
 
-/* The steps of a batch command (denoise.c): read and decode one input,
+/* How an output of this picture is written (format, quality, PNG settings). */
+jf_encode_options cli_encode_options(const cli_settings *s, const jf_picture *pic);
+
+/* The steps of a batch command (batch_run.c): read and decode one input,
  * encode and write one output (stats and notes into the item), and the
  * whole batch: collect, run, report; returns the exit code. */
 jf_status cli_read_input(struct jf_batch_item *it, jf_picture *pic, jf_context *ctx);

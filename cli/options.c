@@ -672,3 +672,43 @@ void cli_help(FILE *out, int command, const char *cmd)
         fprintf(out, "\nexit status: 0 every file once and none failed; 1 a file missing, counted\n"
                      "twice or failed, a shard missing, or settings that differ; 2 usage error\n");
 }
+
+/* The operation and its parameters, resolved once. */
+int cli_plan_filter(const char *cmd, cli_settings *s, cli_run *run)
+{
+    const jf_param_def *params;
+    const jf_op *op;
+    jf_op_args args;
+    int rc, i, count;
+    if (!s->filter)
+        s->filter = "median";
+    op = jf_op_find(s->filter);
+    if (!op || op->kind != JF_OP_FILTER || strchr(s->filter, ',')) {
+        char names[256];
+        fprintf(stderr, "jetfilter %s: --filter %s: one of %s\n", cmd, s->filter,
+                jf_op_names(JF_OP_FILTER, names, sizeof names));
+        return JF_EXIT_USAGE;
+    }
+    params = cli_params(&count);
+    for (i = 0; i < count; i++) /* a setting the filter does not have */
+        if (s->param[i] && !jf_op_param_def(op, params[i].info.name)) {
+            char takes[160] = "";
+            size_t n = 0;
+            int j;
+            for (j = 0; j < op->param_count; j++)
+                if (op->params[j].id != JF_P_WEIGHTS && n < sizeof takes)
+                    n += (size_t)snprintf(takes + n, sizeof takes - n, "%s--%s", n ? ", " : "",
+                                          op->params[j].info.name);
+            fprintf(stderr, "jetfilter %s: --%s is not a setting of --filter %s (it takes %s)\n",
+                    cmd, params[i].info.name, op->name, takes[0] ? takes : "none");
+            return JF_EXIT_USAGE;
+        }
+    if ((rc = cli_op_args(cmd, s, op, &args)) != 0)
+        return rc;
+    if (jf_op_prepare(op, &args, &run->plan) != JF_OK) {
+        fprintf(stderr, "jetfilter %s: %s\n", cmd, jf_last_error());
+        return JF_EXIT_USAGE;
+    }
+    return 0;
+}
+

@@ -1,0 +1,247 @@
+/* What the batch commands (denoise, noise) share: reading and decoding one
+ * input, converting and writing one output, and running a whole batch
+ * with its options, codecs and report. */
+#define _DEFAULT_SOURCE
+#include "cli/cli.h"
+#include "core/errors.h"
+#include "core/names.h"
+#include "core/stats.h"
+#include "core/util.h"
+#include "io/io.h"
+#include "pipeline/batch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* mkdir -p the folder that will hold `path`. */
+static jf_status make_parent(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return JF_OK;
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    return jf_mkdirs(dir);
+}
+
+/* What was left out on the way, for -v and the JSON report. */
+static void add_note(jf_batch_item *it, const char *note)
+{
+    size_t used = strlen(it->notes);
+    if (used + 3 < sizeof it->notes)
+        snprintf(it->notes + used, sizeof it->notes - used, "%s%s", used ? "; " : "", note);
+}
+
+jf_encode_options cli_encode_options(const cli_settings *s, const jf_picture *pic)
+{
+    jf_encode_options e = jf_encode_defaults();
+    e.quality = s->quality;
+    e.png_level = s->png_level;
+    e.png_filter = s->png_filter + 1; /* the CLI's list starts after "default" */
+    e.format = s->format == OUT_JPEG || (s->format == OUT_SAME && pic->format == JF_FORMAT_JPEG)
+                   ? JF_FORMAT_JPEG : JF_FORMAT_PNG;
+    return e;
+}
+
+/* --depth and --cmyk-to-rgb: the picture as it will be written (its planes
+ * replaced by converted copies it owns). */
+static jf_status convert_output(jf_batch_item *it, const cli_settings *s, jf_picture *pic,
+                                const jf_encode_options *e)
+{
+    const jf_sample want = s->depth == 1 ? JF_SAMPLE_U8 : s->depth == 2 ? JF_SAMPLE_U16
+                                                                        : pic->color.sample;
+    jf_status st;
+    if (s->depth == 2 && e->format == JF_FORMAT_JPEG)
+        return jf_fail(JF_ERR_UNSUPPORTED, "--depth 16: JPEG holds 8 bits per sample; "
+                       "write PNG (--format png)");
+    if (pic->color_model == JF_COLOR_CMYK && e->format == JF_FORMAT_PNG && s->cmyk_to_rgb) {
+        if ((st = jf_picture_cmyk_to_rgb(pic)) != JF_OK)
+            return st;
+        add_note(it, "CMYK converted to RGB");
+    }
+    if (want != pic->color.sample) {
+        jf_image color = {0}, alpha = {0};
+        color.sample = alpha.sample = want;
+        if ((st = jf_image_convert(&pic->color, &color)) != JF_OK ||
+            (pic->alpha.data && (st = jf_image_convert(&pic->alpha, &alpha)) != JF_OK)) {
+            jf_image_free(&color);
+            return st;
+        }
+        jf_image_free(&pic->color);
+        jf_image_free(&pic->alpha);
+        pic->color = color;
+        pic->alpha = alpha;
+        add_note(it, want == JF_SAMPLE_U8 ? "16 bits rounded to 8" : "8 bits widened to 16");
+    }
+    return JF_OK;
+}
+
+/* Encode and write one output (denoise and noise share it); a picture in
+ * device memory is encoded there when it can be (nvJPEG). */
+jf_status cli_write_output(jf_batch_item *it, const cli_settings *s, jf_picture *pic,
+                           jf_context *ctx)
+{
+    jf_encode_options e = cli_encode_options(s, pic);
+    double t0 = jf_now_ms();
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    jf_status st;
+    int on_gpu = 0;
+    if (e.format == JF_FORMAT_JPEG && pic->alpha.data)
+        add_note(it, "JPEG has no alpha channel; transparency dropped");
+    if ((st = convert_output(it, s, pic, &e)) != JF_OK) {
+        jf_error_prefix(it->input);
+        return st;
+    }
+    if ((st = make_parent(it->output)) != JF_OK)
+        return st;
+    st = jf_picture_encode_frame(ctx, pic, &e, &bytes, &size, &on_gpu);
+    if (st == JF_OK)
+        st = jf_write_file_atomic(it->output, bytes, size);
+    else
+        jf_error_prefix(it->output);
+    free(bytes);
+    if (st != JF_OK)
+        return st;
+    if (jf_last_warning()[0])
+        add_note(it, jf_last_warning());
+    it->ms_encode = jf_now_ms() - t0;
+    jf_record(ctx, "encode", on_gpu ? "jpeg-nvjpeg" : jf_format_name(e.format), 0, &pic->color,
+              it->ms_encode,
+              (uint64_t)pic->color.width * pic->color.height * pic->color.channels, 0);
+    return JF_OK;
+}
+
+jf_status cli_read_input(jf_batch_item *it, jf_picture *pic, jf_context *ctx)
+{
+    double t0 = jf_now_ms();
+    jf_status st;
+    memset(pic, 0, sizeof *pic);
+    /* the batch has read the file already (to size its memory) */
+    /* straight into the context's frame: the buffer its GPU takes without
+     * a staging copy (pinned, or managed on a Jetson) */
+    st = it->bytes ? jf_picture_decode_frame(ctx, it->bytes, it->nbytes, it->input, pic)
+                   : jf_picture_read(it->input, pic);
+    if (st != JF_OK)
+        return st;
+    if (jf_last_warning()[0])
+        add_note(it, jf_last_warning());
+    it->ms_decode = jf_now_ms() - t0;
+    it->width = pic->color.width;
+    it->height = pic->color.height;
+    it->channels = pic->color.channels;
+    jf_record(ctx, "decode", pic->decoded_on_gpu == 1   ? "jpeg-nvjpeg-hw"
+                             : pic->decoded_on_gpu == 2 ? "jpeg-nvjpeg-hybrid"
+                                                        : jf_format_name(pic->format),
+              0, &pic->color, it->ms_decode, 0,
+              (uint64_t)pic->color.width * pic->color.height * pic->color.channels);
+    return JF_OK;
+}
+
+
+/* --codec auto: the GPU's JPEG codecs take part only while the jobs are
+ * few for the cores and the batch is long enough to pay for starting them.
+ * Measured on an H100 machine with 16 cores (benchmarks/RESULTS.md,
+ * "nvJPEG"): 3.3x and 2.1x the CPU codecs at -j 1 and 2 over 400 files,
+ * 1.1x at -j 4 (and 0.4x over 100 files: about 1 s goes to starting the
+ * engine's decoder and the encoders), slower from -j 8, where the cores
+ * alone do more than the engine's path, which stops near 110-150 1080p
+ * images/s. */
+static jf_codec cli_codec(const cli_settings *s, int files)
+{
+    int cores = s->threads ? s->threads : jf_cpu_count();
+    if (s->codec == JF_CODEC_AUTO && (s->jobs * 8 > (cores > 8 ? cores : 8) || files < 50))
+        return JF_CODEC_CPU;
+    return (jf_codec)s->codec;
+}
+
+/* Settings every batch command shares, into the batch's options. */
+static void batch_options(cli_settings *s, cli_run *run, jf_batch *b)
+{
+    memset(b, 0, sizeof *b);
+    b->opt.verb = run->verb;
+    b->opt.output = s->output;
+    b->opt.suffix = s->suffix;
+    b->opt.extension = s->format == OUT_PNG ? ".png" : s->format == OUT_JPEG ? ".jpg" : NULL;
+    b->opt.inputs = s->inputs;
+    b->opt.input_count = s->input_count;
+    b->opt.jobs = s->jobs;
+    b->opt.threads = s->threads;
+    b->opt.skip_existing = s->skip_existing;
+    b->opt.context = jf_context_defaults();
+    b->opt.context.device = s->device;
+    b->opt.devices = s->devices;
+    b->opt.device_count = s->device_count;
+    b->opt.context.memory = (jf_memory)s->memory;
+    b->opt.context.codec = JF_CODEC_CPU; /* decided once the files are known */
+    b->opt.context.peak_gbps = s->peak_gbps;
+    b->opt.context.stats = s->stats || s->json ? 256 : 0;
+    b->opt.max_memory = (uint64_t)(s->max_memory_mb * 1048576.0);
+    b->opt.memory_per_byte = run->plan.op && run->plan.op->kind == JF_OP_FILTER ? 4.0 : 2.0;
+    b->user = run;
+    b->on_done = cli_batch_done;
+    b->log = cli_batch_log;
+}
+
+/* Collect, run and report a batch; the exit code. */
+int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
+{
+    jf_batch b;
+    jf_status st;
+    int rc;
+    batch_options(s, run, &b);
+    if (s->backend)
+        b.opt.context.backend = (jf_backend)jf_name_index(jf_backend_names, s->backend);
+    if (s->shard) {
+        char why[256];
+        if (jf_shard_parse(s->shard, &b.opt.shard, why, sizeof why) != 0) {
+            fprintf(stderr, "jetfilter %s: --shard %s\n", run->verb, why);
+            return JF_EXIT_USAGE;
+        }
+    }
+    if (s->device_all) { /* every device found (none: the backend says why) */
+        int n = jf_device_count(), i;
+        if (n > CLI_MAX_DEVICES)
+            n = CLI_MAX_DEVICES;
+        for (i = 0; i < n; i++)
+            s->devices[i] = i;
+        s->device_count = n > 0 ? n : 1;
+        b.opt.device_count = s->device_count;
+    }
+    if (b.opt.context.backend == JF_BACKEND_CPU)
+        b.opt.device_count = 1; /* no GPU: one list of jobs */
+    if (!cli_json_target_ok(run->verb, s->json))
+        return JF_EXIT_USAGE;
+    if ((st = jf_batch_collect(&b)) != JF_OK) {
+        if (st == JF_ERR_ARG)
+            fprintf(stderr, "jetfilter %s: %s\n", run->verb, jf_last_error());
+        else
+            cli_log("jetfilter: %s", jf_last_error());
+        jf_batch_free(&b);
+        return st == JF_ERR_ARG ? JF_EXIT_USAGE : JF_EXIT_FAILED;
+    }
+    if (run->device_input_ok) {
+        b.opt.context.codec = cli_codec(s, b.count);
+        if (!cli_quiet && s->verbose && s->codec == JF_CODEC_AUTO)
+            cli_log("jetfilter %s: JPEG codecs: %s", run->verb, b.opt.context.codec == JF_CODEC_AUTO
+                    ? "the GPU's (nvJPEG) while its engine is free, else the CPU's"
+                    : "the CPU's (--codec auto: the GPU's only with -j at most an eighth of the "
+                      "cores and 50 files or more)");
+    }
+    if (!cli_quiet && s->verbose)
+        cli_log("jetfilter %s: %d file%s%s%s", run->verb, b.count, b.count == 1 ? "" : "s",
+                run->plan.op ? ", " : "", run->plan.op ? run->plan.describe : "");
+    if (!cli_quiet && b.opt.shard.count > 1)
+        cli_log("jetfilter %s: shard %d/%d (%s): %d of the %d files found", run->verb,
+                b.opt.shard.index, b.opt.shard.count, b.opt.shard.source, b.count, b.walk_files);
+    if (jf_batch_run(&b, work) != JF_OK) {
+        cli_log("jetfilter: %s", jf_last_error());
+        jf_batch_free(&b);
+        return JF_EXIT_FAILED;
+    }
+    rc = cli_batch_finish(&b);
+    jf_batch_free(&b);
+    return rc;
+}
+
