@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """20 distinct 1920x1080 JPEGs (quality 92) cut from the sample photos, for
-the GPU batches (scripts/gpu-multi.sh, gpu-nvjpeg.sh).  Needs OpenCV.
+the GPU batches (scripts/gpu.sh multi, gpu.sh nvjpeg).  Needs OpenCV.
     scripts/make_1080p.py [OUTDIR [WxH]]   (default build-gpu/data1080, 1920x1080)"""
 import glob
 import os

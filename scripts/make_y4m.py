@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A Y4M stream cut from the sample photos: a slow pan over each photo (so
 every frame differs and looks like video), 4:2:0 (C420jpeg), for the stream
-measurements (scripts/gpu-stream.sh).  Needs OpenCV and numpy.
+measurements (scripts/gpu.sh stream).  Needs OpenCV and numpy.
     scripts/make_y4m.py OUT.y4m [WIDTH HEIGHT FRAMES [FPS]]   (default 1920 1080 300 30)"""
 import glob
 import sys

@@ -435,12 +435,14 @@ static void test_fused_border(void **state)
                     jf_image_free(&src);
                 }
     print_message("fused borders: %d cases as the CPU, no pad pass\n", cases);
+    /* sizes x channels x depths x layouts x borders x k, three operations each */
+    assert_true(cases >= 4 * 3 * 2 * 2 * JF_BORDER_COUNT * 5 * 3);
 }
 #endif
 
 static void test_conv_all_variants(void **state)
 {
-    int s, ch, b, k, v, worst = 0;
+    int s, ch, b, k, v, worst = 0, cases = 0;
     (void)state;
     for (s = 0; s < NSIZES; s++)
         for (ch = 1; ch <= 3; ch += 2) {
@@ -467,13 +469,16 @@ static void test_conv_all_variants(void **state)
                                      jf_border_name((jf_border)b), src.width, src.height, ch, d);
                         worst = d > worst ? d : worst;
                         jf_image_free(&got);
+                        cases++;
                     }
                     jf_image_free(&want);
                     free(w);
                 }
             jf_image_free(&src);
         }
-    print_message("conv: largest difference from the CPU %d level(s)\n", worst);
+    print_message("conv: %d cases, largest difference from the CPU %d level(s)\n", cases, worst);
+    /* sizes x channels x borders x k: auto and global at least */
+    assert_true(cases >= NSIZES * 2 * JF_BORDER_COUNT * NKS * 2);
 }
 
 /* Rank-1 weights (box, Gaussian, and an outer product of two random
@@ -555,6 +560,8 @@ static void test_conv_separable(void **state)
             }
     print_message("separable conv: %d cases, largest difference from the CPU %d level(s)\n", cases,
                   worst);
+    /* at least: k x kinds x channels x depths x (fast, auto), on one size */
+    assert_true(cases >= nks * 3 * 3 * 2 * 2);
 }
 
 /* Arbitrary weights at the largest unrolled k (13) and beyond (15 to 63):
@@ -615,6 +622,8 @@ static void test_conv_wide(void **state)
                 jf_image_free(&src);
             }
     print_message("wide conv: %d cases, largest difference from the CPU %d level(s)\n", cases, worst);
+    /* sizes x channels x depths x (fast, auto), at three k or more each */
+    assert_true(cases >= nsizes * 3 * 2 * 2 * 3);
 }
 
 /* A tuning profile for this device makes `auto` take its choice (median
@@ -892,6 +901,7 @@ static void test_16bit_and_four_channels(void **state)
             jf_image_free(&deep2);
             jf_image_free(&four);
         }
+    assert_true(cases >= NSIZES * 3 * JF_BORDER_COUNT * NKS);
     print_message("16-bit and 4 channels: %d median cases byte-identical, conv within %d level(s)\n",
                   cases, worst);
 }
@@ -1184,6 +1194,8 @@ static void test_impulse_matches_cpu(void **state)
                 jf_image_free(&src);
             }
     print_message("impulse filters: %d GPU cases against the CPU\n", cases);
+    /* sizes x channels x densities x borders x kinds, at two windows or more */
+    assert_true(cases >= NSIZES * 2 * 5 * JF_BORDER_COUNT * 3 * 2);
 }
 
 /* More rows than a grid's y dimension holds (65535): the kernels loop. */

@@ -2,7 +2,7 @@
  * io/codec_nvjpeg.c declares the part of nvJPEG it calls instead of
  * including nvjpeg.h (the library is loaded at run time and the build
  * machine's toolkit has no header).  Compiled against the real header on a
- * machine that has it (scripts/gpu-nvjpeg.sh): each value and layout used
+ * machine that has it (scripts/gpu.sh nvjpeg): each value and layout used
  * there must match, or this file does not compile.
  *   cc -fsyntax-only -I/usr/local/cuda/include tests/gpu/nvjpeg_abi.c
  */

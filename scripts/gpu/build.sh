@@ -3,11 +3,11 @@
 # dependencies (e.g. Ubuntu 24.04 with a Hopper GPU and no -dev packages):
 # sm_90 by default, libjpeg, libpng, zlib and Jansson linked statically (distributions
 # differ in sonames), cmocka copied beside the binaries.  Copy the source tree
-# with the build folder to that machine and run scripts/gpu-run.sh there.
-#   scripts/gpu-check.sh [ARCH [DIR]]      (default 90, build-gpu)
+# with the build folder to that machine and run scripts/gpu.sh test there.
+#   scripts/gpu.sh build [ARCH [DIR]]      (default 90, build-gpu)
 # With JF_NVCC set (e.g. the CUDA 11.8 of scripts/nano-check.sh's cache) that
 # compiler builds, with g++-11 as its host compiler: `JF_NVCC=... 
-# scripts/gpu-check.sh 53-virtual build-gpu53` makes the Nano's sm_53 code as
+# scripts/gpu.sh build 53-virtual build-gpu53` makes the Nano's sm_53 code as
 # PTX, which the driver of any newer GPU compiles at load time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +25,7 @@ mkdir -p "$dir"
 (cd "$dir" && cmake --build . -- -j"$(nproc)") >> "$dir.log" 2>&1 || { cat "$dir.log"; exit 1; }
 mkdir -p $dir/lib
 cp -L "$(ldconfig -p | awk '/libcmocka.so.0 /{print $NF; exit}')" $dir/lib/libcmocka.so.0
-# what scripts/gpu-npp-link.sh needs to relink the tool with NPP over there
+# what scripts/gpu.sh npp-link needs to relink the tool with NPP over there
 cp $dir/CMakeFiles/jetfilter-cli.dir/cli/main.c.o $dir/cli_main.o
 for a in libjpeg.a libpng16.a libz.a libjansson.a; do cp -L "/usr/lib/$(gcc -print-multiarch)/$a" $dir/lib/; done
 for exe in jetfilter tests/test_gpu jetfilter-gpu-frames; do
@@ -43,5 +43,5 @@ du -sh $dir
 cat <<CMD
 gpu-check: built $dir/ for sm_$arch. On the GPU machine, with this tree and $dir/:
 
-scripts/gpu-run.sh   (or, for another folder: JF_GPU_BUILD=$dir scripts/gpu-run.sh)
+scripts/gpu.sh test   (or, for another folder: JF_GPU_BUILD=$dir scripts/gpu.sh test)
 CMD

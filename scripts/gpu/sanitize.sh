@@ -1,30 +1,40 @@
 #!/usr/bin/env bash
-# On the GPU machine: compute-sanitizer over the full GPU test matrix, one
-# process per test and tool.  scripts/gpu-run.sh runs both tools on
-# test_gpu --quick; this is the long form for a kernel change that is about
-# to land.  The whole matrix takes longer than one 10-minute call on an
-# H200 (racecheck of test_median_all_variants's full matrix did not finish
-# in 9 minutes beside three other sanitizer runs; its --quick matrix alone
-# takes 29 s), so split it with JF_SANITIZE_TESTS.  Processes sharing the GPU slow each
-# other (4 at once: racecheck --quick 1.6x slower than alone).
-#   scripts/gpu-sanitize.sh [OUTDIR]   (default $OUT or /tmp/jf-sanitize)
+# On the GPU machine: compute-sanitizer (memcheck with leak checks, and
+# racecheck) over the GPU tests.
+#   scripts/gpu.sh sanitize quick [OUTDIR]   both tools on test_gpu --quick, one process
+#                                            each (minutes: every kernel, a smaller matrix)
+#   scripts/gpu.sh sanitize full [OUTDIR]    one process per test and tool on the full
+#                                            matrix, for a kernel change about to land
+# The full matrix takes longer than one 10-minute call on an H200, so split
+# it with JF_SANITIZE_TESTS; processes sharing the GPU slow each other.
 #   JF_SANITIZE_TESTS="test_a test_b" (default: every test of tests/test_gpu.c),
 #   JF_SANITIZE_TOOLS="racecheck memcheck" (the default), JF_SANITIZE_JOBS=N (default 2),
 #   JF_SANITIZE_TIMEOUT=S (default 540 a test), JF_SANITIZE_QUICK="test_a ..." (tests run
 #   with --quick)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+mode=${1:-quick}
+[ $# -gt 0 ] && shift
 dest=${1:-${OUT:-/tmp/jf-sanitize}}
 mkdir -p "$dest/sanitize"
 export JF_SOURCE_DIR=$PWD LD_LIBRARY_PATH=$PWD/build-gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 b=${JF_GPU_BUILD:-build-gpu}
 jobs=${JF_SANITIZE_JOBS:-2}
 tests=${JF_SANITIZE_TESTS:-$(grep -o 'cmocka_unit_test(test_[a-z0-9_]*)' tests/test_gpu.c | sed 's/.*(\(.*\))/\1/')}
+if [ "$mode" = quick ]; then
+  tests=all
+  export JF_SANITIZE_QUICK=all
+elif [ "$mode" != full ]; then
+  echo "usage: scripts/gpu.sh sanitize quick|full [OUTDIR]" >&2
+  exit 2
+fi
 one() { # tool test
   local tool=$1 t=$2 q=""
   case " ${JF_SANITIZE_QUICK:-} " in *" $t "*) q=--quick ;; esac
   local log="$dest/sanitize/$tool-$t.log" t0=$SECONDS
-  JF_TEST_FILTER=$t timeout "${JF_SANITIZE_TIMEOUT:-540}" compute-sanitizer --tool "$tool" \
+  local filter=JF_TEST_FILTER=$t
+  [ "$t" = all ] && filter=JF_SANITIZE_ALL=1
+  env "$filter" timeout "${JF_SANITIZE_TIMEOUT:-540}" compute-sanitizer --tool "$tool" \
       $([ "$tool" = memcheck ] && echo --leak-check full) "$b/tests/test_gpu" $q > "$log" 2>&1
   local rc=$? verdict
   if [ $rc -eq 124 ]; then verdict=TIMEOUT

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # On the GPU machine: its CUDA toolkit has NPP but its OS has no libjpeg /
-# libpng headers, so the build happens here in two halves.  scripts/gpu-check.sh
+# libpng headers, so the build happens here in two halves.  scripts/gpu.sh build
 # (on the build machine) leaves build-gpu/ with the library, the CLI as a static
 # archive plus cli_main.o, and static libjpeg/libpng/zlib; this script compiles
 # the NPP baseline with the local nvcc and links build-gpu/jetfilter-npp, the
 # jetfilter tool with `bench` measuring NPP in the same run.
-#   scripts/gpu-npp-link.sh [ARCH]      (default 90)
+#   scripts/gpu.sh npp-link [ARCH]      (default 90)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arch=${1:-90}

@@ -4,7 +4,7 @@
 # output to `--backend cpu`, for both CUDA variants, on the sample photos
 # (PNG output, so the encoder adds no difference of its own; JPEGs decoded
 # on the CPU in both, since nvJPEG's pixels differ from libjpeg-turbo's).
-#   scripts/gpu-cli-check.sh [JETFILTER]
+#   scripts/gpu.sh cli-check [JETFILTER]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 jf=${1:-build/jetfilter}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# On the GPU machine, after scripts/gpu-check.sh built build-gpu/ here:
+# On the GPU machine, after scripts/gpu.sh build built build-gpu/ here:
 # relink with the NPP baseline, run the sweep, draw the plots.
-#   scripts/gpu-bench.sh OUTDIR
+#   scripts/gpu.sh bench OUTDIR
 # Writes OUTDIR/bench_grey.{csv,json,txt}    (the default sizes 345x194 .. 7680x4320, grey,
 #                                             k = 3..11, every variant and NPP, energy per image)
 #        OUTDIR/bench_rgb.{csv,json,txt}     (1920x1080, 3840x2160, 7680x4320 RGB, k = 3..11)
@@ -14,11 +14,11 @@
 #        OUTDIR/plots/*.png                  (scripts/plot_bench.py, where matplotlib exists)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:?usage: scripts/gpu-bench.sh OUTDIR}
+out=${1:?usage: scripts/gpu.sh bench OUTDIR}
 mkdir -p "$out"
 export JF_SOURCE_DIR=$PWD LD_LIBRARY_PATH=$PWD/build-gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 jf=build-gpu/jetfilter
-if scripts/gpu-npp-link.sh > "$out/npp-link.log" 2>&1; then
+if scripts/gpu.sh npp-link > "$out/npp-link.log" 2>&1; then
   jfn=build-gpu/jetfilter-npp
 else
   jfn=$jf

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # JPEG decoding on the GPU (nvJPEG) against libjpeg-turbo, on the GPU machine
-# after scripts/gpu-check.sh: the header check of codec_nvjpeg.c's
+# after scripts/gpu.sh build: the header check of codec_nvjpeg.c's
 # declarations, test_gpu's nvJPEG test, `jetfilter info`, then the batch:
 # 400 1080p and 100 3840x2160 JPEGs (scripts/make_1080p.py x noise seeds),
 # median k=5 on the GPU, --codec cpu, auto and nvjpeg at 1..16 jobs, alternated:
 # wall time, images/s, CPU seconds per image (user+sys), GPU and JPEG-engine
 # use (nvidia-smi dmon), outputs of the two decoders compared, --stats.
-#   scripts/gpu-nvjpeg.sh [JOBS...]      (default 1 2 4 8 16)
+#   scripts/gpu.sh nvjpeg [JOBS...]      (default 1 2 4 8 16)
 set -u
 export LD_LIBRARY_PATH=$PWD/build-gpu/lib
 J=$PWD/build-gpu/jetfilter

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# On the GPU machine, after scripts/gpu-check.sh built build-gpu/ here:
+# On the GPU machine, after scripts/gpu.sh build built build-gpu/ here:
 # `jetfilter stream` checked and timed.  Logs under $OUT (or OUTDIR).
-#   scripts/gpu-stream.sh [OUTDIR]
+#   scripts/gpu.sh stream [OUTDIR]
 # 1. CUDA output byte-identical to the CPU's (odd-sized 4:2:0 and 1080p;
 #    median k = 3, 5, 11, gauss sigma 2, luma only, managed memory);
 # 2. compute-sanitizer memcheck on a stream;

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# On the GPU machine, after scripts/gpu-check.sh built build-gpu/ here: every
-# GPU check in one call, logs under $OUT (or OUTDIR), a short table last.
-#   scripts/gpu-run.sh [--quick] [OUTDIR]   (the logs end up in OUTDIR/gpu-logs.tar.gz)
+# On the GPU machine, after scripts/gpu.sh build built build-gpu/ here: the
+# GPU tests, logs under $OUT (or OUTDIR), a short table last.
+#   scripts/gpu.sh test [--quick] [OUTDIR]   (the logs end up in OUTDIR/gpu-logs.tar.gz)
 # 1. the device; 2. test_gpu (every variant against the CPU); 3. the same in
 # Jetson Nano limits mode (JETFILTER_DEVICE_LIMITS=nano: 1 SM, 48 KiB shared
 # memory and 32K registers per block); 4. the frame-loop sample; 5. the CLI on
-# the GPU against the CLI on the CPU; 6. compute-sanitizer memcheck and
-# racecheck on test_gpu --quick.  --quick leaves out 3's full matrix and 5.
+# the GPU against the CLI on the CPU; 6. the Nano's sm_53 code as PTX, where
+# built.  --quick leaves out 3's full matrix and 5.  The sanitizers:
+# scripts/gpu.sh sanitize.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 quick=0
@@ -34,10 +35,8 @@ else
 fi
 step "sample gpu_frames 1920x1080" gpu_frames.log $b/jetfilter-gpu-frames 1920 1080 300
 step "sample gpu_frames, Nano limits" gpu_frames_nano.log env JETFILTER_DEVICE_LIMITS=nano $b/jetfilter-gpu-frames 1023 577 60
-[ $quick -eq 1 ] || step "CLI cuda vs cpu" cli_check.log scripts/gpu-cli-check.sh $b/jetfilter
-step "memcheck test_gpu --quick" memcheck.log compute-sanitizer --tool memcheck --leak-check full $b/tests/test_gpu --quick
-step "racecheck test_gpu --quick" racecheck.log compute-sanitizer --tool racecheck $b/tests/test_gpu --quick
-# the Jetson Nano's code: sm_53 as PTX from CUDA 11.8 (scripts/gpu-check.sh
+[ $quick -eq 1 ] || step "CLI cuda vs cpu" cli_check.log scripts/gpu.sh cli-check $b/jetfilter
+# the Jetson Nano's code: sm_53 as PTX from CUDA 11.8 (scripts/gpu.sh build
 # 53-virtual build-gpu53), compiled by this machine's driver at load time
 if [ -x build-gpu53/tests/test_gpu ]; then
   step "sm_53 PTX (CUDA 11.8): test_gpu" test_gpu53.log build-gpu53/tests/test_gpu

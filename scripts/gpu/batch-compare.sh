@@ -10,7 +10,7 @@ NEW=$PWD/build-gpu/jetfilter OLD=$PWD/build-gpu/old/jetfilter
 nvidia-smi --query-gpu=name --format=csv,noheader; nproc
 build-gpu/tests/test_gpu 2>&1 | grep -E 'frames|PASSED|FAILED|ERROR' | tail -4
 compute-sanitizer --tool memcheck build-gpu/tests/test_gpu --quick 2>&1 | grep -E 'ERROR SUMMARY|PASSED|FAILED' | tail -2
-scripts/gpu-cli-check.sh $NEW 2>&1 | tail -1
+scripts/gpu.sh cli-check $NEW 2>&1 | tail -1
 mkdir -p /tmp/in
 for s in $(seq 1 20); do $NEW noise build-gpu/data1080 -o /tmp/in/s$s --salt-pepper 0.02 --seed $s -j 16 --quiet; done
 echo "inputs: $(find /tmp/in -name '*.jpg' | wc -l)"

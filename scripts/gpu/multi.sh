@@ -2,7 +2,7 @@
 # Several GPUs in one process: 400 1080p JPEGs (20 photos x 20 salt-and-pepper
 # seeds, made by `jetfilter noise`), --device 0 against --device all, a
 # codec-bound filter (median k=5) and a GPU-bound one (gauss k=63, RGB), -j 16
-# and 32, twice; outputs compared.  Needs build-gpu/ (scripts/gpu-check.sh) and
+# and 32, twice; outputs compared.  Needs build-gpu/ (scripts/gpu.sh build) and
 # build-gpu/data1080/ (1920x1080 JPEGs) on a machine with two or more GPUs.
 set -u
 J=$PWD/build-gpu/jetfilter
