@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Mutation testing of the library's C sources: make one small mistake at a
+time (a comparison turned, an operator swapped, a constant moved, a condition
+negated, a statement dropped), rebuild, run the tests that cover the file, and
+count the mistakes the tests catch.  A mutant that does not compile is not
+counted; one that survives is listed for review (some are equivalent: they
+change nothing a caller can see).
+
+    scripts/mutate.py [--sample N] [--seed S] [--out DIR] [--timeout S] PATH...
+
+PATH: source files or folders (filters/, core/, io/scan.c, pipeline/,
+cli/options.c).  --sample N: at most N mutants a folder, drawn at random
+(seeded, so a rerun draws the same); 0 = every mutant.  The tree is copied
+into DIR/src and built there once (CPU only, tests on), so the checkout is
+never touched.  Prints the score per folder; DIR/survivors.txt lists what
+survived with its diff.  `--list` prints the mutants without running them.
+"""
+import argparse
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The tests that cover each folder, quickest and most direct first (a run
+# stops at the first failure).
+TESTS = {
+    'filters': ['test_ops', 'test_resolve', 'test_api', 'test_metrics', 'test_launch_list',
+                'test_filters', 'test_impulse', 'test_codecs', 'test_cli'],
+    'core': ['test_api', 'test_profile', 'test_resolve', 'test_ops', 'test_metrics',
+             'test_pipeline', 'test_codecs', 'test_filters', 'test_cli', 'test_hostile'],
+    'io': ['test_codecs', 'test_api', 'test_hostile', 'test_cli'],
+    'pipeline': ['test_pipeline', 'test_shard', 'test_cli', 'test_stream', 'test_hostile'],
+    'cli': ['test_cli', 'test_shard', 'test_ops', 'test_stream', 'test_power', 'test_hostile'],
+}
+
+# (pattern, replacement, name): each match in a code line is one mutant.
+OPERATORS = [
+    (r'(?<![<>=!])==(?!=)', '!=', 'eq->ne'),
+    (r'!=', '==', 'ne->eq'),
+    (r'(?<![<>-])<=', '<', 'le->lt'),
+    (r'(?<![<>-])>=', '>', 'ge->gt'),
+    (r'(?<![<>\-=])<(?![<=])', '<=', 'lt->le'),
+    (r'(?<![<>\-=])>(?![>=])', '>=', 'gt->ge'),
+    (r'&&', '||', 'and->or'),
+    (r'\|\|', '&&', 'or->and'),
+    (r'(?<=[\w)\]]) \+ (?=[\w(])', ' - ', 'add->sub'),
+    (r'(?<=[\w)\]]) - (?=[\w(])', ' + ', 'sub->add'),
+    (r'(?<=[\w)\]]) \* (?=[\w(])', ' / ', 'mul->div'),
+    (r'(?<=[\w)\]]) / (?=[\w(])', ' * ', 'div->mul'),
+    (r'\+\+', '--', 'inc->dec'),
+    (r'(?<![\w.])0(?![\w.x])', '1', '0->1'),
+    (r'(?<![\w.])1(?![\w.x])', '0', '1->0'),
+    (r'(?<![\w.])([2-9]|[1-9]\d+)(?![\w.x])', lambda m: str(int(m.group(0)) + 1), 'n->n+1'),
+    (r'\bif \((.*)\)(\s*\{?\s*)$', r'if (!(\1))\2', 'negate-if'),
+    (r'\breturn 1;', 'return 0;', 'return1->0'),
+    (r'\breturn 0;', 'return 1;', 'return0->1'),
+]
+# whole statements dropped: assignments and calls ending a line
+DROP = re.compile(r'^\s+(?!return|if|else|for|while|do|case|default|break|continue|goto)'
+                  r'[\w*\->.\[\]() ]+(=[^=]|\+=|-=|\(|\+\+|--).*;\s*$')
+
+
+def code_lines(text):
+    """Line numbers (0-based) of lines that are code: not comments, not
+    preprocessor, not inside a block comment."""
+    out, in_comment = [], False
+    for i, line in enumerate(text.split('\n')):
+        s = line.strip()
+        if in_comment:
+            if '*/' in s:
+                in_comment = False
+            continue
+        if s.startswith('/*'):
+            in_comment = '*/' not in s
+            continue
+        if not s or s.startswith('#') or s.startswith('//') or s.startswith('*'):
+            continue
+        out.append(i)
+    return out
+
+
+def strip_strings(line):
+    """The line with string and char literals blanked, so operators inside
+    them are not mutated (same length, so offsets hold)."""
+    return re.sub(r'"(\\.|[^"\\])*"|\'(\\.|[^\'\\])*\'', lambda m: '"' + ' ' * (len(m.group(0)) - 2) + '"', line)
+
+
+def mutants_of(path):
+    text = open(path).read()
+    lines = text.split('\n')
+    out = []
+    for i in code_lines(text):
+        line = lines[i]
+        code = strip_strings(line)
+        cut = code.find('/*')
+        if cut >= 0:
+            code = code[:cut]
+        for pat, rep, name in OPERATORS:
+            for m in re.finditer(pat, code):
+                new = line[:m.start()] + (rep(m) if callable(rep) else m.expand(rep)) + line[m.end():]
+                if new != line:
+                    out.append((i, new, name))
+        if DROP.match(code) and not code.rstrip().endswith(','):
+            out.append((i, re.sub(r'\S.*', '/* dropped */;', line, count=1), 'drop-statement'))
+    return out
+
+
+def folder_of(rel):
+    return rel.split('/')[0]
+
+
+def run(cmd, cwd, timeout):
+    try:
+        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+        return p.returncode, p.stdout.decode(errors='replace')
+    except subprocess.TimeoutExpired:
+        return 124, 'timeout'
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('paths', nargs='+')
+    ap.add_argument('--sample', type=int, default=0)
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--out', default=os.path.join(ROOT, 'build-mutate'))
+    ap.add_argument('--timeout', type=int, default=120)
+    ap.add_argument('--list', action='store_true')
+    a = ap.parse_args()
+
+    files = []
+    for p in a.paths:
+        full = os.path.join(ROOT, p)
+        if os.path.isdir(full):
+            for d, _, names in os.walk(full):
+                files += [os.path.relpath(os.path.join(d, n), ROOT) for n in sorted(names) if n.endswith('.c')]
+        else:
+            files.append(os.path.relpath(full, ROOT))
+    by_folder = {}
+    for f in sorted(files):
+        for i, new, name in mutants_of(os.path.join(ROOT, f)):
+            by_folder.setdefault(folder_of(f), []).append((f, i, new, name))
+    rng = random.Random(a.seed)
+    plan = []
+    for folder, ms in sorted(by_folder.items()):
+        if a.sample and len(ms) > a.sample:
+            ms = rng.sample(ms, a.sample)
+        plan += [(folder,) + m for m in ms]
+    if a.list:
+        for folder, f, i, new, name in plan:
+            print('%s:%d %s: %s' % (f, i + 1, name, new.strip()))
+        print('%d mutants' % len(plan))
+        return 0
+
+    src, build = os.path.join(a.out, 'src'), os.path.join(a.out, 'build')
+    if os.path.exists(src):
+        shutil.rmtree(src)
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns('.git', 'build*', 'benchmarks/results'))
+    os.makedirs(build, exist_ok=True)
+    rc, log = run(['cmake', src, '-DJETFILTER_CUDA=OFF', '-DCMAKE_BUILD_TYPE=Release'], build, 600)
+    rc2, log2 = run(['make', '-j%d' % (os.cpu_count() or 2)], build, 3000)
+    if rc or rc2:
+        print(log + log2[-3000:])
+        return 1
+    score = {}
+    survivors = open(os.path.join(a.out, 'survivors.txt'), 'w')
+    t0 = time.time()
+    for n, (folder, f, i, new, name) in enumerate(plan):
+        path = os.path.join(src, f)
+        orig = open(path).read()
+        lines = orig.split('\n')
+        old = lines[i]
+        lines[i] = new
+        open(path, 'w').write('\n'.join(lines))
+        tests = TESTS.get(folder, TESTS['core'])
+        rc, _ = run(['make', '-j%d' % (os.cpu_count() or 2)] + tests + ['jetfilter-cli'], build, 600)
+        if rc != 0:
+            verdict = 'stillborn'
+        else:
+            verdict = 'survived'
+            for t in tests:
+                exe = os.path.join(build, 'tests', t)
+                if t == 'test_launch_list':
+                    cmd = ['sh', '-c', '%s/jetfilter-launches | cmp -s - %s/benchmarks/nano/launches.txt'
+                           % (build, src)]
+                    run(['make', 'jetfilter-launches'], build, 600)
+                elif os.path.exists(exe):
+                    cmd = [exe]
+                else:
+                    continue
+                trc, _ = run(cmd, os.path.join(build, 'tests'), a.timeout)
+                if trc != 0:
+                    verdict = 'killed by ' + t
+                    break
+        open(path, 'w').write(orig)
+        s = score.setdefault(folder, {'killed': 0, 'survived': 0, 'stillborn': 0})
+        s['killed' if verdict.startswith('killed') else verdict] += 1
+        if verdict == 'survived':
+            survivors.write('%s:%d %s\n- %s\n+ %s\n\n' % (f, i + 1, name, old.strip(), new.strip()))
+            survivors.flush()
+        print('[%d/%d %.0fs] %s:%d %s: %s' % (n + 1, len(plan), time.time() - t0, f, i + 1, name, verdict),
+              flush=True)
+    # restore the build of the unmutated tree
+    run(['make', '-j2'], build, 3000)
+    print('\nfolder      killed  survived  stillborn  score (killed / compiled)')
+    for folder, s in sorted(score.items()):
+        compiled = s['killed'] + s['survived']
+        print('%-10s %7d %9d %10d  %5.1f%%' % (folder, s['killed'], s['survived'], s['stillborn'],
+                                               100.0 * s['killed'] / compiled if compiled else 0))
+    print('survivors: %s' % survivors.name)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
