@@ -211,8 +211,12 @@ int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
     }
     if (b.opt.context.backend == JF_BACKEND_CPU)
         b.opt.device_count = 1; /* no GPU: one list of jobs */
-    if (!cli_json_target_ok(run->verb, s->json))
-        return JF_EXIT_USAGE;
+    {
+        cli_outputs o = {run->verb, s->inputs, s->input_count,
+                         {{"--json", s->json, CLI_OUT_REPORT}}, 1, s->force};
+        if (cli_outputs_check(&o) != 0)
+            return JF_EXIT_USAGE;
+    }
     if ((st = jf_batch_collect(&b)) != JF_OK) {
         if (st == JF_ERR_ARG)
             fprintf(stderr, "jetfilter %s: %s\n", run->verb, jf_last_error());

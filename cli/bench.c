@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef JF_GIT_REVISION
 #define JF_GIT_REVISION "unknown"
@@ -32,6 +33,7 @@ typedef struct bench {
     jf_sweep sw;
     jf_picture photo;
     FILE *csv;
+    jf_atomic_file csv_file; /* --csv appears under its name when complete */
     jf_sweep_cell *cells;
     int ncells, capcells;
 } bench;
@@ -383,7 +385,7 @@ static int write_json(const bench *b, const bench_meta *m)
 {
     json_buf j = {0};
     int i, ok;
-    json_open(&j, NULL, '{');
+    json_report_open(&j, "bench");
     json_meta(&j, b, m);
     json_open(&j, "cells", '[');
     for (i = 0; i < b->ncells; i++)
@@ -448,8 +450,14 @@ int cli_bench(cli_settings *s)
     b.s = s;
     if ((rc = configure(&b, s)) != 0)
         return rc;
-    if (!cli_json_target_ok("bench", s->json))
-        return JF_EXIT_USAGE;
+    {
+        const char *photo = s->photo;
+        cli_outputs o = {"bench", &photo, 1,
+                         {{"--json", s->json, CLI_OUT_REPORT}, {"--csv", s->csv, CLI_OUT_TABLE}}, 2,
+                         s->force};
+        if (cli_outputs_check(&o) != 0)
+            return JF_EXIT_USAGE;
+    }
     if (!s->random && jf_picture_read(s->photo ? s->photo : "samples/images/retina.jpg", &b.photo) != JF_OK) {
         cli_log("jetfilter bench: %s (give --photo FILE or --random)", jf_last_error());
         return JF_EXIT_FAILED;
@@ -459,13 +467,15 @@ int cli_bench(cli_settings *s)
         jf_picture_free(&b.photo);
         return JF_EXIT_FAILED;
     }
-    if (s->csv && !(b.csv = fopen(s->csv, "w"))) {
-        cli_log("jetfilter bench: %s: cannot write", s->csv);
+    if (s->csv && (jf_atomic_open(s->csv, &b.csv_file) != JF_OK ||
+                   !(b.csv = fdopen(b.csv_file.fd, "w")))) { /* appears complete, at the end */
+        cli_log("jetfilter bench: %s", jf_last_error());
+        jf_atomic_abort(&b.csv_file);
         jf_picture_free(&b.photo);
         return JF_EXIT_FAILED;
     }
     if (b.csv)
-        fprintf(b.csv, "tag,backend,width,height,channels,filter,border,variant,k,reps,ms,min_ms,max_ms,"
+        fprintf(b.csv, CLI_CSV_FIRST_FIELDS "channels,filter,border,variant,k,reps,ms,min_ms,max_ms,"
                        "pad_ms,mpix_per_s,bytes_read,bytes_written,gbps,pct_theoretical,pct_copy_ceiling,"
                        "npp_ms,jf_over_npp,check,l2_resident,energy_mj_per_image,mean_w,depth\n");
     memset(&m, 0, sizeof m);
@@ -490,8 +500,15 @@ int cli_bench(cli_settings *s)
         cli_log("jetfilter bench: %d cell(s) failed verification or did not run", b.sw.failures);
         rc = JF_EXIT_FAILED;
     }
-    if (b.csv)
+    if (b.csv) { /* the table is written whole or not at all */
+        if (fflush(b.csv) != 0 || (b.csv_file.fd = dup(fileno(b.csv))) < 0 ||
+            jf_atomic_commit(&b.csv_file) != JF_OK) {
+            cli_log("jetfilter bench: %s: %s", s->csv, jf_last_error());
+            jf_atomic_abort(&b.csv_file);
+            rc = JF_EXIT_FAILED;
+        }
         fclose(b.csv);
+    }
     free(b.cells);
     jf_picture_free(&b.photo);
     return rc;

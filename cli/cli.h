@@ -74,6 +74,7 @@ typedef struct cli_settings {
     double max_metadata_mb;
     int max_scans;
     int no_sync;
+    int force;               /* replace a report or table jetfilter did not write */
     long long seed;
     /* bench */
     const char *sizes, *channels, *csv, *photo, *tag;
@@ -206,9 +207,35 @@ void cli_stage_row(const char *name, unsigned long long calls, double ms, double
  * --backend, --device, --threads, --memory, --peak-gbps. */
 jf_context_options cli_context_options(const cli_settings *s);
 
-/* A JSON file named by --json ("-": standard output) can be written? Checked
- * before any work, so a bad path fails at once.  Prints why and returns 0. */
-int cli_json_target_ok(const char *cmd, const char *path);
+/* The files a command writes, checked together before any work
+ * (outputs.c): never an input (whatever path reaches it), never two outputs
+ * in one file, folders that exist and are writable, and a report, table or
+ * profile that already exists replaced only when jetfilter wrote it (or
+ * with --force).  Prints why and returns JF_EXIT_USAGE, or 0. */
+typedef enum cli_out_kind {
+    CLI_OUT_REPORT,  /* --json: ours when it opens with {"jetfilter": */
+    CLI_OUT_TABLE,   /* --csv: ours when it opens with the bench's header */
+    CLI_OUT_PROFILE, /* calibrate -o */
+    CLI_OUT_IMAGE,   /* an image written atomically; may replace an older output */
+    CLI_OUT_STREAM   /* a stream written atomically; may replace an older output */
+} cli_out_kind;
+typedef struct cli_output {
+    const char *option; /* "--json", "-o" */
+    const char *path;   /* NULL: not given; "-": standard output */
+    cli_out_kind kind;
+} cli_output;
+#define CLI_MAX_OUTPUTS 6
+typedef struct cli_outputs {
+    const char *cmd;
+    const char *const *inputs; /* files and folders the command reads ("-" and NULL skipped) */
+    int input_count;
+    cli_output out[CLI_MAX_OUTPUTS];
+    int count;
+    int force;
+} cli_outputs;
+int cli_outputs_check(const cli_outputs *o);
+/* How the bench's CSV starts (its first fields), so it is known as ours. */
+#define CLI_CSV_FIRST_FIELDS "tag,backend,width,height,"
 
 /* Write `text` to the --json target ("-": standard output). */
 int cli_json_write(const char *path, const char *text, size_t len);

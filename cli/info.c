@@ -57,7 +57,7 @@ static int info_json(const cli_settings *s, int n, const char *why)
     json_buf j = {0};
     char jpeg[512];
     int i, ok, gpu_jpeg;
-    json_open(&j, NULL, '{');
+    json_report_open(&j, "info");
     json_str(&j, "version", jf_version());
     json_int(&j, "cpu_threads", jf_cpu_count());
     json_int(&j, "cuda_built", jf_built_with_cuda());
@@ -115,7 +115,8 @@ int cli_info(cli_settings *s)
     char why[512], names[256], jpeg[512];
     snprintf(why, sizeof why, "%s", n ? "" : jf_last_error());
     if (s->json) {
-        if (!cli_json_target_ok("info", s->json))
+        cli_outputs o = {"info", NULL, 0, {{"--json", s->json, CLI_OUT_REPORT}}, 1, s->force};
+        if (cli_outputs_check(&o) != 0)
             return JF_EXIT_USAGE;
         return info_json(s, n, why);
     }

@@ -8,6 +8,7 @@
  * not valid UTF-8.
  */
 #include "cli/json.h"
+#include "jetfilter.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -195,4 +196,11 @@ void json_close(json_buf *j, char bracket)
     char s[2] = {bracket, 0};
     json_raw(j, s);
     j->need_comma = 1;
+}
+
+void json_report_open(json_buf *j, const char *command)
+{
+    json_open(j, NULL, '{');
+    json_str(j, "jetfilter", JF_VERSION_STRING);
+    json_str(j, "command", command);
 }

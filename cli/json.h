@@ -24,6 +24,11 @@ void json_int(json_buf *j, const char *key, long long value);
 void json_open(json_buf *j, const char *key, char bracket);
 void json_close(json_buf *j, char bracket);
 
+/* Open a report of command `command`: every report jetfilter writes starts
+ * {"jetfilter":"VERSION","command":"denoise", ... (how it knows its own
+ * files before replacing one). */
+void json_report_open(json_buf *j, const char *command);
+
 /* Is `s` valid UTF-8? */
 int json_utf8_valid(const char *s);
 

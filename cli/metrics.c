@@ -13,7 +13,7 @@ static int report(const cli_settings *s, const jf_picture *a, double psnr, doubl
     if (s->json) {
         json_buf j = {0};
         int ok;
-        json_open(&j, NULL, '{');
+        json_report_open(&j, "metrics");
         json_num(&j, "psnr_db", psnr);
         json_num(&j, "ssim", ssim); /* null when the image is under 11x11 */
         json_num(&j, "mse", mse);
@@ -62,8 +62,12 @@ int cli_metrics(cli_settings *s)
         fprintf(stderr, "jetfilter metrics: --backend takes one value here\n");
         return JF_EXIT_USAGE;
     }
-    if (!cli_json_target_ok("metrics", s->json))
-        return JF_EXIT_USAGE;
+    {
+        cli_outputs o = {"metrics", s->inputs, s->input_count,
+                         {{"--json", s->json, CLI_OUT_REPORT}}, 1, s->force};
+        if (cli_outputs_check(&o) != 0)
+            return JF_EXIT_USAGE;
+    }
     opt = cli_context_options(s);
     if (jf_context_create(&opt, &ctx) != JF_OK) {
         fprintf(stderr, "jetfilter: %s\n", jf_last_error());

@@ -377,9 +377,7 @@ static int write_report(const jf_batch *b, const cli_run *run, double secs, cons
     const int ok = b->count - b->failed - b->skipped;
     json_buf j = {0};
     int i, rc = 0;
-    json_open(&j, NULL, '{');
-    json_str(&j, "jetfilter", JF_VERSION_STRING);
-    json_str(&j, "command", run->verb);
+    json_report_open(&j, run->verb);
     json_str(&j, "backend", jf_backend_name(b->backend));
     if (run->plan.op)
         json_str(&j, "operation", run->plan.describe);
@@ -457,32 +455,6 @@ int cli_batch_finish(jf_batch *b)
 }
 
 /* ---- --json targets ---------------------------------------------------------- */
-
-int cli_json_target_ok(const char *cmd, const char *path)
-{
-    char dir[4096];
-    const char *slash;
-    struct stat sb;
-    if (!path || strcmp(path, "-") == 0)
-        return 1;
-    if (stat(path, &sb) == 0) {
-        if (!S_ISREG(sb.st_mode) || access(path, W_OK) != 0) {
-            fprintf(stderr, "jetfilter %s: --json %s: not a writable file\n", cmd, path);
-            return 0;
-        }
-        return 1;
-    }
-    slash = strrchr(path, '/');
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-    if (!dir[0])
-        snprintf(dir, sizeof dir, "/");
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK) != 0) {
-        fprintf(stderr, "jetfilter %s: --json %s: folder %s is missing or not writable\n", cmd,
-                path, dir);
-        return 0;
-    }
-    return 1;
-}
 
 int cli_json_write(const char *path, const char *text, size_t len)
 {

@@ -261,9 +261,7 @@ static void write_merged(const char *target, report *r, int n, const totals *t, 
     for (i = 1; i < n; i++)
         if (!backend || !r[i].backend_text || strcmp(backend, r[i].backend_text) != 0)
             backend = "mixed";
-    json_open(&j, NULL, '{');
-    json_str(&j, "jetfilter", JF_VERSION_STRING);
-    json_str(&j, "command", r[0].command_text);
+    json_report_open(&j, r[0].command_text);
     json_str(&j, "backend", backend);
     if (r[0].operation_text)
         json_str(&j, "operation", r[0].operation_text);
@@ -335,8 +333,12 @@ int cli_report(cli_settings *s)
         fprintf(stderr, "jetfilter report merge: name the --json reports to merge\n");
         return JF_EXIT_USAGE;
     }
-    if (s->output && !cli_json_target_ok("report", s->output))
-        return JF_EXIT_USAGE;
+    {
+        cli_outputs o = {"report merge", s->inputs + 1, n, {{"-o", s->output, CLI_OUT_REPORT}}, 1,
+                         s->force};
+        if (cli_outputs_check(&o) != 0)
+            return JF_EXIT_USAGE;
+    }
     if (!(r = (report *)calloc((size_t)n, sizeof *r)))
         return JF_EXIT_FAILED;
     memset(&t, 0, sizeof t);

@@ -261,9 +261,13 @@ int cli_stream(cli_settings *s)
         fprintf(stderr, "jetfilter stream: --raw %s: want WxH, such as 1920x1080\n", s->raw);
         return JF_EXIT_USAGE;
     }
-    if (s->json && strcmp(s->json, "-") == 0 && strcmp(s->output, "-") == 0) {
-        fprintf(stderr, "jetfilter stream: --json - and -o - would both write to standard output\n");
-        return JF_EXIT_USAGE;
+    {
+        const char *inputs[2] = {s->input, s->reference};
+        cli_outputs o = {"stream", inputs, 2,
+                         {{"-o", s->output, CLI_OUT_STREAM}, {"--json", s->json, CLI_OUT_REPORT}},
+                         2, s->force};
+        if (cli_outputs_check(&o) != 0)
+            return JF_EXIT_USAGE;
     }
     if (s->reference && strcmp(s->reference, "-") == 0 && strcmp(s->input, "-") == 0) {
         fprintf(stderr, "jetfilter stream: the input and the reference cannot both be standard input\n");
@@ -271,10 +275,6 @@ int cli_stream(cli_settings *s)
     }
     if ((rc = cli_plan_filter("stream", s, &run)) != 0)
         goto out;
-    if (!cli_json_target_ok("stream", s->json)) {
-        rc = JF_EXIT_USAGE;
-        goto out;
-    }
     co = cli_context_options(s);
     co.stats = 64;
     rc = JF_EXIT_FAILED;
@@ -317,9 +317,7 @@ int cli_stream(cli_settings *s)
         goto out;
     }
     if (s->json) {
-        json_open(&c.json, NULL, '{');
-        json_str(&c.json, "command", "stream");
-        json_str(&c.json, "version", jf_version());
+        json_report_open(&c.json, "stream");
         json_path(&c.json, "input", s->input);
         json_path(&c.json, "output", s->output);
         json_open(&c.json, "frames", '[');

@@ -124,6 +124,10 @@ int jf_remove_stale_temporaries(const char *folder, long long before);
 /* Create a folder and its parents (mode 0777 & ~umask). */
 jf_status jf_mkdirs(const char *path);
 
+/* A file without an image extension counts as an image if its first bytes
+ * say JPEG/PNG.  Opened non-blocking: a FIFO is never waited on. */
+int jf_file_sniffs_as_image(const char *path);
+
 /* Has an image file name extension (.jpg .jpeg .jpe .jfif .png, any case)? */
 int jf_has_image_extension(const char *name);
 

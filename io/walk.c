@@ -33,9 +33,7 @@ int jf_has_image_extension(const char *name)
     return 0;
 }
 
-/* A file without an image extension counts if its first bytes say JPEG/PNG.
- * Opened non-blocking: a FIFO that slipped through is never waited on. */
-static int sniffs_as_image(const char *path)
+int jf_file_sniffs_as_image(const char *path)
 {
     unsigned char head[8];
     ssize_t n;
@@ -134,7 +132,7 @@ static int visit(walker *w, const char *path, const char *sub, const char *name,
         return w->fn(w->user, JF_WALK_PASSED, path, sub,
                      S_ISFIFO(sb.st_mode) ? "a FIFO, not a file" :
                      S_ISSOCK(sb.st_mode) ? "a socket, not a file" : "a device, not a file");
-    if (jf_has_image_extension(name) || sniffs_as_image(path))
+    if (jf_has_image_extension(name) || jf_file_sniffs_as_image(path))
         return w->fn(w->user, JF_WALK_IMAGE, path, sub, NULL);
     return w->fn(w->user, JF_WALK_OTHER, path, sub, NULL);
 }

@@ -1,0 +1,154 @@
+/*
+ * Data safety, through the command as a careless or hostile user types it:
+ * no command writes over what it reads or over a file it did not write,
+ * nothing is passed over in silence, and what grows with the input is
+ * bounded, with refusals that name the file, frame or report.
+ */
+#define _DEFAULT_SOURCE
+#include "common.h"
+#include "cli_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A tiny Y4M stream: mono 8 x 4, `frames` frames of counting bytes. */
+static void write_y4m(const char *rel, int frames)
+{
+    char buf[512];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "YUV4MPEG2 W8 H4 F25:1 Cmono\n");
+    int f, i;
+    for (f = 0; f < frames; f++) {
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "FRAME\n");
+        for (i = 0; i < 32; i++)
+            buf[n++] = (char)(i * 7 + f);
+    }
+    write_bytes(rel, buf, n);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(g_dir, sizeof g_dir, "%s", t_make_tmpdir());
+    assert_int_equal(system((snprintf(g_out, sizeof g_out, "mkdir -p %s/in/sub", g_dir), g_out)), 0);
+    copy_in("samples/images/rocket.jpg", "in/rocket.jpg", 0);
+    copy_in("tests/data/coffee_grey_a.png", "in/sub/grey.png", 0);
+    write_bytes("in/notes.txt", "my notes\n", 9);
+    write_y4m("clip.y4m", 3);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    t_rmtree(g_dir);
+    return 0;
+}
+
+static int same_as_source(const char *rel, const char *source)
+{
+    char path[2048];
+    size_t a = 0, b = 0;
+    unsigned char *x, *y;
+    int same;
+    snprintf(path, sizeof path, "%s/%s", g_dir, rel);
+    x = read_all(path, &a);
+    y = read_all(t_source_path(source), &b);
+    same = x && y && a == b && memcmp(x, y, a) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* --json naming an input (given, inside an input folder, or through a link)
+ * is refused before any work, naming both; the input is untouched. */
+static void test_report_never_over_an_input(void **state)
+{
+    (void)state;
+    /* a shell glob of photos puts the first one after --json */
+    assert_int_equal(run("denoise --json in/rocket.jpg in/sub/grey.png -o out"), 2);
+    assert_non_null(strstr(g_out, "--json in/rocket.jpg is an image, not a report"));
+    assert_int_equal(run("denoise --json in/rocket.jpg in/sub/grey.png -o out --force"), 2);
+    assert_false(exists("out"));
+    assert_int_equal(run("denoise in -o out --json in/sub/grey.png"), 2);
+    assert_non_null(strstr(g_out, "would write over the input in"));
+    assert_int_equal(symlink("in/rocket.jpg", (snprintf(g_out, sizeof g_out, "%s/link.jpg", g_dir), g_out)), 0);
+    assert_int_equal(run("denoise in -o out --json link.jpg"), 2);
+    assert_int_equal(run("denoise in -o out --json in/../in/rocket.jpg"), 2);
+    assert_true(same_as_source("in/rocket.jpg", "samples/images/rocket.jpg"));
+    assert_true(same_as_source("in/sub/grey.png", "tests/data/coffee_grey_a.png"));
+    assert_false(exists("out"));
+    /* the other commands that read and write */
+    assert_int_equal(run("noise in -o noisy --salt-pepper 0.1 --json in/rocket.jpg"), 2);
+    assert_int_equal(run("metrics in/rocket.jpg in/rocket.jpg --json in/rocket.jpg"), 2);
+    assert_int_equal(run("stream -i clip.y4m -o out.y4m --json clip.y4m"), 2);
+    assert_true(same_as_source("in/rocket.jpg", "samples/images/rocket.jpg"));
+}
+
+/* A stream's output is never its input or its reference; a merged report
+ * never one of the reports it reads. */
+static void test_outputs_never_over_inputs(void **state)
+{
+    size_t before = 0, after = 0;
+    unsigned char *a, *b;
+    char path[1024];
+    (void)state;
+    snprintf(path, sizeof path, "%s/clip.y4m", g_dir);
+    a = read_all(path, &before);
+    assert_int_equal(run("stream -i clip.y4m -o clip.y4m -k 3"), 2);
+    assert_non_null(strstr(g_out, "-o clip.y4m would write over the input clip.y4m"));
+    assert_int_equal(run("stream -i clip.y4m -o ./clip.y4m --reference clip.y4m"), 2);
+    write_y4m("ref.y4m", 3);
+    assert_int_equal(run("stream -i clip.y4m -o ref.y4m --reference ref.y4m"), 2);
+    b = read_all(path, &after);
+    assert_true(a && b && before == after && memcmp(a, b, before) == 0);
+    free(a);
+    free(b);
+    assert_int_equal(run("stream -i clip.y4m -o filtered.y4m -k 3"), 0);
+    assert_int_equal(run("denoise in -o o0 --shard 0/2 --json s0.json"), 0);
+    assert_int_equal(run("denoise in -o o1 --shard 1/2 --json s1.json"), 0);
+    assert_int_equal(run("report merge s0.json s1.json -o s0.json"), 2);
+    assert_non_null(strstr(g_out, "would write over the input s0.json"));
+    assert_int_equal(run("report merge s0.json s1.json -o all.json"), 0);
+}
+
+/* An existing file that jetfilter did not write is replaced only with
+ * --force; its own reports are replaced (a re-run); an empty name, two
+ * outputs in one file, and a folder are refused before any work. */
+static void test_existing_files_and_names(void **state)
+{
+    (void)state;
+    assert_int_equal(run("denoise in -o out --json in/notes.txt"), 2);
+    assert_non_null(strstr(g_out, "exists and is not a file jetfilter wrote"));
+    assert_false(exists("out"));
+    write_bytes("notes.md", "# mine\n", 7);
+    assert_int_equal(run("denoise in -o out --json notes.md"), 2);
+    assert_int_equal(run("denoise in -o out --json notes.md --force"), 0);
+    assert_int_equal(run("denoise in -o out --json r.json"), 0);
+    assert_int_equal(run("denoise in -o out --json r.json"), 0); /* its own report */
+    assert_int_equal(run("denoise in -o out2 --json ''"), 2);
+    assert_non_null(strstr(g_out, "an empty file name"));
+    assert_false(exists("out2"));
+    assert_int_equal(run("denoise in -o out2 --json in"), 2);
+    assert_int_equal(run("bench --random --size 16x16 -k 3 --reps 1 --warmup 0 --backend cpu "
+                         "--json t.out --csv t.out"), 2);
+    assert_non_null(strstr(g_out, "are one file"));
+    assert_int_equal(run("bench --random --size 16x16 -k 3 --reps 1 --warmup 0 --backend cpu "
+                         "--csv notes.md"), 2);
+    assert_int_equal(run("bench --random --size 16x16 -k 3 --reps 1 --warmup 0 --backend cpu "
+                         "--csv t.csv --json t.json"), 0);
+    assert_int_equal(run("bench --random --size 16x16 -k 3 --reps 1 --warmup 0 --backend cpu "
+                         "--csv t.csv --json t.json"), 0); /* its own table and report */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_report_never_over_an_input),
+        cmocka_unit_test(test_outputs_never_over_inputs),
+        cmocka_unit_test(test_existing_files_and_names),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
