@@ -169,6 +169,7 @@ static void batch_options(cli_settings *s, cli_run *run, jf_batch *b)
     b->opt.jobs = s->jobs;
     b->opt.threads = s->threads;
     b->opt.skip_existing = s->skip_existing;
+    b->opt.max_depth = s->max_depth;
     b->opt.context = jf_context_defaults();
     b->opt.context.device = s->device;
     b->opt.devices = s->devices;

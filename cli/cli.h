@@ -58,6 +58,7 @@ typedef struct cli_settings {
     int depth;               /* 0: as the input, 1: 8 bits, 2: 16 bits */
     int cmyk_to_rgb;         /* CMYK JPEG to a PNG: convert (else refused) */
     int skip_existing;
+    int max_depth;           /* folders walked at most this deep */
     const char *reference;
     /* stream */
     const char *input;       /* -i FILE or "-" */

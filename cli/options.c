@@ -83,6 +83,7 @@ static const cli_option GENERIC[] = {
     {"raw", 0, OPT_STRING, "WxH", "headerless frames of this size in and out, instead of Y4M", NULL, 0, 0, NULL, AT(raw), CMD_STREAM, NULL, 0, NULL},
     {"pix-fmt", 0, OPT_STRING, "FMT", "pixel format of --raw frames: gray, rgb24, yuv420p, yuv422p, yuv444p", NULL, 0, 0, NULL, AT(pix_fmt), CMD_STREAM, NULL, 0, NULL},
     {"reference", 0, OPT_STRING, "FILE", "clean stream of the same layout: PSNR/SSIM of every output frame against it", NULL, 0, 0, NULL, AT(reference), CMD_STREAM, NULL, 0, NULL},
+    {"max-depth", 0, OPT_INT, "N", "folders nested deeper than N under an input are failures, named", "64", 1, 100000, NULL, AT(max_depth), RUN, NULL, 0, NULL},
     {"skip-existing", 0, OPT_FLAG, NULL, "leave outputs that already exist (resume a run)", NULL, 0, 0, NULL, AT(skip_existing), RUN, NULL, 0, NULL},
     {"reference", 0, OPT_STRING, "DIR", "clean originals (same relative paths): report PSNR/SSIM of input and output", NULL, 0, 0, NULL, AT(reference), CMD_DENOISE, NULL, 0, NULL},
     {"json", 0, OPT_JSON, "FILE", "write the results as JSON to FILE ('-': standard output)", NULL, 0, 0, NULL, AT(json), ALL | CMD_STREAM, NULL, 0, NULL},

@@ -45,7 +45,7 @@ static void put_escaped(FILE *f, const char *s)
 
 void cli_log(const char *fmt, ...)
 {
-    char msg[2048];
+    char msg[12288]; /* two whole paths and a reason */
     va_list ap;
     cli_progress_clear();
     va_start(ap, fmt);
@@ -91,7 +91,7 @@ void cli_batch_done(jf_batch *b, jf_batch_item *it)
         if (s->verbose && !cli_quiet)
             cli_log("skip %s (exists: %s)", it->input, it->output);
     } else if (it->status != JF_OK) {
-        cli_log("jetfilter: %s", it->message[0] ? it->message : jf_status_str(it->status));
+        cli_log("jetfilter: %s", it->message ? it->message : jf_status_str(it->status));
     } else if (s->verbose && !cli_quiet) {
         char ref[160] = "";
         if (it->have_ref)
@@ -393,6 +393,7 @@ static int write_report(const jf_batch *b, const cli_run *run, double secs, cons
     json_int(&j, "failed", b->failed);
     json_int(&j, "skipped", b->skipped);
     json_int(&j, "ignored", b->ignored);
+    json_int(&j, "earlier_outputs", b->earlier_outputs);
     json_int(&j, "passed_over", b->passed);
     json_num(&j, "seconds", secs);
     json_num(&j, "mpix", b->mpix_done);
@@ -439,11 +440,15 @@ int cli_batch_finish(jf_batch *b)
                 run->verb, ok, b->failed, b->skipped, secs, secs > 0 ? b->mpix_done / secs : 0.0,
                 jf_backend_name(b->backend));
         if (b->ignored)
-            cli_log("  %d non-image file%s in the folders passed over", b->ignored,
+            cli_log("  %d file%s in the folders passed over: not images", b->ignored,
                     b->ignored == 1 ? "" : "s");
+        if (b->earlier_outputs)
+            cli_log("  %d file%s passed over: named as outputs (--suffix %s)", b->earlier_outputs,
+                    b->earlier_outputs == 1 ? "" : "s", s->suffix);
         if (b->passed)
-            cli_log("  %d link%s, FIFO%s or device%s passed over (-v names them)", b->passed,
-                    b->passed == 1 ? "" : "s", b->passed == 1 ? "" : "s", b->passed == 1 ? "" : "s");
+            cli_log("  %d link%s back into the tree not followed: %s files are read the other way "
+                    "(-v names them)", b->passed, b->passed == 1 ? "" : "s",
+                    b->passed == 1 ? "its" : "their");
         cli_ref_means_log(&m);
         print_device_shares(b);
         if (s->stats)

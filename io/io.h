@@ -131,13 +131,18 @@ int jf_file_sniffs_as_image(const char *path);
 /* Has an image file name extension (.jpg .jpeg .jpe .jfif .png, any case)? */
 int jf_has_image_extension(const char *name);
 
-/* What a directory walk reports for each entry it meets. */
+/* What a directory walk reports for each entry it meets.  Nothing is passed
+ * over without being reported, so a caller can name and count everything it
+ * does not process. */
 typedef enum jf_walk_event {
     JF_WALK_IMAGE,   /* an image file (by extension or magic bytes) */
-    JF_WALK_OTHER,   /* a regular file that is not an image: passed over */
-    JF_WALK_PASSED,  /* passed over, with the reason: a dangling link, a FIFO,
-                        a device, a link to a folder already on the path (a loop) */
-    JF_WALK_FAILED   /* could not be read (an unreadable folder or file): a failure */
+    JF_WALK_OTHER,   /* not an image: a regular file, or (with the reason) a FIFO, a
+                        device or a dangling link that does not carry an image's name */
+    JF_WALK_PASSED,  /* a link back to a folder already on the path (a loop): its
+                        files are reached the other way; not followed */
+    JF_WALK_FAILED   /* an entry that should have been read and cannot be: an unreadable
+                        folder or file, a dangling link, FIFO or device with an image's
+                        name, a folder deeper than the depth limit */
 } jf_walk_event;
 
 /* Called for every entry, in sorted order within each folder; `rel` is the
@@ -145,12 +150,14 @@ typedef enum jf_walk_event {
 typedef int (*jf_walk_fn)(void *user, jf_walk_event event, const char *path, const char *rel,
                           const char *reason);
 
-/* Walk `root` recursively: hidden entries (".name", our temporaries among
- * them) are not visited; links to folders are followed unless they lead back
- * to a folder on the current path; the folder whose real path is `skip_real`
- * (the output inside an input) is left out.  Returns 0, or the callback's
- * non-zero value. */
-int jf_walk(const char *root, const char *skip_real, jf_walk_fn fn, void *user);
+/* Walk `root` recursively, `max_depth` folders deep at most (a folder below
+ * that is a failure naming the limit): hidden entries (".name", our
+ * temporaries among them) are not visited; links to folders are followed
+ * unless they lead back to a folder on the current path; the folder whose
+ * real path is `skip_real` (the output inside an input) is left out.
+ * Returns 0, or the callback's non-zero value (-1: out of memory). */
+#define JF_WALK_DEFAULT_DEPTH 64
+int jf_walk(const char *root, const char *skip_real, int max_depth, jf_walk_fn fn, void *user);
 
 #ifdef __cplusplus
 }

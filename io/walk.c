@@ -1,6 +1,6 @@
 /* Finding image files under folders, with every odd entry reported rather
  * than skipped in silence: unreadable folders, dangling links, link loops,
- * FIFOs and devices. */
+ * FIFOs and devices, folders past the depth limit. */
 #define _DEFAULT_SOURCE
 #include "io/io.h"
 
@@ -18,7 +18,6 @@
 #ifndef PATH_MAX
 #define PATH_MAX 4096
 #endif
-#define MAX_DEPTH 64
 
 int jf_has_image_extension(const char *name)
 {
@@ -54,8 +53,9 @@ typedef struct walker {
     jf_walk_fn fn;
     void *user;
     const char *skip_real;
-    dev_t dev[MAX_DEPTH + 1]; /* the folders on the current path, for loops */
-    ino_t ino[MAX_DEPTH + 1];
+    int max_depth;
+    dev_t *dev; /* the folders on the current path (max_depth + 1), for loops */
+    ino_t *ino;
 } walker;
 
 /* The sorted names in `dir` (hidden ones left out), or NULL with errno. */
@@ -109,10 +109,11 @@ static int visit(walker *w, const char *path, const char *sub, const char *name,
     int i;
     if (lstat(path, &lsb) != 0)
         return w->fn(w->user, JF_WALK_FAILED, path, sub, strerror(errno));
-    if (stat(path, &sb) != 0) {
+    if (stat(path, &sb) != 0) { /* an image's name: it was meant to be read */
         snprintf(reason, sizeof reason, "%s",
                  errno == ELOOP ? "symbolic link loop" : "dangling symbolic link");
-        return w->fn(w->user, JF_WALK_PASSED, path, sub, reason);
+        return w->fn(w->user, jf_has_image_extension(name) ? JF_WALK_FAILED : JF_WALK_OTHER, path,
+                     sub, reason);
     }
     if (S_ISDIR(sb.st_mode)) {
         char real[PATH_MAX];
@@ -122,16 +123,19 @@ static int visit(walker *w, const char *path, const char *sub, const char *name,
             if (w->dev[i] == sb.st_dev && w->ino[i] == sb.st_ino)
                 return w->fn(w->user, JF_WALK_PASSED, path, sub,
                              "link to a folder it is inside of (a loop); not followed");
-        if (depth + 1 > MAX_DEPTH)
-            return w->fn(w->user, JF_WALK_PASSED, path, sub, "folders nested too deeply");
+        if (depth + 1 > w->max_depth) {
+            snprintf(reason, sizeof reason, "folder nested deeper than %d levels, the limit; "
+                     "not read (raise it with --max-depth)", w->max_depth);
+            return w->fn(w->user, JF_WALK_FAILED, path, sub, reason);
+        }
         w->dev[depth + 1] = sb.st_dev;
         w->ino[depth + 1] = sb.st_ino;
         return walk_dir(w, path, sub, depth + 1);
     }
-    if (!S_ISREG(sb.st_mode))
-        return w->fn(w->user, JF_WALK_PASSED, path, sub,
-                     S_ISFIFO(sb.st_mode) ? "a FIFO, not a file" :
-                     S_ISSOCK(sb.st_mode) ? "a socket, not a file" : "a device, not a file");
+    if (!S_ISREG(sb.st_mode)) /* never opened: a FIFO would block */
+        return w->fn(w->user, jf_has_image_extension(name) ? JF_WALK_FAILED : JF_WALK_OTHER, path,
+                     sub, S_ISFIFO(sb.st_mode) ? "a FIFO, not a file" :
+                          S_ISSOCK(sb.st_mode) ? "a socket, not a file" : "a device, not a file");
     if (jf_has_image_extension(name) || jf_file_sniffs_as_image(path))
         return w->fn(w->user, JF_WALK_IMAGE, path, sub, NULL);
     return w->fn(w->user, JF_WALK_OTHER, path, sub, NULL);
@@ -160,17 +164,29 @@ static int walk_dir(walker *w, const char *dir, const char *rel, int depth)
     return rc;
 }
 
-int jf_walk(const char *root, const char *skip_real, jf_walk_fn fn, void *user)
+int jf_walk(const char *root, const char *skip_real, int max_depth, jf_walk_fn fn, void *user)
 {
     walker w;
     struct stat sb;
+    int rc;
     memset(&w, 0, sizeof w);
     w.fn = fn;
     w.user = user;
     w.skip_real = skip_real;
+    w.max_depth = max_depth > 0 ? max_depth : JF_WALK_DEFAULT_DEPTH;
     if (stat(root, &sb) != 0)
         return fn(user, JF_WALK_FAILED, root, "", strerror(errno));
+    w.dev = (dev_t *)malloc(sizeof *w.dev * (size_t)(w.max_depth + 1));
+    w.ino = (ino_t *)malloc(sizeof *w.ino * (size_t)(w.max_depth + 1));
+    if (!w.dev || !w.ino) {
+        free(w.dev);
+        free(w.ino);
+        return -1;
+    }
     w.dev[0] = sb.st_dev;
     w.ino[0] = sb.st_ino;
-    return walk_dir(&w, root, "", 0);
+    rc = walk_dir(&w, root, "", 0);
+    free(w.dev);
+    free(w.ino);
+    return rc;
 }

@@ -22,7 +22,7 @@
 
 static void logf_(jf_batch *b, int verbose_only, const char *fmt, ...)
 {
-    char msg[1024];
+    char msg[2 * PATH_MAX + 512]; /* a path, another, and the reason, whole */
     va_list ap;
     if (!b->log)
         return;
@@ -83,13 +83,29 @@ static int add_item(jf_batch *b, const char *path, const char *rel)
     return 0;
 }
 
+/* The reason an item failed, kept whole. */
+static void set_message(jf_batch_item *it, const char *fmt, va_list ap)
+{
+    char msg[2 * PATH_MAX + 512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    free(it->message);
+    it->message = strdup(msg); /* NULL when out of memory: the status still tells */
+}
+
 static void fail_item(jf_batch_item *it, jf_status status, const char *fmt, ...)
 {
     va_list ap;
     it->status = status;
     va_start(ap, fmt);
-    vsnprintf(it->message, sizeof it->message, fmt, ap);
+    set_message(it, fmt, ap);
     va_end(ap);
+}
+
+/* The last error of this thread as the item's reason. */
+static void keep_error(jf_batch_item *it)
+{
+    free(it->message);
+    it->message = strdup(jf_last_error());
 }
 
 /* An input that cannot be read is one failed item, named in the summary. */
@@ -113,6 +129,8 @@ static int on_walk(void *user, jf_walk_event ev, const char *path, const char *r
     switch (ev) {
     case JF_WALK_OTHER:
         b->ignored++;
+        if (reason)
+            logf_(b, 1, "pass %s (%s; not an image's name)", path, reason);
         return 0;
     case JF_WALK_PASSED:
         b->passed++;
@@ -129,7 +147,8 @@ static int on_walk(void *user, jf_walk_event ev, const char *path, const char *r
     stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
     n = suffix ? strlen(suffix) : 0;
     if (n && stem >= n && strncmp(base + stem - n, suffix, n) == 0) {
-        b->ignored++;
+        b->earlier_outputs++;
+        logf_(b, 1, "pass %s (named as an output of --suffix %s)", path, suffix);
         return 0;
     }
     return add_item(b, path, rel);
@@ -255,6 +274,7 @@ static jf_status check_outputs(jf_batch *b)
 
 static void free_item(jf_batch_item *it)
 {
+    free(it->message);
     free(it->input);
     free(it->rel);
     free(it->output);
@@ -299,7 +319,7 @@ static jf_status collect_input(jf_batch *b, const char *in)
         if (realpath(in, real) && path_within(b->out_real, real) && !b->opt.suffix)
             return jf_fail(JF_ERR_ARG, "output folder %s is inside input folder %s; choose "
                            "another -o, or name outputs apart with --suffix", b->opt.output, in);
-        return jf_walk(in, b->out_real, on_walk, b) ? JF_ERR_NOMEM : JF_OK;
+        return jf_walk(in, b->out_real, b->opt.max_depth, on_walk, b) ? JF_ERR_NOMEM : JF_OK;
     }
     if (!S_ISREG(sb.st_mode)) {
         if (add_item(b, in, strrchr(in, '/') ? strrchr(in, '/') + 1 : in))
@@ -442,7 +462,7 @@ static void process(jf_batch *b, jf_batch_item *it, jf_context *ctx)
     it->status = measure(b, it);
     it->ms_read = jf_now_ms() - t0;
     if (it->status != JF_OK) {
-        snprintf(it->message, sizeof it->message, "%s", jf_last_error());
+        keep_error(it);
         free((void *)it->bytes);
         it->bytes = NULL;
         return;
@@ -453,7 +473,7 @@ static void process(jf_batch *b, jf_batch_item *it, jf_context *ctx)
     release(b, it);
     it->ms_total = jf_now_ms() - t0;
     if (it->status != JF_OK)
-        snprintf(it->message, sizeof it->message, "%s", jf_last_error());
+        keep_error(it);
     n = jf_stats_count(ctx);
     if (n && (it->stats = (jf_stat *)malloc(n * sizeof *it->stats)) != NULL) {
         for (i = 0; i < n; i++)

@@ -24,7 +24,7 @@ typedef struct jf_batch_item {
     char *output;     /* path to write */
     /* results */
     jf_status status;
-    char message[512];
+    char *message;    /* why it failed, whole (paths can be long); NULL when it did not */
     int skipped;
     int width, height, channels;
     /* wall time of each step; total is all of them plus bookkeeping */
@@ -60,6 +60,7 @@ typedef struct jf_batch_options {
     int jobs;                  /* files at once */
     int threads;               /* CPU threads in all (0: every core) */
     int skip_existing;
+    int max_depth;             /* folders deeper are failures (0: JF_WALK_DEFAULT_DEPTH) */
     jf_context_options context; /* backend, device, memory, stats of every job */
     const int *devices;        /* CUDA devices the jobs are spread over (NULL: context.device) */
     int device_count;
@@ -73,8 +74,11 @@ struct jf_batch {
     jf_batch_options opt;
     jf_batch_item *items;
     int count, cap;
-    int ignored;          /* non-image files in the folders */
-    int passed;           /* odd entries passed over (links, FIFOs, devices) */
+    int ignored;          /* non-image files in the folders (FIFOs, devices and dangling
+                             links without an image's name among them, named by -v) */
+    int earlier_outputs;  /* files named as outputs (--suffix) passed over */
+    int passed;           /* links back into the tree, not followed (their files are
+                             reached the other way) */
     char out_real[PATH_MAX]; /* resolved output folder */
     jf_batch_work_fn work;
     jf_batch_done_fn on_done;

@@ -71,7 +71,7 @@ static void test_batch_with_broken_files(void **state)
     assert_non_null(strstr(g_out, "bad/cut.png: "));
     assert_non_null(strstr(g_out, "bad/huge.png: PNG header: 100000x100000 exceeds the limit"));
     assert_non_null(strstr(g_out, "4 ok, 5 failed, 0 skipped"));
-    assert_non_null(strstr(g_out, "1 non-image file"));
+    assert_non_null(strstr(g_out, "1 file in the folders passed over: not images"));
     snprintf(path, sizeof path, "%s/out", g_dir);
     assert_int_equal(leftovers(path), 0);
     /* inputs untouched */

@@ -135,8 +135,10 @@ static int on_entry(void *user, jf_walk_event ev, const char *path, const char *
     return 0;
 }
 
-/* Links to folders are followed unless they loop; dangling links, FIFOs and
- * devices are passed over with a reason; an unreadable folder is a failure. */
+/* Links to folders are followed unless they loop (passed over: their files
+ * are reached the other way); dangling links, FIFOs and devices that carry
+ * an image's name are failures, others not images, each with its reason; an
+ * unreadable folder is a failure. */
 static void test_walk_odd_entries(void **state)
 {
     const char *dir = t_make_tmpdir();
@@ -170,17 +172,53 @@ static void test_walk_odd_entries(void **state)
     snprintf(q, sizeof q, "%s/closed", dir);
     mkdir(q, 0755);
     chmod(q, 0);
-    assert_int_equal(jf_walk(dir, NULL, on_entry, &s), 0);
+    snprintf(p, sizeof p, "%s/fifo", dir);
+    assert_int_equal(mkfifo(p, 0644), 0);           /* no image's name: not an image */
+    assert_int_equal(jf_walk(dir, NULL, 0, on_entry, &s), 0);
     chmod(q, 0755);
     assert_int_equal(s.images, 2);          /* a/pic.jpg and linked/pic.jpg */
-    assert_int_equal(s.other, 2);
+    assert_int_equal(s.other, 4);           /* a/notes.txt twice, self (a loop), fifo */
+    assert_int_equal(s.passed, 2);          /* a/loop, linked/loop */
+    /* an image's name that cannot be read is a failure: dangling.png, fifo.png,
+     * dev.png, and the unreadable folder (not for root, who reads any) */
+    assert_int_equal(s.failed, geteuid() != 0 ? 4 : 3);
     assert_non_null(strstr(s.reasons, "dangling symbolic link"));
     assert_non_null(strstr(s.reasons, "symbolic link loop"));
     assert_non_null(strstr(s.reasons, "a FIFO"));
     assert_non_null(strstr(s.reasons, "a device"));
     assert_non_null(strstr(s.reasons, "(a loop)"));
-    if (geteuid() != 0) /* root reads any folder */
-        assert_int_equal(s.failed, 1);
+    t_rmtree(dir);
+}
+
+/* Folders past the depth limit are failures that name the limit, never a
+ * silent skip; below it everything is read. */
+static void test_walk_depth_limit(void **state)
+{
+    const char *dir = t_make_tmpdir();
+    char p[4096];
+    size_t n;
+    seen s;
+    int d;
+    FILE *f;
+    (void)state;
+    n = (size_t)snprintf(p, sizeof p, "%s", dir);
+    for (d = 0; d < 6; d++) { /* dir/d/d/d/d/d/d/x.png: six folders down */
+        n += (size_t)snprintf(p + n, sizeof p - n, "/d");
+        mkdir(p, 0755);
+    }
+    snprintf(p + n, sizeof p - n, "/x.png");
+    f = fopen(p, "wb");
+    fputs("x", f);
+    fclose(f);
+    memset(&s, 0, sizeof s);
+    assert_int_equal(jf_walk(dir, NULL, 6, on_entry, &s), 0);
+    assert_int_equal(s.images, 1);
+    assert_int_equal(s.failed, 0);
+    memset(&s, 0, sizeof s);
+    assert_int_equal(jf_walk(dir, NULL, 5, on_entry, &s), 0);
+    assert_int_equal(s.images, 0);
+    assert_int_equal(s.failed, 1);
+    assert_non_null(strstr(s.reasons, "deeper than 5 levels"));
     t_rmtree(dir);
 }
 
@@ -190,6 +228,7 @@ int main(void)
         cmocka_unit_test(test_failed_workers_leave_their_files),
         cmocka_unit_test(test_no_context_no_files_done),
         cmocka_unit_test(test_walk_odd_entries),
+        cmocka_unit_test(test_walk_depth_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

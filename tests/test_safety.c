@@ -143,12 +143,65 @@ static void test_existing_files_and_names(void **state)
                          "--csv t.csv --json t.json"), 0); /* its own table and report */
 }
 
+/* A folder deeper than the limit is a named failure (exit 1), not a
+ * silent skip; --max-depth reads it.  -v names every entry passed over
+ * with its whole path and reason, however long. */
+static void test_nothing_passed_over_in_silence(void **state)
+{
+    char rel[2048] = "deep", path[4096];
+    size_t n = strlen(rel);
+    int d;
+    (void)state;
+    for (d = 0; d < 70; d++) {
+        snprintf(path, sizeof path, "%s/%s", g_dir, rel);
+        mkdir(path, 0755);
+        n += (size_t)snprintf(rel + n, sizeof rel - n, "/folder-%02d", d);
+    }
+    snprintf(path, sizeof path, "%s/%s", g_dir, rel);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/bottom.png", rel);
+    copy_in("tests/data/coffee_grey_a.png", path, 0);
+    assert_int_equal(run("denoise deep -o deep_out"), 1);
+    assert_non_null(strstr(g_out, "deeper than 64 levels"));
+    assert_non_null(strstr(g_out, "--max-depth"));
+    assert_non_null(strstr(g_out, "0 ok, 1 failed"));
+    assert_int_equal(run("denoise deep -o deep_out --max-depth 100"), 0);
+    assert_non_null(strstr(g_out, "1 ok, 0 failed"));
+    /* a FIFO and a dangling link with images' names: failures, named */
+    snprintf(path, sizeof path, "%s/deep/fifo.png", g_dir);
+    assert_int_equal(mkfifo(path, 0644), 0);
+    snprintf(path, sizeof path, "%s/deep/gone.jpg", g_dir);
+    assert_int_equal(symlink("nowhere.jpg", path), 0);
+    snprintf(path, sizeof path, "%s/deep/pipe", g_dir);
+    assert_int_equal(mkfifo(path, 0644), 0);
+    assert_int_equal(run("denoise deep -o deep_out2 --max-depth 100 -v"), 1);
+    assert_non_null(strstr(g_out, "deep/fifo.png: cannot read: a FIFO"));
+    assert_non_null(strstr(g_out, "deep/gone.jpg: cannot read: dangling symbolic link"));
+    assert_non_null(strstr(g_out, "1 ok, 2 failed"));
+    assert_non_null(strstr(g_out, "deep/pipe (a FIFO, not a file; not an image's name)"));
+    assert_non_null(strstr(g_out, "1 file in the folders passed over: not images"));
+    /* -v lines are whole: the deepest path and its reason */
+    assert_non_null(strstr(g_out, "folder-69/bottom.png"));
+}
+
+/* Earlier outputs of --suffix in an input folder are their own count. */
+static void test_earlier_outputs_counted_apart(void **state)
+{
+    (void)state;
+    assert_int_equal(run("denoise in -o in --suffix _dn"), 0);
+    assert_int_equal(run("denoise in -o in --suffix _dn"), 0);
+    assert_non_null(strstr(g_out, "2 files passed over: named as outputs (--suffix _dn)"));
+    assert_non_null(strstr(g_out, "1 file in the folders passed over: not images"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_report_never_over_an_input),
         cmocka_unit_test(test_outputs_never_over_inputs),
         cmocka_unit_test(test_existing_files_and_names),
+        cmocka_unit_test(test_nothing_passed_over_in_silence),
+        cmocka_unit_test(test_earlier_outputs_counted_apart),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
