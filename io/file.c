@@ -306,3 +306,36 @@ jf_status jf_mkdirs(const char *path)
     }
     return JF_OK;
 }
+
+int jf_file_whole_image(const char *path, char *why, size_t n)
+{
+    static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+    unsigned char head[8], tail[12];
+    struct stat sb;
+    int fd, whole = 0;
+    char tmp[8];
+    if (!why) {
+        why = tmp;
+        n = sizeof tmp;
+    }
+    if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 || fstat(fd, &sb) != 0) {
+        snprintf(why, n, "cannot read it: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    if (!S_ISREG(sb.st_mode) || sb.st_size < (off_t)(sizeof head + sizeof tail) ||
+        pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head ||
+        pread(fd, tail, sizeof tail, sb.st_size - (off_t)sizeof tail) != (ssize_t)sizeof tail)
+        snprintf(why, n, "%s", S_ISREG(sb.st_mode) ? "empty or cut short" : "not a regular file");
+    else if (jf_sniff_format(head, sizeof head) == JF_FORMAT_JPEG)
+        whole = tail[10] == 0xFF && tail[11] == 0xD9;
+    else if (jf_sniff_format(head, sizeof head) == JF_FORMAT_PNG)
+        whole = memcmp(tail, iend, sizeof iend) == 0;
+    else
+        snprintf(why, n, "not a JPEG or PNG file");
+    if (!whole && !why[0])
+        snprintf(why, n, "cut short (no end marker)");
+    close(fd);
+    return whole;
+}

@@ -124,6 +124,12 @@ int jf_remove_stale_temporaries(const char *folder, long long before);
 /* Create a folder and its parents (mode 0777 & ~umask). */
 jf_status jf_mkdirs(const char *path);
 
+/* Is `path` a whole JPEG or PNG file: its signature first and its end
+ * marker last (EOI; the IEND chunk)?  Reads the first and last bytes only:
+ * a file cut short, or left empty, is not whole.  0 with the reason in
+ * `why` (may be NULL) when not. */
+int jf_file_whole_image(const char *path, char *why, size_t n);
+
 /* A file without an image extension counts as an image if its first bytes
  * say JPEG/PNG.  Opened non-blocking: a FIFO is never waited on. */
 int jf_file_sniffs_as_image(const char *path);

@@ -453,9 +453,20 @@ static void process(jf_batch *b, jf_batch_item *it, jf_context *ctx)
     struct stat sb;
     if (it->status != JF_OK)
         return; /* failed while listing */
+    /* only a finished output is skipped: whole, and not older than its input
+     * (a file at the name that is neither was not written by a finished run) */
     if (b->opt.skip_existing && stat(it->output, &sb) == 0) {
-        it->skipped = 1;
-        return;
+        struct stat in;
+        char why[160] = "";
+        if (stat(it->input, &in) == 0 && (sb.st_mtime < in.st_mtime ||
+            (sb.st_mtime == in.st_mtime && sb.st_mtim.tv_nsec < in.st_mtim.tv_nsec)))
+            snprintf(why, sizeof why, "older than its input");
+        else if (jf_file_whole_image(it->output, why, sizeof why)) {
+            it->skipped = 1;
+            return;
+        }
+        logf_(b, 1, "redo %s: %s exists but is not a finished output (%s)", it->input, it->output,
+              why);
     }
     jf_stats_clear(ctx);
     jf_error_clear();

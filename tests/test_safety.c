@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 /* A tiny Y4M stream: mono 8 x 4, `frames` frames of counting bytes. */
@@ -194,6 +195,42 @@ static void test_earlier_outputs_counted_apart(void **state)
     assert_non_null(strstr(g_out, "1 file in the folders passed over: not images"));
 }
 
+/* --skip-existing skips only finished outputs: a file at the output's name
+ * that is empty, cut short or older than its input is made again. */
+static void test_skip_existing_checks_outputs(void **state)
+{
+    char path[1024];
+    struct timeval earlier[2];
+    (void)state;
+    assert_int_equal(system((snprintf(path, sizeof path, "mkdir -p %s/fresh/sub", g_dir), path)), 0);
+    copy_in("samples/images/rocket.jpg", "fresh/rocket.jpg", 0);
+    copy_in("tests/data/coffee_grey_a.png", "fresh/sub/grey.png", 0);
+    copy_in("samples/images/retina.jpg", "fresh/retina.jpg", 0);
+    assert_int_equal(run("denoise fresh -o done -k 3"), 0);
+    assert_true(files_equal("done/rocket.jpg", "done/rocket.jpg"));
+    copy_in("samples/images/rocket.jpg", "done/rocket.jpg", 5000); /* cut short */
+    write_bytes("done/sub/grey.png", "", 0);                      /* empty */
+    /* an output from before its input changed */
+    snprintf(path, sizeof path, "%s/done/retina.jpg", g_dir);
+    gettimeofday(&earlier[0], NULL);
+    earlier[0].tv_sec -= 100000;
+    earlier[1] = earlier[0];
+    assert_int_equal(utimes(path, earlier), 0);
+    assert_int_equal(run("denoise fresh -o done -k 3 --skip-existing -v"), 0);
+    assert_non_null(strstr(g_out, "3 ok, 0 failed, 0 skipped"));
+    assert_non_null(strstr(g_out, "cut short"));
+    assert_non_null(strstr(g_out, "empty or cut short"));
+    assert_non_null(strstr(g_out, "older than its input"));
+    assert_int_equal(run("denoise fresh -o done -k 3 --skip-existing"), 0);
+    assert_non_null(strstr(g_out, "0 ok, 0 failed, 3 skipped"));
+    snprintf(path, sizeof path, "%s/done/rocket.jpg", g_dir);
+    {
+        jf_picture pic;
+        assert_int_equal(jf_picture_read(path, &pic), JF_OK); /* made again, whole */
+        jf_picture_free(&pic);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -202,6 +239,7 @@ int main(void)
         cmocka_unit_test(test_existing_files_and_names),
         cmocka_unit_test(test_nothing_passed_over_in_silence),
         cmocka_unit_test(test_earlier_outputs_counted_apart),
+        cmocka_unit_test(test_skip_existing_checks_outputs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
