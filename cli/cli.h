@@ -74,6 +74,7 @@ typedef struct cli_settings {
     double max_memory_mb;    /* 0: half the RAM */
     double max_metadata_mb;
     int max_scans;
+    int max_markers;
     int no_sync;
     int force;               /* replace a report or table jetfilter did not write */
     long long seed;

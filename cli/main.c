@@ -47,6 +47,8 @@ static int apply_limits(const cli_settings *s, const char *cmd)
     }
     if (s->max_scans > 0)
         l.max_scans = s->max_scans;
+    if (s->max_markers > 0)
+        l.max_markers = s->max_markers;
     if (jf_set_limits(&l) != JF_OK) {
         fprintf(stderr, "jetfilter %s: %s\n", cmd, jf_last_error());
         return JF_EXIT_USAGE;

@@ -105,6 +105,7 @@ static const cli_option GENERIC[] = {
     {"max-memory", 0, OPT_DOUBLE, "MB", "memory all jobs may use together; files wait for room (default: half the RAM)", "0", 16, 1e9, NULL, AT(max_memory_mb), RUN, NULL, 0, NULL},
     {"max-metadata", 0, OPT_DOUBLE, "MB", "metadata one file may carry, inflated (one item at most half of it)", "32", 0.01, 4096, NULL, AT(max_metadata_mb), RUN | CMD_METRICS, NULL, 0, NULL},
     {"max-scans", 0, OPT_INT, "N", "scans a progressive JPEG may have", "100", 1, 100000, NULL, AT(max_scans), RUN | CMD_METRICS, NULL, 0, NULL},
+    {"max-markers", 0, OPT_INT, "N", "APPn and COM markers a JPEG may have", "1000", 1, 1000000, NULL, AT(max_markers), RUN | CMD_METRICS, NULL, 0, NULL},
     {"force", 0, OPT_FLAG, NULL, "replace an existing --json, --csv or -o file that jetfilter did not write (inputs are never replaced)", NULL, 0, 0, NULL, AT(force), ALL | CMD_REPORT | CMD_STREAM | CMD_CALIBRATE, NULL, 0, NULL},
     {"no-sync", 0, OPT_FLAG, NULL, "do not flush outputs to disk before renaming them (faster; a power cut may leave empty files)", NULL, 0, 0, NULL, AT(no_sync), RUN, NULL, 0, NULL},
     {"quiet", 0, OPT_FLAG, NULL, "print errors only", NULL, 0, 0, NULL, AT(quiet), ALL | CMD_REPORT | CMD_STREAM | CMD_CALIBRATE, NULL, 0, NULL},

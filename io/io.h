@@ -64,6 +64,7 @@ typedef struct jf_png_scan {
 
 typedef struct jf_jpeg_scan {
     int width, height, components, progressive, scans;
+    int markers;              /* APPn and COM segments */
     int complete;             /* the end-of-image marker is there */
     uint64_t metadata_bytes;  /* APPn and COM segments */
 } jf_jpeg_scan;

@@ -76,6 +76,11 @@ static void test_abi_layout(void **state)
     assert_int_equal(sizeof(jf_image), 72);
     assert_int_equal(sizeof(jf_picture), 240);
     assert_int_equal(sizeof(jf_device_info), 472);
+    assert_int_equal(offsetof(jf_limits, max_text_chunks), 44);
+    assert_int_equal(offsetof(jf_limits, max_markers), 48); /* 1.7: after 1.0's last byte */
+    assert_int_equal(sizeof(jf_limits), 56);
+    assert_int_equal(sizeof(jf_op_result), 336);
+    assert_int_equal(offsetof(jf_op_result, estimate), 328);
 }
 
 static void test_defaults(void **state)
@@ -164,6 +169,18 @@ static void test_abi_sizes(void **state)
     assert_int_equal(jf_median(NULL, &src, &got, &mo), JF_ERR_ARG);
     assert_non_null(strstr(jf_last_error(), "jf_median_defaults"));
     test_encode_options_1_0(&src);
+    {   /* limits from a 1.6 caller (48 bytes): the marker limit keeps its default */
+        jf_limits l = jf_limits_defaults(), old = jf_get_limits();
+        l.max_scans = 7;
+        l.max_markers = -5; /* past a 1.6 struct's size: not read */
+        l.size = offsetof(jf_limits, max_markers);
+        assert_int_equal(jf_set_limits(&l), JF_OK);
+        assert_int_equal(jf_get_limits().max_scans, 7);
+        assert_int_equal(jf_get_limits().max_markers, 1000);
+        l.size = sizeof l;
+        assert_int_equal(jf_set_limits(&l), JF_ERR_ARG);
+        assert_int_equal(jf_set_limits(&old), JF_OK);
+    }
     jf_image_free(&src);
     jf_image_free(&want);
     jf_image_free(&got);

@@ -527,6 +527,15 @@ static void test_jpeg_markers(void **state)
     put(&out, b.d + 2, b.n - 2);
     save("app_flood.jpg", &out);
     expect("app_flood.jpg", 0, "metadata");
+    /* 80,000 empty COM markers: no metadata to speak of, but libjpeg walks its
+     * list of saved markers for each new one (quadratic time) */
+    out.n = 0;
+    put(&out, b.d, 2);
+    for (i = 0; i < 80000; i++)
+        put(&out, "\xFF\xFE\x00\x02", 4);
+    put(&out, b.d + 2, b.n - 2);
+    save("marker_flood.jpg", &out);
+    expect("marker_flood.jpg", 0, "APPn/COM markers");
     /* a second frame header between scans */
     out.n = 0;
     {

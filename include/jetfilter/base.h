@@ -168,12 +168,16 @@ typedef struct jf_limits {
     int max_scans;               /**< scans of a progressive JPEG (default 100; a real
                                       one has 2-20; each scan costs a pass over the image) */
     int max_text_chunks;         /**< PNG text and unknown chunks kept (default 1000) */
+    int max_markers;             /**< APPn and COM markers of a JPEG (default 1000; a photo has
+                                      a handful, an ICC profile split over at most 255; each
+                                      costs the decoder a walk of the list so far); since 1.7 */
+    int reserved0;               /**< zero */
 } jf_limits;
 
 JF_API jf_limits jf_limits_defaults(void);
 #define JF_LIMITS_INIT \
     {sizeof(jf_limits), (uint64_t)1 << 28, (uint64_t)1 << 30, (uint64_t)32 << 20, \
-     (uint64_t)16 << 20, 100, 1000}
+     (uint64_t)16 << 20, 100, 1000, 1000, 0}
 /** The limits in force. */
 JF_API jf_limits jf_get_limits(void);
 /** Change the limits.  Errors: JF_ERR_ARG (a zero or negative limit). */
