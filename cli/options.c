@@ -102,7 +102,7 @@ static const cli_option GENERIC[] = {
     {"ceiling-mb", 0, OPT_DOUBLE, "MB", "size of the copy that measures the bandwidth ceiling", "1024", 1, 65536, NULL, AT(ceiling_mb), CMD_BENCH, NULL, 0, NULL},
     {"csv", 0, OPT_STRING, "FILE", "write every cell as CSV", NULL, 0, 0, NULL, AT(csv), CMD_BENCH, NULL, 0, NULL},
     {"max-mpix", 0, OPT_DOUBLE, "M", "refuse images over M megapixels", "268.435456", 0.000001, 1e6, NULL, AT(max_mpix), ALL | CMD_STREAM, NULL, 0, NULL},
-    {"max-memory", 0, OPT_DOUBLE, "MB", "memory all jobs may use together; files wait for room (default: half the RAM)", "0", 16, 1e9, NULL, AT(max_memory_mb), RUN, NULL, 0, NULL},
+    {"max-memory", 0, OPT_DOUBLE, "MB", "memory all jobs may use together; files wait for room (stream: the frames in flight; default: half the RAM)", "0", 16, 1e9, NULL, AT(max_memory_mb), RUN | CMD_STREAM, NULL, 0, NULL},
     {"max-metadata", 0, OPT_DOUBLE, "MB", "metadata one file may carry, inflated (one item at most half of it)", "32", 0.01, 4096, NULL, AT(max_metadata_mb), RUN | CMD_METRICS, NULL, 0, NULL},
     {"max-scans", 0, OPT_INT, "N", "scans a progressive JPEG may have", "100", 1, 100000, NULL, AT(max_scans), RUN | CMD_METRICS, NULL, 0, NULL},
     {"max-markers", 0, OPT_INT, "N", "APPn and COM markers a JPEG may have", "1000", 1, 1000000, NULL, AT(max_markers), RUN | CMD_METRICS, NULL, 0, NULL},

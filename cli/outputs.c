@@ -136,9 +136,10 @@ int cli_outputs_check(const cli_outputs *o)
         if (exists) {
             if (S_ISDIR(sb.st_mode))
                 return refuse(o, "%s %s is a folder; name a file", out->option, out->path, "");
-            if (!S_ISDIR(sb.st_mode) && !S_ISREG(sb.st_mode))
-                return refuse(o, "%s %s is not a regular file (a FIFO or a device); refused",
-                              out->option, out->path, "");
+            if (S_ISFIFO(sb.st_mode) || S_ISCHR(sb.st_mode))
+                continue; /* a pipe or a terminal: written as a stream, nothing replaced */
+            if (!S_ISREG(sb.st_mode))
+                return refuse(o, "%s %s is not a regular file; refused", out->option, out->path, "");
             if (access(out->path, W_OK) != 0)
                 return refuse(o, "%s %s: not writable (%s)", out->option, out->path, strerror(errno));
             if (out->kind != CLI_OUT_IMAGE && jf_file_sniffs_as_image(out->path))

@@ -9,6 +9,7 @@
 #include "core/names.h"
 #include "core/util.h"
 #include "io/io.h"
+#include "pipeline/batch.h"
 #include "pipeline/stream.h"
 
 #include <errno.h>
@@ -19,18 +20,34 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct stream_cli {
     cli_settings *s;
-    json_buf json;
+    /* --json, written as the frames come, so memory does not grow with them:
+     * standard output, or a file that appears complete at the end */
+    FILE *json;
+    jf_atomic_file json_file;
+    int json_atomic, json_failed;
     int live;            /* the live line is shown (a terminal, not quiet) */
     double t0, t_shown;
     long long frames;
-    cli_ref_means means; /* over the frames, against the reference: luma PSNR and SSIM */
+    cli_ref_means means; /* over the frames, against the reference: luma PSNR */
     double psnr_all;     /* all planes' PSNR, summed */
     int psnr_all_inf;
+    long long ssim_frames; /* frames SSIM was computed for (not under 11 x 11) */
+    double ssim_sum;
 } stream_cli;
+
+/* One piece of the report, as it is made. */
+static void json_emit(stream_cli *c, json_buf *j)
+{
+    if (j->fail || (j->len && fwrite(j->data, 1, j->len, c->json) != j->len))
+        c->json_failed = 1;
+    free(j->data);
+    memset(j, 0, sizeof *j);
+}
 
 static void on_frame(void *user, const jf_stream_frame *f)
 {
@@ -39,24 +56,30 @@ static void on_frame(void *user, const jf_stream_frame *f)
     c->frames = f->index + 1;
     if (f->have_ref) {
         /* "in" stays 0: a stream has no input-against-reference figure */
-        cli_ref_means_add(&c->means, 0, f->psnr_y, 0, isnan(f->ssim_y) ? 0 : f->ssim_y);
+        cli_ref_means_add(&c->means, 0, f->psnr_y, 0, 0);
         if (isinf(f->psnr))
             c->psnr_all_inf = 1;
         else
             c->psnr_all += f->psnr;
-    }
-    if (c->s->json) {
-        json_open(&c->json, NULL, '{');
-        json_int(&c->json, "frame", f->index);
-        json_num(&c->json, "latency_ms", f->latency_ms);
-        json_num(&c->json, "filter_ms", f->filter_ms);
-        if (f->have_ref) {
-            json_num(&c->json, "psnr_y_db", f->psnr_y);
-            json_num(&c->json, "psnr_db", f->psnr);
-            if (!isnan(f->ssim_y))
-                json_num(&c->json, "ssim_y", f->ssim_y);
+        if (!isnan(f->ssim_y)) {
+            c->ssim_frames++;
+            c->ssim_sum += f->ssim_y;
         }
-        json_close(&c->json, '}');
+    }
+    if (c->json) {
+        json_buf j = {0};
+        json_raw(&j, f->index ? ",\n" : "\n");
+        json_open(&j, NULL, '{');
+        json_int(&j, "frame", f->index);
+        json_num(&j, "latency_ms", f->latency_ms);
+        json_num(&j, "filter_ms", f->filter_ms);
+        if (f->have_ref) {
+            json_num(&j, "psnr_y_db", f->psnr_y);
+            json_num(&j, "psnr_db", f->psnr);
+            json_num(&j, "ssim_y", f->ssim_y); /* null: not computed (under 11 x 11) */
+        }
+        json_close(&j, '}');
+        json_emit(c, &j);
     }
     if (c->live && now - c->t_shown > 250) {
         double secs = (now - c->t0) / 1000.0;
@@ -90,6 +113,17 @@ static int open_output(const char *path, out_file *o)
             return -1;
         }
         return 0;
+    }
+    {   /* what a killed run left in this folder goes first, as denoise does */
+        char dir[4096];
+        const char *slash = strrchr(path, '/');
+        int removed;
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+        if (!dir[0])
+            snprintf(dir, sizeof dir, "/");
+        if ((removed = jf_remove_stale_temporaries(dir, (long long)time(NULL))) > 0 && !cli_quiet)
+            cli_log("jetfilter: removed %d temporary file%s that an interrupted run left behind",
+                    removed, removed == 1 ? "" : "s");
     }
     if (jf_atomic_open(path, &o->atomic) != JF_OK) {
         cli_log("jetfilter stream: %s", jf_last_error());
@@ -174,13 +208,14 @@ static void filter_bandwidth(const jf_context *ctx, double *gbps, double *peak)
     *gbps = ms > 0 ? bytes / (ms * 1e6) : 0;
 }
 
-/* Means over the frames measured against the reference; "-" when none. */
+/* Means over the frames measured against the reference; SSIM NAN where no
+ * frame was large enough for its 11 x 11 window. */
 static void ref_means(const stream_cli *c, double *psnr_y, double *psnr, double *ssim_y)
 {
     const cli_ref_means *m = &c->means;
     *psnr_y = m->pout_inf ? INFINITY : m->pout / m->refs;
     *psnr = c->psnr_all_inf ? INFINITY : c->psnr_all / m->refs;
-    *ssim_y = m->sout / m->refs;
+    *ssim_y = c->ssim_frames ? c->ssim_sum / (double)c->ssim_frames : NAN;
 }
 
 static void json_summary(json_buf *j, const cli_settings *s, const cli_run *run,
@@ -222,7 +257,8 @@ static void json_summary(json_buf *j, const cli_settings *s, const cli_run *run,
         json_int(j, "frames_measured", c->means.refs);
         json_num(j, "mean_psnr_y_db", py);
         json_num(j, "mean_psnr_db", pa);
-        json_num(j, "mean_ssim_y", sy);
+        json_num(j, "mean_ssim_y", sy); /* null: not computed */
+        json_int(j, "frames_ssim", c->ssim_frames);
     }
     json_str(j, "status", r->status == JF_OK ? "ok" : "failed");
     if (r->status != JF_OK)
@@ -307,6 +343,22 @@ int cli_stream(cli_settings *s)
             goto out;
         }
     }
+    {   /* the frames in flight within the memory budget, before any is allocated */
+        const jf_video_format *f = jf_video_reader_format(in);
+        const uint64_t need = jf_stream_memory(f, s->planes ? 1u : 0xFu, ref != NULL,
+                                               run.plan.ksize > 1 ? run.plan.ksize : 1);
+        const uint64_t budget = s->max_memory_mb > 0 ? (uint64_t)(s->max_memory_mb * 1048576.0)
+                                                     : jf_batch_default_memory();
+        if (need > budget) {
+            cli_log("jetfilter stream: %s: %s: frames of %dx%d %s need about %llu MB with %d in "
+                    "flight and the filter's working copy, over the memory budget of %llu MB "
+                    "(--max-memory)", strcmp(s->input, "-") ? s->input : "standard input",
+                    f->raw ? f->layout : jf_video_reader_header(in), f->width, f->height, f->layout,
+                    (unsigned long long)(need >> 20), JF_STREAM_SLOTS,
+                    (unsigned long long)(budget >> 20));
+            goto out;
+        }
+    }
     if (open_output(s->output, &of) != 0)
         goto out;
     have_out = 1;
@@ -317,10 +369,22 @@ int cli_stream(cli_settings *s)
         goto out;
     }
     if (s->json) {
-        json_report_open(&c.json, "stream");
-        json_path(&c.json, "input", s->input);
-        json_path(&c.json, "output", s->output);
-        json_open(&c.json, "frames", '[');
+        json_buf j = {0};
+        if (strcmp(s->json, "-") == 0) {
+            c.json = stdout;
+        } else if (jf_atomic_open(s->json, &c.json_file) != JF_OK ||
+                   !(c.json = fdopen(c.json_file.fd, "w"))) {
+            cli_log("jetfilter stream: %s", jf_last_error());
+            jf_atomic_abort(&c.json_file);
+            goto out;
+        } else {
+            c.json_atomic = 1;
+        }
+        json_report_open(&j, "stream");
+        json_path(&j, "input", s->input);
+        json_path(&j, "output", s->output);
+        json_open(&j, "frames", '[');
+        json_emit(&c, &j);
     }
     c.s = s;
     c.live = !s->quiet && isatty(STDERR_FILENO);
@@ -365,18 +429,28 @@ int cli_stream(cli_settings *s)
         if (c.means.refs) {
             double py, pa, sy;
             ref_means(&c, &py, &pa, &sy);
-            cli_log("  against the reference (mean of %d frames): PSNR %.2f dB luma, %.2f dB all "
-                    "planes; SSIM %.4f luma", c.means.refs, py, pa, sy);
+            if (isnan(sy))
+                cli_log("  against the reference (mean of %d frames): PSNR %.2f dB luma, %.2f dB all "
+                        "planes; SSIM not computed (frames under 11 x 11, its window)",
+                        c.means.refs, py, pa);
+            else
+                cli_log("  against the reference (mean of %d frames): PSNR %.2f dB luma, %.2f dB all "
+                        "planes; SSIM %.4f luma", c.means.refs, py, pa, sy);
         }
         if (s->stats)
             print_stages(ctx, r.frames);
     }
-    if (s->json) {
-        json_close(&c.json, ']');
-        json_summary(&c.json, s, &run, jf_video_reader_format(in), &r, ctx, &c);
-        json_close(&c.json, '}');
-        json_raw(&c.json, "\n");
-        if (c.json.fail || !cli_json_write(s->json, c.json.data, c.json.len)) {
+    if (c.json) {
+        json_buf j = {0};
+        json_raw(&j, "\n");
+        json_close(&j, ']');
+        json_summary(&j, s, &run, jf_video_reader_format(in), &r, ctx, &c);
+        json_close(&j, '}');
+        json_raw(&j, "\n");
+        json_emit(&c, &j);
+        if (fflush(c.json) != 0 || c.json_failed ||
+            (c.json_atomic && ((c.json_file.fd = dup(fileno(c.json))) < 0 ||
+                               jf_atomic_commit(&c.json_file) != JF_OK))) {
             cli_log("jetfilter stream: %s: the report could not be written", s->json);
             r.status = r.status == JF_OK ? JF_ERR_IO : r.status;
         }
@@ -385,7 +459,13 @@ int cli_stream(cli_settings *s)
 out:
     if (have_out)
         close_output(&of, 0);
-    free(c.json.data);
+    if (c.json_atomic) { /* committed above, or its temporary removed (the FILE owns the fd) */
+        if (c.json_file.slot >= 0) {
+            c.json_file.fd = -1;
+            jf_atomic_abort(&c.json_file);
+        }
+        fclose(c.json);
+    }
     jf_video_writer_close(out);
     jf_video_reader_close(in);
     jf_video_reader_close(ref);

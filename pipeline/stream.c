@@ -16,6 +16,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline/stream.h"
+#include "pipeline/latency.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -41,8 +42,7 @@ typedef struct stream {
     long long n_read, n_done, n_written;
     int read_end, filter_end, stop;
     jf_context *metrics_ctx;
-    double *latency;
-    size_t latency_cap;
+    jf_latency latency; /* bounded, whatever the number of frames */
     double t0, t_last;
 } stream;
 
@@ -195,17 +195,7 @@ static void *writer_main(void *arg)
             fail(s, st, jf_last_error());
             break;
         }
-        if (s->res->frames == (long long)s->latency_cap) {
-            size_t cap = s->latency_cap ? s->latency_cap * 2 : 1024;
-            double *l = (double *)realloc(s->latency, cap * sizeof *l);
-            if (!l) {
-                fail(s, JF_ERR_NOMEM, "out of memory");
-                break;
-            }
-            s->latency = l;
-            s->latency_cap = cap;
-        }
-        s->latency[s->res->frames] = f.latency_ms;
+        jf_latency_add(&s->latency, f.latency_ms);
         if (o->on_frame)
             o->on_frame(o->user, &f);
         pthread_mutex_lock(&s->lock);
@@ -299,22 +289,29 @@ static void free_slots(stream *s)
         }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void percentiles(stream *s)
 {
     jf_stream_result *r = s->res;
-    size_t n = (size_t)r->frames;
-    if (!n)
-        return;
-    qsort(s->latency, n, sizeof *s->latency, cmp_double);
-    r->latency_p50 = s->latency[(n - 1) / 2];
-    r->latency_p99 = s->latency[(size_t)ceil(0.99 * (double)n) - 1];
-    r->latency_max = s->latency[n - 1];
+    r->latency_p50 = jf_latency_quantile(&s->latency, 0.5);
+    r->latency_p99 = jf_latency_quantile(&s->latency, 0.99);
+    r->latency_max = s->latency.max_ms;
+}
+
+uint64_t jf_stream_memory(const jf_video_format *f, unsigned plane_mask, int with_ref, int k)
+{
+    uint64_t frame = 0, padded = 0;
+    int p;
+    for (p = 0; p < f->planes; p++) {
+        const uint64_t w = (uint64_t)f->plane_width[p], h = (uint64_t)f->plane_height[p];
+        const uint64_t bytes = w * h * (uint64_t)f->plane_channels[p];
+        const int filtered = p < f->color_planes && (plane_mask >> p & 1u);
+        frame += bytes;                                   /* in */
+        frame += filtered ? bytes : 0;                    /* out */
+        frame += with_ref && p < f->color_planes ? bytes : 0; /* reference */
+        if (filtered && (w + (uint64_t)k - 1) * (h + (uint64_t)k - 1) * (uint64_t)f->plane_channels[p] > padded)
+            padded = (w + (uint64_t)k - 1) * (h + (uint64_t)k - 1) * (uint64_t)f->plane_channels[p];
+    }
+    return frame * JF_STREAM_SLOTS + padded;
 }
 
 void jf_stream_run(const jf_stream_options *opt, jf_stream_result *res)
@@ -367,7 +364,6 @@ void jf_stream_run(const jf_stream_options *opt, jf_stream_result *res)
 done:
     jf_context_destroy(s->metrics_ctx);
     free_slots(s);
-    free(s->latency);
     pthread_cond_destroy(&s->cond);
     pthread_mutex_destroy(&s->lock);
     free(s);

@@ -47,6 +47,12 @@ typedef struct jf_stream_result {
     const char *memory;  /* where the frame slots live: "mapped", "host" */
 } jf_stream_result;
 
+/* The memory a stream of this layout holds at once: JF_STREAM_SLOTS
+ * frames in the ring (the input, the filtered planes' outputs, the
+ * reference frame) and the filter's working copy of its largest plane,
+ * padded by k - 1. */
+uint64_t jf_stream_memory(const jf_video_format *f, unsigned plane_mask, int with_ref, int k);
+
 /* Run the stream to its end or its first failure; frames before a failure
  * are all written. */
 void jf_stream_run(const jf_stream_options *opt, jf_stream_result *res);

@@ -8,8 +8,10 @@
 #include "common.h"
 #include "io/io.h"
 #include "pipeline/batch.h"
+#include "pipeline/latency.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +224,29 @@ static void test_walk_depth_limit(void **state)
     t_rmtree(dir);
 }
 
+/* Latency percentiles in bounded memory: exact to the microsecond below a
+ * millisecond, within 0.1% above. */
+static void test_latency_histogram(void **state)
+{
+    static jf_latency h;
+    int i;
+    (void)state;
+    memset(&h, 0, sizeof h);
+    assert_true(jf_latency_quantile(&h, 0.5) == 0);
+    for (i = 1; i <= 1000; i++) /* 0.001 .. 1.000 ms */
+        jf_latency_add(&h, i / 1000.0);
+    assert_true(fabs(jf_latency_quantile(&h, 0.5) - 0.500) < 1e-9);
+    assert_true(fabs(jf_latency_quantile(&h, 0.99) - 0.990) < 1e-9);
+    assert_true(fabs(jf_latency_quantile(&h, 1.0) - 1.000) < 1e-9);
+    for (i = 0; i < 99000; i++) /* a long tail of slow frames: 5 .. 4955 ms */
+        jf_latency_add(&h, 5.0 + (i % 100) * 50.0);
+    assert_true(fabs(jf_latency_quantile(&h, 0.99) - 4905.0) < 4905.0 * 0.001);
+    assert_true(jf_latency_quantile(&h, 1.0) <= h.max_ms);
+    assert_true(fabs(h.max_ms - 4955.0) < 1e-9);
+    jf_latency_add(&h, 1e12); /* beyond the last power: the last bucket */
+    assert_true(h.max_ms == 1e12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -229,6 +254,7 @@ int main(void)
         cmocka_unit_test(test_no_context_no_files_done),
         cmocka_unit_test(test_walk_odd_entries),
         cmocka_unit_test(test_walk_depth_limit),
+        cmocka_unit_test(test_latency_histogram),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* A tiny Y4M stream: mono 8 x 4, `frames` frames of counting bytes. */
@@ -231,6 +233,134 @@ static void test_skip_existing_checks_outputs(void **state)
     }
 }
 
+/* Peak resident memory (KB) of `jetfilter ARGS` run in g_dir, and its exit
+ * status in *rc. */
+static long peak_kb(int *rc, const char *args)
+{
+    char cmd[4096];
+    struct rusage ru;
+    int status = 0;
+    pid_t pid;
+    snprintf(cmd, sizeof cmd, "cd %s && exec %s %s > /dev/null 2> .err < /dev/null", g_dir,
+             JF_CLI_PATH, args);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    assert_int_equal(wait4(pid, &status, 0, &ru), pid);
+    *rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (*rc != 0) { /* its messages, for the failure's report */
+        char path[512];
+        size_t n;
+        char *err;
+        snprintf(path, sizeof path, "%s/.err", g_dir);
+        if ((err = (char *)read_all(path, &n)) != NULL)
+            print_message("%s: exit %d: %.2000s\n", args, *rc, err);
+        free(err);
+    }
+    return ru.ru_maxrss;
+}
+
+/* A stream's frames in flight are held to --max-memory: a 36-byte header
+ * that asks for gigabytes is refused at once, naming the header. */
+static void test_stream_memory_budget(void **state)
+{
+    static const char header[] = "YUV4MPEG2 W16384 H16384 C444alpha\n";
+    char path[1024];
+    int rc;
+    long kb;
+    (void)state;
+    write_bytes("huge.y4m", header, sizeof header - 1);
+    kb = peak_kb(&rc, "stream -i huge.y4m -o huge_out.y4m --max-memory 4000 --backend cpu");
+    assert_int_equal(rc, 1);
+    assert_true(kb < 200 * 1024);
+    snprintf(path, sizeof path, "%s/.err", g_dir);
+    {
+        size_t n;
+        char *err = (char *)read_all(path, &n);
+        assert_non_null(err);
+        assert_non_null(strstr(err, "huge.y4m: YUV4MPEG2 W16384 H16384 C444alpha"));
+        assert_non_null(strstr(err, "--max-memory"));
+        free(err);
+    }
+    assert_false(exists("huge_out.y4m"));
+    /* raw frames the same */
+    assert_int_equal(run("stream -i huge.y4m --raw 16384x16384 --pix-fmt gray -o - --max-memory 100"), 1);
+    assert_non_null(strstr(g_out, "over the memory budget of 100 MB"));
+}
+
+/* What a killed stream left in its output folder is removed by the next
+ * stream into that folder, as denoise does. */
+static void test_stream_removes_stale_temporaries(void **state)
+{
+    char path[1024];
+    struct timeval old[2];
+    (void)state;
+    assert_int_equal(system((snprintf(path, sizeof path, "mkdir -p %s/streams", g_dir), path)), 0);
+    write_bytes("streams/.jf-4000000-AbCdEf", "half a stream", 13);
+    snprintf(path, sizeof path, "%s/streams/.jf-4000000-AbCdEf", g_dir);
+    gettimeofday(&old[0], NULL);
+    old[0].tv_sec -= 3600;
+    old[1] = old[0];
+    assert_int_equal(utimes(path, old), 0);
+    assert_int_equal(run("stream -i clip.y4m -o streams/out.y4m -k 3"), 0);
+    assert_false(exists("streams/.jf-4000000-AbCdEf"));
+    assert_non_null(strstr(g_out, "removed 1 temporary file"));
+    assert_true(exists("streams/out.y4m"));
+}
+
+/* Frames under SSIM's 11 x 11 window: SSIM is "not computed" (null in the
+ * report), never 0; PSNR of identical frames is infinite. */
+static void test_stream_ssim_not_computed(void **state)
+{
+    char path[1024], *json;
+    size_t n;
+    (void)state;
+    assert_int_equal(run("stream -i clip.y4m -o same.y4m -k 1 --reference clip.y4m --json same.json"), 0);
+    assert_non_null(strstr(g_out, "SSIM not computed"));
+    assert_null(strstr(g_out, "SSIM 0.0000"));
+    snprintf(path, sizeof path, "%s/same.json", g_dir);
+    json = (char *)read_all(path, &n);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"mean_ssim_y\":null"));
+    assert_non_null(strstr(json, "\"ssim_y\":null"));
+    free(json);
+}
+
+/* The report of a stream is written as the frames come: memory does not
+ * grow with the number of frames. */
+static void test_stream_report_bounded(void **state)
+{
+    char *buf;
+    size_t n, i, at = 0;
+    int rc, f;
+    long few, many;
+    (void)state;
+    buf = malloc(40 + (size_t)200000 * 38);
+    assert_non_null(buf);
+    at = strlen("YUV4MPEG2 W8 H4 F25:1 Cmono\n");
+    memcpy(buf, "YUV4MPEG2 W8 H4 F25:1 Cmono\n", at);
+    for (f = 0; f < 200000; f++) {
+        memcpy(buf + at, "FRAME\n", 6);
+        at += 6;
+        for (i = 0; i < 32; i++)
+            buf[at++] = (char)(i + (size_t)f);
+    }
+    write_bytes("long.y4m", buf, at);
+    n = strlen("YUV4MPEG2 W8 H4 F25:1 Cmono\n") + (size_t)2000 * 38; /* its first 2000 frames */
+    write_bytes("short.y4m", buf, n);
+    free(buf);
+    few = peak_kb(&rc, "stream -i short.y4m -o /dev/null -k 3 --json short.json --backend cpu");
+    assert_int_equal(rc, 0);
+    many = peak_kb(&rc, "stream -i long.y4m -o /dev/null -k 3 --json long.json --backend cpu");
+    assert_int_equal(rc, 0);
+    /* 100 times the frames; what a frame record or a latency would have kept: 15 MB */
+    assert_true(many < few + 4 * 1024);
+    assert_true(exists("long.json"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,6 +370,10 @@ int main(void)
         cmocka_unit_test(test_nothing_passed_over_in_silence),
         cmocka_unit_test(test_earlier_outputs_counted_apart),
         cmocka_unit_test(test_skip_existing_checks_outputs),
+        cmocka_unit_test(test_stream_memory_budget),
+        cmocka_unit_test(test_stream_removes_stale_temporaries),
+        cmocka_unit_test(test_stream_ssim_not_computed),
+        cmocka_unit_test(test_stream_report_bounded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
