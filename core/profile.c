@@ -91,22 +91,50 @@ static int variant_by_name(const char *s, jf_variant *v)
     return 0;
 }
 
-/* One `choice` line's fields after the keyword; 0 if malformed. */
-static int parse_choice(const char *rest, jf_profile_choice *c)
+/* One `choice` line's fields after the keyword; 0 with the reason if
+ * malformed or out of range. */
+static int parse_choice(const char *rest, jf_profile_choice *c, char *why, size_t n)
 {
     char op[16], variant[16];
-    int used = 0;
+    long long area;
+    int used = 0, i;
     memset(c, 0, sizeof *c);
     if (sscanf(rest, " %15s %d %dx%d %d %15s %dx%d %lf %n", op, &c->channels, &c->width,
                &c->height, &c->k, variant, &c->block_x, &c->block_y, &c->ms, &used) != 9 ||
-        rest[used] != '\0')
+        rest[used] != '\0') {
+        snprintf(why, n, "not OP CHANNELS WxH K VARIANT BXxBY MS");
         return 0;
-    if ((strcmp(op, "median") && strcmp(op, "conv") && strcmp(op, "conv-rank1")) ||
-        c->channels < 1 || c->channels > 4 || c->width < 1 || c->height < 1 || c->k < 1 ||
-        c->k % 2 == 0 || !variant_by_name(variant, &c->variant) ||
-        c->variant == JF_VARIANT_AUTO || c->variant == JF_VARIANT_CPU || c->block_x < 0 ||
-        c->block_y < 0 || c->block_x * c->block_y > 1024 || !(c->ms >= 0))
+    }
+    for (i = 0; op[i]; i++)
+        if (!(islower((unsigned char)op[i]) || isdigit((unsigned char)op[i]) || op[i] == '-')) {
+            snprintf(why, n, "operation '%s' is not a name", op);
+            return 0;
+        }
+    area = (long long)c->width * c->height;
+    if (c->channels < 1 || c->channels > 4 || c->width < 1 || c->height < 1 || area > (1LL << 32)) {
+        snprintf(why, n, "%d channels of %dx%d", c->channels, c->width, c->height);
         return 0;
+    }
+    if (c->k < 1 || c->k > JF_MEDIAN_MAX_KSIZE || c->k % 2 == 0) {
+        snprintf(why, n, "k = %d is not an odd size from 1 to %d", c->k, JF_MEDIAN_MAX_KSIZE);
+        return 0;
+    }
+    if (!variant_by_name(variant, &c->variant) || c->variant == JF_VARIANT_AUTO ||
+        c->variant == JF_VARIANT_CPU) {
+        snprintf(why, n, "'%s' is not a GPU variant", variant);
+        return 0;
+    }
+    if (!(c->block_x == 0 && c->block_y == 0) &&
+        (c->block_x < 4 || c->block_x % 4 || c->block_y < 1 || c->block_x > 1024 ||
+         c->block_y > 1024 || (long long)c->block_x * c->block_y > 1024)) {
+        snprintf(why, n, "block %dx%d (0x0, or W a multiple of 4 and W x H at most 1024)",
+                 c->block_x, c->block_y);
+        return 0;
+    }
+    if (!(c->ms >= 0 && c->ms < 1e9)) {
+        snprintf(why, n, "time %g ms", c->ms);
+        return 0;
+    }
     snprintf(c->op, sizeof c->op, "%s", op);
     return 1;
 }
@@ -166,8 +194,11 @@ jf_status jf_profile_parse(const char *text, const char *path, jf_profile *p)
                 snprintf(p->date, sizeof p->date, "%s", rest);
             } else if (strcmp(key, "choice") == 0) {
                 jf_profile_choice c;
-                ok = parse_choice(rest, &c);
-                if (ok && jf_profile_add(p, &c) != JF_OK) {
+                char why[128];
+                if (!parse_choice(rest, &c, why, sizeof why)) {
+                    if (!p->ignored++)
+                        snprintf(p->first_ignored, sizeof p->first_ignored, "line %d: %s", lineno, why);
+                } else if (jf_profile_add(p, &c) != JF_OK) {
                     jf_profile_free(p);
                     return JF_ERR_NOMEM;
                 }
@@ -303,5 +334,8 @@ void jf_profile_attach(jf_context *ctx, const jf_device_info *dev)
         free(p);
         return;
     }
+    if (p->ignored)
+        snprintf(ctx->note, sizeof ctx->note, "profile %.100s: %d entr%s ignored (%.100s)", path,
+                 p->ignored, p->ignored == 1 ? "y" : "ies", p->first_ignored);
     ctx->profile = p;
 }

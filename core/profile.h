@@ -37,6 +37,8 @@ typedef struct jf_profile_choice {
 
 typedef struct jf_profile {
     char path[512];
+    int ignored;           /* choice lines refused (out of range, malformed) */
+    char first_ignored[160]; /* the first of them: "line 12: ..." */
     char device[256];
     int cc_major, cc_minor, multiprocessors, limited, driver;
     char power_mode[64]; /* "none" when the system has none */
@@ -45,7 +47,11 @@ typedef struct jf_profile {
     jf_profile_choice *choices;
 } jf_profile;
 
-/* Parse `text` (from `path`, named in errors with the line). */
+/* Parse `text` (from `path`, named in errors with the line).  A profile is
+ * a file anything can write, so every field is range-checked: a header
+ * that cannot be read fails the whole file; a choice that cannot is left
+ * out and counted (ignored, first_ignored).  Whether a choice's variant
+ * runs its k on a device is the resolver's to judge when it is used. */
 jf_status jf_profile_parse(const char *text, const char *path, jf_profile *p);
 /* Read and parse a file. */
 jf_status jf_profile_load(const char *path, jf_profile *p);

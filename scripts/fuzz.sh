@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Run the libFuzzer harnesses (tests/fuzz/) with ASan and UBSan.
 #   scripts/fuzz.sh [SECONDS] [--merge]
-# Builds build-fuzz/ with clang, then runs fuzz_decode (JPEG/PNG decoders and
-# encoders) and fuzz_kernel (the kernel-file parser) for SECONDS each
-# (default 90), starting from the committed corpus in tests/fuzz/corpus/.
+# Builds build-fuzz/ with clang, then runs each harness for SECONDS (default
+# 90), starting from the committed corpus in tests/fuzz/corpus/NAME:
+# fuzz_decode (JPEG/PNG decoders and encoders), fuzz_kernel (kernel files),
+# fuzz_profile (tuning profiles, and the resolver over what they hold),
+# fuzz_y4m (Y4M streams), fuzz_report (the report reader of report merge).
 # --merge adds the new inputs that found new coverage (small ones, under
 # 4 KB) to the committed corpus.  Exits non-zero on the first crash, leak or
 # undefined behaviour; the input is left in build-fuzz/.
@@ -14,10 +16,11 @@ merge=0
 [ "${2:-}" = "--merge" ] && merge=1
 CC=${CC:-clang} cmake -S . -B build-fuzz -DJETFILTER_FUZZ=ON -DJETFILTER_CUDA=OFF -DJETFILTER_TESTS=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo > build-fuzz.log 2>&1 || { cat build-fuzz.log; exit 1; }
-cmake --build build-fuzz -j "$(nproc)" --target fuzz_decode fuzz_kernel >> build-fuzz.log 2>&1 ||
+targets="decode kernel profile y4m"
+cmake --build build-fuzz -j "$(nproc)" --target $(printf 'fuzz_%s ' $targets) >> build-fuzz.log 2>&1 ||
     { cat build-fuzz.log; exit 1; }
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1
-for target in decode kernel; do
+for target in $targets; do
   work=build-fuzz/corpus-$target
   mkdir -p "$work"
   cp -n tests/fuzz/corpus/$target/* "$work/" 2> /dev/null || true

@@ -653,7 +653,8 @@ static void test_profile_auto(void **state)
         assert_non_null(f);
         fprintf(f, "jetfilter-profile 1\ndevice %s\ncompute_capability %d.%d\nmultiprocessors %d\n"
                    "device_limits %s\npower_mode none\n"
-                   "choice median 1 640x480 3 shared 32x4 0.01\n",
+                   "choice median 1 640x480 3 shared 32x4 0.01\n"
+                   "choice median 1 640x480 5 fast 3x1 0.01\n", /* refused: 3 is not a multiple of 4 */
                 pass == 0 ? dev.name : "Some Other GPU", dev.cc_major, dev.cc_minor,
                 dev.multiprocessors, dev.limited ? "nano" : "full");
         fclose(f);
@@ -667,6 +668,7 @@ static void test_profile_auto(void **state)
             assert_non_null(jf_context_profile(ctx));
             assert_string_equal(jf_context_profile(ctx), path);
             assert_string_equal(last_variant(ctx, "median"), "shared");
+            assert_non_null(strstr(jf_context_note(ctx), "1 entry ignored (line 8"));
         } else {
             assert_null(jf_context_profile(ctx));
             assert_non_null(strstr(jf_context_note(ctx), "Some Other GPU"));

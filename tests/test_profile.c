@@ -127,16 +127,35 @@ static void test_damaged_files(void **state)
     expect_refused("P6\n640 480\n", "not a jetfilter profile");
     expect_refused("jetfilter-profile 2\ndevice X\n", "version 2");
     expect_refused("jetfilter-profile 1\n# nothing else\n", "no device");
-    snprintf(text, sizeof text, "%schoice median 1 640x480 4 fast 0x0 0.1\n", head); /* even k */
-    expect_refused(text, "line 5");
-    snprintf(text, sizeof text, "%schoice median 1 640x480 3 cpu 0x0 0.1\n", head); /* no GPU variant */
-    expect_refused(text, "line 5");
-    snprintf(text, sizeof text, "%schoice median 1 640x480 3 fast 64x32 0.1\n", head); /* 2048 threads */
-    expect_refused(text, "line 5");
-    snprintf(text, sizeof text, "%schoice blur 1 640x480 3 fast 0x0 0.1\n", head);
-    expect_refused(text, "line 5");
-    snprintf(text, sizeof text, "%schoice median 1 640x480 3 fast 0x0 0.1 extra\n", head);
-    expect_refused(text, "line 5");
+    /* choices out of range are left out, one by one, and counted: the rest
+     * of the profile stands (a profile is a file anything can write) */
+    {
+        static const char *const bad[] = {
+            "median 1 640x480 4 fast 0x0 0.1",          /* even k */
+            "median 1 640x480 257 fast 0x0 0.1",        /* k past any operation */
+            "median 1 640x480 3 cpu 0x0 0.1",           /* not a GPU variant */
+            "median 1 640x480 3 fast 64x32 0.1",        /* 2048 threads */
+            "median 1 640x480 3 fast 65536x65536 0.1",  /* overflows W x H in int */
+            "median 1 640x480 3 fast 0x512 0.1",
+            "median 1 640x480 3 fast 3x1 0.1",          /* W not a multiple of 4 */
+            "median 9 640x480 3 fast 0x0 0.1",          /* 9 channels */
+            "median 1 2000000000x2000000000 3 fast 0x0 0.1",
+            "median 1 640x480 3 fast 0x0 -1",           /* a negative time */
+            "median 1 640x480 3 fast 0x0 nan",
+            "Median! 1 640x480 3 fast 0x0 0.1",         /* not a name */
+            "median 1 640x480 3 fast 0x0 0.1 extra",
+        };
+        size_t i;
+        for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            snprintf(text, sizeof text, "%schoice median 1 640x480 5 shared 32x8 0.25\nchoice %s\n",
+                     head, bad[i]);
+            if (jf_profile_parse(text, "bad.profile", &q) != JF_OK)
+                fail_msg("%s: the whole profile refused: %s", bad[i], jf_last_error());
+            if (q.count != 1 || q.ignored != 1 || !strstr(q.first_ignored, "line 6"))
+                fail_msg("%s: %d kept, %d ignored (%s)", bad[i], q.count, q.ignored, q.first_ignored);
+            jf_profile_free(&q);
+        }
+    }
     snprintf(text, sizeof text, "%scompute_capability five\n", head);
     expect_refused(text, "line 5");
     /* unknown keys (a newer calibrate) are passed over; CRLF lines read */

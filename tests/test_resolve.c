@@ -328,6 +328,8 @@ static void test_profile(void **state)
     assert_int_equal(jf_profile_add(&p, &e), JF_OK);
     e.k = 9, e.variant = JF_VARIANT_FAST, e.block_x = e.block_y = 0;
     assert_int_equal(jf_profile_add(&p, &e), JF_OK);
+    e.k = 255; /* a k its variant has no kernel for: the built-in rules */
+    assert_int_equal(jf_profile_add(&p, &e), JF_OK);
     snprintf(e.op, sizeof e.op, "conv-rank1");
     e.channels = 3, e.width = 1920, e.height = 1080, e.k = 15, e.variant = JF_VARIANT_SHARED;
     assert_int_equal(jf_profile_add(&p, &e), JF_OK);
@@ -360,6 +362,10 @@ static void test_profile(void **state)
     r.dev = &big;
     assert_int_equal(resolve(&r, &c), JF_OK);
     assert_int_equal(c.variant, JF_VARIANT_FAST);
+    r.k = 255;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_SHARED);
+    assert_null(strstr(c.reason, "tuning profile"));
     /* the rank-1 convolution has its own entries */
     r.f = &jf_conv_family;
     r.ch = 3, r.w = 1920, r.h = 1080, r.k = 15, r.rank1 = 1;
