@@ -165,10 +165,8 @@ void json_num(json_buf *j, const char *key, double v)
 {
     char buf[64];
     json_key(j, key);
-    if (isnan(v))
+    if (!isfinite(v))
         json_raw(j, "null");
-    else if (isinf(v))
-        json_raw(j, v > 0 ? "\"inf\"" : "\"-inf\""); /* JSON has no infinity */
     else {
         snprintf(buf, sizeof buf, "%.10g", v);
         json_raw(j, buf);
@@ -203,4 +201,20 @@ void json_report_open(json_buf *j, const char *command)
     json_open(j, NULL, '{');
     json_str(j, "jetfilter", JF_VERSION_STRING);
     json_str(j, "command", command);
+}
+
+void json_db(json_buf *j, const char *key, double v)
+{
+    char flag[96];
+    json_num(j, key, v);
+    if (isinf(v) && v > 0 && key) {
+        snprintf(flag, sizeof flag, "%s_infinite", key);
+        json_bool(j, flag, 1);
+    }
+}
+
+void json_bool(json_buf *j, const char *key, int v)
+{
+    json_key(j, key);
+    json_raw(j, v ? "true" : "false");
 }

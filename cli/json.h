@@ -19,7 +19,12 @@ void json_str(json_buf *j, const char *key, const char *value);
 /* A file name: as json_str, plus "<key>_b64" with the raw bytes in base64
  * when the name is not valid UTF-8, so a consumer can find the file. */
 void json_path(json_buf *j, const char *key, const char *path);
+/* A number; null when it is not finite (JSON has neither NaN nor infinity). */
 void json_num(json_buf *j, const char *key, double value);
+/* A number that may be infinite (the PSNR of identical images): +infinity
+ * is written as null beside "<key>_infinite": true, which readers check. */
+void json_db(json_buf *j, const char *key, double value);
+void json_bool(json_buf *j, const char *key, int value);
 void json_int(json_buf *j, const char *key, long long value);
 void json_open(json_buf *j, const char *key, char bracket);
 void json_close(json_buf *j, char bracket);

@@ -14,7 +14,7 @@ static int report(const cli_settings *s, const jf_picture *a, double psnr, doubl
         json_buf j = {0};
         int ok;
         json_report_open(&j, "metrics");
-        json_num(&j, "psnr_db", psnr);
+        json_db(&j, "psnr_db", psnr);
         json_num(&j, "ssim", ssim); /* null when the image is under 11x11 */
         json_num(&j, "mse", mse);
         json_int(&j, "width", a->color.width);

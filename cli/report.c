@@ -160,8 +160,8 @@ static void json_item(json_buf *j, const jf_batch_item *it)
         json_num(j, "total", it->ms_total);
         json_close(j, '}');
         if (it->have_ref) {
-            json_num(j, "psnr_in_db", it->psnr_in);
-            json_num(j, "psnr_out_db", it->psnr_out);
+            json_db(j, "psnr_in_db", it->psnr_in);
+            json_db(j, "psnr_out_db", it->psnr_out);
             json_num(j, "ssim_in", it->ssim_in);
             json_num(j, "ssim_out", it->ssim_out);
         }
@@ -291,8 +291,8 @@ void cli_ref_means_json(json_buf *j, const cli_ref_means *m)
 {
     if (!m->refs)
         return;
-    json_num(j, "mean_psnr_in_db", m->pin_inf ? INFINITY : m->pin / m->refs);
-    json_num(j, "mean_psnr_out_db", m->pout_inf ? INFINITY : m->pout / m->refs);
+    json_db(j, "mean_psnr_in_db", m->pin_inf ? INFINITY : m->pin / m->refs);
+    json_db(j, "mean_psnr_out_db", m->pout_inf ? INFINITY : m->pout / m->refs);
     json_num(j, "mean_ssim_in", m->sin / m->refs);
     json_num(j, "mean_ssim_out", m->sout / m->refs);
 }

@@ -1,39 +1,117 @@
-/* jetfilter report merge: the --json reports of the shards of one run, read
- * back (with Jansson), checked to share their settings and inputs and to
- * cover every file exactly once, and combined into one summary and report. */
+/*
+ * jetfilter report merge: the --json reports of the shards of one run,
+ * checked to share their settings and inputs and to cover every file
+ * exactly once, and combined into one summary and report.
+ *
+ * Bounded memory whatever the number of files: each report is read a piece
+ * at a time (report_read.c); what the checks keep of a file is a 16-byte
+ * digest of its name in a hash set (duplicates found as they come); the
+ * merged report is written in a second pass that copies each file's record
+ * as it stands.
+ */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
 #include "cli/json.h"
+#include "cli/report_read.h"
+#include "io/io.h"
 
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct report {
     const char *name;
-    json_t *settings, *per_shard; /* kept (the rest of the document is not) */
+    json_t *head;         /* the top-level members but "files" */
+    json_t *settings, *per_shard;
     const char *command_text, *backend_text, *operation_text, *version_text;
-    json_t *keep;                 /* owns the strings above */
-    int index, count, files_in_inputs, files, ignored, passed;
+    int index, count, files_in_inputs, files, ignored, earlier, passed;
     char digest[24];
     double seconds, mpix;
 } report;
 
-typedef struct file_key {
-    char *path;
+/* A set of 16-byte digests of file names, with the report each came from. */
+typedef struct entry {
+    uint64_t a, b; /* b == 0 (and a == 0): empty */
     int report;
-} file_key;
+} entry;
 
-typedef struct totals {
+typedef struct digests {
+    entry *slots;
+    size_t cap, count;
+} digests;
+
+typedef struct merge {
+    report *r;
+    int n;
+    digests seen;
+    int twice, failures_listed;
     int files, ok, failed, skipped;
     cli_ref_means refs;
-} totals;
+    FILE *out;            /* pass 2: the merged report */
+    long long written;
+    int current;
+    char why[256];        /* what a callback refused */
+} merge;
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* 128 bits of a name: two 64-bit FNV-1a hashes from different bases,
+ * each mixed (a collision among a billion names: about 1 in 10^20). */
+static void digest_of(const char *s, uint64_t *a, uint64_t *b)
+{
+    uint64_t x = 0xCBF29CE484222325ull, y = 0x84222325CBF29CE4ull;
+    for (; *s; s++) {
+        x = (x ^ (unsigned char)*s) * 0x100000001B3ull;
+        y = (y ^ (unsigned char)*s) * 0x100000001B3ull + 0x9E3779B97F4A7C15ull;
+    }
+    *a = mix(x);
+    *b = mix(y) | 1; /* never 0: 0 marks an empty slot */
+}
+
+/* Add a digest; the report that had it first when it was there already
+ * (else -1), or -2 out of memory. */
+static int digests_add(digests *d, uint64_t a, uint64_t b, int from)
+{
+    size_t i;
+    if (2 * (d->count + 1) > d->cap) {
+        digests g = {NULL, d->cap ? 2 * d->cap : 4096, 0};
+        if (!(g.slots = (entry *)calloc(g.cap, sizeof *g.slots)))
+            return -2;
+        for (i = 0; i < d->cap; i++)
+            if (d->slots[i].b)
+                digests_add(&g, d->slots[i].a, d->slots[i].b, d->slots[i].report);
+        free(d->slots);
+        *d = g;
+    }
+    for (i = a & (d->cap - 1); d->slots[i].b; i = (i + 1) & (d->cap - 1))
+        if (d->slots[i].a == a && d->slots[i].b == b)
+            return d->slots[i].report;
+    d->slots[i].a = a;
+    d->slots[i].b = b;
+    d->slots[i].report = from;
+    d->count++;
+    return -1;
+}
 
 static int bad(const char *name, const char *why)
 {
     cli_log("jetfilter report: %s: not a jetfilter --json report of denoise or noise (%s)", name, why);
+    return -1;
+}
+
+static int refuse(merge *m, const char *why)
+{
+    snprintf(m->why, sizeof m->why, "%s", why);
     return -1;
 }
 
@@ -46,145 +124,137 @@ static int int_of(json_t *obj, const char *key, int *out)
     return 1;
 }
 
-/* A PSNR as the reports write it: a number, or "inf" for identical images. */
+/* A PSNR as the reports write it: a number, or null with "<key>_infinite"
+ * true for identical images ("inf", as reports before 1.7 wrote it). */
 static int psnr_of(json_t *item, const char *key, double *out)
 {
+    char flag[64];
     json_t *v = json_object_get(item, key);
+    snprintf(flag, sizeof flag, "%s_infinite", key);
     if (json_is_number(v)) {
         *out = json_number_value(v);
         return 1;
     }
-    if (json_is_string(v) && strcmp(json_string_value(v), "inf") == 0) {
+    if (json_is_true(json_object_get(item, flag)) ||
+        (json_is_string(v) && strcmp(json_string_value(v), "inf") == 0)) {
         *out = INFINITY;
         return 1;
     }
     return 0;
 }
 
-static void add_reference(totals *t, json_t *item)
+static void add_reference(merge *m, json_t *item)
 {
-    double pin, pout, sin, sout;
+    double pin, pout;
+    json_t *sin = json_object_get(item, "ssim_in"), *sout = json_object_get(item, "ssim_out");
     if (!psnr_of(item, "psnr_in_db", &pin) || !psnr_of(item, "psnr_out_db", &pout) ||
-        !json_is_number(json_object_get(item, "ssim_in")) ||
-        !json_is_number(json_object_get(item, "ssim_out")))
+        !json_is_number(sin) || !json_is_number(sout))
         return;
-    sin = json_number_value(json_object_get(item, "ssim_in"));
-    sout = json_number_value(json_object_get(item, "ssim_out"));
-    cli_ref_means_add(&t->refs, pin, pout, sin, sout);
+    cli_ref_means_add(&m->refs, pin, pout, json_number_value(sin), json_number_value(sout));
 }
 
-/* Read one report: its header into `r`, its files' paths into `keys`, the
- * files' records as text into `out` (when a merged report is wanted). */
-static int read_report(const char *name, int ri, report *r, file_key **keys, size_t *nkeys,
-                       size_t *capkeys, totals *t, json_buf *out, int *failures_listed)
+static int on_member(void *user, const char *key, json_t *value)
 {
-    json_error_t err;
-    json_t *root = json_load_file(name, JSON_REJECT_DUPLICATES, &err), *files, *summary, *shard,
-           *item;
-    size_t i;
-    char why[256];
-    memset(r, 0, sizeof *r);
-    r->name = name;
-    if (!root) {
-        snprintf(why, sizeof why, "line %d: %s", err.line, err.text);
-        return bad(name, why);
+    merge *m = (merge *)user;
+    return json_object_set_new(m->r[m->current].head, key, value) == 0 ? 0 : -1;
+}
+
+/* Pass 1: each file counted, its name into the set, its results summed. */
+static int on_file(void *user, const char *text, size_t n, json_t *item)
+{
+    merge *m = (merge *)user;
+    report *r = &m->r[m->current];
+    const char *path = json_string_value(json_object_get(item, "path"));
+    const char *raw = json_string_value(json_object_get(item, "path_b64"));
+    const char *status = json_string_value(json_object_get(item, "status"));
+    uint64_t a, b;
+    int first;
+    (void)text, (void)n;
+    if (!path || !status)
+        return refuse(m, "a file without path or status");
+    digest_of(raw ? raw : path, &a, &b); /* a name that is not UTF-8: its bytes, in base64 */
+    if ((first = digests_add(&m->seen, a, b, m->current)) == -2)
+        return refuse(m, "out of memory");
+    if (first >= 0 && m->twice++ < 50)
+        cli_log("jetfilter report: %s counted twice (%s and %s)", path, m->r[first].name, r->name);
+    r->files++;
+    m->files++;
+    if (strcmp(status, "ok") == 0) {
+        int w = 0, h = 0;
+        m->ok++;
+        if (int_of(item, "width", &w) && int_of(item, "height", &h))
+            r->mpix += (double)w * h / 1e6;
+        add_reference(m, item);
+    } else if (strcmp(status, "skipped") == 0) {
+        m->skipped++;
+    } else {
+        const char *error = json_string_value(json_object_get(item, "error"));
+        m->failed++;
+        if (!cli_quiet && m->failures_listed++ < 20)
+            cli_log("  failed: %s: %s", path, error ? error : "(no reason given)");
     }
-    files = json_object_get(root, "files");
-    summary = json_object_get(root, "summary");
-    shard = json_object_get(root, "shard");
-    r->settings = json_object_get(root, "settings");
+    return 0;
+}
+
+/* A report's header, read and checked. */
+static int read_head(report *r)
+{
+    json_t *h = r->head, *summary = json_object_get(h, "summary"), *shard = json_object_get(h, "shard");
+    r->settings = json_object_get(h, "settings");
     r->per_shard = json_object_get(shard, "files_per_shard");
-    r->keep = root;
-    r->command_text = json_string_value(json_object_get(root, "command"));
-    r->backend_text = json_string_value(json_object_get(root, "backend"));
-    r->operation_text = json_string_value(json_object_get(root, "operation"));
-    r->version_text = json_string_value(json_object_get(root, "jetfilter"));
-    if (!json_is_object(root) || !r->version_text || !r->command_text || !json_is_array(files) ||
-        !json_is_object(summary))
-        return bad(name, "no jetfilter, command, files or summary");
+    r->command_text = json_string_value(json_object_get(h, "command"));
+    r->backend_text = json_string_value(json_object_get(h, "backend"));
+    r->operation_text = json_string_value(json_object_get(h, "operation"));
+    r->version_text = json_string_value(json_object_get(h, "jetfilter"));
+    if (!r->version_text || !r->command_text || !json_is_object(summary))
+        return bad(r->name, "no jetfilter, command, files or summary");
     if (!json_is_object(r->settings) || !json_is_object(shard) || !json_is_array(r->per_shard))
-        return bad(name, "no settings or shard record: written by jetfilter before 1.2? run it again");
+        return bad(r->name, "no settings or shard record: written by jetfilter before 1.2? run it again");
     if (!int_of(shard, "index", &r->index) || !int_of(shard, "count", &r->count) || r->count < 1 ||
         r->index >= r->count || (int)json_array_size(r->per_shard) != r->count ||
         !int_of(shard, "files_in_inputs", &r->files_in_inputs) ||
         !json_is_string(json_object_get(shard, "inputs_digest")))
-        return bad(name, "its shard record is incomplete");
+        return bad(r->name, "its shard record is incomplete");
     snprintf(r->digest, sizeof r->digest, "%s", json_string_value(json_object_get(shard, "inputs_digest")));
     int_of(summary, "ignored", &r->ignored);
+    int_of(summary, "earlier_outputs", &r->earlier);
     int_of(summary, "passed_over", &r->passed);
     r->seconds = json_number_value(json_object_get(summary, "seconds"));
-    json_array_foreach(files, i, item) {
-        const char *path = json_string_value(json_object_get(item, "path"));
-        const char *status = json_string_value(json_object_get(item, "status"));
-        if (!path || !status)
-            return bad(name, "a file without path or status");
-        if (*nkeys == *capkeys) {
-            size_t cap = *capkeys ? *capkeys * 2 : 1024;
-            file_key *grown = (file_key *)realloc(*keys, cap * sizeof *grown);
-            if (!grown)
-                return bad(name, "out of memory");
-            *keys = grown;
-            *capkeys = cap;
-        }
-        if (!((*keys)[*nkeys].path = strdup(path)))
-            return bad(name, "out of memory");
-        (*keys)[(*nkeys)++].report = ri;
-        r->files++;
-        t->files++;
-        if (strcmp(status, "ok") == 0) {
-            int w = 0, h = 0;
-            t->ok++;
-            if (int_of(item, "width", &w) && int_of(item, "height", &h))
-                r->mpix += (double)w * h / 1e6;
-            add_reference(t, item);
-        } else if (strcmp(status, "skipped") == 0) {
-            t->skipped++;
-        } else {
-            const char *error = json_string_value(json_object_get(item, "error"));
-            t->failed++;
-            if (!cli_quiet && (*failures_listed)++ < 20)
-                cli_log("  failed: %s: %s", path, error ? error : "(no reason given)");
-        }
-        if (out) {
-            char *text = json_dumps(item, JSON_COMPACT | JSON_ENSURE_ASCII);
-            if (!text)
-                return bad(name, "out of memory");
-            json_key(out, NULL);
-            json_raw(out, text);
-            free(text);
-        }
-    }
-    /* keep what the checks need; free the files */
-    json_object_del(root, "files");
     return 0;
 }
 
-static int cmp_key(const void *a, const void *b)
-{
-    const file_key *x = (const file_key *)a, *y = (const file_key *)b;
-    int c = strcmp(x->path, y->path);
-    return c ? c : x->report - y->report;
-}
-
-/* Name every setting that differs between two reports. */
-static void settings_differ(const report *a, const report *b)
+/* Name every setting that differs, down to the innermost key that does
+ * ("parameters.ksize: 3 against 5"), not the whole object around it. */
+static void name_differences(const char *prefix, json_t *a, json_t *b)
 {
     const char *key;
     json_t *va, *vb;
-    cli_log("jetfilter report: %s and %s come from different settings:", a->name, b->name);
-    json_object_foreach(a->settings, key, va) {
-        vb = json_object_get(b->settings, key);
-        if (!vb || !json_equal(va, vb)) {
+    char path[256];
+    json_object_foreach(a, key, va) {
+        vb = json_object_get(b, key);
+        snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", key);
+        if (vb && json_is_object(va) && json_is_object(vb)) {
+            name_differences(path, va, vb);
+        } else if (!vb || !json_equal(va, vb)) {
             char *ta = json_dumps(va, JSON_COMPACT | JSON_ENCODE_ANY);
             char *tb = vb ? json_dumps(vb, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-            cli_log("  %s: %s against %s", key, ta ? ta : "?", tb ? tb : "(not set)");
+            cli_log("  %s: %s against %s", path, ta ? ta : "?", tb ? tb : "(not set)");
             free(ta);
             free(tb);
         }
     }
-    json_object_foreach(b->settings, key, vb)
-        if (!json_object_get(a->settings, key))
-            cli_log("  %s: (not set) against the other's", key);
+    json_object_foreach(b, key, vb)
+        if (!json_object_get(a, key)) {
+            char *tb = json_dumps(vb, JSON_COMPACT | JSON_ENCODE_ANY);
+            cli_log("  %s%s%s: (not set) against %s", prefix, *prefix ? "." : "", key, tb ? tb : "?");
+            free(tb);
+        }
+}
+
+static void settings_differ(const report *a, const report *b)
+{
+    cli_log("jetfilter report: %s and %s come from different settings:", a->name, b->name);
+    name_differences("", a->settings, b->settings);
 }
 
 /* The shards: one report each, all of them, from one walk of the inputs. */
@@ -235,94 +305,139 @@ static int check_shards(report *r, int n)
     return problems;
 }
 
-static int check_paths(file_key *keys, size_t n, const report *r)
+/* Pass 2: each file's record copied as it stands. */
+static int copy_file(void *user, const char *text, size_t n, json_t *item)
 {
-    size_t i;
-    int twice = 0;
-    qsort(keys, n, sizeof *keys, cmp_key);
-    for (i = 1; i < n; i++)
-        if (strcmp(keys[i].path, keys[i - 1].path) == 0) {
-            if (twice++ < 50)
-                cli_log("jetfilter report: %s counted twice (%s and %s)", keys[i].path,
-                        r[keys[i - 1].report].name, r[keys[i].report].name);
-        }
-    if (twice > 50)
-        cli_log("jetfilter report: ... %d files counted twice in all", twice);
-    return twice;
+    merge *m = (merge *)user;
+    (void)item;
+    if (fputs(m->written++ ? ",\n" : "\n", m->out) == EOF || fwrite(text, 1, n, m->out) != n)
+        return -1;
+    return 0;
 }
 
-static void write_merged(const char *target, report *r, int n, const totals *t, json_buf *items,
-                         double seconds, double seconds_sum, double mpix, int complete)
+static void json_head(json_buf *j, const merge *m)
 {
-    json_buf j = {0};
-    char *settings = json_dumps(r[0].settings, JSON_COMPACT | JSON_ENSURE_ASCII);
+    const report *r = m->r;
     const char *backend = r[0].backend_text;
     int i;
-    for (i = 1; i < n; i++)
+    for (i = 1; i < m->n; i++)
         if (!backend || !r[i].backend_text || strcmp(backend, r[i].backend_text) != 0)
             backend = "mixed";
-    json_report_open(&j, r[0].command_text);
-    json_str(&j, "backend", backend);
+    json_report_open(j, r[0].command_text);
+    json_str(j, "backend", backend);
     if (r[0].operation_text)
-        json_str(&j, "operation", r[0].operation_text);
-    json_key(&j, "settings");
-    json_raw(&j, settings ? settings : "{}");
-    json_open(&j, "shard", '{');
-    json_int(&j, "index", 0);
-    json_int(&j, "count", 1);
-    json_str(&j, "source", "report merge");
-    json_int(&j, "files_in_inputs", r[0].files_in_inputs);
-    json_open(&j, "files_per_shard", '[');
-    json_int(&j, NULL, t->files);
-    json_close(&j, ']');
-    json_str(&j, "inputs_digest", r[0].digest);
-    json_open(&j, "merged", '[');
-    for (i = 0; i < n; i++) {
-        json_open(&j, NULL, '{');
-        json_path(&j, "report", r[i].name);
-        json_int(&j, "index", r[i].index);
-        json_int(&j, "count", r[i].count);
-        json_num(&j, "seconds", r[i].seconds);
-        json_close(&j, '}');
+        json_str(j, "operation", r[0].operation_text);
+    json_key(j, "settings");
+    {
+        char *settings = json_dumps(r[0].settings, JSON_COMPACT | JSON_ENSURE_ASCII);
+        json_raw(j, settings ? settings : "{}");
+        free(settings);
     }
-    json_close(&j, ']');
-    json_close(&j, '}');
-    json_key(&j, "files");
-    json_raw(&j, "[");
-    json_raw(&j, items->data ? items->data : "");
-    json_raw(&j, "]");
-    j.need_comma = 1;
-    json_open(&j, "summary", '{');
-    json_int(&j, "files", t->files);
-    json_int(&j, "ok", t->ok);
-    json_int(&j, "failed", t->failed);
-    json_int(&j, "skipped", t->skipped);
-    json_int(&j, "ignored", r[0].ignored);
-    json_int(&j, "passed_over", r[0].passed);
-    json_num(&j, "seconds", seconds);
-    json_num(&j, "seconds_all_shards", seconds_sum);
-    json_num(&j, "mpix", mpix);
-    json_num(&j, "mpix_per_s", seconds > 0 ? mpix / seconds : 0.0);
-    json_str(&j, "complete", complete ? "yes" : "no");
-    cli_ref_means_json(&j, &t->refs);
-    json_close(&j, '}');
-    json_close(&j, '}');
-    json_raw(&j, "\n");
-    if (j.fail || !cli_json_write(target, j.data, j.len))
-        cli_log("jetfilter report: %s: %s", target, j.fail ? "out of memory" : jf_last_error());
-    free(settings);
-    free(j.data);
+    json_open(j, "shard", '{');
+    json_int(j, "index", 0);
+    json_int(j, "count", 1);
+    json_str(j, "source", "report merge");
+    json_int(j, "files_in_inputs", r[0].files_in_inputs);
+    json_open(j, "files_per_shard", '[');
+    json_int(j, NULL, m->files);
+    json_close(j, ']');
+    json_str(j, "inputs_digest", r[0].digest);
+    json_open(j, "merged", '[');
+    for (i = 0; i < m->n; i++) {
+        json_open(j, NULL, '{');
+        json_path(j, "report", r[i].name);
+        json_int(j, "index", r[i].index);
+        json_int(j, "count", r[i].count);
+        json_num(j, "seconds", r[i].seconds);
+        json_close(j, '}');
+    }
+    json_close(j, ']');
+    json_close(j, '}');
+    json_key(j, "files");
+    json_raw(j, "[");
+}
+
+static void json_tail(json_buf *j, const merge *m, double seconds, double seconds_sum, double mpix,
+                      int complete)
+{
+    json_raw(j, "\n]");
+    j->need_comma = 1;
+    json_open(j, "summary", '{');
+    json_int(j, "files", m->files);
+    json_int(j, "ok", m->ok);
+    json_int(j, "failed", m->failed);
+    json_int(j, "skipped", m->skipped);
+    json_int(j, "ignored", m->r[0].ignored);
+    json_int(j, "earlier_outputs", m->r[0].earlier);
+    json_int(j, "passed_over", m->r[0].passed);
+    json_num(j, "seconds", seconds);
+    json_num(j, "seconds_all_shards", seconds_sum);
+    json_num(j, "mpix", mpix);
+    json_num(j, "mpix_per_s", seconds > 0 ? mpix / seconds : 0.0);
+    json_bool(j, "complete", complete);
+    cli_ref_means_json(j, &m->refs);
+    json_close(j, '}');
+    json_close(j, '}');
+    json_raw(j, "\n");
+}
+
+static int write_piece(FILE *f, json_buf *j)
+{
+    int ok = !j->fail && fwrite(j->data, 1, j->len, f) == j->len;
+    free(j->data);
+    memset(j, 0, sizeof *j);
+    return ok;
+}
+
+/* The merged report: standard output, or a file that appears complete. */
+static int write_merged(const char *target, merge *m, double seconds, double seconds_sum,
+                        double mpix, int complete)
+{
+    jf_atomic_file af;
+    json_buf j = {0};
+    char why[512];
+    report_callbacks cb = {NULL, copy_file, 0};
+    int i, ok = 1, atomic = strcmp(target, "-") != 0;
+    if (!atomic) {
+        m->out = stdout;
+        cli_progress_clear();
+    } else if (jf_atomic_open(target, &af) != JF_OK || !(m->out = fdopen(af.fd, "w"))) {
+        cli_log("jetfilter report: %s", jf_last_error());
+        jf_atomic_abort(&af);
+        return 0;
+    }
+    json_head(&j, m);
+    ok = write_piece(m->out, &j);
+    for (i = 0; i < m->n && ok; i++)
+        if (report_read(m->r[i].name, &cb, m, why, sizeof why) != 0) {
+            cli_log("jetfilter report: %s: %s", m->r[i].name, why);
+            ok = 0;
+        }
+    if (ok) {
+        json_tail(&j, m, seconds, seconds_sum, mpix, complete);
+        ok = write_piece(m->out, &j) && fflush(m->out) == 0;
+    }
+    if (atomic) {
+        if (ok && ((af.fd = dup(fileno(m->out))) < 0 || jf_atomic_commit(&af) != JF_OK))
+            ok = 0;
+        if (!ok && af.slot >= 0) {
+            af.fd = -1; /* the FILE owns it */
+            jf_atomic_abort(&af);
+        }
+        fclose(m->out);
+    }
+    if (!ok)
+        cli_log("jetfilter report: %s: the merged report could not be written", target);
+    return ok;
 }
 
 int cli_report(cli_settings *s)
 {
     const int n = s->input_count - 1;
-    report *r;
-    file_key *keys = NULL;
-    size_t nkeys = 0, capkeys = 0, k;
-    totals t;
-    json_buf items = {0};
-    int i, problems = 0, listed = 0;
+    report_callbacks cb = {on_member, on_file, 1};
+    merge m;
+    char why[512];
+    int i, unreadable = 0, problems = 0, differ = 0;
     double seconds = 0, seconds_sum = 0, mpix = 0;
 
     if (s->input_count < 1 || strcmp(s->inputs[0], "merge") != 0) {
@@ -339,54 +454,65 @@ int cli_report(cli_settings *s)
         if (cli_outputs_check(&o) != 0)
             return JF_EXIT_USAGE;
     }
-    if (!(r = (report *)calloc((size_t)n, sizeof *r)))
+    memset(&m, 0, sizeof m);
+    if (!(m.r = (report *)calloc((size_t)n, sizeof *m.r)))
         return JF_EXIT_FAILED;
-    memset(&t, 0, sizeof t);
-    for (i = 0; i < n && !problems; i++)
-        if (read_report(s->inputs[i + 1], i, &r[i], &keys, &nkeys, &capkeys, &t,
-                        s->output ? &items : NULL, &listed) != 0)
-            problems++;
-    if (!problems) {
+    m.n = n;
+    for (i = 0; i < n && !unreadable; i++) {
+        m.current = i;
+        m.r[i].name = s->inputs[i + 1];
+        m.why[0] = '\0';
+        if (!(m.r[i].head = json_object()) ||
+            report_read(m.r[i].name, &cb, &m, why, sizeof why) != 0) {
+            bad(m.r[i].name, m.why[0] ? m.why : why[0] ? why : "out of memory");
+            unreadable++;
+        } else if (read_head(&m.r[i]) != 0) {
+            unreadable++;
+        }
+    }
+    if (!unreadable) {
         for (i = 1; i < n; i++) {
-            if (strcmp(r[i].command_text, r[0].command_text) != 0) {
-                cli_log("jetfilter report: %s is a report of %s, %s of %s", r[i].name,
-                        r[i].command_text, r[0].name, r[0].command_text);
-                problems++;
-            } else if (!json_equal(r[i].settings, r[0].settings)) {
-                settings_differ(&r[0], &r[i]);
-                problems++;
-            } else if (strcmp(r[i].version_text, r[0].version_text) != 0 && !cli_quiet) {
+            if (strcmp(m.r[i].command_text, m.r[0].command_text) != 0) {
+                cli_log("jetfilter report: %s is a report of %s, %s of %s", m.r[i].name,
+                        m.r[i].command_text, m.r[0].name, m.r[0].command_text);
+                differ++;
+            } else if (!json_equal(m.r[i].settings, m.r[0].settings)) {
+                settings_differ(&m.r[0], &m.r[i]);
+                differ++;
+            } else if (strcmp(m.r[i].version_text, m.r[0].version_text) != 0 && !cli_quiet) {
                 cli_log("jetfilter report: note: %s was written by jetfilter %s, %s by %s",
-                        r[i].name, r[i].version_text, r[0].name, r[0].version_text);
+                        m.r[i].name, m.r[i].version_text, m.r[0].name, m.r[0].version_text);
             }
         }
-        if (!problems)
-            problems += check_shards(r, n);
-        problems += check_paths(keys, nkeys, r);
+        /* shards of different runs: their coverage means nothing together */
+        if (!differ)
+            problems = check_shards(m.r, n) + m.twice;
+        if (m.twice > 50)
+            cli_log("jetfilter report: ... %d files counted twice in all", m.twice);
         for (i = 0; i < n; i++) {
-            seconds = r[i].seconds > seconds ? r[i].seconds : seconds;
-            seconds_sum += r[i].seconds;
-            mpix += r[i].mpix;
+            seconds = m.r[i].seconds > seconds ? m.r[i].seconds : seconds;
+            seconds_sum += m.r[i].seconds;
+            mpix += m.r[i].mpix;
         }
         if (!cli_quiet) {
             cli_log("jetfilter report: %d report%s, %d shard%s of %d: %d files: %d ok, %d failed, "
                     "%d skipped; %.1f MPix, longest shard %.2f s (%.1f MPix/s together), %.2f s "
-                    "in all shards", n, n == 1 ? "" : "s", n, n == 1 ? "" : "s", r[0].count,
-                    t.files, t.ok, t.failed, t.skipped, mpix, seconds,
+                    "in all shards", n, n == 1 ? "" : "s", n, n == 1 ? "" : "s", m.r[0].count,
+                    m.files, m.ok, m.failed, m.skipped, mpix, seconds,
                     seconds > 0 ? mpix / seconds : 0.0, seconds_sum);
-            cli_ref_means_log(&t.refs);
-            if (problems)
+            cli_ref_means_log(&m.refs);
+            if (differ)
+                cli_log("jetfilter report: the reports come from different runs; not merged");
+            else if (problems)
                 cli_log("jetfilter report: the reports do not cover every file exactly once");
         }
-        if (s->output && !items.fail)
-            write_merged(s->output, r, n, &t, &items, seconds, seconds_sum, mpix, problems == 0);
+        if (s->output && !differ &&
+            !write_merged(s->output, &m, seconds, seconds_sum, mpix, problems == 0))
+            problems++;
     }
     for (i = 0; i < n; i++)
-        json_decref(r[i].keep);
-    for (k = 0; k < nkeys; k++)
-        free(keys[k].path);
-    free(keys);
-    free(items.data);
-    free(r);
-    return problems || t.failed ? JF_EXIT_FAILED : JF_EXIT_OK;
+        json_decref(m.r[i].head);
+    free(m.r);
+    free(m.seen.slots);
+    return unreadable || differ || problems || m.failed ? JF_EXIT_FAILED : JF_EXIT_OK;
 }

@@ -74,8 +74,8 @@ static void on_frame(void *user, const jf_stream_frame *f)
         json_num(&j, "latency_ms", f->latency_ms);
         json_num(&j, "filter_ms", f->filter_ms);
         if (f->have_ref) {
-            json_num(&j, "psnr_y_db", f->psnr_y);
-            json_num(&j, "psnr_db", f->psnr);
+            json_db(&j, "psnr_y_db", f->psnr_y);
+            json_db(&j, "psnr_db", f->psnr);
             json_num(&j, "ssim_y", f->ssim_y); /* null: not computed (under 11 x 11) */
         }
         json_close(&j, '}');
@@ -255,8 +255,8 @@ static void json_summary(json_buf *j, const cli_settings *s, const cli_run *run,
         double py, pa, sy;
         ref_means(c, &py, &pa, &sy);
         json_int(j, "frames_measured", c->means.refs);
-        json_num(j, "mean_psnr_y_db", py);
-        json_num(j, "mean_psnr_db", pa);
+        json_db(j, "mean_psnr_y_db", py);
+        json_db(j, "mean_psnr_db", pa);
         json_num(j, "mean_ssim_y", sy); /* null: not computed */
         json_int(j, "frames_ssim", c->ssim_frames);
     }

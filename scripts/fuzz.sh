@@ -16,7 +16,7 @@ merge=0
 [ "${2:-}" = "--merge" ] && merge=1
 CC=${CC:-clang} cmake -S . -B build-fuzz -DJETFILTER_FUZZ=ON -DJETFILTER_CUDA=OFF -DJETFILTER_TESTS=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo > build-fuzz.log 2>&1 || { cat build-fuzz.log; exit 1; }
-targets="decode kernel profile y4m"
+targets="decode kernel profile y4m report"
 cmake --build build-fuzz -j "$(nproc)" --target $(printf 'fuzz_%s ' $targets) >> build-fuzz.log 2>&1 ||
     { cat build-fuzz.log; exit 1; }
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1

@@ -1,6 +1,8 @@
 #define _DEFAULT_SOURCE
 #include "common.h"
 
+#include <sys/resource.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 
 #include <math.h>
@@ -465,4 +467,19 @@ int t_run_logged(const char *command, const char *log, char *out, size_t outsize
     out[n] = '\0';
     fclose(f);
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+long t_peak_kb(const char *command, int *status)
+{
+    struct rusage ru;
+    int st = 0;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+        _exit(127);
+    }
+    assert_int_equal(wait4(pid, &st, 0, &ru), pid);
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return ru.ru_maxrss;
 }

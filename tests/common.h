@@ -80,6 +80,10 @@ jf_status t_impulse_run(int kind, jf_context *ctx, const jf_image *src, jf_image
  * read `log` into out (NUL-terminated, at most outsize - 1 bytes); returns
  * the command's exit status, or -1 when it did not exit. */
 int t_run_logged(const char *command, const char *log, char *out, size_t outsize);
+/* Run `command` through the shell; the peak resident size (KB) of the
+ * shell and what it waited for (wait4 reports the largest), its exit
+ * status in *status (-1 when it did not exit). */
+long t_peak_kb(const char *command, int *status);
 
 /* A fresh empty folder under /tmp; removed by t_rmtree. */
 const char *t_make_tmpdir(void);

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -238,19 +237,10 @@ static void test_skip_existing_checks_outputs(void **state)
 static long peak_kb(int *rc, const char *args)
 {
     char cmd[4096];
-    struct rusage ru;
-    int status = 0;
-    pid_t pid;
+    long kb;
     snprintf(cmd, sizeof cmd, "cd %s && exec %s %s > /dev/null 2> .err < /dev/null", g_dir,
              JF_CLI_PATH, args);
-    pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    assert_int_equal(wait4(pid, &status, 0, &ru), pid);
-    *rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    kb = t_peak_kb(cmd, rc);
     if (*rc != 0) { /* its messages, for the failure's report */
         char path[512];
         size_t n;
@@ -260,7 +250,7 @@ static long peak_kb(int *rc, const char *args)
             print_message("%s: exit %d: %.2000s\n", args, *rc, err);
         free(err);
     }
-    return ru.ru_maxrss;
+    return kb;
 }
 
 /* A stream's frames in flight are held to --max-memory: a 36-byte header

@@ -192,6 +192,19 @@ static int sh(const char *fmt, ...)
     return t_run_logged(full, log, g_out, sizeof g_out);
 }
 
+/* The peak resident size, in KB, of a command run in the tree. */
+static long peak_kb(const char *cmd)
+{
+    char full[16384];
+    int status;
+    long kb;
+    snprintf(full, sizeof full, "cd %s && J='%s' && { %s ; } > /dev/null 2>&1 < /dev/null", g_dir,
+             JF_CLI_PATH, cmd);
+    kb = t_peak_kb(full, &status);
+    assert_true(status >= 0 && status != 127);
+    return kb;
+}
+
 /* A tree of 48 small photos-to-be: JPEG and PNG, grey and colour, three
  * levels deep, names with spaces and UTF-8, one broken file. */
 static int setup_tree(void **state)
@@ -272,7 +285,7 @@ static void test_four_shards_equal_one_run(void **state)
     assert_int_equal(summary_count("all.json", "files"), summary_count("one.json", "files"));
     assert_int_equal(summary_count("all.json", "ok"), summary_count("one.json", "ok"));
     assert_int_equal(summary_count("all.json", "failed"), summary_count("one.json", "failed"));
-    assert_int_equal(sh("grep -c '\"complete\":\"yes\"' all.json"), 0);
+    assert_int_equal(sh("grep -c '\"complete\":true' all.json"), 0);
     /* the merged report merges again, alone */
     assert_int_equal(sh("$J report merge all.json"), 1);
     assert_non_null(strstr(g_out, "47 ok, 1 failed"));
@@ -349,6 +362,72 @@ static void test_shard_auto_and_bad_values(void **state)
     assert_int_equal(atoi(g_out), 10); /* the 9 and broken.jpg, each once */
 }
 
+/* Names that are not UTF-8 are written escaped (\udcXX) with their bytes
+ * beside them in base64; the merge reads its own escapes back.  Equal
+ * settings merge however they were spelled (-k 3, or the default 3). */
+static void test_merge_odd_names_and_spellings(void **state)
+{
+    (void)state;
+    assert_int_equal(sh("cp 'in/img 00.png' \"in/$(printf 'caf\\351 latin-1').png\" && "
+                        "cp 'in/img 10.png' \"in/$(printf 'x\\377\\376').png\""), 0);
+    assert_int_equal(sh("$J denoise in -o o0 --shard 0/2 -k 3 --json e0.json --quiet; "
+                        "$J denoise in -o o1 --shard 1/2 --json e1.json --quiet; true"), 0);
+    assert_int_equal(sh("grep -c 'udce9' e0.json e1.json | grep -v ':0' | wc -l"), 0);
+    assert_true(atoi(g_out) >= 1); /* the escape is in one of the shards */
+    assert_int_equal(sh("$J report merge e0.json e1.json -o e.json"), 1); /* broken.jpg */
+    assert_null(strstr(g_out, "different settings"));
+    assert_null(strstr(g_out, "do not cover"));
+    assert_null(strstr(g_out, "not a jetfilter"));
+    assert_non_null(strstr(g_out, "50 files: 49 ok, 1 failed"));
+    assert_int_equal(sh("$J report merge e.json"), 1); /* the merged report reads back */
+    assert_non_null(strstr(g_out, "50 files: 49 ok, 1 failed"));
+    /* other settings: said, and not taken for missing files */
+    assert_int_equal(sh("$J denoise in -o o2 --shard 1/2 -k 5 --json e2.json --quiet; "
+                        "$J report merge e0.json e2.json"), 1);
+    assert_non_null(strstr(g_out, "parameters.ksize: 3 against 5"));
+    assert_null(strstr(g_out, "do not cover"));
+}
+
+/* A report of many files merges in bounded memory: the names are kept as
+ * digests, the records copied as they stand; a file in two shards is
+ * found among them all. */
+static void test_merge_many_files(void **state)
+{
+    const int n = 60000;
+    int shard, i;
+    long kb;
+    (void)state;
+    for (shard = 0; shard < 2; shard++) {
+        char path[512];
+        FILE *f;
+        snprintf(path, sizeof path, "%s/big%d.json", g_dir, shard);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "{\"jetfilter\":\"1.7.0\",\"command\":\"denoise\",\"backend\":\"cpu\","
+                   "\"settings\":{\"command\":\"denoise\",\"operation\":\"median\"},"
+                   "\"shard\":{\"index\":%d,\"count\":2,\"source\":null,\"files_in_inputs\":%d,"
+                   "\"files_per_shard\":[%d,%d],\"inputs_digest\":\"0123456789abcdef\"},\"files\":[",
+                shard, 2 * n, n, n);
+        for (i = 0; i < n; i++) /* the last file of shard 1 is shard 0's first again */
+            fprintf(f, "%s{\"path\":\"in/%s/photo-%07d.jpg\",\"status\":\"ok\",\"width\":1920,"
+                       "\"height\":1080,\"psnr_in_db\":null,\"psnr_in_db_infinite\":true}",
+                    i ? ",\n" : "", shard == 1 && i == n - 1 ? "a" : shard ? "b" : "a",
+                    shard == 1 && i == n - 1 ? 0 : i);
+        fprintf(f, "],\"summary\":{\"files\":%d,\"seconds\":1.5}}\n", n);
+        fclose(f);
+    }
+    assert_int_equal(sh("$J report merge big0.json big1.json -o big.json"), 1);
+    assert_non_null(strstr(g_out, "in/a/photo-0000000.jpg counted twice (big0.json and big1.json)"));
+    assert_non_null(strstr(g_out, "120000 files: 120000 ok"));
+    assert_int_equal(sh("grep -c photo- big.json"), 0);
+    assert_int_equal(atoi(g_out), 120000);
+    /* memory: what a fixed window and the digests take, not the records */
+    kb = peak_kb("$J report merge big0.json big1.json -o big2.json");
+    assert_int_equal(sh("cmp big.json big2.json"), 0);
+    print_message("merge of 120000 files: %ld KB resident at most\n", kb);
+    assert_true(kb > 0 && kb < 64 * 1024);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -358,6 +437,8 @@ int main(void)
         cmocka_unit_test(test_partition),
         cmocka_unit_test_setup_teardown(test_four_shards_equal_one_run, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_shard_auto_and_bad_values, setup_tree, teardown_tree),
+        cmocka_unit_test_setup_teardown(test_merge_odd_names_and_spellings, setup_tree, teardown_tree),
+        cmocka_unit_test_setup_teardown(test_merge_many_files, setup_tree, teardown_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
