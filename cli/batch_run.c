@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* mkdir -p the folder that will hold `path`. */
 static jf_status make_parent(const char *path)
@@ -25,8 +28,7 @@ static jf_status make_parent(const char *path)
     return jf_mkdirs(dir);
 }
 
-/* What was left out on the way, for -v and the JSON report. */
-static void add_note(jf_batch_item *it, const char *note)
+void cli_item_note(jf_batch_item *it, const char *note)
 {
     size_t used = strlen(it->notes);
     if (used + 3 < sizeof it->notes)
@@ -58,7 +60,7 @@ static jf_status convert_output(jf_batch_item *it, const cli_settings *s, jf_pic
     if (pic->color_model == JF_COLOR_CMYK && e->format == JF_FORMAT_PNG && s->cmyk_to_rgb) {
         if ((st = jf_picture_cmyk_to_rgb(pic)) != JF_OK)
             return st;
-        add_note(it, "CMYK converted to RGB");
+        cli_item_note(it, "CMYK converted to RGB");
     }
     if (want != pic->color.sample) {
         jf_image color = {0}, alpha = {0};
@@ -72,7 +74,7 @@ static jf_status convert_output(jf_batch_item *it, const cli_settings *s, jf_pic
         jf_image_free(&pic->alpha);
         pic->color = color;
         pic->alpha = alpha;
-        add_note(it, want == JF_SAMPLE_U8 ? "16 bits rounded to 8" : "8 bits widened to 16");
+        cli_item_note(it, want == JF_SAMPLE_U8 ? "16 bits rounded to 8" : "8 bits widened to 16");
     }
     return JF_OK;
 }
@@ -87,25 +89,28 @@ jf_status cli_write_output(jf_batch_item *it, const cli_settings *s, jf_picture 
     unsigned char *bytes = NULL;
     size_t size = 0;
     jf_status st;
-    int on_gpu = 0;
+    int on_gpu = 0, to_stdout;
     if (e.format == JF_FORMAT_JPEG && pic->alpha.data)
-        add_note(it, "JPEG has no alpha channel; transparency dropped");
+        cli_item_note(it, "JPEG has no alpha channel; transparency dropped");
     if ((st = convert_output(it, s, pic, &e)) != JF_OK) {
         jf_error_prefix(it->input);
         return st;
     }
-    if ((st = make_parent(it->output)) != JF_OK)
+    to_stdout = strcmp(it->output, "-") == 0;
+    if (!to_stdout && (st = make_parent(it->output)) != JF_OK)
         return st;
     st = jf_picture_encode_frame(ctx, pic, &e, &bytes, &size, &on_gpu);
-    if (st == JF_OK)
+    if (st == JF_OK && to_stdout)
+        st = jf_write_fd(1, "standard output", bytes, size);
+    else if (st == JF_OK)
         st = jf_write_file_atomic(it->output, bytes, size);
     else
-        jf_error_prefix(it->output);
+        jf_error_prefix(to_stdout ? "standard output" : it->output);
     free(bytes);
     if (st != JF_OK)
         return st;
     if (jf_last_warning()[0])
-        add_note(it, jf_last_warning());
+        cli_item_note(it, jf_last_warning());
     it->ms_encode = jf_now_ms() - t0;
     jf_record(ctx, "encode", on_gpu ? "jpeg-nvjpeg" : jf_format_name(e.format), 0, &pic->color,
               it->ms_encode,
@@ -126,7 +131,7 @@ jf_status cli_read_input(jf_batch_item *it, jf_picture *pic, jf_context *ctx)
     if (st != JF_OK)
         return st;
     if (jf_last_warning()[0])
-        add_note(it, jf_last_warning());
+        cli_item_note(it, jf_last_warning());
     it->ms_decode = jf_now_ms() - t0;
     it->width = pic->color.width;
     it->height = pic->color.height;
@@ -185,13 +190,102 @@ static void batch_options(cli_settings *s, cli_run *run, jf_batch *b)
     b->log = cli_batch_log;
 }
 
+/* The format a file name asks for by its extension (OUT_SAME: none). */
+static int format_of_name(const char *path)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash))
+        return OUT_SAME;
+    if (strcasecmp(dot, ".png") == 0)
+        return OUT_PNG;
+    if (strcasecmp(dot, ".jpg") == 0 || strcasecmp(dot, ".jpeg") == 0 || strcasecmp(dot, ".jpe") == 0)
+        return OUT_JPEG;
+    return OUT_SAME;
+}
+
+/* One file in, one file out, as convert and ffmpeg do: -o names a file when
+ * it is "-" (standard output), has an image's extension, or is a file that
+ * exists; the input is then one file or "-" (standard input).  Sets
+ * *single; a usage message and JF_EXIT_USAGE when the two do not fit. */
+static int decide_single(cli_run *run, cli_settings *s, int *single)
+{
+    const char *out = s->output, *verb = run->verb;
+    struct stat sb;
+    int i, stdin_inputs = 0, out_exists = out && stat(out, &sb) == 0;
+    int file_out;
+    *single = 0;
+    for (i = 0; i < s->input_count; i++)
+        stdin_inputs += strcmp(s->inputs[i], "-") == 0;
+    if (!out)
+        return 0; /* the batch says what is missing */
+    file_out = strcmp(out, "-") == 0 ||
+               (out_exists ? !S_ISDIR(sb.st_mode) : format_of_name(out) != OUT_SAME);
+    if (stdin_inputs && (s->input_count > 1 || !file_out)) {
+        fprintf(stderr, "jetfilter %s: '-' reads one image from standard input: give it alone, "
+                "with -o FILE or -o - (standard output)\n", verb);
+        return JF_EXIT_USAGE;
+    }
+    if (!file_out) {
+        static const char *const others[] = {".tif", ".tiff", ".bmp", ".gif", ".webp", ".ppm",
+                                             ".pgm", ".pnm", ".jp2", ".heic", ".avif", ".jxl"};
+        const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+        size_t k;
+        for (k = 0; dot && (!slash || dot > slash) && k < sizeof others / sizeof others[0]; k++)
+            if (strcasecmp(dot, others[k]) == 0) {
+                fprintf(stderr, "jetfilter %s: -o %s: jetfilter writes PNG and JPEG, not %s; name "
+                        "a .png or .jpg file, or a folder\n", verb, out, others[k] + 1);
+                return JF_EXIT_USAGE;
+            }
+        return 0;
+    }
+    if (s->input_count > 1 || (!stdin_inputs && s->input_count == 1 &&
+                               stat(s->inputs[0], &sb) == 0 && S_ISDIR(sb.st_mode))) {
+        fprintf(stderr, "jetfilter %s: -o %s names a file, but the input%s %s; give a folder to -o "
+                "(it is made if missing)\n", verb, out, s->input_count > 1 ? "s" : "",
+                s->input_count > 1 ? "are several" : "is a folder");
+        return JF_EXIT_USAGE;
+    }
+    if (s->suffix || s->shard) {
+        fprintf(stderr, "jetfilter %s: %s names outputs in a folder; -o %s names one file\n", verb,
+                s->suffix ? "--suffix" : "--shard", out);
+        return JF_EXIT_USAGE;
+    }
+    if (strcmp(out, "-") != 0) {
+        const int named = format_of_name(out);
+        if (named == OUT_SAME) {
+            fprintf(stderr, "jetfilter %s: -o %s: the name says no format; end it in .png or .jpg\n",
+                    verb, out);
+            return JF_EXIT_USAGE;
+        }
+        if (s->format_given && s->format != OUT_SAME && s->format != named) {
+            fprintf(stderr, "jetfilter %s: --format %s, but -o %s names the other format\n", verb,
+                    s->format == OUT_PNG ? "png" : "jpg", out);
+            return JF_EXIT_USAGE;
+        }
+        s->format = named;
+    } else if (isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "jetfilter %s: -o -: standard output is a terminal; pipe it on "
+                "(| display, > out.png) or name a file\n", verb);
+        return JF_EXIT_USAGE;
+    } else if (s->json && strcmp(s->json, "-") == 0) {
+        fprintf(stderr, "jetfilter %s: -o - and --json - both want standard output; write the "
+                "report to a file\n", verb);
+        return JF_EXIT_USAGE;
+    }
+    *single = 1;
+    return 0;
+}
+
 /* Collect, run and report a batch; the exit code. */
 int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
 {
     jf_batch b;
     jf_status st;
-    int rc;
+    int rc, single;
+    if ((rc = decide_single(run, s, &single)) != 0)
+        return rc;
     batch_options(s, run, &b);
+    b.opt.single = single;
     if (s->backend)
         b.opt.context.backend = (jf_backend)jf_name_index(jf_backend_names, s->backend);
     if (s->shard) {
@@ -212,9 +306,15 @@ int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
     }
     if (b.opt.context.backend == JF_BACKEND_CPU)
         b.opt.device_count = 1; /* no GPU: one list of jobs */
+    if (b.opt.context.backend == JF_BACKEND_CUDA && jf_device_count() <= 0) {
+        /* said before any folder is made */
+        cli_log("jetfilter %s: --backend cuda: %s", run->verb, jf_last_error());
+        return JF_EXIT_FAILED;
+    }
     {
         cli_outputs o = {run->verb, s->inputs, s->input_count,
-                         {{"--json", s->json, CLI_OUT_REPORT}}, 1, s->force};
+                         {{"--json", s->json, CLI_OUT_REPORT}, {"-o", s->output, CLI_OUT_IMAGE}},
+                         single ? 2 : 1, s->force};
         if (cli_outputs_check(&o) != 0)
             return JF_EXIT_USAGE;
     }
@@ -228,7 +328,7 @@ int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
     }
     if (run->device_input_ok) {
         b.opt.context.codec = cli_codec(s, b.count);
-        if (!cli_quiet && s->verbose && s->codec == JF_CODEC_AUTO)
+        if (!cli_quiet && s->verbose && s->codec == JF_CODEC_AUTO && jf_built_with_cuda())
             cli_log("jetfilter %s: JPEG codecs: %s", run->verb, b.opt.context.codec == JF_CODEC_AUTO
                     ? "the GPU's (nvJPEG) while its engine is free, else the CPU's"
                     : "the CPU's (--codec auto: the GPU's only with -j at most an eighth of the "

@@ -55,6 +55,7 @@ typedef struct cli_settings {
     int png_level;           /* 0..9 */
     int png_filter;          /* index in jf_png_filter_names + 1 */
     int format;              /* out_format */
+    int format_given;        /* --format on the command line (not the default) */
     int depth;               /* 0: as the input, 1: 8 bits, 2: 16 bits */
     int cmyk_to_rgb;         /* CMYK JPEG to a PNG: convert (else refused) */
     int skip_existing;
@@ -182,6 +183,8 @@ jf_encode_options cli_encode_options(const cli_settings *s, const jf_picture *pi
  * encode and write one output (stats and notes into the item), and the
  * whole batch: collect, run, report; returns the exit code. */
 jf_status cli_read_input(struct jf_batch_item *it, jf_picture *pic, jf_context *ctx);
+/* What was left out or is doubtful on the way, for -v and the JSON report. */
+void cli_item_note(struct jf_batch_item *it, const char *note);
 jf_status cli_write_output(struct jf_batch_item *it, const cli_settings *s, jf_picture *pic,
                            jf_context *ctx);
 int cli_batch(cli_settings *s, cli_run *run,

@@ -8,9 +8,40 @@
 #include "io/io.h"
 #include "pipeline/batch.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* The clean original of `rel` under the reference folder: the same path,
+ * else the one image of the same name with another extension (noise writes
+ * PNG for JPEG originals: noisy/x.png is compared with clean/x.jpg).  0 when
+ * there is none, or more than one to choose from (named in `path`). */
+static int find_reference(const char *root, const char *rel, char *path, size_t n)
+{
+    char dir[4096];
+    const char *slash = strrchr(rel, '/'), *base = slash ? slash + 1 : rel;
+    const char *dot = strrchr(base, '.');
+    const size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    struct dirent *e;
+    DIR *d;
+    int found = 0;
+    snprintf(path, n, "%s/%s", root, rel);
+    if (access(path, F_OK) == 0)
+        return 1;
+    snprintf(dir, sizeof dir, "%s/%.*s", root, slash ? (int)(slash - rel) : 0, rel);
+    if (!(d = opendir(dir)))
+        return 0;
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, base, stem) == 0 && e->d_name[stem] == '.' &&
+            !strchr(e->d_name + stem + 1, '.') && jf_has_image_extension(e->d_name)) {
+            if (found++ == 0 && snprintf(path, n, "%s/%s", dir, e->d_name) >= (int)n)
+                found = 2; /* too long to name: not taken */
+        }
+    closedir(d);
+    return found == 1;
+}
 
 /* PSNR/SSIM of input and output against the clean original, when present. */
 static void compare_reference(const cli_settings *s, jf_batch_item *it, const jf_image *in,
@@ -19,7 +50,12 @@ static void compare_reference(const cli_settings *s, jf_batch_item *it, const jf
     char path[4096];
     jf_picture ref;
     double t0 = jf_now_ms();
-    snprintf(path, sizeof path, "%s/%s", s->reference, it->rel);
+    if (!find_reference(s->reference, it->rel, path, sizeof path)) {
+        if (!cli_quiet)
+            cli_log("jetfilter: %s: no reference %s (nor one image of its name with another "
+                    "extension)", it->input, path);
+        return;
+    }
     if (jf_picture_read(path, &ref) != JF_OK) {
         if (!cli_quiet)
             cli_log("jetfilter: %s: no usable reference (%s)", it->input, jf_last_error());
@@ -54,6 +90,9 @@ static jf_status denoise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
 
     if ((st = cli_read_input(it, &pic, ctx)) != JF_OK)
         return st;
+    if (run->plan.op->estimate_name && pic.format == JF_FORMAT_JPEG)
+        cli_item_note(it, "a JPEG: its compression has blurred the impulses, so the estimate "
+                          "and the repair are approximate (impulse noise belongs in PNG)");
     t0 = jf_now_ms();
     /* the output in the other frame, which the encoder then reads in place:
      * on the GPU (frame 3) when nvJPEG decoded the input and a JPEG goes out,

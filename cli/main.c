@@ -33,7 +33,9 @@ static void usage(FILE *out)
                  "commands:\n");
     for (i = 0; i < COMMAND_COUNT; i++)
         fprintf(out, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
-    fprintf(out, "\n  --version  print the version\n");
+    fprintf(out, "\n  -V, --version  print the version\n"
+                 "\nOne file:  jetfilter denoise in.jpg -o out.png     (- for standard input or output)\n"
+                 "A folder:  jetfilter denoise photos/ -o clean/     (the tree is mirrored)\n");
 }
 
 /* The resource limits of jetfilter.h from the command line. */
@@ -77,7 +79,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return JF_EXIT_USAGE;
     }
-    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0 ||
+        strcmp(argv[1], "version") == 0) {
         printf("jetfilter %s (%s)\n", jf_version(), jf_built_with_cuda() ? "CPU and CUDA" : "CPU only");
         return JF_EXIT_OK;
     }
@@ -126,6 +129,7 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN); /* a reader that goes away is a write error, reported */
 
     if (COMMANDS[i].bit & (CMD_DENOISE | CMD_METRICS | CMD_INFO | CMD_BENCH | CMD_STREAM))
         cli_use_profiles(); /* commands with CUDA contexts: `auto` follows a calibrated profile */

@@ -16,14 +16,33 @@ static uint64_t hash_name(const char *s)
     return h;
 }
 
+/* Said once a run: noise and JPEG do not mix. */
+static void say_once(jf_batch *b, int *said, const char *message)
+{
+    if (!__atomic_exchange_n(said, 1, __ATOMIC_RELAXED))
+        cli_batch_log(b, 0, message);
+}
+
 static jf_status noise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
 {
+    static int said_png, said_jpeg;
     const cli_run *run = (const cli_run *)b->user;
     jf_op_plan plan = run->plan; /* a copy: the seed is per file */
     jf_picture pic;
     jf_status st;
     if ((st = cli_read_input(it, &pic, ctx)) != JF_OK)
         return st;
+    if (cli_encode_options(run->s, &pic).format == JF_FORMAT_JPEG) {
+        cli_item_note(it, "written as JPEG: its compression changes the noise");
+        say_once(b, &said_jpeg, strcmp(run->plan.op->name, "salt-pepper") == 0
+                 ? "jetfilter noise: writing JPEG, whose lossy compression changes the noise (salt "
+                   "and pepper is no longer 0 and 255); --format png keeps it exact"
+                 : "jetfilter noise: writing JPEG, whose lossy compression changes the noise; "
+                   "--format png keeps it exact");
+    } else if (pic.format == JF_FORMAT_JPEG && !run->s->format_given) {
+        say_once(b, &said_png, "jetfilter noise: JPEG inputs are written as PNG, so the noise "
+                 "stays exact (--format same keeps JPEG)");
+    }
     plan.args.seed = (long long)((uint64_t)run->s->seed ^ hash_name(it->rel));
     if ((st = jf_op_apply(ctx, &plan, &pic.color, NULL, NULL)) == JF_OK)
         st = cli_write_output(it, run->s, &pic, ctx);

@@ -42,6 +42,7 @@ typedef struct cli_option {
     const char *alias_of;      /* an old spelling of this option */
     int param;                 /* OPT_PARAM: index in the parameter table (cli_params) */
     const jf_op *op;           /* OPT_NOISE: the operation */
+    const char *env;           /* an environment variable that sets the default */
 } cli_option;
 
 static const char *const FORMATS[] = {"same", "png", "jpg", NULL};
@@ -57,19 +58,20 @@ static const char *const DEPTHS[] = {"same", "8", "16", NULL};
 static const char *const PLANES[] = {"all", "luma", NULL};
 
 static const cli_option GENERIC[] = {
-    {"output", 'o', OPT_STRING, "DIR", "folder for the results (the input tree is mirrored)", NULL, 0, 0, NULL, AT(output), RUN, NULL, 0, NULL},
+    {"output", 'o', OPT_STRING, "OUT", "where results go: a folder (the input tree is mirrored; made if missing), or for one input a file (format from its .png/.jpg name) or '-' (standard output)", NULL, 0, 0, NULL, AT(output), RUN, NULL, 0, NULL},
     {"filter", 'f', OPT_OPS, "NAME", "filter to apply (default median; bench: a list, default median,conv)", NULL, 0, 0, NULL, AT(filter), FILTERS | CMD_BENCH, NULL, 0, NULL},
-    {"backend", 0, OPT_NAMES, "NAME", "where filters run: auto (CUDA if a device is present), cpu, cuda (bench: a list)", NULL, 0, 0, jf_backend_names, AT(backend), FILTERS | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
-    {"device", 0, OPT_STRING, "N", "CUDA device index (denoise: also a list 0,2 or 'all': jobs spread over them)", NULL, 0, 0, NULL, AT(device_text), FILTERS | CMD_METRICS | CMD_BENCH | CMD_CALIBRATE, NULL, 0, NULL},
+    {"backend", 0, OPT_NAMES, "NAME", "where filters run: auto (CUDA if a device is present), cpu, cuda (bench: a list)", NULL, 0, 0, jf_backend_names, AT(backend), FILTERS | CMD_METRICS | CMD_BENCH, NULL, 0, NULL, "JETFILTER_BACKEND"},
+    {"device", 0, OPT_STRING, "N", "CUDA device index (denoise: also a list 0,2 or 'all': jobs spread over them)", NULL, 0, 0, NULL, AT(device_text), FILTERS | CMD_METRICS | CMD_BENCH | CMD_CALIBRATE, NULL, 0, NULL, "JETFILTER_DEVICE"},
     {"memory", 0, OPT_CHOICE, "MODE", "how images reach the GPU; auto: managed on Jetson, copy elsewhere", "auto", 0, 0, jf_memory_names, AT(memory), FILTERS | CMD_METRICS | CMD_BENCH, NULL, 0, NULL},
     {"codec", 0, OPT_CHOICE, "NAME", "JPEG decoder: auto (the GPU's hardware JPEG engine where it has one, else the CPU), cpu (libjpeg-turbo), nvjpeg (NVIDIA nvJPEG: hardware engine, else its hybrid decoder)", "auto", 0, 0, jf_codec_names, AT(codec), CMD_DENOISE, NULL, 0, NULL},
     {"peak-gbps", 0, OPT_DOUBLE, "X", "theoretical bandwidth for the percentages (default: the device's)", "0", 0.001, 1e6, NULL, AT(peak_gbps), FILTERS | CMD_METRICS | CMD_INFO | CMD_BENCH, NULL, 0, NULL},
     {"jobs", 'j', OPT_INT, "N", "files processed at once", "1", 1, 256, NULL, AT(jobs), RUN, NULL, 0, NULL},
-    {"threads", 't', OPT_INT, "N", "CPU threads in all (0: every core)", "0", 0, 1024, NULL, AT(threads), ALL | CMD_STREAM | CMD_CALIBRATE, NULL, 0, NULL},
+    {"threads", 't', OPT_INT, "N", "CPU threads in all (0: every core)", "0", 0, 1024, NULL, AT(threads), ALL | CMD_STREAM | CMD_CALIBRATE, NULL, 0, NULL, "JETFILTER_THREADS"},
     {"quality", 'q', OPT_INT, "Q", "JPEG quality of written files", "92", 1, 100, NULL, AT(quality), RUN, NULL, 0, NULL},
     {"png-level", 0, OPT_INT, "N", "zlib level of written PNGs: 0 stores, 9 is smallest and slowest", PNG_LEVEL, 0, 9, NULL, AT(png_level), RUN, NULL, 0, NULL},
     {"png-filter", 0, OPT_CHOICE, "F", "row filter of written PNGs (adaptive: libpng tries all five per row; smaller, slower)", JF_PNG_DEFAULT_FILTER_NAME, 0, 0, jf_png_filter_names + 1, AT(png_filter), RUN, NULL, 0, NULL},
-    {"format", 0, OPT_CHOICE, "FMT", "output format", "same", 0, 0, FORMATS, AT(format), RUN, NULL, 0, NULL},
+    {"format", 0, OPT_CHOICE, "FMT", "output format (same: each input's; with -o FILE, its name's)", "same", 0, 0, FORMATS, AT(format), CMD_DENOISE, NULL, 0, NULL},
+    {"format", 0, OPT_CHOICE, "FMT", "output format: png keeps the noise exact; JPEG's compression would blur it (same: each input's)", "png", 0, 0, FORMATS, AT(format), CMD_NOISE, NULL, 0, NULL},
     {"depth", 0, OPT_CHOICE, "BITS", "sample depth of written files: same (16-bit PNGs stay 16-bit), 8 (nearest level: (v + 128) / 257), 16 (v * 257); JPEG holds 8", "same", 0, 0, DEPTHS, AT(depth), RUN, NULL, 0, NULL},
     {"cmyk-to-rgb", 0, OPT_FLAG, NULL, "write CMYK JPEGs as RGB when the output is PNG: (255 - C)(255 - K) / 255 per channel, no print profile (else refused: PNG has no CMYK)", NULL, 0, 0, NULL, AT(cmyk_to_rgb), RUN, NULL, 0, NULL},
     {"suffix", 0, OPT_STRING, "TEXT", "add TEXT to output names (allows writing inside an input folder)", NULL, 0, 0, NULL, AT(suffix), RUN, NULL, 0, NULL},
@@ -102,7 +104,7 @@ static const cli_option GENERIC[] = {
     {"ceiling-mb", 0, OPT_DOUBLE, "MB", "size of the copy that measures the bandwidth ceiling", "1024", 1, 65536, NULL, AT(ceiling_mb), CMD_BENCH, NULL, 0, NULL},
     {"csv", 0, OPT_STRING, "FILE", "write every cell as CSV", NULL, 0, 0, NULL, AT(csv), CMD_BENCH, NULL, 0, NULL},
     {"max-mpix", 0, OPT_DOUBLE, "M", "refuse images over M megapixels", "268.435456", 0.000001, 1e6, NULL, AT(max_mpix), ALL | CMD_STREAM, NULL, 0, NULL},
-    {"max-memory", 0, OPT_DOUBLE, "MB", "memory all jobs may use together; files wait for room (stream: the frames in flight; default: half the RAM)", "0", 16, 1e9, NULL, AT(max_memory_mb), RUN | CMD_STREAM, NULL, 0, NULL},
+    {"max-memory", 0, OPT_DOUBLE, "MB", "memory all jobs may use together; files wait for room (stream: the frames in flight; default: half the RAM)", "0", 16, 1e9, NULL, AT(max_memory_mb), RUN | CMD_STREAM, NULL, 0, NULL, "JETFILTER_MAX_MEMORY"},
     {"max-metadata", 0, OPT_DOUBLE, "MB", "metadata one file may carry, inflated (one item at most half of it)", "32", 0.01, 4096, NULL, AT(max_metadata_mb), RUN | CMD_METRICS, NULL, 0, NULL},
     {"max-scans", 0, OPT_INT, "N", "scans a progressive JPEG may have", "100", 1, 100000, NULL, AT(max_scans), RUN | CMD_METRICS, NULL, 0, NULL},
     {"max-markers", 0, OPT_INT, "N", "APPn and COM markers a JPEG may have", "1000", 1, 1000000, NULL, AT(max_markers), RUN | CMD_METRICS, NULL, 0, NULL},
@@ -380,6 +382,8 @@ static int set_value(const char *cmd, cli_settings *s, const cli_option *o, cons
             if (strcmp(o->choices[i], v) == 0 ||
                 (strcmp(v, "jpeg") == 0 && strcmp(o->choices[i], "jpg") == 0)) {
                 *(int *)field(s, o) = i;
+                if (checked && o->offset == AT(format))
+                    s->format_given = 1;
                 return 0;
             }
         return bad_choice(cmd, o, v, o->choices);
@@ -477,6 +481,16 @@ int cli_parse(int command, const char *cmd, int argc, char **argv, cli_settings 
         if (g_options[i].def && !g_options[i].alias_of && (g_options[i].commands & command))
             if ((rc = set_value(cmd, s, &g_options[i], g_options[i].def, 0)) != 0)
                 return rc;
+    /* per-machine defaults from the environment, held to the options' rules */
+    for (i = 0; i < g_option_count; i++) {
+        const cli_option *o = &g_options[i];
+        const char *v = o->env && (o->commands & command) ? getenv(o->env) : NULL;
+        if (v && *v && (rc = set_value(cmd, s, o, v, 1)) != 0) {
+            fprintf(stderr, "jetfilter %s: (that value came from the environment: %s=%s)\n", cmd,
+                    o->env, v);
+            return rc;
+        }
+    }
     for (i = 0; i < argc; i++) {
         const char *a = argv[i], *value = NULL;
         const cli_option *o = NULL;
@@ -595,6 +609,8 @@ static void print_option(FILE *out, const cli_option *o, int command)
     }
     if (o->def && strcmp(o->def, "0") != 0 && o->type != OPT_INT64)
         fprintf(out, " (default %s)", o->def);
+    if (o->env)
+        fprintf(out, " (environment: %s)", o->env);
     for (i = 0; i < g_option_count; i++)
         if (g_options[i].alias_of && strcmp(g_options[i].alias_of, o->name) == 0 &&
             (g_options[i].commands & command))

@@ -71,6 +71,7 @@ static int ours(const char *path, cli_out_kind kind)
     case CLI_OUT_REPORT: return strncmp(head, "{\"jetfilter\":", 13) == 0;
     case CLI_OUT_TABLE: return strncmp(head, CLI_CSV_FIRST_FIELDS, strlen(CLI_CSV_FIRST_FIELDS)) == 0;
     case CLI_OUT_PROFILE: return strncmp(head, "jetfilter-profile ", 18) == 0;
+    case CLI_OUT_IMAGE: return jf_file_sniffs_as_image(path); /* an image is replaced, as convert does */
     default: return 1;
     }
 }
@@ -148,8 +149,12 @@ int cli_outputs_check(const cli_outputs *o)
                               out->kind == CLI_OUT_TABLE ? "table" : out->kind == CLI_OUT_STREAM
                                                                          ? "stream" : "report");
             if (!o->force && !ours(out->path, out->kind))
-                return refuse(o, "%s %s exists and is not a file jetfilter wrote; name another, or "
-                              "add --force to replace it", out->option, out->path, "");
+                return refuse(o, out->kind == CLI_OUT_IMAGE
+                                     ? "%s %s exists and is not an image; name another, or add "
+                                       "--force to replace it"
+                                     : "%s %s exists and is not a file jetfilter wrote; name "
+                                       "another, or add --force to replace it",
+                              out->option, out->path, "");
         } else {
             char dir[PATH_MAX];
             const char *slash = strrchr(real[i], '/');

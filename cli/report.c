@@ -435,7 +435,8 @@ int cli_batch_finish(jf_batch *b)
     cli_ref_means m = reference_means(b);
 
     cli_progress_clear();
-    if (!cli_quiet) {
+    /* one file to one file, as convert does: quiet unless asked (-v, --stats) */
+    if (!cli_quiet && (!b->opt.single || s->verbose || s->stats)) {
         cli_log("jetfilter %s: %d ok, %d failed, %d skipped in %.2f s (%.1f MPix/s, backend %s)",
                 run->verb, ok, b->failed, b->skipped, secs, secs > 0 ? b->mpix_done / secs : 0.0,
                 jf_backend_name(b->backend));

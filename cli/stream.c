@@ -305,6 +305,16 @@ int cli_stream(cli_settings *s)
         if (cli_outputs_check(&o) != 0)
             return JF_EXIT_USAGE;
     }
+    if (strcmp(s->input, "-") == 0 && isatty(STDIN_FILENO)) {
+        fprintf(stderr, "jetfilter stream: standard input is a terminal: pipe a stream in "
+                "(e.g. ffmpeg ... -f yuv4mpegpipe - | jetfilter stream), or give -i FILE\n");
+        return JF_EXIT_USAGE;
+    }
+    if (s->output && strcmp(s->output, "-") == 0 && isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "jetfilter stream: standard output is a terminal: pipe the stream on, or "
+                "give -o FILE\n");
+        return JF_EXIT_USAGE;
+    }
     if (s->reference && strcmp(s->reference, "-") == 0 && strcmp(s->input, "-") == 0) {
         fprintf(stderr, "jetfilter stream: the input and the reference cannot both be standard input\n");
         return JF_EXIT_USAGE;

@@ -24,8 +24,14 @@ extern "C" int jf_device_count(void)
     int n = 0;
     cudaError_t err = cudaGetDeviceCount(&n);
     if (err != cudaSuccess) {
-        jf_fail(JF_ERR_NO_DEVICE, "no usable CUDA device (cudaGetDeviceCount: %s)",
-                cudaGetErrorString(err));
+        if (err == cudaErrorNoDevice)
+            jf_fail(JF_ERR_NO_DEVICE, "no CUDA device found");
+        else if (err == cudaErrorInsufficientDriver)
+            jf_fail(JF_ERR_NO_DEVICE, "no usable GPU: the NVIDIA driver is missing or older than "
+                    "this build's CUDA %d.%d", CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+        else
+            jf_fail(JF_ERR_NO_DEVICE, "no usable GPU (cudaGetDeviceCount: %s)",
+                    cudaGetErrorString(err));
         cudaGetLastError(); /* clear the sticky-free error so later calls start clean */
         return 0;
     }

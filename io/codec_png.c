@@ -45,10 +45,14 @@ static void on_error(png_structp png, png_const_charp msg)
 }
 
 /* Warnings that mean metadata was left out are kept for the caller; the
- * rest (advice about profiles libpng still keeps) are not. */
+ * rest are not: libpng's advice about a profile it still keeps and writes
+ * (an old, slightly wrong sRGB profile that many files carry; a profile
+ * that matches sRGB) loses nothing. */
 static void on_warning(png_structp png, png_const_charp msg)
 {
     (void)png;
+    if (strstr(msg, "known incorrect sRGB profile") || strstr(msg, "profile matches sRGB"))
+        return;
     if (strstr(msg, "iCCP") || strstr(msg, "profile") || strstr(msg, "eXIf") ||
         strstr(msg, "Text") || strstr(msg, "text") || strstr(msg, "chunk"))
         jf_warn("PNG metadata left out (%s)", msg);

@@ -73,6 +73,69 @@ done:
     return st;
 }
 
+jf_status jf_read_fd(int fd, const char *name, size_t limit, unsigned char **bytes, size_t *size)
+{
+    unsigned char *buf = NULL;
+    size_t got = 0, cap = 0;
+    *bytes = NULL;
+    *size = 0;
+    if (isatty(fd))
+        return jf_fail(JF_ERR_IO, "%s is a terminal: pipe an image in (e.g. < photo.jpg)", name);
+    for (;;) {
+        ssize_t n;
+        if (got == cap) {
+            size_t grown_cap = cap ? 2 * cap : 1 << 16;
+            unsigned char *grown;
+            if (cap > limit) {
+                free(buf);
+                return jf_fail(JF_ERR_LIMIT, "%s: more than %zu bytes", name, limit);
+            }
+            if (!(grown = (unsigned char *)realloc(buf, grown_cap + 1))) {
+                free(buf);
+                return jf_fail(JF_ERR_NOMEM, "%s: out of memory", name);
+            }
+            buf = grown;
+            cap = grown_cap;
+        }
+        n = read(fd, buf + got, cap - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            free(buf);
+            return jf_fail(JF_ERR_IO, "%s: read failed: %s", name, strerror(errno));
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    if (got > limit) {
+        free(buf);
+        return jf_fail(JF_ERR_LIMIT, "%s: more than %zu bytes", name, limit);
+    }
+    if (got == 0) {
+        free(buf);
+        return jf_fail(JF_ERR_IO, "%s: empty (no image came)", name);
+    }
+    *bytes = buf;
+    *size = got;
+    return JF_OK;
+}
+
+jf_status jf_write_fd(int fd, const char *name, const unsigned char *bytes, size_t size)
+{
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = write(fd, bytes + done, size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return jf_fail(JF_ERR_IO, "%s: %s", name,
+                           errno == EPIPE ? "closed before the image was written" : strerror(errno));
+        done += (size_t)n;
+    }
+    return JF_OK;
+}
+
 /* Temporary files being written, so a signal handler can remove them: one
  * slot per write in flight (every job of the largest -j, and then some). */
 #define JF_MAX_PENDING 1024

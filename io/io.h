@@ -91,6 +91,13 @@ jf_status jf_picture_add_blob(jf_picture *pic, int tag, const char *key,
 /* Read a whole regular file into a malloc()ed buffer, refusing more than
  * `limit` bytes.  FIFOs and devices are refused, never waited on. */
 jf_status jf_read_file(const char *path, size_t limit, unsigned char **bytes, size_t *size);
+/* Read an open descriptor (standard input) to its end, refusing more than
+ * `limit` bytes, nothing, or a terminal (it would wait for typing); errors
+ * name `name`. */
+jf_status jf_read_fd(int fd, const char *name, size_t limit, unsigned char **bytes, size_t *size);
+/* Write all of `bytes` to an open descriptor (standard output); errors
+ * (a reader that went away) name `name`. */
+jf_status jf_write_fd(int fd, const char *name, const unsigned char *bytes, size_t size);
 
 /* Write bytes to `path` through a temporary file in the same folder
  * (".jf-PID-XXXXXX": short, so any legal output name works) and a rename;

@@ -307,8 +307,23 @@ static jf_status apply_shard(jf_batch *b)
     return JF_OK;
 }
 
-/* A named input: a folder to walk, a regular file, or a refusal (FIFOs and
- * devices are never opened, so never waited on). */
+/* A named input that is not a folder: a regular file, or a refusal (FIFOs
+ * and devices are never opened, so never waited on). */
+static jf_status collect_file(jf_batch *b, const char *in)
+{
+    struct stat sb;
+    const char *name = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
+    if (stat(in, &sb) != 0)
+        return add_failed(b, in, in, strerror(errno)) ? JF_ERR_NOMEM : JF_OK;
+    if (add_item(b, in, name))
+        return JF_ERR_NOMEM;
+    if (!S_ISREG(sb.st_mode))
+        fail_item(&b->items[b->count - 1], JF_ERR_IO, "%s: not a regular file (%s); refused", in,
+                  S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISSOCK(sb.st_mode) ? "a socket" : "a device");
+    return JF_OK;
+}
+
+/* A named input: a folder to walk, or a file. */
 static jf_status collect_input(jf_batch *b, const char *in)
 {
     struct stat sb;
@@ -319,16 +334,49 @@ static jf_status collect_input(jf_batch *b, const char *in)
         if (realpath(in, real) && path_within(b->out_real, real) && !b->opt.suffix)
             return jf_fail(JF_ERR_ARG, "output folder %s is inside input folder %s; choose "
                            "another -o, or name outputs apart with --suffix", b->opt.output, in);
-        return jf_walk(in, b->out_real, b->opt.max_depth, on_walk, b) ? JF_ERR_NOMEM : JF_OK;
+        {   /* "in/" walks as "in": names print as in/x.png, not in//x.png */
+            char folder[PATH_MAX];
+            size_t n = strlen(in);
+            while (n > 1 && in[n - 1] == '/')
+                n--;
+            snprintf(folder, sizeof folder, "%.*s", (int)n, in);
+            return jf_walk(folder, b->out_real, b->opt.max_depth, on_walk, b) ? JF_ERR_NOMEM : JF_OK;
+        }
     }
-    if (!S_ISREG(sb.st_mode)) {
-        if (add_item(b, in, strrchr(in, '/') ? strrchr(in, '/') + 1 : in))
+    return collect_file(b, in);
+}
+
+/* One input to one output file: no walk, no folder made, no names made up. */
+static jf_status collect_single(jf_batch *b)
+{
+    const jf_batch_options *o = &b->opt;
+    const char *in = o->inputs[0];
+    const int from_stdin = strcmp(in, "-") == 0;
+    struct stat isb, osb;
+    jf_batch_item *it;
+    if (o->input_count != 1)
+        return jf_fail(JF_ERR_ARG, "-o %s names one file, but %d inputs are given; give a "
+                       "folder to -o", o->output, o->input_count);
+    if (!from_stdin && stat(in, &isb) == 0 && S_ISDIR(isb.st_mode))
+        return jf_fail(JF_ERR_ARG, "-o %s names a file, but %s is a folder; give a folder to -o",
+                       o->output, in);
+    if (from_stdin) {
+        if (add_item(b, JF_STDIN_NAME, "stdin"))
             return JF_ERR_NOMEM;
-        fail_item(&b->items[b->count - 1], JF_ERR_IO, "%s: not a regular file (%s); refused", in,
-                  S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISSOCK(sb.st_mode) ? "a socket" : "a device");
-        return JF_OK;
+    } else if ((collect_file(b, in)) != JF_OK) {
+        return JF_ERR_NOMEM;
     }
-    return add_item(b, in, strrchr(in, '/') ? strrchr(in, '/') + 1 : in) ? JF_ERR_NOMEM : JF_OK;
+    it = &b->items[b->count - 1];
+    it->from_stdin = from_stdin;
+    free(it->output);
+    if (!(it->output = strdup(o->output)))
+        return JF_ERR_NOMEM;
+    /* never the input itself, whatever path names it */
+    if (!from_stdin && it->status == JF_OK && strcmp(o->output, "-") != 0 &&
+        stat(in, &isb) == 0 && stat(o->output, &osb) == 0 && isb.st_dev == osb.st_dev &&
+        isb.st_ino == osb.st_ino)
+        fail_item(it, JF_ERR_IO, "%s: refusing to overwrite the input", in);
+    return apply_shard(b);
 }
 
 jf_status jf_batch_collect(jf_batch *b)
@@ -338,9 +386,14 @@ jf_status jf_batch_collect(jf_batch *b)
     jf_status st;
     int i;
     if (!o->output)
-        return jf_fail(JF_ERR_ARG, "no output folder; add -o OUTDIR");
+        return jf_fail(JF_ERR_ARG, "no output; add -o FILE (one input) or -o OUTDIR");
     if (o->input_count == 0)
         return jf_fail(JF_ERR_ARG, "no inputs; give files or folders");
+    if (o->single) {
+        if ((st = collect_single(b)) == JF_ERR_NOMEM)
+            return jf_fail(st, "out of memory while listing inputs");
+        return st;
+    }
     if (o->suffix && (strchr(o->suffix, '/') || !*o->suffix))
         return jf_fail(JF_ERR_ARG, "--suffix must be a non-empty name part without '/'");
     /* where the output will be, before creating anything: an output inside
@@ -403,7 +456,9 @@ static jf_status measure(jf_batch *b, jf_batch_item *it)
     size_t n = 0;
     jf_probe p;
     jf_status st;
-    if ((st = jf_read_file(it->input, (size_t)jf_get_limits().max_file_bytes, &bytes, &n)) != JF_OK)
+    const size_t limit = (size_t)jf_get_limits().max_file_bytes;
+    if ((st = it->from_stdin ? jf_read_fd(0, it->input, limit, &bytes, &n)
+                             : jf_read_file(it->input, limit, &bytes, &n)) != JF_OK)
         return st;
     it->bytes = bytes;
     it->nbytes = n;
@@ -455,7 +510,8 @@ static void process(jf_batch *b, jf_batch_item *it, jf_context *ctx)
         return; /* failed while listing */
     /* only a finished output is skipped: whole, and not older than its input
      * (a file at the name that is neither was not written by a finished run) */
-    if (b->opt.skip_existing && stat(it->output, &sb) == 0) {
+    if (b->opt.skip_existing && strcmp(it->output, "-") != 0 && !it->from_stdin &&
+        stat(it->output, &sb) == 0) {
         struct stat in;
         char why[160] = "";
         if (stat(it->input, &in) == 0 && (sb.st_mtime < in.st_mtime ||
@@ -569,8 +625,8 @@ jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
         return st; /* the detail says why */
     b->backend = jf_context_backend(first);
     snprintf(b->backend_note, sizeof b->backend_note, "%s", jf_context_note(first));
-    if (b->backend_note[0])
-        logf_(b, 0, "jetfilter: %s", b->backend_note);
+    if (b->backend_note[0]) /* a CPU-only build knows it has no GPU: said only with -v */
+        logf_(b, !jf_built_with_cuda(), "jetfilter: %s", b->backend_note);
     b->started_ms = jf_now_ms();
     if (!(workers = (worker *)calloc((size_t)jobs, sizeof *workers))) {
         jf_context_destroy(first);

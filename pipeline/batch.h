@@ -21,7 +21,8 @@
 typedef struct jf_batch_item {
     char *input;      /* path as given or found */
     char *rel;        /* path relative to its input folder (or the file name) */
-    char *output;     /* path to write */
+    char *output;     /* path to write ("-": standard output) */
+    int from_stdin;   /* the input is standard input (input names it for messages) */
     /* results */
     jf_status status;
     char *message;    /* why it failed, whole (paths can be long); NULL when it did not */
@@ -52,7 +53,9 @@ typedef void (*jf_batch_log_fn)(jf_batch *b, int verbose_only, const char *messa
 
 typedef struct jf_batch_options {
     const char *verb;          /* "denoise", "noise": in messages */
-    const char *output;        /* output folder (the input tree is mirrored) */
+    const char *output;        /* output folder (the input tree is mirrored), or with
+                                  `single` the output file ("-": standard output) */
+    int single;                /* one input, a file or "-" (standard input), to one file */
     const char *suffix;        /* added to output names, or NULL */
     const char *extension;     /* ".png"/".jpg" to change format, NULL to keep */
     const char *const *inputs; /* files and folders */
@@ -105,7 +108,11 @@ struct jf_batch {
 /* Half the machine's memory (a Jetson's 4 GB are shared with its GPU). */
 uint64_t jf_batch_default_memory(void);
 
-/* Walk the inputs, decide output paths, check and create the output folder.
+/* The name an input read from standard input has in messages and reports. */
+#define JF_STDIN_NAME "standard input"
+
+/* Walk the inputs, decide output paths, check and create the output folder
+ * (with opt.single: the one input and its output file, made by the caller).
  * Returns JF_OK; JF_ERR_ARG for a usage problem (no output, output inside an
  * input without --suffix, ...) with the detail in jf_last_error(); another
  * error when nothing can be done.  Problems with single inputs become failed

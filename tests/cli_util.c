@@ -30,6 +30,22 @@ int run(const char *fmt, ...)
     return rc;
 }
 
+int shell(const char *fmt, ...)
+{
+    char cmd[4096], log[512], full[4096 + 1024];
+    va_list ap;
+    int rc;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    snprintf(log, sizeof log, "%s/.log", g_dir);
+    snprintf(full, sizeof full, "cd %s && J='%s' && { %s ; } > %s 2>&1 < /dev/null", g_dir,
+             JF_CLI_PATH, cmd, log);
+    rc = t_run_logged(full, log, g_out, sizeof g_out);
+    unlink(log);
+    return rc;
+}
+
 void write_bytes(const char *rel, const void *data, size_t n)
 {
     char path[2048];

@@ -14,6 +14,13 @@ int run(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+/* Run a shell command in g_dir, with $J the jetfilter command (pipes,
+ * redirections); its exit status, its stdout + stderr in g_out. */
+int shell(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 /* Files relative to g_dir. */
 void write_bytes(const char *rel, const void *data, size_t n);
 void copy_in(const char *src_rel, const char *dst_rel, size_t cut); /* cut 0: whole */

@@ -128,28 +128,70 @@ static void test_usage_errors(void **state)
     assert_false(exists("out2"));
 }
 
-/* --backend cuda where there is no device: one clear line, exit 1. */
+#define NO_GPU_TEXT(out) (strstr(out, "no usable GPU") || strstr(out, "no CUDA device") || \
+                         strstr(out, "built without CUDA"))
+
+/* --backend cuda where there is no device: one clear line, exit 1, nothing
+ * made; auto falls back to the CPU, saying so once (a CPU-only build only
+ * with -v: it has no GPU by choice), never with --quiet. */
 static void test_cuda_backend_without_device(void **state)
 {
     (void)state;
     if (jf_built_with_cuda() && jf_device_count() > 0)
         skip();
     assert_int_equal(run("denoise in/rocket.jpg -o cuda_out --backend cuda"), 1);
-    assert_true(strstr(g_out, "no usable CUDA device") || strstr(g_out, "built without CUDA"));
-    assert_false(exists("cuda_out/rocket.jpg"));
-    /* auto falls back to the CPU with a notice */
+    assert_true(NO_GPU_TEXT(g_out));
+    assert_false(exists("cuda_out")); /* not even the folder */
+    assert_int_equal(run("denoise in/rocket.jpg -o env_out"), 0);
     assert_int_equal(run("denoise in/rocket.jpg -o auto_out"), 0);
-    assert_non_null(strstr(g_out, "using the CPU"));
+    if (jf_built_with_cuda()) {
+        assert_non_null(strstr(g_out, "using the CPU"));
+        assert_null(strstr(strstr(g_out, "using the CPU") + 1, "using the CPU")); /* once */
+    } else {
+        assert_null(strstr(g_out, "using the CPU"));
+        assert_int_equal(run("denoise in/rocket.jpg -o auto_out -v"), 0);
+        assert_non_null(strstr(g_out, "using the CPU"));
+    }
+    assert_int_equal(run("denoise in/rocket.jpg -o auto_out --quiet"), 0);
+    assert_string_equal(g_out, "");
     assert_true(exists("auto_out/rocket.jpg"));
     /* so does --device all, with no device to spread over */
-    assert_int_equal(run("denoise in/rocket.jpg -o all_out --device all -j 2"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o all_out --device all -j 2 -v"), 0);
     assert_non_null(strstr(g_out, "using the CPU"));
     assert_true(exists("all_out/rocket.jpg"));
     /* calibrate measures the GPU: without one it says so and writes nothing */
     assert_int_equal(run("calibrate --quick -o calib.profile"), 1);
-    assert_true(strstr(g_out, "no usable CUDA device") || strstr(g_out, "built without CUDA"));
+    assert_true(NO_GPU_TEXT(g_out));
     assert_false(exists("calib.profile"));
     assert_int_equal(run("calibrate --bogus"), 2);
+}
+
+/* Per-machine defaults from the environment, held to the options' rules,
+ * listed in --help; the command line wins. */
+static void test_environment_defaults(void **state)
+{
+    (void)state;
+    if (jf_built_with_cuda() && jf_device_count() > 0)
+        skip();
+    assert_int_equal(run("denoise --help"), 0);
+    assert_non_null(strstr(g_out, "JETFILTER_BACKEND"));
+    assert_non_null(strstr(g_out, "JETFILTER_THREADS"));
+    setenv("JETFILTER_BACKEND", "cuda", 1);
+    assert_int_equal(run("denoise in/rocket.jpg -o env_cuda"), 1); /* as --backend cuda */
+    assert_true(NO_GPU_TEXT(g_out));
+    assert_int_equal(run("denoise in/rocket.jpg -o env_cpu --backend cpu"), 0);
+    assert_null(strstr(g_out, "using the CPU"));
+    setenv("JETFILTER_BACKEND", "gpu", 1);
+    assert_int_equal(run("denoise in/rocket.jpg -o env_bad"), 2);
+    assert_non_null(strstr(g_out, "JETFILTER_BACKEND=gpu"));
+    setenv("JETFILTER_BACKEND", "cpu", 1);
+    setenv("JETFILTER_THREADS", "-3", 1);
+    assert_int_equal(run("metrics in/rocket.jpg in/rocket.jpg"), 2);
+    assert_non_null(strstr(g_out, "JETFILTER_THREADS=-3"));
+    unsetenv("JETFILTER_THREADS");
+    assert_int_equal(run("denoise in/rocket.jpg -o env_ok -v"), 0);
+    assert_null(strstr(g_out, "using the CPU")); /* asked for: nothing to say */
+    unsetenv("JETFILTER_BACKEND");
 }
 
 static void test_unwritable_output(void **state)
@@ -496,6 +538,104 @@ static void test_metadata_notes(void **state)
     free(png);
 }
 
+/* One file in, one file out, and pipes, as convert and ffmpeg take them:
+ * the same pixels as the folder form, nothing but the image on standard
+ * output, and the cases that do not fit refused before anything is made. */
+static void test_single_file_and_pipes(void **state)
+{
+    (void)state;
+    assert_int_equal(run("denoise in/rocket.jpg -o one.png"), 0);
+    assert_string_equal(g_out, ""); /* quiet, as convert is */
+    assert_int_equal(shell("test -f one.png && head -c 8 one.png | od -An -c | grep -q P"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o folder --format png"), 0);
+    assert_int_equal(shell("cmp one.png folder/rocket.png"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o folder_same"), 0);
+    /* -o -: the image alone on standard output, in the input's format */
+    assert_int_equal(shell("$J denoise in/rocket.jpg -o - > std.jpg 2> err.txt && cmp std.jpg "
+                           "folder_same/rocket.jpg && test ! -s err.txt"), 0);
+    /* -: one image from standard input, format sniffed; pipes chain */
+    assert_int_equal(shell("cat in/rocket.jpg | $J denoise - -o - --format png > piped.png && "
+                           "cmp piped.png one.png"), 0);
+    assert_int_equal(shell("cat in/CHELSEA.PNG | $J denoise - -o - -k 5 | $J denoise - -o twice.jpg"), 0);
+    assert_int_equal(shell("head -c 3 twice.jpg | od -An -tx1 | grep -q 'ff d8 ff'"), 0);
+    assert_int_equal(shell("$J denoise in/CHELSEA.PNG -o - -k 5 | cmp - twice.jpg"), 1); /* PNG != JPEG */
+    /* the same for noise, and a --json report of the one file */
+    assert_int_equal(run("noise in/rocket.jpg -o noisy.png --salt-pepper 0.1 --json n.json"), 0);
+    assert_int_equal(shell("grep -q '\"output\":\"noisy.png\"' n.json"), 0);
+    /* an image at the name is replaced; anything else is not */
+    assert_int_equal(run("denoise in/sub/grey.png -o one.png"), 0);
+    write_bytes("notes.png", "my notes\n", 9);
+    assert_int_equal(run("denoise in/rocket.jpg -o notes.png"), 2);
+    assert_non_null(strstr(g_out, "not an image"));
+    assert_int_equal(shell("grep -q 'my notes' notes.png"), 0);
+    /* a damaged input: named, nothing written */
+    assert_int_equal(run("denoise bad/cut.png -o cut_out.png"), 1);
+    assert_non_null(strstr(g_out, "bad/cut.png"));
+    assert_false(exists("cut_out.png"));
+    assert_int_equal(shell("$J denoise - -o - < bad/text.jpg > text_out.png"), 1);
+    assert_non_null(strstr(g_out, "standard input"));
+    assert_int_equal(shell("$J denoise - -o empty_out.png < /dev/null"), 1);
+    assert_non_null(strstr(g_out, "standard input: empty"));
+    assert_false(exists("empty_out.png"));
+    /* what does not fit, refused with the reason, nothing made */
+    assert_int_equal(run("denoise in/rocket.jpg in/CHELSEA.PNG -o two.png"), 2);
+    assert_non_null(strstr(g_out, "several"));
+    assert_int_equal(run("denoise in -o tree.png"), 2);
+    assert_non_null(strstr(g_out, "is a folder"));
+    assert_int_equal(run("denoise - -o stdin_folder"), 2);
+    assert_non_null(strstr(g_out, "standard input"));
+    assert_int_equal(run("denoise in/rocket.jpg -o clash.png --format jpg"), 2);
+    assert_int_equal(run("denoise in/rocket.jpg -o out.tif"), 2);
+    assert_non_null(strstr(g_out, "PNG and JPEG"));
+    assert_int_equal(run("denoise in/rocket.jpg -o s.png --suffix _x"), 2);
+    assert_int_equal(shell("$J denoise in/rocket.jpg -o - --json - > /dev/null"), 2);
+    assert_int_equal(run("denoise in/rocket.jpg -o in/rocket.jpg"), 2);
+    assert_false(exists("two.png") || exists("tree.png") || exists("stdin_folder") ||
+                 exists("clash.png") || exists("out.tif") || exists("s.png"));
+    assert_int_equal(leftovers(g_dir), 0);
+}
+
+/* Experiments that do what they say: noise writes PNG (JPEG would blur the
+ * impulses) and says so; JPEG on request, warned; auto-impulse notes a JPEG
+ * input; --reference finds clean/x.jpg for noisy/x.png; "in/" prints as
+ * "in/x", not "in//x". */
+static void test_noise_formats_and_references(void **state)
+{
+    char path[1024];
+    size_t n;
+    char *json;
+    (void)state;
+    assert_int_equal(run("noise in/rocket.jpg in/CHELSEA.PNG -o np --salt-pepper 0.2"), 0);
+    assert_true(exists("np/rocket.png") && exists("np/CHELSEA.PNG") && !exists("np/rocket.jpg"));
+    assert_non_null(strstr(g_out, "written as PNG"));
+    assert_int_equal(run("noise in/rocket.jpg -o nj --salt-pepper 0.2 --format same"), 0);
+    assert_true(exists("nj/rocket.jpg"));
+    assert_non_null(strstr(g_out, "no longer 0 and 255"));
+    assert_int_equal(run("noise in/CHELSEA.PNG -o nq --salt-pepper 0.2"), 0);
+    assert_null(strstr(g_out, "PNG")); /* nothing to say: PNG in, PNG out */
+    /* the PNG's impulses are exact: the estimate finds the density */
+    assert_int_equal(run("denoise np/ -o dp -f auto-impulse --reference in --json dp.json -v"), 0);
+    assert_non_null(strstr(g_out, "np/rocket.png"));
+    assert_null(strstr(g_out, "np//"));
+    assert_null(strstr(g_out, "no reference"));
+    assert_non_null(strstr(g_out, "against the references (mean of 2)"));
+    snprintf(path, sizeof path, "%s/dp.json", g_dir);
+    assert_non_null(json = (char *)read_all(path, &n));
+    assert_null(strstr(json, "blurred the impulses"));
+    free(json);
+    assert_int_equal(run("denoise nj -o dj -f auto-impulse --json dj.json"), 0);
+    snprintf(path, sizeof path, "%s/dj.json", g_dir);
+    assert_non_null(json = (char *)read_all(path, &n));
+    assert_non_null(strstr(json, "blurred the impulses"));
+    free(json);
+    /* two clean files of one name: which one is meant is not guessed */
+    assert_int_equal(shell("mkdir two"), 0);
+    copy_in("samples/images/rocket.jpg", "two/rocket.jpg", 0);
+    copy_in("samples/images/rocket.jpg", "two/rocket.JPEG", 0);
+    assert_int_equal(run("denoise np/rocket.png -o dt --reference two"), 0);
+    assert_non_null(strstr(g_out, "no reference"));
+}
+
 static void test_format_and_suffix(void **state)
 {
     (void)state;
@@ -722,10 +862,13 @@ int main(void)
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_unwritable_output),
         cmocka_unit_test(test_cuda_backend_without_device),
+        cmocka_unit_test(test_environment_defaults),
         cmocka_unit_test(test_median_output_exact_every_border),
         cmocka_unit_test(test_metrics_command),
         cmocka_unit_test(test_reference_json_skip_and_jobs),
         cmocka_unit_test(test_format_and_suffix),
+        cmocka_unit_test(test_single_file_and_pipes),
+        cmocka_unit_test(test_noise_formats_and_references),
         cmocka_unit_test(test_bench_cpu),
         cmocka_unit_test(test_bench_options),
         cmocka_unit_test(test_json_everywhere),

@@ -13,7 +13,7 @@
 #        OUTDIR/bench_cpu.{csv,json,txt}     (the CPU backend)
 #        OUTDIR/plots/*.png                  (scripts/plot_bench.py, where matplotlib exists)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${1:?usage: scripts/gpu.sh bench OUTDIR}
 mkdir -p "$out"
 export JF_SOURCE_DIR=$PWD LD_LIBRARY_PATH=$PWD/build-gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

@@ -10,7 +10,7 @@
 # scripts/gpu.sh build 53-virtual build-gpu53` makes the Nano's sm_53 code as
 # PTX, which the driver of any newer GPU compiles at load time.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 src=$PWD
 arch=${1:-90}
 dir=${2:-build-gpu}

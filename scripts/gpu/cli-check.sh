@@ -6,7 +6,7 @@
 # on the CPU in both, since nvJPEG's pixels differ from libjpeg-turbo's).
 #   scripts/gpu.sh cli-check [JETFILTER]
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 jf=${1:-build/jetfilter}
 work=$(mktemp -d /tmp/jf-cli-check-XXXXXX)
 pass=0 fail=0

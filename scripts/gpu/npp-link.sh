@@ -7,7 +7,7 @@
 # jetfilter tool with `bench` measuring NPP in the same run.
 #   scripts/gpu.sh npp-link [ARCH]      (default 90)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 arch=${1:-90}
 b=build-gpu
 nvcc -O3 -std=c++14 -arch=sm_"$arch" -Iinclude -I. -DJF_HAVE_CUDA=1 \

@@ -12,7 +12,7 @@
 #   JF_SANITIZE_TIMEOUT=S (default 540 a test), JF_SANITIZE_QUICK="test_a ..." (tests run
 #   with --quick)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 mode=${1:-quick}
 [ $# -gt 0 ] && shift
 dest=${1:-${OUT:-/tmp/jf-sanitize}}

@@ -9,7 +9,7 @@
 #    from a file to /dev/null, and through pipes (cat | stream | cat);
 #    fps, latency and the stage table (--stats) of each.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 dest=${1:-${OUT:-/tmp/jf-gpu-stream}}
 b=${JF_GPU_BUILD:-build-gpu}
 J=$b/jetfilter

@@ -9,7 +9,7 @@
 # built.  --quick leaves out 3's full matrix and 5.  The sanitizers:
 # scripts/gpu.sh sanitize.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 quick=0
 [ "${1:-}" = "--quick" ] && { quick=1; shift; }
 dest=${1:-${OUT:-/tmp/jf-gpu-run}}
