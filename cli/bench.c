@@ -32,6 +32,7 @@ typedef struct bench {
     cli_settings *s;
     jf_sweep sw;
     jf_picture photo;
+    char photo_path[4096];   /* the photo tiled (--photo, or the installed default) */
     FILE *csv;
     jf_atomic_file csv_file; /* --csv appears under its name when complete */
     jf_sweep_cell *cells;
@@ -343,8 +344,7 @@ static void json_meta(json_buf *j, const bench *b, const bench_meta *m)
     json_num(j, "gpu_cur_mhz", m->pm.gpu_cur_mhz);
     json_num(j, "gpu_max_mhz", m->pm.gpu_max_mhz);
     json_str(j, "energy_source", b->s->energy ? sw->energy_source : "not requested");
-    json_str(j, "input", b->sw.photo ? (b->s->photo ? b->s->photo : "samples/images/retina.jpg")
-                                     : "seeded random");
+    json_str(j, "input", b->sw.photo ? b->photo_path : "seeded random");
     json_num(j, "impulses", b->s->impulses);
     json_close(j, '}');
 }
@@ -438,6 +438,34 @@ static void sweep_settings(bench *b, cli_settings *s)
     sw->user = b;
 }
 
+/* The photo the bench tiles: --photo, else retina.jpg where the tool is
+ * installed (PREFIX/share/jetfilter, found from the executable's own path,
+ * so a moved install still finds it), where it was to be installed, or in
+ * the source tree it was built from. */
+static int default_photo(const cli_settings *s, char *path, size_t n)
+{
+    char exe[4096];
+    ssize_t len;
+    if (s->photo) {
+        snprintf(path, n, "%s", s->photo);
+        return 1;
+    }
+    if ((len = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
+        char *slash;
+        exe[len] = '\0';
+        if ((slash = strrchr(exe, '/')) != NULL) {
+            *slash = '\0';
+            if (snprintf(path, n, "%s/../share/jetfilter/retina.jpg", exe) < (int)n &&
+                access(path, R_OK) == 0)
+                return 1;
+        }
+    }
+    if (snprintf(path, n, "%s/retina.jpg", JF_DATA_DIR) < (int)n && access(path, R_OK) == 0)
+        return 1;
+    return snprintf(path, n, "%s/samples/images/retina.jpg", JF_SOURCE_TREE) < (int)n &&
+           access(path, R_OK) == 0;
+}
+
 int cli_bench(cli_settings *s)
 {
     bench b;
@@ -458,7 +486,12 @@ int cli_bench(cli_settings *s)
         if (cli_outputs_check(&o) != 0)
             return JF_EXIT_USAGE;
     }
-    if (!s->random && jf_picture_read(s->photo ? s->photo : "samples/images/retina.jpg", &b.photo) != JF_OK) {
+    if (!s->random && !default_photo(s, b.photo_path, sizeof b.photo_path)) {
+        cli_log("jetfilter bench: the default photo (retina.jpg) is neither installed beside the "
+                "tool nor in its source tree; give --photo FILE or --random");
+        return JF_EXIT_FAILED;
+    }
+    if (!s->random && jf_picture_read(b.photo_path, &b.photo) != JF_OK) {
         cli_log("jetfilter bench: %s (give --photo FILE or --random)", jf_last_error());
         return JF_EXIT_FAILED;
     }

@@ -92,6 +92,39 @@ typedef struct cli_settings {
     int input_count;
 } cli_settings;
 
+/* The commands (commands.c): one row each, for main, --help, the man page
+ * and the completions. */
+typedef struct cli_command {
+    const char *name;
+    int bit;
+    int (*run)(struct cli_settings *s);
+    const char *summary;     /* one line, for the list of commands */
+    const char *usage;       /* after "jetfilter NAME " */
+    const char *details;     /* more lines of --help (NULL: none) */
+    const char *exit_status; /* what the exit codes mean (NULL: the usual 0, 1, 2) */
+} cli_command;
+extern const cli_command cli_commands[];
+extern const int cli_command_count;
+const cli_command *cli_command_of(int bit);
+
+/* An option as the documentation shows it (cli_option_views). */
+typedef struct cli_option_view {
+    const char *name;
+    char letter;
+    const char *arg;             /* NULL: a flag */
+    const char *help;
+    const char *def;             /* NULL: none worth showing */
+    const char *const *choices;  /* NULL-terminated, or NULL */
+    const char *env;             /* environment variable that sets the default, or NULL */
+    int path;                    /* its value is a file or folder name */
+} cli_option_view;
+int cli_option_views(int command, cli_option_view *out, int max);
+
+/* The man page and the bash and zsh completions, from the tables (doc.c). */
+void cli_doc_man(FILE *out);
+void cli_doc_bash(FILE *out);
+void cli_doc_zsh(FILE *out);
+
 /* Parse argv (after the subcommand) into s.  Returns 0, or prints one line
  * naming the problem and returns JF_EXIT_USAGE. */
 int cli_parse(int command, const char *command_name, int argc, char **argv, cli_settings *s);

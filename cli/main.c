@@ -9,30 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct command {
-    const char *name;
-    int bit;
-    int (*run)(cli_settings *s);
-    const char *summary;
-} COMMANDS[] = {
-    {"denoise", CMD_DENOISE, cli_denoise, "filter files and folders of JPEG/PNG images"},
-    {"noise", CMD_NOISE, cli_noise, "write noisy copies (salt-and-pepper, Gaussian)"},
-    {"metrics", CMD_METRICS, cli_metrics, "PSNR, SSIM and MSE of two images"},
-    {"info", CMD_INFO, cli_info, "version, backends and devices"},
-    {"bench", CMD_BENCH, cli_bench, "benchmark filters, kernel sizes and variants (and NPP)"},
-    {"stream", CMD_STREAM, cli_stream, "filter a video stream (Y4M or raw frames) between pipes"},
-    {"report", CMD_REPORT, cli_report, "merge the --json reports of shards (report merge A.json B.json ...)"},
-    {"calibrate", CMD_CALIBRATE, cli_calibrate, "measure the GPU variants here and write the profile `auto` follows"},
-};
-#define COMMAND_COUNT (int)(sizeof COMMANDS / sizeof COMMANDS[0])
-
 static void usage(FILE *out)
 {
     int i;
     fprintf(out, "usage: jetfilter COMMAND [options]   (jetfilter COMMAND --help for details)\n\n"
                  "commands:\n");
-    for (i = 0; i < COMMAND_COUNT; i++)
-        fprintf(out, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    for (i = 0; i < cli_command_count; i++)
+        fprintf(out, "  %-9s %s\n", cli_commands[i].name, cli_commands[i].summary);
     fprintf(out, "\n  -V, --version  print the version\n"
                  "\nOne file:  jetfilter denoise in.jpg -o out.png     (- for standard input or output)\n"
                  "A folder:  jetfilter denoise photos/ -o clean/     (the tree is mirrored)\n");
@@ -86,23 +69,23 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         if (argc > 2)
-            for (i = 0; i < COMMAND_COUNT; i++)
-                if (strcmp(argv[2], COMMANDS[i].name) == 0) {
-                    cli_help(stdout, COMMANDS[i].bit, COMMANDS[i].name);
+            for (i = 0; i < cli_command_count; i++)
+                if (strcmp(argv[2], cli_commands[i].name) == 0) {
+                    cli_help(stdout, cli_commands[i].bit, cli_commands[i].name);
                     return JF_EXIT_OK;
                 }
         usage(stdout);
         return JF_EXIT_OK;
     }
-    for (i = 0; i < COMMAND_COUNT; i++)
-        if (strcmp(argv[1], COMMANDS[i].name) == 0)
+    for (i = 0; i < cli_command_count; i++)
+        if (strcmp(argv[1], cli_commands[i].name) == 0)
             break;
-    if (i == COMMAND_COUNT) {
+    if (i == cli_command_count) {
         fprintf(stderr, "jetfilter: unknown command '%s'\n", argv[1]);
         usage(stderr);
         return JF_EXIT_USAGE;
     }
-    rc = cli_parse(COMMANDS[i].bit, COMMANDS[i].name, argc - 2, argv + 2, &s);
+    rc = cli_parse(cli_commands[i].bit, cli_commands[i].name, argc - 2, argv + 2, &s);
     if (rc == 0 && s.quiet && s.verbose) {
         fprintf(stderr, "jetfilter %s: --quiet and --verbose contradict each other\n", argv[1]);
         rc = JF_EXIT_USAGE;
@@ -112,12 +95,12 @@ int main(int argc, char **argv)
         return rc;
     }
     if (s.help) {
-        cli_help(stdout, COMMANDS[i].bit, COMMANDS[i].name);
+        cli_help(stdout, cli_commands[i].bit, cli_commands[i].name);
         free(s.inputs);
         return JF_EXIT_OK;
     }
     cli_quiet = s.quiet;
-    if (COMMANDS[i].bit != CMD_REPORT && COMMANDS[i].bit != CMD_CALIBRATE &&
+    if (cli_commands[i].bit != CMD_REPORT && cli_commands[i].bit != CMD_CALIBRATE &&
         (rc = apply_limits(&s, argv[1])) != 0) {
         free(s.inputs);
         return rc;
@@ -131,9 +114,9 @@ int main(int argc, char **argv)
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN); /* a reader that goes away is a write error, reported */
 
-    if (COMMANDS[i].bit & (CMD_DENOISE | CMD_METRICS | CMD_INFO | CMD_BENCH | CMD_STREAM))
+    if (cli_commands[i].bit & (CMD_DENOISE | CMD_METRICS | CMD_INFO | CMD_BENCH | CMD_STREAM))
         cli_use_profiles(); /* commands with CUDA contexts: `auto` follows a calibrated profile */
-    rc = COMMANDS[i].run(&s);
+    rc = cli_commands[i].run(&s);
     free(s.inputs);
     return rc;
 }

@@ -648,30 +648,12 @@ static void print_ops(FILE *out, jf_op_kind kind, const char *title)
 
 void cli_help(FILE *out, int command, const char *cmd)
 {
-    static const struct {
-        int command;
-        const char *usage;
-    } usage[] = {
-        {CMD_DENOISE, "INPUT... -o OUTDIR [options]   filter files and folders (recursively)"},
-        {CMD_NOISE, "INPUT... -o OUTDIR (--salt-pepper D | --gaussian SIGMA) [--seed N]"},
-        {CMD_METRICS, "A B [--json [FILE]]   PSNR, SSIM and MSE of B against A"},
-        {CMD_INFO, "[--json [FILE]]   version, backends, CUDA devices, operations"},
-        {CMD_BENCH, "[options]   benchmark filters, sizes, kernel sizes and variants (and NPP)"},
-        {CMD_STREAM, "[-i IN.y4m|-] [-o OUT.y4m|-] [filter options]   filter a video stream\n"
-                     "       frame by frame: YUV4MPEG2 (ffmpeg -f yuv4mpegpipe, GStreamer y4menc) or raw\n"
-                     "       frames through pipes; frames are counted from 0"},
-        {CMD_REPORT, "merge REPORT.json... [-o ALL.json]   check that --json reports of shards\n"
-                     "       cover every file once with the same settings; print the combined summary"},
-        {CMD_CALIBRATE, "[--device N] [--quick] [-o FILE]   time every GPU variant and block shape\n"
-                        "       of median, conv and rank-1 conv (gauss, box) over sizes 1280x720 to 3840x2160,\n"
-                        "       grey and RGB, k = 3 to 31 (under a minute on a desktop GPU), and write the\n"
-                        "       fastest of each as the profile `auto` follows on this device in this power mode"},
-    };
+    const cli_command *c = cli_command_of(command);
     int i;
     build_table();
-    for (i = 0; i < (int)(sizeof usage / sizeof usage[0]); i++)
-        if (usage[i].command == command)
-            fprintf(out, "usage: jetfilter %s %s\n\noptions:\n", cmd, usage[i].usage);
+    if (c)
+        fprintf(out, "usage: jetfilter %s %s\n%s%s\noptions:\n", cmd, c->usage,
+                c->details ? c->details : "", c->details ? "\n" : "");
     for (i = 0; i < g_option_count; i++)
         if (g_options[i].commands & command)
             print_option(out, &g_options[i], command);
@@ -681,15 +663,44 @@ void cli_help(FILE *out, int command, const char *cmd)
         print_ops(out, JF_OP_PAD, "also measured by the bench (--filter NAME):");
         print_ops(out, JF_OP_METRIC, "metrics the bench can time (--filter NAME):");
     }
-    if (command & (CMD_DENOISE | CMD_NOISE))
-        fprintf(out, "\nexit status: 0 all files done, 1 some inputs failed, 2 usage error\n");
-    if (command & CMD_STREAM)
-        fprintf(out, "\nexit status: 0 the whole stream filtered, 1 a bad or truncated frame, a\n"
-                     "failed write or a consumer that quit early (frames before it are written),\n"
-                     "2 usage error\n");
-    if (command & CMD_REPORT)
-        fprintf(out, "\nexit status: 0 every file once and none failed; 1 a file missing, counted\n"
-                     "twice or failed, a shard missing, or settings that differ; 2 usage error\n");
+    if (c && c->exit_status)
+        fprintf(out, "\nexit status: %s\n", c->exit_status);
+}
+
+/* The options of `command` as the man page and the completions show them. */
+int cli_option_views(int command, cli_option_view *out, int max)
+{
+    int i, n = 0;
+    build_table();
+    for (i = 0; i < g_option_count && n < max; i++) {
+        const cli_option *o = &g_options[i];
+        if (!(o->commands & command) || o->alias_of)
+            continue;
+        out[n].name = o->name;
+        out[n].letter = o->letter;
+        out[n].arg = o->type == OPT_FLAG ? NULL : o->arg;
+        out[n].help = o->help;
+        out[n].def = o->def && strcmp(o->def, "0") != 0 && o->type != OPT_INT64 ? o->def : NULL;
+        out[n].choices = o->type == OPT_CHOICE || o->type == OPT_NAMES ||
+                                 (o->type == OPT_PARAM && o->choices) ? o->choices : NULL;
+        if (o->type == OPT_OPS) { /* the operations this command runs */
+            static const char *names[4][64];
+            const int which = command == CMD_BENCH ? 1 : 0;
+            int k, m = 0;
+            for (k = 0; k < jf_op_total && m < 63; k++)
+                if (jf_ops[k].kind == JF_OP_FILTER ||
+                    (which && (jf_ops[k].kind == JF_OP_PAD || jf_ops[k].kind == JF_OP_METRIC)))
+                    names[which][m++] = jf_ops[k].name;
+            names[which][m] = NULL;
+            out[n].choices = names[which];
+        }
+        out[n].env = o->env;
+        out[n].path = o->type == OPT_JSON || (o->arg && (strcmp(o->arg, "FILE") == 0 ||
+                      strcmp(o->arg, "DIR") == 0 || strcmp(o->arg, "OUT") == 0)) ||
+                      (o->type == OPT_PARAM && g_params[o->param].info.type == JF_PARAM_FILE);
+        n++;
+    }
+    return n;
 }
 
 /* The operation and its parameters, resolved once. */

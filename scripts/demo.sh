@@ -13,11 +13,12 @@ $jf denoise "$work/noisy" -o "$work/clean" -f median -k 3 --reference samples/im
     --json "$work/report.json" "$@"
 echo
 printf '%-24s %10s %10s   %8s %8s\n' file "PSNR in" "PSNR out" "SSIM in" "SSIM out"
-for f in "$work"/clean/*; do
-  name=$(basename "$f")
-  read -r pin sin < <($jf metrics "samples/images/$name" "$work/noisy/$name" --json |
+for orig in samples/images/*.jpg samples/images/*.png; do
+  name=$(basename "$orig")
+  stem=${name%.*}  # noise writes PNG, so retina.jpg's copies are retina.png
+  read -r pin sin < <($jf metrics "$orig" "$work/noisy/$stem.png" --json |
       sed -E 's/.*"psnr_db":([^,]*),"ssim":([^,]*),.*/\1 \2/')
-  read -r pout sout < <($jf metrics "samples/images/$name" "$f" --json |
+  read -r pout sout < <($jf metrics "$orig" "$work/clean/$stem.png" --json |
       sed -E 's/.*"psnr_db":([^,]*),"ssim":([^,]*),.*/\1 \2/')
   printf '%-24s %7.2f dB %7.2f dB   %8.4f %8.4f\n' "$name" "$pin" "$pout" "$sin" "$sout"
 done

@@ -3,9 +3,10 @@
 # Runs apt-get through sudo when not root.  Skips what is already there.
 set -euo pipefail
 # parallel: the scale-out test runs shards at once as GNU parallel would;
-# ffmpeg: the stream tests make and consume Y4M streams with it
+# ffmpeg: the stream tests make and consume Y4M streams with it;
+# groff-base, zsh: the man page and the zsh completion are checked with them
 pkgs=(build-essential cmake pkg-config libjpeg-dev libpng-dev zlib1g-dev libjansson-dev libcmocka-dev
-      parallel ffmpeg)
+      parallel ffmpeg groff-base zsh)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The man page, the completions and the README against the tool itself:
+#   tests/test_docs.sh JETFILTER DOC_DIR SOURCE_DIR
+# 1. every option of every command's --help is in the man page and in the
+#    bash and zsh completions; the man page renders without a warning;
+# 2. bash completion completes commands, options and option values;
+# 3. the zsh completion parses;
+# 4. every option the README shows in a command (a line starting with
+#    `jetfilter COMMAND`) is an option of that command.
+set -uo pipefail
+J=$1 doc=$2 src=$3
+fail=0
+no() { echo "FAIL: $*"; fail=1; }
+
+commands=$("$J" --help | awk '/^commands:/{on=1; next} on && /^  [a-z]/{print $1} /^$/{if (on) exit}')
+[ "$(echo "$commands" | wc -w)" -ge 8 ] || no "the command list: '$commands'"
+checked=0
+for c in $commands; do
+  opts=$("$J" "$c" --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z0-9-]+' | grep -oE -- '--[a-z0-9-]+$' | sort -u)
+  [ -n "$opts" ] || no "$c --help lists no options"
+  for o in $opts; do
+    checked=$((checked + 1))
+    grep -qF -- "$(printf '%s' "$o" | sed 's/-/\\-/g')" "$doc/jetfilter.1" || no "man page: $c $o"
+    grep -qE -- "(^| |\")$o( |\"|\\))" "$doc/jetfilter.bash" || no "bash completion: $c $o"
+    grep -qF -- "$o" "$doc/_jetfilter" || no "zsh completion: $c $o"
+  done
+done
+[ $checked -ge 100 ] || no "only $checked options checked"
+echo "docs: $checked options of $(echo "$commands" | wc -w) commands in the man page and both completions"
+
+if command -v groff > /dev/null; then
+  warnings=$(groff -man -Tutf8 -ww -z "$doc/jetfilter.1" 2>&1)
+  [ -z "$warnings" ] || no "groff: $warnings"
+  groff -man -Tascii -P-cbou "$doc/jetfilter.1" 2> /dev/null | grep -q '^ *JETFILTER_BACKEND' ||
+    no "man: no ENVIRONMENT"
+else
+  echo "docs: groff missing, the man page's rendering not checked"
+fi
+
+# bash: as the shell would call it
+complete_words() { # prints COMPREPLY for the words given (the last one is completed)
+  bash -c '
+    source "$0"
+    COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+    _jetfilter
+    printf "%s\n" "${COMPREPLY[@]}"' "$doc/jetfilter.bash" "$@"
+}
+[ "$(complete_words jetfilter den)" = denoise ] || no "bash: jetfilter den<TAB>"
+complete_words jetfilter denoise --ba | grep -qx -- --backend || no "bash: denoise --ba<TAB>"
+[ "$(complete_words jetfilter denoise --backend c | sort | tr '\n' ' ')" = "cpu cuda " ] ||
+  no "bash: --backend c<TAB>: $(complete_words jetfilter denoise --backend c | tr '\n' ' ')"
+complete_words jetfilter denoise -f auto | grep -qx auto-impulse || no "bash: -f auto<TAB>"
+complete_words jetfilter stream --pl | grep -qx -- --planes || no "bash: stream --pl<TAB>"
+complete_words jetfilter noise --salt | grep -qx -- --salt-pepper || no "bash: noise --salt<TAB>"
+( cd "$src" && complete_words jetfilter denoise samples/images/ret | grep -qx samples/images/retina.jpg ) ||
+  no "bash: file names"
+echo "docs: bash completion completes commands, options, choices and files"
+
+if command -v zsh > /dev/null; then
+  zsh -n "$doc/_jetfilter" || no "zsh: the completion does not parse"
+  echo "docs: the zsh completion parses"
+else
+  echo "docs: zsh missing, its completion not parsed"
+fi
+
+# the README's command lines use options their command has
+readme_checked=0
+while IFS= read -r line; do
+  c=$(echo "$line" | awk '{print $2}')
+  echo "$commands" | grep -qx "$c" || continue
+  help=$("$J" "$c" --help)
+  for o in $(echo "$line" | grep -oE -- '(^| )--[a-z0-9-]+' | tr -d ' '); do
+    readme_checked=$((readme_checked + 1))
+    echo "$help" | grep -qE -- "(^| )$o( |,|$)" || no "README: jetfilter $c $o is not an option of $c"
+  done
+done < <(grep -oE 'jetfilter [a-z]+( [^|#`]*)?' "$src/README.md")
+[ $readme_checked -ge 5 ] || no "README: only $readme_checked options found in its command lines"
+echo "docs: $readme_checked options in the README's command lines exist"
+# every --option the README names in a span of jetfilter's (`jetfilter ...`
+# or `--option ...`) is an option of some command
+all_opts=$(for c in $commands; do "$J" "$c" --help; done | grep -oE '^ +(-[a-zA-Z], )?--[a-z0-9-]+' |
+           grep -oE -- '--[a-z0-9-]+$' | sort -u)
+named=0
+for o in $(grep -oE '`[^`]*`' "$src/README.md" | grep -E '^`(jetfilter |-)' |
+           grep -oE -- '(^|[` |(])--[a-z][a-z0-9-]+' |
+           grep -oE -- '--[a-z0-9-]+' | sort -u); do
+  named=$((named + 1))
+  echo "$all_opts" | grep -qx -- "$o" || no "README names $o, which no command has"
+done
+echo "docs: $named options named in the README exist"
+exit $fail
