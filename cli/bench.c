@@ -357,10 +357,10 @@ static void json_cell(json_buf *j, const jf_sweep_cell *r)
     json_int(j, "height", r->height);
     json_int(j, "channels", r->channels);
     json_int(j, "depth", r->depth);
-    json_str(j, "filter", r->filter);
+    json_str(j, "operation", r->filter);
     json_str(j, "border", r->border);
     json_str(j, "variant", r->variant);
-    json_int(j, "k", r->k);
+    json_int(j, "ksize", r->k);
     json_int(j, "reps", r->reps);
     json_num(j, "ms", r->ms);
     json_num(j, "min_ms", r->min_ms);
@@ -375,7 +375,10 @@ static void json_cell(json_buf *j, const jf_sweep_cell *r)
     json_num(j, "npp_ms", r->npp_ms);
     json_num(j, "jf_over_npp", r->jf_over_npp);
     json_str(j, "check", r->check);
-    json_int(j, "l2_resident", r->l2_resident);
+    if (r->l2_resident < 0)
+        json_str(j, "l2_resident", NULL); /* not known (the CPU) */
+    else
+        json_bool(j, "l2_resident", r->l2_resident);
     json_num(j, "energy_mj_per_image", r->energy_mj);
     json_num(j, "mean_w", r->mean_w);
     json_close(j, '}');
@@ -508,7 +511,7 @@ int cli_bench(cli_settings *s)
         return JF_EXIT_FAILED;
     }
     if (b.csv)
-        fprintf(b.csv, CLI_CSV_FIRST_FIELDS "channels,filter,border,variant,k,reps,ms,min_ms,max_ms,"
+        fprintf(b.csv, CLI_CSV_FIRST_FIELDS "channels,operation,border,variant,ksize,reps,ms,min_ms,max_ms,"
                        "pad_ms,mpix_per_s,bytes_read,bytes_written,gbps,pct_theoretical,pct_copy_ceiling,"
                        "npp_ms,jf_over_npp,check,l2_resident,energy_mj_per_image,mean_w,depth\n");
     memset(&m, 0, sizeof m);

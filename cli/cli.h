@@ -209,6 +209,10 @@ void cli_ref_means_add(cli_ref_means *m, double psnr_in, double psnr_out, double
 void cli_ref_means_log(const cli_ref_means *m);
 void cli_ref_means_json(struct json_buf *j, const cli_ref_means *m);
 
+/* "operation": its name, and "parameters": every parameter's resolved value,
+ * typed (numbers as numbers, defaults filled in), as the reports write them. */
+void cli_json_operation(struct json_buf *j, const jf_op_plan *plan);
+
 /* How an output of this picture is written (format, quality, PNG settings). */
 jf_encode_options cli_encode_options(const cli_settings *s, const jf_picture *pic);
 

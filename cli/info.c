@@ -26,13 +26,13 @@ static void json_device(json_buf *j, const jf_device_info *d)
     json_int(j, "cc_minor", d->cc_minor);
     json_int(j, "multiprocessors", d->multiprocessors);
     json_int(j, "memory_bytes", (long long)d->total_memory);
-    json_int(j, "integrated", d->integrated);
+    json_bool(j, "integrated", d->integrated);
     json_num(j, "theoretical_gbps", d->theoretical_gbps);
     json_str(j, "theoretical_source", d->theoretical_source);
     json_int(j, "shared_per_block", d->shared_per_block);
     json_int(j, "shared_per_block_optin", d->shared_per_block_optin);
     json_int(j, "registers_per_block", d->registers_per_block);
-    json_int(j, "limited", d->limited);
+    json_bool(j, "limited", d->limited);
     json_int(j, "runtime_version", d->runtime_version);
     json_int(j, "driver_version", d->driver_version);
     json_str(j, "auto_profile", cli_profile_status(d->index, profile, sizeof profile));
@@ -60,7 +60,7 @@ static int info_json(const cli_settings *s, int n, const char *why)
     json_report_open(&j, "info");
     json_str(&j, "version", jf_version());
     json_int(&j, "cpu_threads", jf_cpu_count());
-    json_int(&j, "cuda_built", jf_built_with_cuda());
+    json_bool(&j, "cuda_built", jf_built_with_cuda());
     json_open(&j, "devices", '[');
     for (i = 0; i < n; i++) {
         jf_device_info d;
@@ -73,7 +73,7 @@ static int info_json(const cli_settings *s, int n, const char *why)
     if (!n)
         json_str(&j, "cuda_note", why);
     gpu_jpeg = describe_jpeg_decoder(n, jpeg, sizeof jpeg);
-    json_int(&j, "nvjpeg", gpu_jpeg);
+    json_bool(&j, "nvjpeg", gpu_jpeg);
     json_str(&j, "jpeg_decoder", jpeg);
     json_open(&j, "operations", '[');
     for (i = 0; i < jf_op_total; i++)

@@ -117,7 +117,10 @@ static void json_stages(json_buf *j, const jf_batch_item *it)
         json_open(j, NULL, '{');
         json_str(j, "name", st->name);
         json_str(j, "variant", st->variant);
-        json_int(j, "ksize", st->ksize);
+        if (st->ksize > 0)
+            json_int(j, "ksize", st->ksize);
+        else
+            json_str(j, "ksize", NULL); /* a stage without a kernel (decode, encode) */
         json_num(j, "ms", st->ms);
         json_int(j, "bytes_read", (long long)st->bytes_read);
         json_int(j, "bytes_written", (long long)st->bytes_written);
@@ -313,42 +316,42 @@ static cli_ref_means reference_means(const jf_batch *b)
 /* What decides the outputs, so that reports of shards can be checked to
  * belong to one run before they are merged (jobs, threads and devices do
  * not change an output, so they are not here). */
+void cli_json_operation(json_buf *j, const jf_op_plan *plan)
+{
+    int i;
+    json_str(j, "operation", plan->op->name);
+    /* resolved values, typed: equal settings compare equal however spelled */
+    json_open(j, "parameters", '{');
+    for (i = 0; i < plan->op->param_count; i++) {
+        const jf_param_def *p = &plan->op->params[i];
+        char v[512];
+        if (p->id == JF_P_WEIGHTS)
+            continue;
+        jf_op_plan_value(plan, p, v, sizeof v);
+        if (!v[0])
+            json_str(j, p->info.name, NULL);
+        else if (p->info.type == JF_PARAM_INT || p->info.type == JF_PARAM_DOUBLE)
+            json_num(j, p->info.name, strtod(v, NULL));
+        else
+            json_str(j, p->info.name, v);
+    }
+    json_close(j, '}');
+}
+
 static void json_settings(json_buf *j, const cli_run *run)
 {
     static const char *const formats[] = {"same", "png", "jpg"};
     const cli_settings *s = run->s;
-    int i;
     json_open(j, "settings", '{');
     json_str(j, "command", run->verb);
-    if (run->plan.op) {
-        json_str(j, "operation", run->plan.op->name);
-        /* resolved values, typed: equal settings compare equal however spelled */
-        json_open(j, "parameters", '{');
-        for (i = 0; i < run->plan.op->param_count; i++) {
-            const jf_param_def *p = &run->plan.op->params[i];
-            char v[512];
-            if (p->id == JF_P_WEIGHTS)
-                continue;
-            jf_op_plan_value(&run->plan, p, v, sizeof v);
-            if (!v[0])
-                json_str(j, p->info.name, NULL);
-            else if (p->info.type == JF_PARAM_INT || p->info.type == JF_PARAM_DOUBLE)
-                json_num(j, p->info.name, strtod(v, NULL));
-            else
-                json_str(j, p->info.name, v);
-        }
-        json_close(j, '}');
-    }
-    if (s->noise_op) {
-        json_num(j, "amount", s->noise_amount);
-        json_int(j, "seed", s->seed);
-    }
+    if (run->plan.op)
+        cli_json_operation(j, &run->plan);
     json_str(j, "format", formats[s->format]);
     json_int(j, "quality", s->quality);
     json_int(j, "png_level", s->png_level);
     json_str(j, "png_filter", jf_png_filter_names[s->png_filter + 1]);
     json_path(j, "suffix", s->suffix);
-    json_str(j, "reference", s->reference ? "given" : NULL);
+    json_bool(j, "reference", s->reference != NULL);
     json_close(j, '}');
 }
 

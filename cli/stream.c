@@ -225,16 +225,16 @@ static void json_summary(json_buf *j, const cli_settings *s, const cli_run *run,
     double gbps, peak;
     filter_bandwidth(ctx, &gbps, &peak);
     json_open(j, "settings", '{');
-    json_str(j, "operation", run->plan.describe);
+    json_str(j, "command", "stream");
+    cli_json_operation(j, &run->plan);
     json_str(j, "planes", s->planes ? "luma" : "all");
-    json_str(j, "backend", jf_backend_name(jf_context_backend(ctx)));
     json_str(j, "frame_memory", r->memory);
     json_close(j, '}');
     json_open(j, "format", '{');
     json_int(j, "width", f->width);
     json_int(j, "height", f->height);
     json_str(j, "layout", f->layout);
-    json_int(j, "raw", f->raw);
+    json_bool(j, "raw", f->raw);
     if (f->fps_num > 0 && f->fps_den > 0)
         json_num(j, "fps", (double)f->fps_num / f->fps_den);
     json_close(j, '}');
@@ -391,6 +391,8 @@ int cli_stream(cli_settings *s)
             c.json_atomic = 1;
         }
         json_report_open(&j, "stream");
+        json_str(&j, "backend", jf_backend_name(jf_context_backend(ctx)));
+        json_str(&j, "operation", run.plan.describe);
         json_path(&j, "input", s->input);
         json_path(&j, "output", s->output);
         json_open(&j, "frames", '[');

@@ -32,6 +32,12 @@ def load(paths):
     for p in paths:
         with open(p, newline="") as f:
             for r in csv.DictReader(f):
+                # tables before 1.7 said "filter" and "k" where the reports now say
+                # "operation" and "ksize"; both are read
+                if "operation" in r:
+                    r["filter"] = r["operation"]
+                if "ksize" in r:
+                    r["k"] = r["ksize"]
                 for key in ("width", "height", "channels", "k", "reps"):
                     r[key] = int(r[key])
                 for key in ("ms", "gbps", "npp_ms", "energy_mj_per_image", "mean_w"):

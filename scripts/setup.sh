@@ -4,9 +4,10 @@
 set -euo pipefail
 # parallel: the scale-out test runs shards at once as GNU parallel would;
 # ffmpeg: the stream tests make and consume Y4M streams with it;
-# groff-base, zsh: the man page and the zsh completion are checked with them
+# groff-base, zsh: the man page and the zsh completion are checked with them;
+# python3-jsonschema: the reports are checked against docs/report.schema.json
 pkgs=(build-essential cmake pkg-config libjpeg-dev libpng-dev zlib1g-dev libjansson-dev libcmocka-dev
-      parallel ffmpeg groff-base zsh)
+      parallel ffmpeg groff-base zsh python3-jsonschema)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

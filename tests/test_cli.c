@@ -359,7 +359,7 @@ static void test_bench_cpu(void **state)
     text = (char *)read_all(path, &n);
     assert_non_null(text);
     text[n] = '\0';
-    assert_non_null(strstr(text, "tag,backend,width,height,channels,filter,border,variant,k,"));
+    assert_non_null(strstr(text, "tag,backend,width,height,channels,operation,border,variant,ksize,"));
     for (size_t i = 0; i < n; i++)
         lines += text[i] == '\n';
     assert_int_equal(lines, 1 + 2 * 2 * 2); /* header + sizes x ksizes x filters */
@@ -370,7 +370,7 @@ static void test_bench_cpu(void **state)
     text[n] = '\0';
     assert_non_null(strstr(text, "\"copy_ceiling_gbps_cpu\":"));
     assert_non_null(strstr(text, "\"power_mode_id\":"));
-    assert_non_null(strstr(text, "\"filter\":\"conv\""));
+    assert_non_null(strstr(text, "\"operation\":\"conv\""));
     free(text);
     /* bad lists are usage errors */
     assert_int_equal(run("bench --backends cpu --ksizes 4"), 2);

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Every kind of --json report the tool writes, checked against
+docs/report.schema.json: denoise (ok, failed and skipped files, a name that
+is not UTF-8, references with an infinite PSNR, an impulse decision), noise,
+report merge of two shards, stream with a reference, metrics of identical
+and of different images, info and bench.  Also checks the schema is not
+vacuous: a report with a wrong type or an unknown field is refused.
+
+    tests/check_schema.py JETFILTER SCHEMA SOURCE_DIR
+"""
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+
+jf, schema_path, src = (os.path.abspath(a) for a in sys.argv[1:4])
+schema = json.load(open(schema_path))
+jsonschema.Draft202012Validator.check_schema(schema)
+validator = jsonschema.Draft202012Validator(schema)
+work = tempfile.mkdtemp(prefix="jf-schema-")
+failures = []
+
+
+def run(*args, ok=(0, 1), stdin=None):
+    r = subprocess.run([jf, *args], cwd=work, stdin=stdin, capture_output=True)
+    if r.returncode not in ok:
+        sys.exit("jetfilter %s: exit %d: %s" % (" ".join(args), r.returncode, r.stderr.decode()))
+    return r
+
+
+def check(name, expect_keys=()):
+    with open(os.path.join(work, name), "rb") as f:
+        report = json.loads(f.read().decode("utf-8", "surrogatepass"))
+    errors = sorted(validator.iter_errors(report), key=lambda e: list(e.absolute_path))
+    for e in errors[:5]:
+        failures.append("%s: %s at %s" % (name, e.message[:200], "/".join(map(str, e.absolute_path))))
+    text = json.dumps(report)
+    for key in expect_keys:  # the cases meant to be covered were
+        if key not in text:
+            failures.append("%s: no %s in the report" % (name, key))
+    print("schema: %-12s %s" % (name, "ok" if not errors else "%d errors" % len(errors)))
+    return report
+
+
+images = os.path.join(src, "samples", "images")
+os.makedirs(os.path.join(work, "in", "sub"))
+shutil.copy(os.path.join(images, "rocket.jpg"), os.path.join(work, "in", "rocket.jpg"))
+shutil.copy(os.path.join(images, "chelsea.png"), os.path.join(work, "in", "sub", "chelsea.png"))
+shutil.copy(os.path.join(images, "coffee.png"), os.path.join(work, "in", b"caf\xe9.png".decode("utf-8", "surrogateescape")))
+with open(os.path.join(work, "in", "broken.jpg"), "wb") as f:
+    f.write(b"\xff\xd8\xff\xe0 not a JPEG")
+
+run("noise", "in", "-o", "noisy", "--salt-pepper", "0.2", "--json", "noise.json")
+check("noise.json", ['"salt-pepper"', '"failed"'])
+run("denoise", "in", "-o", "same", "--reference", "in", "--json", "denoise.json")
+check("denoise.json", ['"psnr_in_db_infinite"', '"failed"', 'path_b64', '"stages"'])
+run("denoise", "in", "-o", "same", "--skip-existing", "--json", "skip.json")
+check("skip.json", ['"skipped"'])
+run("denoise", "noisy", "-o", "fixed", "-f", "auto-impulse", "--reference", "in", "--json", "impulse.json")
+check("impulse.json", ['"impulse_density"', '"decision"', '"psnr_out_db"'])
+for i in range(2):
+    run("denoise", "in", "-o", "shards", "--shard", "%d/2" % i, "-k", "5", "--json", "s%d.json" % i)
+    check("s%d.json" % i)
+run("report", "merge", "s0.json", "s1.json", "-o", "merged.json")
+check("merged.json", ['"merged"', '"complete"'])
+subprocess.run(["ffmpeg", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=25",
+                "-frames:v", "4", "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-y", "clip.y4m"],
+               cwd=work, check=True)
+run("stream", "-i", "clip.y4m", "-o", "out.y4m", "-k", "5", "--reference", "clip.y4m", "--json", "stream.json")
+check("stream.json", ['"psnr_y_db"', '"parameters"'])
+run("stream", "-i", "clip.y4m", "-o", "again.y4m", "-k", "5", "--reference", "out.y4m",
+    "--json", "stream_same.json")
+check("stream_same.json", ['"psnr_y_db_infinite"', '"mean_psnr_db_infinite"'])
+run("metrics", "in/rocket.jpg", "in/rocket.jpg", "--json", "metrics_same.json")
+check("metrics_same.json", ['"psnr_db_infinite"'])
+run("metrics", "in/rocket.jpg", "fixed/rocket.png", "--json", "metrics.json")
+check("metrics.json", ['"mse"'])
+run("info", "--json", "info.json")
+check("info.json", ['"operations"'])
+run("bench", "--size", "64x48", "--ksize", "3", "--filter", "median,gauss,ssim", "--reps", "2",
+    "--json", "bench.json")
+check("bench.json", ['"cells"', '"ssim"'])
+
+# the schema refuses what it should: a string where a number goes, an
+# unknown field, a missing one
+good = json.load(open(os.path.join(work, "metrics.json")))
+for what, bad in [("a string PSNR", dict(good, psnr_db="inf")),
+                  ("an unknown field", dict(good, psnr=3.0)),
+                  ("no ssim", {k: v for k, v in good.items() if k != "ssim"})]:
+    if validator.is_valid(bad):
+        failures.append("the schema takes " + what)
+report = json.load(open(os.path.join(work, "denoise.json"), encoding="utf-8", errors="surrogatepass"))
+bad = copy.deepcopy(report)
+bad["settings"]["parameters"]["ksize"] = [3]
+if validator.is_valid(bad):
+    failures.append("the schema takes a list as ksize")
+bad = copy.deepcopy(report)
+bad["files"][0]["status"] = "done"
+if validator.is_valid(bad):
+    failures.append("the schema takes an unknown status")
+
+shutil.rmtree(work)
+for f in failures:
+    print("FAIL:", f)
+sys.exit(1 if failures else 0)
