@@ -36,7 +36,8 @@ done
 # here); JF_GPU_KEEP=1 keeps the objects for a quick rebuild, and then only
 # the paths that run there should travel (jetfilter, lib, tests/test_gpu, ...)
 if [ "${JF_GPU_KEEP:-0}" != 1 ]; then
-  rm -rf $dir/CMakeFiles $dir/bench_median_cpu $dir/jetfilter-example
+  rm -rf $dir/CMakeFiles $dir/bench_median_cpu $dir/jetfilter-example $dir/jetfilter-docs \
+         $dir/jetfilter-launches $dir/bench_png $dir/doc $dir/libjetfilter.so*
   find $dir/tests -maxdepth 1 -type f -name 'test_*' ! -name test_gpu -delete
 fi
 du -sh $dir
