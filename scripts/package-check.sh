@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Build the Debian package from build/ (cpack -G DEB), check what it holds
+# and what it depends on, then install it with apt-get, use it as a user
+# would (jetfilter on the PATH, man jetfilter, bash completion, a program
+# built with pkg-config and with CMake against /usr), and remove it.  Installs
+# system-wide: for CI and throwaway machines (as root).
+#   scripts/package-check.sh [BUILD_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src=$PWD
+build=$(cd "${1:-build}" && pwd)
+[ "$(id -u)" -eq 0 ] || { echo "package-check: installs system-wide; run as root (CI)"; exit 1; }
+(cd "$build" && rm -f jetfilter_*.deb && cpack -G DEB > cpack.log 2>&1) || { cat "$build/cpack.log"; exit 1; }
+deb=$(ls "$build"/jetfilter_*.deb)
+echo "package-check: $(basename "$deb"), $(du -k "$deb" | cut -f1) KB"
+fail=0
+no() { echo "package-check: FAIL: $*"; fail=1; }
+contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
+for f in ./usr/bin/jetfilter ./usr/lib/libjetfilter.so.1 ./usr/lib/libjetfilter.a \
+         ./usr/include/jetfilter.h ./usr/include/jetfilter/filters.h ./usr/lib/pkgconfig/jetfilter.pc \
+         ./usr/lib/cmake/jetfilter/jetfilterConfig.cmake ./usr/share/man/man1/jetfilter.1 \
+         ./usr/share/bash-completion/completions/jetfilter ./usr/share/zsh/vendor-completions/_jetfilter \
+         ./usr/share/jetfilter/retina.jpg; do
+  echo "$contents" | grep -qx -- "$f" || no "not in the package: $f"
+done
+depends=$(dpkg-deb -f "$deb" Depends)
+echo "package-check: Depends: $depends"
+for d in libc6 libjpeg62-turbo libpng16-16 libjansson4; do
+  echo "$depends" | grep -q "$d" || no "Depends lacks $d"
+done
+dpkg-deb -c "$deb" | grep -q ' ./usr/local/' && no "files under /usr/local"
+
+# install it as a user would, and use it from a folder that is not the tree
+apt-get install -y -qq "$deb" > "$build/apt-install.log" 2>&1 || { cat "$build/apt-install.log"; exit 1; }
+trap 'apt-get remove -y -qq jetfilter > /dev/null 2>&1 || true' EXIT
+work=$(mktemp -d)
+cd "$work"
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin # a fresh login's
+[ "$(command -v jetfilter)" = /usr/bin/jetfilter ] || no "jetfilter is not /usr/bin/jetfilter"
+jetfilter -V | grep -q "^jetfilter [0-9]" || no "jetfilter -V"
+cp "$src/samples/images/rocket.jpg" in.jpg
+jetfilter denoise in.jpg -o out.png && [ "$(head -c 4 out.png | od -An -c | tr -d ' ')" = "211PNG" ] ||
+  no "jetfilter denoise in.jpg -o out.png"
+jetfilter bench --size 64x48 --ksize 3 --filter median --reps 1 --quiet --json b.json ||
+  no "bench with the installed photo"
+grep -q '"/usr/bin/../share/jetfilter/retina.jpg"' b.json || no "bench did not take the installed photo"
+if command -v man > /dev/null; then
+  man -w jetfilter | grep -q /usr/share/man/man1/jetfilter.1 || no "man -w jetfilter"
+  MANWIDTH=80 man jetfilter 2> /dev/null | grep -q 'JETFILTER_BACKEND' || no "man jetfilter"
+fi
+bash -c 'source /usr/share/bash-completion/completions/jetfilter
+         COMP_WORDS=(jetfilter denoise --ba); COMP_CWORD=2; _jetfilter
+         [ "${COMPREPLY[*]}" = --backend ]' || no "bash completion from the package"
+cc -o pc "$src/tests/consumer/main.c" $(pkg-config --cflags --libs jetfilter) &&
+  ./pc in.jpg | grep -q "640x427 filtered" && ldd pc | grep -qE '=> (/usr)?/lib/libjetfilter.so.1' ||
+  no "a pkg-config consumer of /usr"
+mkdir cm && (cd cm && cmake "$src/tests/consumer" > log 2>&1 && cmake --build . >> log 2>&1 &&
+  ./consumer ../in.jpg | grep -q "640x427 filtered") || { cat cm/log; no "a CMake consumer of /usr"; }
+cd /
+rm -rf "$work"
+apt-get remove -y -qq jetfilter > /dev/null
+trap - EXIT
+[ ! -e /usr/bin/jetfilter ] && [ ! -e /usr/lib/libjetfilter.so.1 ] || no "files left after removal"
+[ $fail -eq 0 ] && echo "package-check: installed, used (tool, man page, completion, pkg-config, CMake) and removed"
+exit $fail
