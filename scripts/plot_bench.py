@@ -79,20 +79,34 @@ def series(rows, filt, backend, variant, value):
     return {s: sorted(v) for s, v in out.items()}
 
 
+def styles(n):
+    """n distinct (colour, marker, line style): matplotlib's default cycle
+    repeats its colours after ten series."""
+    cmap = plt.get_cmap("tab20" if n <= 20 else "turbo")
+    markers = "os^vDP*Xhp<>"
+    lines = ["-", "--", ":", "-."]
+    return [(cmap(i / max(n - 1, 1)) if n > 20 else cmap(i), markers[i % len(markers)],
+             lines[(i // len(markers)) % len(lines)]) for i in range(n)]
+
+
 def line_plot(rows, filt, backend, variant, value, ylabel, path, ceil=None):
     data = series(rows, filt, backend, variant, value)
     if not data:
         return False
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for label in sorted(data, key=lambda s: [int(x) for x in s.split("x")[:2]]):
+    labels = sorted(data, key=lambda s: [int(x) for x in s.split("x")[:2]])
+    for label, (colour, marker, line) in zip(labels, styles(len(labels))):
         ks, vs = zip(*data[label])
-        ax.plot(ks, vs, marker="o", label=label)
+        ax.plot(ks, vs, marker=marker, linestyle=line, color=colour, label=label)
     if ceil:
         theo, copy, name = ceil
         if theo:
             ax.axhline(theo, color="k", linestyle="--", label=f"theoretical {theo:.0f} GB/s")
         if copy:
             ax.axhline(copy, color="gray", linestyle=":", label=f"measured copy {copy:.0f} GB/s")
+    # sizes from 345x194 to 8K differ 500x in time: on a linear axis the
+    # small ones lie on the floor
+    if all(v > 0 for pts in data.values() for _, v in pts if not math.isnan(v)):
         ax.set_yscale("log")
     ax.set_xticks(sorted({k for pts in data.values() for k, _ in pts}))
     ax.set_xlabel("kernel size k")
@@ -149,10 +163,12 @@ def energy_plot(rows, filt, path):
     if not data:
         return False
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for (tag, backend, variant), pts in sorted(data.items()):
+    for ((tag, backend, variant), pts), (colour, marker, line) in zip(sorted(data.items()),
+                                                                      styles(len(data))):
         big = max(p[0] for p in pts)
         pts = sorted((k, e) for px, k, e in pts if px == big)
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{tag} {backend} {variant}")
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=marker, linestyle=line,
+                color=colour, label=f"{tag} {backend} {variant}")
     ax.set_xlabel("kernel size k (largest image)")
     ax.set_ylabel("energy per image (mJ)")
     ax.set_title(f"{filt}: energy per image by power mode")
