@@ -114,6 +114,18 @@ jf_status jf_context_sync(jf_context *ctx)
     return JF_OK;
 }
 
+jf_status jf_context_set_stream(jf_context *ctx, void *stream)
+{
+    if (!ctx)
+        return jf_fail(JF_ERR_ARG, "jf_context_set_stream: ctx is NULL");
+#ifdef JF_HAVE_CUDA
+    if (ctx->gpu)
+        return jf_gpu_set_stream(ctx, stream);
+#endif
+    return stream ? jf_fail(JF_ERR_NO_DEVICE, "jf_context_set_stream: a CPU context has no stream")
+                  : JF_OK;
+}
+
 jf_status jf_context_frame(jf_context *ctx, int which, int width, int height, int channels,
                            jf_image *img)
 {

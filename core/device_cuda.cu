@@ -19,6 +19,32 @@
 
 extern "C" int jf_built_with_cuda(void) { return 1; }
 
+extern "C" jf_status jf_memory_locate(const void *ptr, jf_location *location, int *device)
+{
+    cudaPointerAttributes a;
+    if (!location)
+        return jf_fail(JF_ERR_ARG, "jf_memory_locate: location is NULL");
+    *location = JF_LOC_HOST;
+    if (device)
+        *device = -1;
+    if (!ptr)
+        return jf_fail(JF_ERR_ARG, "jf_memory_locate: ptr is NULL");
+    memset(&a, 0, sizeof a);
+    if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+        cudaGetLastError(); /* no driver, or memory CUDA never saw: ordinary host memory */
+        return JF_OK;
+    }
+    switch (a.type) {
+    case cudaMemoryTypeDevice: *location = JF_LOC_DEVICE; break;
+    case cudaMemoryTypeManaged: *location = JF_LOC_MANAGED; break;
+    case cudaMemoryTypeHost: *location = a.devicePointer ? JF_LOC_MAPPED : JF_LOC_HOST; break;
+    default: return JF_OK;
+    }
+    if (device)
+        *device = a.device;
+    return JF_OK;
+}
+
 extern "C" int jf_device_count(void)
 {
     int n = 0;

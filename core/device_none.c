@@ -7,6 +7,16 @@
 
 int jf_built_with_cuda(void) { return 0; }
 
+jf_status jf_memory_locate(const void *ptr, jf_location *location, int *device)
+{
+    if (!location)
+        return jf_fail(JF_ERR_ARG, "jf_memory_locate: location is NULL");
+    *location = JF_LOC_HOST;
+    if (device)
+        *device = -1;
+    return ptr ? JF_OK : jf_fail(JF_ERR_ARG, "jf_memory_locate: ptr is NULL");
+}
+
 int jf_device_count(void)
 {
     jf_fail(JF_ERR_NO_DEVICE, "jetfilter was built without CUDA");

@@ -62,8 +62,8 @@ extern "C" jf_status jf_gpu_create(jf_context *ctx, const jf_context_options *op
     if (opt->stream) {
         g->stream = (cudaStream_t)opt->stream;
     } else {
-        JF_CUDA_TRY(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
-        g->own_stream = 1;
+        JF_CUDA_TRY(cudaStreamCreateWithFlags(&g->home, cudaStreamNonBlocking));
+        g->stream = g->home;
     }
     g->memory = opt->memory != JF_MEMORY_AUTO ? opt->memory
               : g->info.integrated ? JF_MEMORY_MANAGED : JF_MEMORY_COPY;
@@ -92,10 +92,12 @@ extern "C" void jf_gpu_destroy(jf_context *ctx)
         }
         if (g->weights_copied)
             cudaEventDestroy(g->weights_copied);
+        if (g->handoff)
+            cudaEventDestroy(g->handoff);
         cudaFree(g->d_weights);
         cudaFreeHost(g->h_weights);
-        if (g->own_stream && g->stream)
-            cudaStreamDestroy(g->stream);
+        if (g->home)
+            cudaStreamDestroy(g->home);
         cudaGetLastError(); /* leave no sticky-free error behind for the caller */
     }
     free(g);
@@ -118,6 +120,33 @@ extern "C" jf_status jf_context_device(const jf_context *ctx, jf_device_info *in
 extern "C" void *jf_context_stream(const jf_context *ctx)
 {
     return ctx && ctx->gpu ? (void *)ctx->gpu->stream : NULL;
+}
+
+extern "C" jf_status jf_gpu_set_stream(jf_context *ctx, void *stream)
+{
+    struct jf_gpu *g = ctx->gpu;
+    cudaStream_t next;
+    int i;
+    jf_device_scope scope(ctx);
+    if (scope.status != JF_OK)
+        return scope.status;
+    if (!stream && !g->home)
+        JF_CUDA_TRY(cudaStreamCreateWithFlags(&g->home, cudaStreamNonBlocking));
+    next = stream ? (cudaStream_t)stream : g->home;
+    if (next == g->stream)
+        return JF_OK;
+    if (!g->handoff)
+        JF_CUDA_TRY(cudaEventCreateWithFlags(&g->handoff, cudaEventDisableTiming));
+    /* what was queued on the old stream comes first, with no host wait */
+    JF_CUDA_TRY(cudaEventRecord(g->handoff, g->stream));
+    JF_CUDA_TRY(cudaStreamWaitEvent(next, g->handoff, 0));
+    /* managed buffers are attached to one stream (the Nano lets no other
+     * stream's kernels touch them): they follow */
+    for (i = 0; i < JF_SLOT_COUNT; i++)
+        if (g->buf[i].ptr && g->buf[i].kind == JF_BUF_MANAGED)
+            JF_CUDA_TRY(cudaStreamAttachMemAsync(next, g->buf[i].ptr, 0, cudaMemAttachSingle));
+    g->stream = next;
+    return JF_OK;
 }
 
 extern "C" jf_status jf_gpu_sync(jf_context *ctx)

@@ -90,8 +90,9 @@ typedef struct jf_kernel_attr {
 struct jf_gpu {
     int device;
     jf_device_info info;  /* limits included (JETFILTER_DEVICE_LIMITS) */
-    cudaStream_t stream;
-    int own_stream;
+    cudaStream_t stream;  /* where work queues now */
+    cudaStream_t home;    /* the context's own stream, or NULL (never made) */
+    cudaEvent_t handoff;  /* orders a new stream after the old (jf_context_set_stream) */
     jf_memory memory;
     jf_buffer buf[JF_SLOT_COUNT];
     jf_timer timers[JF_MAX_TIMERS]; /* a ring: `pending` from `head` */

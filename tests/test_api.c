@@ -289,7 +289,22 @@ static void test_context_basics(void **state)
     assert_null(jf_context_stream(ctx));
     assert_int_equal(jf_context_threads(ctx), 2);
     assert_int_equal(jf_context_device(ctx, &d), JF_ERR_NO_DEVICE);
+    /* a CPU context has no stream to move to, and needs none */
+    assert_int_equal(jf_context_set_stream(ctx, NULL), JF_OK);
+    assert_int_equal(jf_context_set_stream(ctx, (void *)&fake), JF_ERR_NO_DEVICE);
+    assert_int_equal(jf_context_set_stream(NULL, NULL), JF_ERR_ARG);
     jf_context_destroy(ctx);
+    {   /* ordinary memory is HOST on any build */
+        jf_location loc = JF_LOC_DEVICE;
+        int dev = 7;
+        void *p = malloc(64);
+        assert_int_equal(jf_memory_locate(p, &loc, &dev), JF_OK);
+        assert_int_equal(loc, JF_LOC_HOST);
+        assert_int_equal(dev, -1);
+        assert_int_equal(jf_memory_locate(NULL, &loc, NULL), JF_ERR_ARG);
+        assert_int_equal(jf_memory_locate(p, NULL, NULL), JF_ERR_ARG);
+        free(p);
+    }
     o.threads = -1;
     assert_int_equal(jf_context_create(&o, &ctx), JF_ERR_ARG);
     assert_int_equal(jf_context_sync(NULL), JF_OK);

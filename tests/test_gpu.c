@@ -9,7 +9,9 @@
  * with 77, which CTest reports as skipped.  `test_gpu --quick` runs a smaller
  * matrix, for compute-sanitizer.
  */
+#define _DEFAULT_SOURCE /* nanosleep */
 #include "common.h"
+#include "core/util.h"
 #include "filters/conv/conv.h"
 #include "filters/median/median.h"
 #include "filters/ops.h"
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef JF_HAVE_CUDA
@@ -1372,6 +1375,128 @@ static void test_frame_loop_async(void **state)
     jf_image_free(&want_out);
 }
 
+static void CUDART_CB sleep_on_stream(void *ms)
+{
+    struct timespec t;
+    t.tv_sec = *(int *)ms / 1000;
+    t.tv_nsec = (long)(*(int *)ms % 1000) * 1000000L;
+    nanosleep(&t, NULL);
+}
+
+/* jf_context_set_stream: work queued after a switch runs after what was
+ * queued before it, with no host wait (a stream held up 300 ms behind a
+ * host callback: the switch returns at once, and the output is right);
+ * the special streams and the way home work; jf_memory_locate tells the
+ * four kinds of memory apart. */
+static void test_stream_switch_and_locate(void **state)
+{
+    enum { W = 1023, H = 577 };
+    static int delay_ms = 300;
+    jf_image host = t_random_image(W, H, 1, 0, 77), want_mid = {0}, want_out = {0};
+    jf_image back = t_poisoned_like(&host, 0);
+    jf_median_options mo = t_median_opts(7, JF_BORDER_REPLICATE, JF_VARIANT_AUTO);
+    jf_conv_options co;
+    jf_kernel box;
+    jf_context_options o = t_context_opts(JF_BACKEND_CUDA, 0, JF_MEMORY_COPY);
+    jf_context *ctx;
+    cudaStream_t a, b;
+    void *d_in, *d_mid, *d_out, *managed, *mapped, *plain;
+    size_t p_in, p_mid, p_out;
+    jf_image in, mid, out;
+    jf_location loc;
+    int dev, round;
+    double t0;
+    (void)state;
+    assert_int_equal(jf_kernel_make(JF_KERNEL_BOX, 5, 0, &box), JF_OK);
+    co = t_conv_opts(box.ksize, box.weights, JF_BORDER_REFLECT, JF_VARIANT_AUTO);
+    mo.variant = co.variant = JF_VARIANT_CPU;
+    assert_int_equal(jf_median(g_cpu, &host, &want_mid, &mo), JF_OK);
+    assert_int_equal(jf_convolve(g_cpu, &want_mid, &want_out, &co), JF_OK);
+    mo.variant = co.variant = JF_VARIANT_AUTO;
+    assert_int_equal(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking), cudaSuccess);
+    assert_int_equal(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking), cudaSuccess);
+    assert_int_equal(cudaMallocPitch(&d_in, &p_in, W, H), cudaSuccess);
+    assert_int_equal(cudaMallocPitch(&d_mid, &p_mid, W, H), cudaSuccess);
+    assert_int_equal(cudaMallocPitch(&d_out, &p_out, W, H), cudaSuccess);
+    in = jf_image_wrap_device(d_in, W, H, 1, p_in, JF_LOC_DEVICE);
+    mid = jf_image_wrap_device(d_mid, W, H, 1, p_mid, JF_LOC_DEVICE);
+    out = jf_image_wrap_device(d_out, W, H, 1, p_out, JF_LOC_DEVICE);
+    assert_int_equal(cudaMemcpy2D(d_in, p_in, host.data, host.stride, W, H, cudaMemcpyHostToDevice),
+                     cudaSuccess);
+    for (round = 0; round < 3; round++) {
+        /* round 0: the context's own stream to B; 1: A to B; 2: A to the
+         * legacy default stream */
+        void *second = round == 2 ? (void *)cudaStreamLegacy : (void *)b;
+        o.stream = round == 0 ? NULL : (void *)a;
+        assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+        assert_int_equal(cudaMemset2D(d_mid, p_mid, 0x5a, W, H), cudaSuccess);
+        assert_int_equal(cudaMemset2D(d_out, p_out, 0xa5, W, H), cudaSuccess);
+        assert_int_equal(cudaLaunchHostFunc((cudaStream_t)jf_context_stream(ctx), sleep_on_stream,
+                                            &delay_ms), cudaSuccess);
+        assert_int_equal(jf_median(ctx, &in, &mid, &mo), JF_OK); /* queued behind 300 ms */
+        t0 = jf_now_ms();
+        assert_int_equal(jf_context_set_stream(ctx, second), JF_OK);
+        assert_true(jf_now_ms() - t0 < 100); /* no host wait */
+        assert_true(jf_context_stream(ctx) == second);
+        assert_int_equal(jf_convolve(ctx, &mid, &out, &co), JF_OK); /* on the new stream */
+        assert_int_equal(jf_context_sync(ctx), JF_OK);
+        assert_int_equal(cudaMemcpy2D(back.data, back.stride, d_out, p_out, W, H,
+                                      cudaMemcpyDeviceToHost), cudaSuccess);
+        assert_true(t_max_abs_diff(&back, &want_out) <= 1);
+        /* home again (made now when the context never had one), then host images */
+        assert_int_equal(jf_context_set_stream(ctx, NULL), JF_OK);
+        assert_true(jf_context_stream(ctx) != NULL && jf_context_stream(ctx) != second);
+        assert_int_equal(jf_context_set_stream(ctx, cudaStreamPerThread), JF_OK);
+        {
+            jf_image got = {0};
+            assert_int_equal(jf_median(ctx, &host, &got, &mo), JF_OK);
+            assert_int_equal(t_max_abs_diff(&got, &want_mid), 0);
+            jf_image_free(&got);
+        }
+        jf_context_destroy(ctx);
+    }
+    /* managed memory follows the stream: a managed-mode context's buffers */
+    o = t_context_opts(JF_BACKEND_CUDA, 0, JF_MEMORY_MANAGED);
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    {
+        jf_image got = {0};
+        assert_int_equal(jf_median(ctx, &host, &got, &mo), JF_OK); /* buffers made, attached */
+        jf_image_free(&got);
+        assert_int_equal(jf_context_set_stream(ctx, b), JF_OK);
+        assert_int_equal(jf_median(ctx, &host, &got, &mo), JF_OK);
+        assert_int_equal(t_max_abs_diff(&got, &want_mid), 0);
+        jf_image_free(&got);
+    }
+    jf_context_destroy(ctx);
+    /* where memory lives */
+    assert_int_equal(cudaMallocManaged(&managed, 4096, cudaMemAttachGlobal), cudaSuccess);
+    assert_int_equal(cudaHostAlloc(&mapped, 4096, cudaHostAllocMapped), cudaSuccess);
+    plain = malloc(4096);
+    assert_int_equal(jf_memory_locate(d_in, &loc, &dev), JF_OK);
+    assert_true(loc == JF_LOC_DEVICE && dev == 0);
+    assert_int_equal(jf_memory_locate((char *)d_in + 100, &loc, &dev), JF_OK); /* inside */
+    assert_true(loc == JF_LOC_DEVICE && dev == 0);
+    assert_int_equal(jf_memory_locate(managed, &loc, &dev), JF_OK);
+    assert_true(loc == JF_LOC_MANAGED);
+    assert_int_equal(jf_memory_locate(mapped, &loc, &dev), JF_OK);
+    assert_true(loc == JF_LOC_MAPPED && dev == 0);
+    assert_int_equal(jf_memory_locate(plain, &loc, &dev), JF_OK);
+    assert_true(loc == JF_LOC_HOST && dev == -1);
+    free(plain);
+    cudaFreeHost(mapped);
+    cudaFree(managed);
+    cudaFree(d_in);
+    cudaFree(d_mid);
+    cudaFree(d_out);
+    cudaStreamDestroy(a);
+    cudaStreamDestroy(b);
+    jf_kernel_free(&box);
+    jf_image_free(&host);
+    jf_image_free(&back);
+    jf_image_free(&want_mid);
+    jf_image_free(&want_out);
+}
+
 /* Calls leave the caller's current device as it was. */
 static void test_device_restored(void **state)
 {
@@ -1658,6 +1783,7 @@ int main(int argc, char **argv)
 #ifdef JF_HAVE_CUDA
         cmocka_unit_test(test_fused_border),
         cmocka_unit_test(test_frame_loop_async),
+        cmocka_unit_test(test_stream_switch_and_locate),
         cmocka_unit_test(test_device_restored),
 #endif
     };

@@ -54,6 +54,13 @@ JF_API jf_status jf_device_query(int index, jf_device_info *info);
 /** Non-zero when the library was compiled with CUDA kernels. */
 JF_API int jf_built_with_cuda(void);
 
+/** Where the memory at `ptr` lives, as CUDA knows it (since 1.7): HOST for
+ *  ordinary (or unknown) memory, MAPPED for page-locked host memory the GPU
+ *  addresses, MANAGED, or DEVICE; `device` (may be NULL) gets its CUDA
+ *  device (-1 for HOST).  For a frame from another library (a CUDA array
+ *  interface gives a pointer, not a device).  Without CUDA: HOST. */
+JF_API jf_status jf_memory_locate(const void *ptr, jf_location *location, int *device);
+
 /* ------------------------------------------------------------------------ */
 /* Context: backend, threads, stream, stats                                  */
 /* ------------------------------------------------------------------------ */
@@ -171,6 +178,16 @@ JF_API int jf_context_threads(const jf_context *ctx);
 JF_API jf_memory jf_context_memory(const jf_context *ctx);
 /** The cudaStream_t the context queues on (NULL on a CPU context). */
 JF_API void *jf_context_stream(const jf_context *ctx);
+/** Queue the context's later work on `stream` (a cudaStream_t of the
+ *  caller's, including cudaStreamLegacy and cudaStreamPerThread; NULL: the
+ *  context's own stream) (since 1.7).  No host wait: the new stream waits
+ *  for what was queued on the old one (an event), so work stays in order.
+ *  Buffers the context keeps in managed memory move with it; MANAGED
+ *  images of jf_image_alloc_on stay attached to the stream they were made
+ *  on (a device without concurrent managed access, such as the Nano, then
+ *  needs them re-attached).  A caller's stream is never destroyed.  Errors:
+ *  JF_ERR_NO_DEVICE (a stream given to a CPU context), JF_ERR_CUDA. */
+JF_API jf_status jf_context_set_stream(jf_context *ctx, void *stream);
 /** Device facts of a CUDA context (theoretical bandwidth after any override).
  *  Errors: JF_ERR_NO_DEVICE (a CPU context). */
 JF_API jf_status jf_context_device(const jf_context *ctx, jf_device_info *info);
