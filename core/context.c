@@ -126,6 +126,18 @@ jf_status jf_context_set_stream(jf_context *ctx, void *stream)
                   : JF_OK;
 }
 
+jf_status jf_context_order(jf_context *ctx, void *stream)
+{
+    if (!ctx)
+        return jf_fail(JF_ERR_ARG, "jf_context_order: ctx is NULL");
+#ifdef JF_HAVE_CUDA
+    if (ctx->gpu)
+        return jf_gpu_order(ctx, stream);
+#endif
+    (void)stream;
+    return JF_OK;
+}
+
 jf_status jf_context_frame(jf_context *ctx, int which, int width, int height, int channels,
                            jf_image *img)
 {

@@ -149,6 +149,21 @@ extern "C" jf_status jf_gpu_set_stream(jf_context *ctx, void *stream)
     return JF_OK;
 }
 
+extern "C" jf_status jf_gpu_order(jf_context *ctx, void *stream)
+{
+    struct jf_gpu *g = ctx->gpu;
+    jf_device_scope scope(ctx);
+    if (scope.status != JF_OK)
+        return scope.status;
+    if ((cudaStream_t)stream == g->stream)
+        return JF_OK;
+    if (!g->handoff)
+        JF_CUDA_TRY(cudaEventCreateWithFlags(&g->handoff, cudaEventDisableTiming));
+    JF_CUDA_TRY(cudaEventRecord(g->handoff, g->stream));
+    JF_CUDA_TRY(cudaStreamWaitEvent((cudaStream_t)stream, g->handoff, 0));
+    return JF_OK;
+}
+
 extern "C" jf_status jf_gpu_sync(jf_context *ctx)
 {
     jf_device_scope scope(ctx);

@@ -5,9 +5,10 @@ set -euo pipefail
 # parallel: the scale-out test runs shards at once as GNU parallel would;
 # ffmpeg: the stream tests make and consume Y4M streams with it;
 # groff-base, zsh: the man page and the zsh completion are checked with them;
-# python3-jsonschema: the reports are checked against docs/report.schema.json
+# python3-jsonschema: the reports are checked against docs/report.schema.json;
+# python3-dev, python3-venv: the Python package is built and tested in a venv
 pkgs=(build-essential cmake pkg-config libjpeg-dev libpng-dev zlib1g-dev libjansson-dev libcmocka-dev
-      parallel ffmpeg groff-base zsh python3-jsonschema)
+      parallel ffmpeg groff-base zsh python3-jsonschema python3-dev python3-venv)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

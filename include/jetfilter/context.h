@@ -188,6 +188,11 @@ JF_API void *jf_context_stream(const jf_context *ctx);
  *  needs them re-attached).  A caller's stream is never destroyed.  Errors:
  *  JF_ERR_NO_DEVICE (a stream given to a CPU context), JF_ERR_CUDA. */
 JF_API jf_status jf_context_set_stream(jf_context *ctx, void *stream);
+/** Make `stream` wait, on the device, for everything queued on the context
+ *  so far (an event; no host wait): how a consumer on another stream is
+ *  handed an output (since 1.7).  A CPU context: nothing to wait for.
+ *  Errors: JF_ERR_CUDA. */
+JF_API jf_status jf_context_order(jf_context *ctx, void *stream);
 /** Device facts of a CUDA context (theoretical bandwidth after any override).
  *  Errors: JF_ERR_NO_DEVICE (a CPU context). */
 JF_API jf_status jf_context_device(const jf_context *ctx, jf_device_info *info);

@@ -21,7 +21,7 @@ if [ -n "${JF_NVCC:-}" ]; then
 fi
 mkdir -p "$dir"
 (cd "$dir" && cmake "$src" -DCMAKE_BUILD_TYPE=Release -DJETFILTER_STATIC_DEPS=ON \
-      -DJETFILTER_CUDA_ARCHS="$arch" "${extra[@]}") > "$dir.log" 2>&1 || { cat "$dir.log"; exit 1; }
+      -DJETFILTER_CUDA_ARCHS="$arch" -DJETFILTER_SHARED=OFF "${extra[@]}") > "$dir.log" 2>&1 || { cat "$dir.log"; exit 1; }
 (cd "$dir" && cmake --build . -- -j"$(nproc)") >> "$dir.log" 2>&1 || { cat "$dir.log"; exit 1; }
 mkdir -p $dir/lib
 cp -L "$(ldconfig -p | awk '/libcmocka.so.0 /{print $NF; exit}')" $dir/lib/libcmocka.so.0

@@ -1,0 +1,211 @@
+"""jetfilter: median filters, convolutions, PSNR and SSIM on NumPy, CuPy and
+PyTorch arrays, on CUDA GPUs (a Jetson Nano up to a data-centre GPU) or on
+the CPU, with the same results.
+
+    import jetfilter as jf
+    clean = jf.median(noisy, ksize=5)              # NumPy in, NumPy out
+    clean = jf.median(cupy_frame, ksize=5)         # CuPy in, CuPy out, on its stream
+    out, info = jf.auto_impulse(frame)             # the decision and the noise density
+    jf.psnr(reference, clean)                      # a float
+
+Every operation of the library's table is a function here, with the
+command line's parameter names and defaults (jetfilter.operations() lists
+them).  Images are (H, W) or (H, W, C) arrays of uint8 or uint16 with
+C from 1 to 4; rows may be padded.  Host arrays (anything with
+__array_interface__ or the buffer protocol) stay on the host; device
+arrays (__cuda_array_interface__ or DLPack) are filtered in place on the
+GPU, queued on the stream their producer works on, with no host wait and
+no hidden copy.  Errors are jetfilter.Error subclasses carrying the
+library's message.
+"""
+import json as _json
+import os as _os
+import subprocess as _subprocess
+import tempfile as _tempfile
+
+from . import _arrays, _cli, _ops
+from . import _jetfilter as _c
+from ._arrays import DeviceArray
+from ._context import Context, default_context
+from ._jetfilter import (ArgumentError, CudaError, DecodeError, EncodeError, Error, FileError,
+                         InternalError, LimitError, NoDeviceError, OutOfMemoryError,
+                         UnsupportedError)
+
+__version__ = _c.version()
+built_with_cuda = _c.built_with_cuda
+device_count = _c.device_count
+
+_OPERATIONS = _ops.generate(globals())
+
+
+def operations():
+    """The operation table: a list of dicts (name, summary, kind, params
+    with name, type, default, range and choices), as the library has it."""
+    return _c.ops()
+
+
+# ---- files -------------------------------------------------------------------------
+
+class Picture(object):
+    """A decoded JPEG or PNG: its pixels (a NumPy array over the decoded
+    memory, no copy), its alpha plane or None, its format, and the metadata
+    (ICC profile, EXIF, other markers) that write(..., like=picture) carries
+    to another file."""
+
+    __slots__ = ("pixels", "alpha", "format", "info", "_buffer")
+
+    def __init__(self, buffer):
+        spec = buffer.image()
+        shape = (spec[3], spec[2]) if spec[4] == 1 else (spec[3], spec[2], spec[4])
+        self._buffer = buffer
+        self.pixels = _arrays.host_array(buffer, spec, shape)
+        a = buffer.alpha()
+        self.alpha = None if a is None else _arrays.host_array(buffer, a, (a[3], a[2]))
+        self.info = buffer.picture_info()
+        self.format = self.info["format"]
+
+    def __repr__(self):
+        return "jetfilter.Picture(%s, %s %s%s)" % (self.format, "x".join(map(str, self.pixels.shape)),
+                                                   self.pixels.dtype, ", alpha" if self.alpha is not None else "")
+
+
+def read(path):
+    """Decode a JPEG or PNG file (the format from its bytes) into a Picture,
+    with the library's limits and errors (DecodeError names the file and
+    the damage)."""
+    return Picture(_c.read(_os.fspath(path) if hasattr(_os, "fspath") else path))
+
+
+_PNG_FILTERS = ["default", "none", "sub", "up", "avg", "paeth", "adaptive"]
+
+
+def write(path, image, format=None, quality=92, png_level=None, png_filter=None, like=None):
+    """Encode and write an image atomically (a temporary name, then a
+    rename: a failure leaves nothing).  `image`: an array (H, W[, C]) on the
+    host, or a Picture; a 4th channel (or 2nd, for grey) is alpha.  The
+    format comes from `format` ("jpeg", "png"), else the file name.  `like`:
+    a Picture whose metadata goes with the pixels.  Returns what the encoder
+    left out ("" if nothing)."""
+    path = _os.fspath(path) if hasattr(_os, "fspath") else path
+    if isinstance(image, Picture):
+        like = image if like is None else like
+        alpha = image.alpha
+        image = image.pixels
+    else:
+        alpha = None
+    fmt = (format or _os.path.splitext(path)[1].lstrip(".")).lower()
+    if fmt not in ("jpg", "jpeg", "jpe", "png"):
+        raise ArgumentError("%s: the format (%s) is jpeg or png: give format= or a .jpg/.png name"
+                            % (path, fmt or "none"))
+    img = _arrays.describe(image)
+    if img.on_device:
+        raise ArgumentError("write: the image is in GPU memory; copy it to the host first "
+                            "(jetfilter makes no hidden copies)")
+    channels = img.spec[4]
+    if alpha is None and channels in (2, 4) and not (like is not None and like.info["cmyk"]):
+        np = _arrays._np
+        arr = np.asarray(image)
+        alpha = np.ascontiguousarray(arr[..., -1])
+        image = np.ascontiguousarray(arr[..., :-1])
+        img = _arrays.describe(image)
+    aspec = None if alpha is None else _arrays.describe(alpha, False, "alpha").spec
+    level = -1 if png_level is None else int(png_level)
+    filt = 0 if png_filter is None else _PNG_FILTERS.index(png_filter) if png_filter in _PNG_FILTERS else -1
+    if filt < 0:
+        raise ArgumentError("png_filter: one of %s" % ", ".join(_PNG_FILTERS[1:]))
+    return _c.write(path, img.spec, aspec, None if like is None else like._buffer,
+                    _c.FORMAT_PNG if fmt == "png" else _c.FORMAT_JPEG, int(quality), level, filt)
+
+
+# ---- frames the GPU and NumPy share ---------------------------------------------------
+
+def frame(shape, dtype="uint8", context=None):
+    """A NumPy array in memory the GPU addresses too, so a camera frame
+    filled from Python is filtered in place and read back with no copy:
+    managed memory where the context's memory mode is managed (a Jetson:
+    its 4 GB are shared, so nothing moves at all), else page-locked mapped
+    memory.  Operations on it run on the GPU in place and return when done."""
+    ctx = context or default_context()
+    shape = tuple(shape)
+    c = shape[2] if len(shape) == 3 else 1
+    sample = 0 if str(dtype) == "uint8" else 1 if str(dtype) == "uint16" else None
+    if sample is None:
+        raise ArgumentError("frame: dtype %s: uint8 or uint16" % dtype)
+    if not ctx.is_cuda:
+        return _arrays._np.empty(shape, dtype)
+    loc = _c.LOC_MANAGED if ctx.info()["memory"] == "managed" else _c.LOC_MAPPED
+    buf = _c.alloc(ctx, shape[1], shape[0], c, sample, loc)
+    return _arrays.host_array(buf, buf.image(), shape)
+
+
+def from_dlpack(obj):
+    """Any DLPack producer's image as jetfilter sees it: a NumPy array for
+    host memory, a jetfilter.DeviceArray view for GPU memory (no copy)."""
+    img = _arrays.describe(obj)
+    if not img.on_device:
+        return _arrays.host_array(img.owner, img.spec, img.shape)
+    return DeviceArray(img.owner, img.spec, img.shape, None)
+
+
+# ---- the batch: files and folders, as the command line does them ----------------------
+
+def _cli_args(options):
+    args = []
+    for key, value in options.items():
+        if value is None or value is False:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            args.append(flag)
+        elif isinstance(value, (list, tuple)):
+            args += [flag, ",".join(str(v) for v in value)]
+        else:
+            args += [flag, str(value)]
+    return args
+
+
+def _batch(command, inputs, output, options):
+    if isinstance(inputs, (str, bytes)) or hasattr(inputs, "__fspath__"):
+        inputs = [inputs]
+    inputs = [_os.fspath(p) if hasattr(_os, "fspath") else p for p in inputs]
+    fd, report = _tempfile.mkstemp(prefix="jetfilter-", suffix=".json")
+    _os.close(fd)
+    _os.unlink(report)  # the command writes it whole, or not at all
+    try:
+        args = [_cli.executable(), command] + list(inputs) + ["-o", output] + _cli_args(options) + \
+               ["--json", report, "--quiet"]
+        proc = _subprocess.run(args, stdout=_subprocess.PIPE, stderr=_subprocess.PIPE,
+                               universal_newlines=True)
+        if proc.returncode == 2:
+            raise ArgumentError(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip()
+                                else "jetfilter %s: usage error" % command)
+        if not _os.path.exists(report):
+            raise Error(proc.stderr.strip() or "jetfilter %s failed (exit %d)" % (command, proc.returncode))
+        with open(report, encoding="utf-8", errors="surrogateescape") as f:
+            return _json.load(f)
+    finally:
+        if _os.path.exists(report):
+            _os.unlink(report)
+
+
+def denoise(inputs, output, **options):
+    """Filter files and folders into `output` as `jetfilter denoise` does
+    (the same options, as keywords: filter="median", ksize=5, jobs=4,
+    format="png", reference="clean/", ...): the tree mirrored, damaged files
+    named and passed over, inputs never written over.  Returns the --json
+    report as a dict: "files" (one record per file: status, error,
+    timings, PSNR/SSIM), "summary"; docs/report.schema.json describes it.
+    With one input file, `output` may name the output file."""
+    return _batch("denoise", inputs, output, options)
+
+
+def noise_files(inputs, output, **options):
+    """Noisy copies of files and folders, as `jetfilter noise` makes them
+    (salt_pepper=0.1 or gaussian=20, seed=1, ...); the --json report."""
+    return _batch("noise", inputs, output, options)
+
+
+__all__ = ["Context", "DeviceArray", "Picture", "Error", "ArgumentError", "FileError", "DecodeError",
+           "EncodeError", "UnsupportedError", "LimitError", "OutOfMemoryError", "CudaError",
+           "NoDeviceError", "InternalError", "operations", "read", "write", "frame", "from_dlpack",
+           "denoise", "noise_files", "default_context", "built_with_cuda", "device_count"] + _OPERATIONS

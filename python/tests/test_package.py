@@ -1,0 +1,138 @@
+"""The package as a user gets it: the batch, the command, the stubs, DLPack
+and the buffer protocol, threads, Jetson frames, and Python 3.6."""
+import os
+import shutil
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import jetfilter as jf
+from conftest import PHOTOS, ROOT, cli, random_image
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def test_imported_from_the_installed_package():
+    """The tests run against what pip installed, not the source tree."""
+    assert not os.path.dirname(jf.__file__).startswith(os.path.join(ROOT, "python", "jetfilter")) or \
+        os.environ.get("JETFILTER_TEST_IN_TREE") == "1"
+    assert jf.__version__.count(".") == 2
+
+
+def test_denoise_batch_report(tmp):
+    src = os.path.join(tmp, "in")
+    os.makedirs(os.path.join(src, "sub"))
+    shutil.copy(os.path.join(PHOTOS, "rocket.jpg"), src)
+    shutil.copy(os.path.join(PHOTOS, "chelsea.png"), os.path.join(src, "sub"))
+    with open(os.path.join(src, "broken.jpg"), "wb") as f:
+        f.write(b"\xff\xd8\xff garbage")
+    report = jf.denoise(src, os.path.join(tmp, "out"), ksize=5, backend="cpu", format="png")
+    s = report["summary"]
+    assert (s["files"], s["ok"], s["failed"]) == (3, 2, 1)
+    by = {r["path"]: r for r in report["files"]}
+    assert by["broken.jpg"]["status"] == "failed" and "broken.jpg" in by["broken.jpg"]["error"]
+    assert by["sub/chelsea.png"]["width"] == 451
+    assert report["settings"]["parameters"]["ksize"] == 5
+    # the same pixels as the function
+    want = jf.median(jf.read(os.path.join(PHOTOS, "rocket.jpg")).pixels, ksize=5,
+                     context=jf.Context(backend="cpu"))
+    assert np.array_equal(jf.read(os.path.join(tmp, "out", "rocket.png")).pixels, want)
+    # one file to one file
+    r = jf.denoise(os.path.join(PHOTOS, "rocket.jpg"), os.path.join(tmp, "one.png"), backend="cpu")
+    assert r["summary"]["ok"] == 1 and os.path.isfile(os.path.join(tmp, "one.png"))
+    with pytest.raises(jf.ArgumentError, match="ksize 4"):
+        jf.denoise(src, os.path.join(tmp, "bad"), ksize=4)
+    with pytest.raises(jf.ArgumentError, match="unknown option"):
+        jf.denoise(src, os.path.join(tmp, "bad"), colour="red")
+    n = jf.noise_files(os.path.join(PHOTOS, "chelsea.png"), os.path.join(tmp, "noisy.png"),
+                       salt_pepper=0.2, seed=3)
+    assert n["summary"]["ok"] == 1
+
+
+def test_the_command_comes_with_the_package():
+    rc, out, _ = cli("-V")
+    assert rc == 0 and out.startswith("jetfilter " + jf.__version__)
+    exe = shutil.which("jetfilter")
+    if exe and os.path.dirname(exe) == os.path.dirname(sys.executable):  # the console script
+        assert subprocess.run([exe, "-V"], stdout=subprocess.PIPE).stdout.startswith(b"jetfilter")
+
+
+def test_stubs_are_what_the_table_makes():
+    import jetfilter._stubs as stubs
+    with open(os.path.join(os.path.dirname(jf.__file__), "__init__.pyi")) as f:
+        assert f.read() == stubs.stubs(), "run: python -m jetfilter._stubs > python/jetfilter/__init__.pyi"
+
+
+def test_python_3_6_syntax():
+    vermin = shutil.which("vermin") or shutil.which("vermin", path=os.path.dirname(sys.executable))
+    if vermin is None:
+        pytest.skip("vermin is not installed (CI installs it)")
+    src = os.path.join(ROOT, "python")
+    p = subprocess.run([vermin, "-t=3.6-", "--no-tips", "--violations", "--eval-annotations",
+                        os.path.join(src, "jetfilter"), os.path.join(src, "setup.py"), HERE],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    assert p.returncode == 0, p.stdout
+
+
+def test_dlpack_and_buffer_protocol(cpu):
+    img = random_image(30, 20, 3)
+    want = jf.median(img, context=cpu)
+
+    class OnlyDLPack(object):
+        def __init__(self, a):
+            self.a = a
+
+        def __dlpack__(self, stream=None):
+            return self.a.__dlpack__()
+
+        def __dlpack_device__(self):
+            return self.a.__dlpack_device__()
+
+    if hasattr(img, "__dlpack__"):
+        assert np.array_equal(jf.median(OnlyDLPack(img), context=cpu), want)
+        v = jf.from_dlpack(OnlyDLPack(img))
+        assert np.array_equal(v, img)
+
+    class OnlyBuffer(object):  # the buffer protocol, through memoryview
+        def __init__(self, a):
+            self.m = memoryview(a)
+
+        def __buffer__(self, flags):
+            return self.m
+
+    buf = bytearray(img.tobytes())
+    mv = memoryview(buf).cast("B", shape=list(img.shape))
+    assert np.array_equal(jf.median(mv, context=cpu), want)
+
+
+def test_threads_share_nothing_and_release_the_gil():
+    """Eight threads, each with its default context, on different images at
+    once: every result as when run alone."""
+    imgs = [random_image(301, 257, 3, seed=s) for s in range(8)]
+    ref = jf.Context(backend="cpu", threads=1)
+    want = [jf.median(i, ksize=7, context=ref) for i in imgs]
+    got = [None] * 8
+
+    def work(n):
+        for _ in range(3):
+            got[n] = jf.median(imgs[n], ksize=7)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(np.array_equal(g, w) for g, w in zip(got, want))
+
+
+def test_frames_are_numpy_arrays():
+    f = jf.frame((48, 64, 3))
+    assert isinstance(f, np.ndarray) and f.shape == (48, 64, 3) and f.dtype == np.uint8
+    f[:] = random_image(48, 64, 3)
+    out = jf.median(f, ksize=3)
+    assert np.array_equal(out, jf.median(np.array(f), ksize=3, context=jf.Context(backend="cpu")))
+    with pytest.raises(jf.ArgumentError):
+        jf.frame((4, 4), dtype="float32")

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# On the GPU machine: the Python package with CuPy and PyTorch (and CV-CUDA
+# as a peer).  Build it here first (scripts/gpu.sh python-build), carry
+# python/jetfilter/_jetfilter.abi3.so, python/jetfilter/bin and the peers
+# (../shared/peers copied into .device-carry/peers).  Logs under $OUT.
+#   scripts/gpu.sh python [tests|sanitize|bench|all] [OUTDIR]
+# tests: the pytest suite, GPU tests included; sanitize: compute-sanitizer
+# memcheck over a loop of calls on CuPy and PyTorch arrays; bench:
+# benchmarks/python_bench.py (against CV-CUDA and CuPy).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+what=${1:-all}
+dest=${2:-${OUT:-/tmp/jf-gpu-python}}
+mkdir -p "$dest" /tmp/site
+for f in .device-carry/peers/*.tar.xz; do [ -e "$f" ] && tar -xJf "$f" -C /tmp/site; done
+# pytest (and what it needs) carried beside, for a machine without it
+export PYTHONPATH=$PWD/python:/tmp/site:$PWD/.device-carry/pysite JETFILTER_TEST_IN_TREE=1
+python3 -c "import jetfilter, cupy, torch; print('python', __import__('sys').version.split()[0], 'jetfilter', jetfilter.__version__, 'cupy', cupy.__version__, 'torch', torch.__version__)" 2>&1 | tee "$dest/versions.txt"
+python3 -c "import cvcuda; print('cvcuda', cvcuda.__version__)" 2>&1 | tail -1 | tee -a "$dest/versions.txt"
+python3 -m pip --version > /dev/null 2>&1 && python3 -m pytest --version > /dev/null 2>&1 || echo "no pytest here" | tee -a "$dest/versions.txt"
+rc=0
+if [ "$what" = tests ] || [ "$what" = all ]; then
+  (cd /tmp && timeout 300 python3 -m pytest -q -p no:cacheprovider "$OLDPWD/python/tests" -x) > "$dest/pytest.log" 2>&1 || rc=1
+  tail -5 "$dest/pytest.log"
+fi
+if [ "$what" = sanitize ] || [ "$what" = all ]; then
+  cat > /tmp/jf_loop.py <<'PY'
+import numpy as np, cupy as cp, jetfilter as jf
+img = np.random.default_rng(1).integers(0, 256, (257, 333, 3), dtype=np.uint8)
+x = cp.asarray(img)
+for op in ("median", "box", "gauss", "sharpen", "laplace", "switching_median", "adaptive_median"):
+    f = getattr(jf, op)
+    kw = {"sigma": 1.5} if op == "gauss" else {}
+    for _ in range(3):
+        a = f(x, **kw); b = f(x[5:200, 7:300], **kw); c = f(img, context=jf.default_context(0), **kw)
+r, info = jf.auto_impulse(x)
+s = jf.psnr(x, a); s = jf.ssim(x, a)
+d = jf.median(jf.from_dlpack(x), ksize=5); cp.asarray(d)
+fr = jf.frame((120, 160, 3)); fr[:] = img[:120, :160]; jf.median(fr, ksize=5)
+cp.cuda.runtime.deviceSynchronize()
+del x, a, b, c, r, d, fr  # what is left at exit is reported as leaked
+cp.get_default_memory_pool().free_all_blocks(); cp.get_default_pinned_memory_pool().free_all_blocks()
+print("loop done")
+PY
+  timeout 270 compute-sanitizer --tool memcheck --leak-check full --target-processes all \
+      python3 /tmp/jf_loop.py > "$dest/sanitize.log" 2>&1
+  grep -E "ERROR SUMMARY|loop done" "$dest/sanitize.log" | tail -2
+  grep -q "ERROR SUMMARY: 0 errors" "$dest/sanitize.log" || rc=1
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+  timeout 560 python3 benchmarks/python_bench.py --jetfilter python/jetfilter/bin/jetfilter \
+      --out "$dest" > "$dest/bench.log" 2>&1 || rc=1
+  tail -45 "$dest/bench.log"
+fi
+exit $rc
