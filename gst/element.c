@@ -1,0 +1,437 @@
+/*
+ * The `jetfilter` element: a GstVideoFilter that runs one operation of
+ * jetfilter's table on every frame, plane by plane (each plane bordered at
+ * its own edges, a window of k of its own samples, as `jetfilter stream`),
+ * on the CPU or a CUDA GPU, with the same bytes as the C library.
+ *
+ * Memory: system memory frames go to the library as host images (on a
+ * CUDA context: copied in and out through its page-locked buffers).  On a
+ * CUDA backend the element offers upstream a buffer pool of page-locked,
+ * GPU-mapped memory (pinned_allocator.c); frames in it are read by the
+ * kernels in place, with no staging copy.
+ *
+ * Uses GStreamer 1.14's API only (JetPack 4.6's); scripts/gst-api-level.sh
+ * checks every GStreamer function the plugin calls against the versions
+ * in the GObject-introspection files.
+ */
+#include "gst/element.h"
+#include "gst/pinned_allocator.h"
+#include "gst/properties.h"
+
+#include <math.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC(jf_gst_debug);
+#define GST_CAT_DEFAULT jf_gst_debug
+
+#define FORMATS "{ GRAY8, GRAY16_LE, I420, YV12, NV12, Y42B, Y444, RGB, BGR, RGBA, BGRA, RGBx, BGRx }"
+
+struct _GstJetfilter {
+    GstVideoFilter parent;
+    GMutex lock;           /* the settings, against the streaming thread */
+    int filter;            /* index into the filter enum */
+    int backend, device, planes;
+    GValue *values;        /* one per parameter of jf_gst_params() (unset: G_TYPE_INVALID) */
+    int value_count;
+    gboolean dirty;        /* settings changed: make the plan again */
+    jf_plan *plan;         /* streaming thread's: the operation, resolved */
+    jf_context *ctx;       /* made at start */
+    GstAllocator *pinned;  /* offered upstream on a CUDA context */
+    /* measured */
+    guint64 frames;
+    double ms_total, ms_max_recent;
+    GstClockTime latency;  /* what the element answers in latency queries */
+};
+
+G_DEFINE_TYPE(GstJetfilter, gst_jetfilter, GST_TYPE_VIDEO_FILTER)
+
+static const char *filter_name(int index)
+{
+    GEnumClass *k = (GEnumClass *)g_type_class_ref(jf_gst_filter_enum());
+    GEnumValue *v = g_enum_get_value(k, index);
+    const char *name = v ? v->value_nick : "median";
+    g_type_class_unref(k);
+    return name;
+}
+
+static void gst_jetfilter_set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec)
+{
+    GstJetfilter *self = GST_JETFILTER(object);
+    int n;
+    g_mutex_lock(&self->lock);
+    switch (id) {
+    case PROP_FILTER: self->filter = g_value_get_enum(value); break;
+    case PROP_BACKEND: self->backend = g_value_get_enum(value); break;
+    case PROP_DEVICE: self->device = g_value_get_int(value); break;
+    case PROP_PLANES: self->planes = g_value_get_enum(value); break;
+    default:
+        jf_gst_params(&n);
+        if (id >= PROP_PARAM0 && (int)(id - PROP_PARAM0) < n) {
+            GValue *v = &self->values[id - PROP_PARAM0];
+            if (G_IS_VALUE(v))
+                g_value_unset(v);
+            g_value_init(v, G_VALUE_TYPE(value));
+            g_value_copy(value, v);
+        } else {
+            G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+        }
+    }
+    self->dirty = TRUE; /* the next frame makes the plan again */
+    g_mutex_unlock(&self->lock);
+}
+
+static char *stats_text(GstJetfilter *self)
+{
+    jf_stat_total t[32];
+    size_t n = self->ctx ? jf_stats_totals(self->ctx, t, 32) : 0, i;
+    GString *s = g_string_new(NULL);
+    g_string_append_printf(s, "frames %" G_GUINT64_FORMAT ", %.3f ms a frame, latency %.3f ms",
+                           self->frames, self->frames ? self->ms_total / self->frames : 0.0,
+                           self->latency / 1e6);
+    for (i = 0; i < n && i < 32; i++)
+        g_string_append_printf(s, "; %s%s%s %.3f ms a call (%" G_GUINT64_FORMAT " calls)", t[i].name,
+                               t[i].variant[0] ? "/" : "", t[i].variant,
+                               t[i].calls ? t[i].ms / t[i].calls : 0.0, (guint64)t[i].calls);
+    return g_string_free(s, FALSE);
+}
+
+static void gst_jetfilter_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
+{
+    GstJetfilter *self = GST_JETFILTER(object);
+    int n;
+    g_mutex_lock(&self->lock);
+    switch (id) {
+    case PROP_FILTER: g_value_set_enum(value, self->filter); break;
+    case PROP_BACKEND: g_value_set_enum(value, self->backend); break;
+    case PROP_DEVICE: g_value_set_int(value, self->device); break;
+    case PROP_PLANES: g_value_set_enum(value, self->planes); break;
+    case PROP_STATS: g_value_take_string(value, stats_text(self)); break;
+    default:
+        jf_gst_params(&n);
+        if (id >= PROP_PARAM0 && (int)(id - PROP_PARAM0) < n) {
+            GValue *v = &self->values[id - PROP_PARAM0];
+            if (G_IS_VALUE(v))
+                g_value_copy(v, value);
+            else
+                g_param_value_set_default(pspec, value);
+        } else {
+            G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+        }
+    }
+    g_mutex_unlock(&self->lock);
+}
+
+/* The plan from the settings, under the lock.  A parameter the filter does
+ * not take is left out; a value the filter refuses posts an error naming
+ * it (the library's message). */
+static gboolean make_plan(GstJetfilter *self)
+{
+    const jf_gst_param *params;
+    const jf_op_info *op;
+    jf_plan *plan = NULL;
+    jf_status st;
+    int i, n;
+    if (!self->dirty && self->plan)
+        return TRUE;
+    params = jf_gst_params(&n);
+    if ((st = jf_plan_create(filter_name(self->filter), &plan)) != JF_OK)
+        goto fail;
+    op = jf_plan_op(plan);
+    for (i = 0; i < n; i++) {
+        const GValue *v = &self->values[i];
+        if (!G_IS_VALUE(v) || !jf_op_param(op, params[i].name))
+            continue;
+        switch (params[i].type) {
+        case JF_PARAM_INT:
+            st = g_value_get_int(v) ? jf_plan_set_int(plan, params[i].name, g_value_get_int(v)) : JF_OK;
+            break;
+        case JF_PARAM_DOUBLE:
+            st = g_value_get_double(v) > 0 ? jf_plan_set_double(plan, params[i].name, g_value_get_double(v))
+                                           : JF_OK;
+            break;
+        case JF_PARAM_CHOICE:
+            st = jf_plan_set(plan, params[i].name, params[i].choices[g_value_get_enum(v)]);
+            break;
+        default:
+            st = g_value_get_string(v) ? jf_plan_set(plan, params[i].name, g_value_get_string(v)) : JF_OK;
+        }
+        if (st != JF_OK)
+            goto fail;
+    }
+    if ((st = jf_plan_prepare(plan)) != JF_OK)
+        goto fail;
+    jf_plan_free(self->plan);
+    self->plan = plan;
+    self->dirty = FALSE;
+    GST_INFO_OBJECT(self, "filter: %s", jf_plan_describe(plan));
+    return TRUE;
+fail:
+    jf_plan_free(plan);
+    GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("jetfilter: %s", jf_last_error()),
+                      ("the element's settings do not make a plan (%s)", jf_status_str(st)));
+    return FALSE;
+}
+
+static gboolean gst_jetfilter_start(GstBaseTransform *trans)
+{
+    GstJetfilter *self = GST_JETFILTER(trans);
+    jf_context_options o = jf_context_defaults();
+    jf_status st;
+    o.backend = (jf_backend)self->backend;
+    o.device = self->device;
+    o.stats = 256; /* the stats property and the debug log */
+    if ((st = jf_context_create(&o, &self->ctx)) != JF_OK) {
+        GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("jetfilter: %s", jf_last_error()),
+                          ("backend %d, device %d", self->backend, self->device));
+        return FALSE;
+    }
+    if (jf_context_note(self->ctx)[0])
+        GST_WARNING_OBJECT(self, "%s", jf_context_note(self->ctx));
+    self->frames = 0;
+    self->ms_total = self->ms_max_recent = 0;
+    self->latency = 0;
+    return TRUE;
+}
+
+static gboolean gst_jetfilter_stop(GstBaseTransform *trans)
+{
+    GstJetfilter *self = GST_JETFILTER(trans);
+    jf_context_destroy(self->ctx);
+    self->ctx = NULL;
+    if (self->pinned) {
+        gst_object_unref(self->pinned);
+        self->pinned = NULL;
+    }
+    return TRUE;
+}
+
+/* One plane of a frame as the library's image. */
+static jf_image plane_image(GstVideoFrame *f, int plane)
+{
+    const GstVideoFormatInfo *fi = f->info.finfo;
+    int comp = 0, c;
+    jf_image img;
+    for (c = 0; c < (int)GST_VIDEO_FORMAT_INFO_N_COMPONENTS(fi); c++)
+        if ((int)GST_VIDEO_FORMAT_INFO_PLANE(fi, c) == plane) {
+            comp = c;
+            break;
+        }
+    {
+        const int sample_bytes = GST_VIDEO_FORMAT_INFO_DEPTH(fi, comp) > 8 ? 2 : 1;
+        const int pstride = GST_VIDEO_FRAME_COMP_PSTRIDE(f, comp);
+        img = jf_image_wrap_as(GST_VIDEO_FRAME_PLANE_DATA(f, plane), GST_VIDEO_FRAME_COMP_WIDTH(f, comp),
+                               GST_VIDEO_FRAME_COMP_HEIGHT(f, comp), pstride / sample_bytes,
+                               (size_t)GST_VIDEO_FRAME_PLANE_STRIDE(f, plane),
+                               sample_bytes == 2 ? JF_SAMPLE_U16 : JF_SAMPLE_U8);
+    }
+    return img;
+}
+
+/* A packed format's alpha or padding byte (RGBA, RGBx ...): its offset in
+ * the pixel, or -1.  The filter runs on all four; this byte is then put
+ * back as it came. */
+static int untouched_byte(const GstVideoFormatInfo *fi)
+{
+    int used[4] = {0}, c, i;
+    if (GST_VIDEO_FORMAT_INFO_N_PLANES(fi) != 1 || GST_VIDEO_FORMAT_INFO_PSTRIDE(fi, 0) != 4 ||
+        GST_VIDEO_FORMAT_INFO_IS_GRAY(fi))
+        return -1;
+    for (c = 0; c < 3; c++)
+        used[GST_VIDEO_FORMAT_INFO_POFFSET(fi, c)] = 1;
+    for (i = 0; i < 4; i++)
+        if (!used[i])
+            return i;
+    return -1;
+}
+
+static void restore_byte(GstVideoFrame *in, GstVideoFrame *out, int offset)
+{
+    const int w = GST_VIDEO_FRAME_WIDTH(in), h = GST_VIDEO_FRAME_HEIGHT(in);
+    int x, y;
+    for (y = 0; y < h; y++) {
+        const guint8 *s = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA(in, 0) + (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE(in, 0);
+        guint8 *d = (guint8 *)GST_VIDEO_FRAME_PLANE_DATA(out, 0) + (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE(out, 0);
+        for (x = 0; x < w; x++)
+            d[4 * x + offset] = s[4 * x + offset];
+    }
+}
+
+static void copy_plane(GstVideoFrame *in, GstVideoFrame *out, int plane)
+{
+    gst_video_frame_copy_plane(out, in, plane);
+}
+
+/* Memory the GPU addresses (our pinned pool's): the library reads it in place. */
+static jf_location frame_location(GstBuffer *buf)
+{
+    guint i;
+    for (i = 0; i < gst_buffer_n_memory(buf); i++)
+        if (!jf_gst_is_pinned(gst_buffer_peek_memory(buf, i)))
+            return JF_LOC_HOST;
+    return gst_buffer_n_memory(buf) ? JF_LOC_MAPPED : JF_LOC_HOST;
+}
+
+static GstFlowReturn gst_jetfilter_transform_frame(GstVideoFilter *filter, GstVideoFrame *in,
+                                                   GstVideoFrame *out)
+{
+    GstJetfilter *self = GST_JETFILTER(filter);
+    const int nplanes = GST_VIDEO_FRAME_N_PLANES(in);
+    const jf_location in_loc = self->pinned ? frame_location(in->buffer) : JF_LOC_HOST;
+    const jf_location out_loc = self->pinned ? frame_location(out->buffer) : JF_LOC_HOST;
+    gint64 t0 = g_get_monotonic_time();
+    int p, planes, alpha;
+    jf_status st = JF_OK;
+    double ms;
+    g_mutex_lock(&self->lock);
+    if (!make_plan(self)) {
+        g_mutex_unlock(&self->lock);
+        return GST_FLOW_ERROR;
+    }
+    planes = self->planes == 1 ? 1 : nplanes; /* luma: the rest passes unchanged */
+    for (p = 0; p < nplanes && st == JF_OK; p++) {
+        if (p >= planes) {
+            copy_plane(in, out, p);
+            continue;
+        }
+        {
+            jf_image src = plane_image(in, p), dst = plane_image(out, p);
+            src.location = in_loc;
+            dst.location = out_loc;
+            st = jf_plan_run(self->ctx, self->plan, &src, &dst, NULL);
+            if (st == JF_OK && (in_loc != JF_LOC_HOST || out_loc != JF_LOC_HOST))
+                st = jf_context_sync(self->ctx); /* the frame goes downstream now */
+        }
+    }
+    g_mutex_unlock(&self->lock);
+    if (st != JF_OK) {
+        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("jetfilter: %s", jf_last_error()),
+                          ("plane %d of a %dx%d %s frame", p - 1, GST_VIDEO_FRAME_WIDTH(in),
+                           GST_VIDEO_FRAME_HEIGHT(in), GST_VIDEO_FRAME_FORMAT(in) ? gst_video_format_to_string(GST_VIDEO_FRAME_FORMAT(in)) : "?"));
+        return GST_FLOW_ERROR;
+    }
+    if ((alpha = untouched_byte(in->info.finfo)) >= 0)
+        restore_byte(in, out, alpha);
+    ms = (g_get_monotonic_time() - t0) / 1000.0;
+    self->frames++;
+    self->ms_total += ms;
+    /* the latency answered: the slowest frame lately (decaying, so one slow
+     * first frame does not stay), posted when it grows by a quarter */
+    self->ms_max_recent = MAX(ms, self->ms_max_recent * 0.99);
+    if (self->ms_max_recent * 1e6 > self->latency * 1.25 + 100000) {
+        self->latency = (GstClockTime)(self->ms_max_recent * 1.25 * 1e6);
+        gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
+    }
+    GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": %.3f ms", self->frames, ms);
+    return GST_FLOW_OK;
+}
+
+static gboolean gst_jetfilter_query(GstBaseTransform *trans, GstPadDirection dir, GstQuery *query)
+{
+    GstJetfilter *self = GST_JETFILTER(trans);
+    if (GST_QUERY_TYPE(query) == GST_QUERY_LATENCY && dir == GST_PAD_SRC) {
+        GstClockTime min, max;
+        gboolean live;
+        if (!gst_pad_peer_query(GST_BASE_TRANSFORM_SINK_PAD(trans), query))
+            return FALSE;
+        gst_query_parse_latency(query, &live, &min, &max);
+        min += self->latency;
+        if (max != GST_CLOCK_TIME_NONE)
+            max += self->latency;
+        gst_query_set_latency(query, live, min, max);
+        return TRUE;
+    }
+    return GST_BASE_TRANSFORM_CLASS(gst_jetfilter_parent_class)->query(trans, dir, query);
+}
+
+/* On a CUDA context, upstream is offered a pool of page-locked memory the
+ * GPU maps: frames in it reach the kernels with no staging copy. */
+static gboolean gst_jetfilter_propose_allocation(GstBaseTransform *trans, GstQuery *decide, GstQuery *query)
+{
+    GstJetfilter *self = GST_JETFILTER(trans);
+    GstCaps *caps;
+    gboolean need_pool;
+    GstVideoInfo info;
+    GstBufferPool *pool;
+    GstStructure *config;
+    if (!GST_BASE_TRANSFORM_CLASS(gst_jetfilter_parent_class)->propose_allocation(trans, decide, query))
+        return FALSE;
+    if (!self->ctx || jf_context_backend(self->ctx) != JF_BACKEND_CUDA)
+        return TRUE;
+    gst_query_parse_allocation(query, &caps, &need_pool);
+    if (!caps || !gst_video_info_from_caps(&info, caps))
+        return TRUE;
+    if (!self->pinned)
+        self->pinned = jf_gst_pinned_allocator_new(self->ctx);
+    pool = gst_video_buffer_pool_new();
+    config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_set_params(config, caps, (guint)GST_VIDEO_INFO_SIZE(&info), 2, 0);
+    gst_buffer_pool_config_set_allocator(config, self->pinned, NULL);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config(pool, config)) {
+        gst_object_unref(pool);
+        return TRUE;
+    }
+    gst_query_add_allocation_pool(query, pool, (guint)GST_VIDEO_INFO_SIZE(&info), 2, 0);
+    gst_query_add_allocation_param(query, self->pinned, NULL);
+    gst_object_unref(pool);
+    GST_DEBUG_OBJECT(self, "offered a pool of page-locked, GPU-mapped buffers");
+    return TRUE;
+}
+
+static void gst_jetfilter_finalize(GObject *object)
+{
+    GstJetfilter *self = GST_JETFILTER(object);
+    int i;
+    for (i = 0; i < self->value_count; i++)
+        if (G_IS_VALUE(&self->values[i]))
+            g_value_unset(&self->values[i]);
+    g_free(self->values);
+    jf_plan_free(self->plan);
+    g_mutex_clear(&self->lock);
+    G_OBJECT_CLASS(gst_jetfilter_parent_class)->finalize(object);
+}
+
+static void gst_jetfilter_class_init(GstJetfilterClass *klass)
+{
+    GObjectClass *gobject = G_OBJECT_CLASS(klass);
+    GstElementClass *element = GST_ELEMENT_CLASS(klass);
+    GstBaseTransformClass *trans = GST_BASE_TRANSFORM_CLASS(klass);
+    GstVideoFilterClass *video = GST_VIDEO_FILTER_CLASS(klass);
+    GstCaps *caps = gst_caps_from_string("video/x-raw, format = (string) " FORMATS ", "
+                                         "width = (int) [ 1, max ], height = (int) [ 1, max ], "
+                                         "framerate = (fraction) [ 0, max ]");
+    GST_DEBUG_CATEGORY_INIT(jf_gst_debug, "jetfilter", 0, "jetfilter: filters on frames");
+    gobject->set_property = gst_jetfilter_set_property;
+    gobject->get_property = gst_jetfilter_get_property;
+    gobject->finalize = gst_jetfilter_finalize;
+    jf_gst_install_properties(gobject);
+    gst_element_class_set_static_metadata(element, "jetfilter", "Filter/Effect/Video",
+        "Median filters (plain, adaptive, switching, automatic for impulse noise), box, Gaussian, "
+        "sharpen, Laplace and k x k convolutions on every frame, on a CUDA GPU or the CPU, "
+        "byte for byte as the jetfilter library", "jetfilter");
+    gst_element_class_add_pad_template(element, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+    gst_element_class_add_pad_template(element, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+    gst_caps_unref(caps);
+    trans->start = gst_jetfilter_start;
+    trans->stop = gst_jetfilter_stop;
+    trans->query = gst_jetfilter_query;
+    trans->propose_allocation = gst_jetfilter_propose_allocation;
+    video->transform_frame = gst_jetfilter_transform_frame;
+}
+
+static void gst_jetfilter_init(GstJetfilter *self)
+{
+    int n;
+    jf_gst_params(&n);
+    g_mutex_init(&self->lock);
+    self->values = g_new0(GValue, n); /* unset: the filter's own defaults */
+    self->value_count = n;
+    self->dirty = TRUE;
+    /* every frame filtered, in order: no quality-of-service dropping */
+    gst_base_transform_set_qos_enabled(GST_BASE_TRANSFORM(self), FALSE);
+}
+
+gboolean jf_gst_register(GstPlugin *plugin)
+{
+    return gst_element_register(plugin, "jetfilter", GST_RANK_NONE, GST_TYPE_JETFILTER);
+}

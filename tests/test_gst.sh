@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The GStreamer plugin from the outside:
+#   tests/test_gst.sh JETFILTER PLUGIN_DIR SOURCE_DIR
+# 1. gst-inspect-1.0 lists the element, and its properties are the
+#    operation table's: every filter a value of `filter`, every parameter of
+#    a filter a property (what `jetfilter info --json` lists);
+# 2. gst-launch-1.0 videotestsrc ! jetfilter ! filesink, 60 frames of 4:2:0
+#    at an odd size: the frames are what `jetfilter stream` makes of the same
+#    raw frames (the same per-plane rule), byte for byte;
+# 3. the plugin calls no GStreamer function newer than 1.14 (scripts/gst-api-level.sh).
+set -uo pipefail
+J=$1 plugins=$2 src=$3
+export GST_PLUGIN_PATH=$plugins GST_REGISTRY=$(mktemp -d)/registry.bin
+fail=0
+no() { echo "FAIL: $*"; fail=1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work" "$(dirname "$GST_REGISTRY")"' EXIT
+
+inspect=$(gst-inspect-1.0 jetfilter 2>&1) || no "gst-inspect-1.0 jetfilter: $inspect"
+filters=$("$J" info --json - | python3 -c 'import json,sys; print(" ".join(json.load(sys.stdin)["operations"]))')
+n=0
+for op in $filters; do
+  case $op in pad|psnr|ssim|salt-pepper|gaussian) continue ;; esac  # not filters
+  echo "$inspect" | grep -qE "\): $op +- $op\$" || no "gst-inspect: filter value $op missing"
+  n=$((n + 1))
+done
+[ $n -ge 9 ] || no "only $n filters in the table"
+for prop in ksize sigma border variant max-ksize kernel block backend device planes stats; do
+  echo "$inspect" | grep -qE "^  $prop +:" || no "gst-inspect: property $prop missing"
+done
+echo "gst: gst-inspect lists $n filters and every parameter"
+
+w=168 h=98  # GStreamer pads I420 rows to 4 bytes and its height to 2; stream reads frames packed
+gst-launch-1.0 -q videotestsrc num-buffers=60 pattern=smpte ! video/x-raw,format=I420,width=$w,height=$h \
+  ! filesink location="$work/in.yuv" || no "gst-launch of the raw frames"
+gst-launch-1.0 -q videotestsrc num-buffers=60 pattern=smpte ! video/x-raw,format=I420,width=$w,height=$h \
+  ! jetfilter filter=median ksize=5 backend=cpu ! filesink location="$work/out.yuv" || no "gst-launch with jetfilter"
+"$J" stream --raw ${w}x$h --pix-fmt yuv420p -k 5 --backend cpu -i "$work/in.yuv" -o "$work/want.yuv" --quiet ||
+  no "jetfilter stream"
+[ -s "$work/out.yuv" ] && cmp -s "$work/out.yuv" "$work/want.yuv" || no "the element's frames differ from jetfilter stream's"
+echo "gst: 60 frames of ${w}x$h I420 through videotestsrc ! jetfilter ! filesink, as jetfilter stream makes them"
+
+gst-launch-1.0 -q videotestsrc num-buffers=3 ! video/x-raw,format=RGB,width=64,height=48 \
+  ! jetfilter filter=conv backend=cpu ! fakesink > "$work/err.txt" 2>&1 && no "conv without weights ran"
+grep -q "weights" "$work/err.txt" || no "the error does not say what is missing: $(cat "$work/err.txt")"
+
+"$src/scripts/gst-api-level.sh" "$plugins/libgstjetfilter.so" 1.14 || fail=1
+exit $fail
