@@ -77,6 +77,7 @@ typedef struct cli_settings {
     int max_scans;
     int max_markers;
     int no_sync;
+    int trust_input;         /* --trust-input: nvJPEG's output not checked by libjpeg-turbo */
     int force;               /* replace a report or table jetfilter did not write */
     long long seed;
     /* bench */

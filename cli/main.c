@@ -39,6 +39,7 @@ static int apply_limits(const cli_settings *s, const char *cmd)
         return JF_EXIT_USAGE;
     }
     jf_set_sync_writes(!s->no_sync);
+    jf_set_gpu_jpeg_check(!s->trust_input);
     return 0;
 }
 

@@ -352,6 +352,7 @@ static void json_settings(json_buf *j, const cli_run *run)
     json_str(j, "png_filter", jf_png_filter_names[s->png_filter + 1]);
     json_path(j, "suffix", s->suffix);
     json_bool(j, "reference", s->reference != NULL);
+    json_bool(j, "trust_input", s->trust_input);
     json_close(j, '}');
 }
 

@@ -84,6 +84,11 @@ static void setup_error(struct jpeg_error_mgr *pub)
     pub->output_message = on_output;
 }
 
+static volatile int g_gpu_check = 1;
+
+void jf_set_gpu_jpeg_check(int on) { g_gpu_check = on != 0; }
+int jf_gpu_jpeg_check(void) { return g_gpu_check; }
+
 static const char ICC_ID[12] = "ICC_PROFILE"; /* with its NUL */
 static const char EXIF_ID[6] = {'E', 'x', 'i', 'f', 0, 0};
 
@@ -161,6 +166,28 @@ static void on_progress(j_common_ptr cinfo)
     }
 }
 
+jf_status jf_jpeg_check_entropy(const unsigned char *bytes, size_t size)
+{
+    struct jpeg_decompress_struct cinfo;
+    jf_jpeg_error err;
+    memset(&cinfo, 0, sizeof cinfo);
+    cinfo.err = &err.pub;
+    setup_error(&err.pub);
+    if (setjmp(err.jump) != 0) {
+        if (err.message[0] >= 'A' && err.message[0] <= 'Z')
+            err.message[0] = (char)(err.message[0] - 'A' + 'a');
+        jpeg_destroy_decompress(&cinfo);
+        return jf_fail(JF_ERR_DECODE, "%s", err.message);
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, (unsigned char *)bytes, (unsigned long)size);
+    jpeg_read_header(&cinfo, TRUE);
+    jpeg_read_coefficients(&cinfo); /* every scan's entropy-coded data, no inverse DCT */
+    jpeg_finish_decompress(&cinfo); /* through EOI: data after the last scan is damage too */
+    jpeg_destroy_decompress(&cinfo);
+    return JF_OK;
+}
+
 jf_status jf_jpeg_decode(jf_context *frame_ctx, const unsigned char *bytes, size_t size,
                          jf_picture *pic)
 {
@@ -235,8 +262,14 @@ jf_status jf_jpeg_decode(jf_context *frame_ctx, const unsigned char *bytes, size
         (cinfo.jpeg_color_space == JCS_YCbCr || cinfo.jpeg_color_space == JCS_GRAYSCALE) &&
         jf_nvjpeg_wanted(frame_ctx) &&
         jf_nvjpeg_decode(frame_ctx, bytes, size, (int)cinfo.image_width, (int)cinfo.image_height,
-                         cinfo.num_components, &pic->color, &pic->decoded_on_gpu) == JF_OK)
+                         cinfo.num_components, &pic->color, &pic->decoded_on_gpu) == JF_OK) {
+        /* nvJPEG passes damaged entropy data in silence: libjpeg-turbo reads
+         * the coefficients too (no inverse DCT), and damage is refused with
+         * the CPU path's message (the error path above) */
+        if (g_gpu_check && (st = jf_jpeg_check_entropy(bytes, size)) != JF_OK)
+            pic->decoded_on_gpu = 0; /* refused: the frame is the context's, nothing to free */
         goto done;
+    }
     pic->decoded_on_gpu = 0;
     jf_error_clear();
 

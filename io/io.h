@@ -18,6 +18,10 @@ extern "C" {
  * not NULL (jf_picture_decode_frame), else into memory the picture owns. */
 jf_status jf_picture_alloc_color(jf_context *frame_ctx, jf_picture *pic, int width, int height,
                                  int channels, jf_sample sample);
+/* Read a JPEG's entropy-coded data to its end with libjpeg-turbo (the
+ * coefficients only): JF_ERR_DECODE with the CPU decoder's message when it
+ * is damaged.  What the GPU's decoders are held to (jf_set_gpu_jpeg_check). */
+jf_status jf_jpeg_check_entropy(const unsigned char *bytes, size_t size);
 jf_status jf_jpeg_decode(jf_context *frame_ctx, const unsigned char *bytes, size_t size,
                          jf_picture *pic);
 jf_status jf_jpeg_encode(const jf_picture *pic, int quality, unsigned char **out, size_t *out_size);

@@ -708,6 +708,137 @@ static void test_damaged_files_refused(void **state)
     jf_picture_free(&ok);
 }
 
+/* A JPEG with restart markers every `interval` MCUs, through libjpeg. */
+static membuf jpeg_with_restarts(const jf_image *img, int interval)
+{
+    struct jpeg_compress_struct c;
+    struct jpeg_error_mgr e;
+    unsigned char *out = NULL;
+    unsigned long n = 0;
+    int y;
+    membuf m;
+    c.err = jpeg_std_error(&e);
+    jpeg_create_compress(&c);
+    jpeg_mem_dest(&c, &out, &n);
+    c.image_width = (JDIMENSION)img->width;
+    c.image_height = (JDIMENSION)img->height;
+    c.input_components = img->channels;
+    c.in_color_space = img->channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
+    jpeg_set_defaults(&c);
+    jpeg_set_quality(&c, 90, TRUE);
+    c.restart_interval = (unsigned)interval;
+    jpeg_start_compress(&c, TRUE);
+    for (y = 0; y < img->height; y++) {
+        JSAMPROW row = img->data + (size_t)y * img->stride;
+        jpeg_write_scanlines(&c, &row, 1);
+    }
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    m.data = out;
+    m.size = n;
+    return m;
+}
+
+/* The scan's entropy-coded data: after the SOS header, up to EOI. */
+static void scan_span(const unsigned char *b, size_t n, size_t *start, size_t *end)
+{
+    size_t i;
+    for (i = 2; i + 4 < n; i++)
+        if (b[i] == 0xFF && b[i + 1] == 0xDA) {
+            *start = i + 2 + (((size_t)b[i + 2] << 8) | b[i + 3]);
+            break;
+        }
+    *end = n - 2; /* FF D9 */
+}
+
+/* What the GPU's JPEG path is held to (jf_jpeg_check_entropy): every damaged
+ * file the CPU decoder refuses, it refuses with the same message; clean
+ * files pass.  Damage of three kinds: randomised bytes (no marker made),
+ * two blocks of the scan swapped, a restart interval cut out. */
+static void test_entropy_check_as_strict_as_the_cpu(void **state)
+{
+    jf_picture photo;
+    membuf clean, bad;
+    size_t start = 0, end = 0, i;
+    int kind, trial, refused[3] = {0, 0, 0};
+    uint64_t rng = 12345;
+    (void)state;
+    assert_int_equal(jf_picture_read(t_source_path("samples/images/rocket.jpg"), &photo), JF_OK);
+    clean = jpeg_with_restarts(&photo.color, 8);
+    assert_int_equal(jf_jpeg_check_entropy(clean.data, clean.size), JF_OK);
+    {
+        unsigned char *raw;
+        size_t n;
+        FILE *f = fopen(t_source_path("samples/images/retina.jpg"), "rb");
+        assert_non_null(f);
+        fseek(f, 0, SEEK_END);
+        n = (size_t)ftell(f);
+        fseek(f, 0, SEEK_SET);
+        raw = (unsigned char *)malloc(n);
+        assert_int_equal(fread(raw, 1, n, f), n);
+        fclose(f);
+        assert_int_equal(jf_jpeg_check_entropy(raw, n), JF_OK); /* a real photo, untouched */
+        free(raw);
+    }
+    scan_span(clean.data, clean.size, &start, &end);
+    assert_true(start > 0 && end > start + 4096);
+    bad.data = (unsigned char *)malloc(clean.size);
+    for (kind = 0; kind < 3; kind++)
+        for (trial = 0; trial < 8; trial++) {
+            jf_picture cpu;
+            jf_status a, b;
+            char msg_cpu[256];
+            memcpy(bad.data, clean.data, clean.size);
+            bad.size = clean.size;
+            if (kind == 0) { /* 64 bytes randomised, none made 0xFF (no marker) */
+                size_t at = start + (size_t)(t_rand(&rng) % (end - start - 64));
+                for (i = 0; i < 64; i++)
+                    bad.data[at + i] = (unsigned char)(t_rand(&rng) % 255);
+            } else if (kind == 1) { /* two 512-byte blocks swapped */
+                size_t a0 = start + 100 + (size_t)(t_rand(&rng) % ((end - start) / 2 - 700));
+                size_t b0 = a0 + 600 + (size_t)(t_rand(&rng) % ((end - start) / 2 - 700));
+                unsigned char tmp[512];
+                memcpy(tmp, bad.data + a0, 512);
+                memcpy(bad.data + a0, bad.data + b0, 512);
+                memcpy(bad.data + b0, tmp, 512);
+            } else { /* restart interval number `trial` + 1 cut out */
+                size_t r0 = 0, r1 = 0;
+                int seen = 0;
+                for (i = start; i + 1 < end && !r1; i++)
+                    if (bad.data[i] == 0xFF && bad.data[i + 1] >= 0xD0 && bad.data[i + 1] <= 0xD7) {
+                        if (seen == trial + 1)
+                            r0 = i;
+                        else if (seen == trial + 2)
+                            r1 = i;
+                        seen++;
+                    }
+                assert_true(r1 > r0 && r0 > 0);
+                memmove(bad.data + r0, bad.data + r1, bad.size - r1);
+                bad.size -= r1 - r0;
+            }
+            memset(&cpu, 0, sizeof cpu);
+            a = jf_picture_decode(bad.data, bad.size, "damaged.jpg", &cpu);
+            snprintf(msg_cpu, sizeof msg_cpu, "%s", jf_last_error());
+            jf_picture_free(&cpu);
+            b = jf_jpeg_check_entropy(bad.data, bad.size);
+            if (a != JF_OK) {
+                assert_int_equal(b, JF_ERR_DECODE);
+                assert_non_null(strstr(msg_cpu, jf_last_error())); /* the same words */
+                refused[kind]++;
+            } else {
+                assert_int_equal(b, JF_OK); /* what the CPU takes, the check takes */
+            }
+        }
+    print_message("refused by both: %d of 8 randomised, %d of 8 swapped, %d of 8 cut\n", refused[0],
+                  refused[1], refused[2]);
+    /* random bytes inside a restart interval often decode without a warning
+     * (libjpeg resynchronises at the next marker): as strict as the CPU, no more */
+    assert_true(refused[0] >= 3 && refused[1] >= 6 && refused[2] == 8);
+    free(bad.data);
+    free(clean.data);
+    jf_picture_free(&photo);
+}
+
 static void test_pixel_limit_configurable(void **state)
 {
     jf_picture pic;
@@ -759,6 +890,7 @@ int main(void)
         cmocka_unit_test(test_metadata_survives),
         cmocka_unit_test(test_jpeg_markers_kept),
         cmocka_unit_test(test_damaged_files_refused),
+        cmocka_unit_test(test_entropy_check_as_strict_as_the_cpu),
         cmocka_unit_test(test_pixel_limit_configurable),
         cmocka_unit_test(test_atomic_write_leaves_nothing),
     };

@@ -105,6 +105,17 @@ typedef enum jf_codec {
 
 JF_API const char *jf_codec_name(jf_codec codec);
 
+/** Damaged JPEG data on the GPU's decoders (since 1.7): nvJPEG decodes a
+ *  file whose entropy-coded data is damaged without a word, where
+ *  libjpeg-turbo refuses it.  So, by default, a JPEG decoded by nvJPEG
+ *  has its entropy-coded data checked by libjpeg-turbo as well (the
+ *  coefficients only, no inverse DCT), and damage is the CPU decoder's
+ *  JF_ERR_DECODE with the same message.  jf_set_gpu_jpeg_check(0) trusts
+ *  the input: faster, and a damaged file decodes to damaged pixels.
+ *  Process-wide. */
+JF_API void jf_set_gpu_jpeg_check(int on);
+JF_API int jf_gpu_jpeg_check(void);
+
 /** Can `codec` be used on CUDA device `device`?  JF_OK, else
  *  JF_ERR_UNSUPPORTED with the reason in jf_last_error() ("libnvjpeg.so.13
  *  not found", "built without CUDA").  `detail` (may be NULL) receives a
