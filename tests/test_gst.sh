@@ -34,7 +34,7 @@ w=168 h=98  # GStreamer pads I420 rows to 4 bytes and its height to 2; stream re
 gst-launch-1.0 -q videotestsrc num-buffers=60 pattern=smpte ! video/x-raw,format=I420,width=$w,height=$h \
   ! filesink location="$work/in.yuv" || no "gst-launch of the raw frames"
 gst-launch-1.0 -q videotestsrc num-buffers=60 pattern=smpte ! video/x-raw,format=I420,width=$w,height=$h \
-  ! jetfilter filter=median ksize=5 backend=cpu ! filesink location="$work/out.yuv" || no "gst-launch with jetfilter"
+  ! jetfilter filter=median ksize=5 backend=${JF_GST_BACKEND:-cpu} ! filesink location="$work/out.yuv" || no "gst-launch with jetfilter"
 "$J" stream --raw ${w}x$h --pix-fmt yuv420p -k 5 --backend cpu -i "$work/in.yuv" -o "$work/want.yuv" --quiet ||
   no "jetfilter stream"
 [ -s "$work/out.yuv" ] && cmp -s "$work/out.yuv" "$work/want.yuv" || no "the element's frames differ from jetfilter stream's"

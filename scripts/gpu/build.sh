@@ -38,7 +38,7 @@ done
 if [ "${JF_GPU_KEEP:-0}" != 1 ]; then
   rm -rf $dir/CMakeFiles $dir/bench_median_cpu $dir/jetfilter-example $dir/jetfilter-docs \
          $dir/jetfilter-launches $dir/bench_png $dir/doc $dir/libjetfilter.so*
-  find $dir/tests -maxdepth 1 -type f -name 'test_*' ! -name test_gpu -delete
+  find $dir/tests -maxdepth 1 -type f -name 'test_*' ! -name test_gpu ! -name test_gst -delete
 fi
 du -sh $dir
 cat <<CMD
