@@ -6,14 +6,16 @@
 #   calib/                            3  device profiles, power readers
 #   pipeline/  benchmarks/            4  (peers)
 #   cli/                              5  the command-line tool
-# A file may include its own folder, and any folder of a lower layer.
+#   gst/  python/                     6  the bindings: the public API only
+# A file may include its own folder, and any folder of a lower layer; the
+# bindings only their own folder and the public headers.
 # samples/ and tests/ are users of the library and are not checked.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rank() {
   case "$1" in
     include) echo 0 ;; core) echo 1 ;; io|filters) echo 2 ;; calib) echo 3 ;;
-    pipeline|benchmarks) echo 4 ;; cli) echo 5 ;; *) echo -1 ;;
+    pipeline|benchmarks) echo 4 ;; cli) echo 5 ;; gst|python) echo 6 ;; *) echo -1 ;;
   esac
 }
 bad=0 checked=0
@@ -26,6 +28,10 @@ while IFS= read -r file; do
     target=${inc%%/*}
     case "$inc" in jetfilter.h|jetfilter/*.h) continue ;; esac # the public API: layer 0
     rt=$(rank "$target")
+    if [ "$rf" -eq 6 ] && [ "$target" != "$from" ]; then
+      echo "$file:$line: $from/ is a binding and includes \"$inc\": the public API only (jetfilter.h)"
+      bad=$((bad + 1)); continue
+    fi
     if [ "$rt" -lt 0 ]; then
       echo "$file:$line: includes \"$inc\", which is in no layer"; bad=$((bad + 1)); continue
     fi
@@ -38,7 +44,7 @@ while IFS= read -r file; do
 done < <(if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
            git ls-files '*.c' '*.h' '*.cu' '*.cuh'
          else
-           find include core io filters calib pipeline benchmarks cli \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) 2> /dev/null
+           find include core io filters calib pipeline benchmarks cli gst python \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) 2> /dev/null
          fi)
 if [ "$bad" -gt 0 ]; then
   echo "check-layers: $bad include(s) point up a layer ($checked files checked)"
