@@ -31,11 +31,11 @@ ROOT = os.path.dirname(HERE)
 
 
 def project_version():
-    with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
+    with open(os.path.join(ROOT, "include", "jetfilter", "base.h")) as f:
         for line in f:
-            if line.startswith("project(jetfilter VERSION"):
-                return line.split()[2]
-    raise RuntimeError("no version in CMakeLists.txt")
+            if line.startswith("#define JF_VERSION_STRING "):
+                return line.split('"')[1]
+    raise RuntimeError("no JF_VERSION_STRING in include/jetfilter/base.h")
 
 
 class BuildWithCMake(build_ext):
