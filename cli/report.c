@@ -383,6 +383,8 @@ static int write_report(const jf_batch *b, const cli_run *run, double secs, cons
     int i, rc = 0;
     json_report_open(&j, run->verb);
     json_str(&j, "backend", jf_backend_name(b->backend));
+    if (b->backend_note[0]) /* why auto chose the CPU */
+        json_str(&j, "backend_note", b->backend_note);
     if (run->plan.op)
         json_str(&j, "operation", run->plan.describe);
     json_settings(&j, run);

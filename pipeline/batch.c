@@ -625,8 +625,10 @@ jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
         return st; /* the detail says why */
     b->backend = jf_context_backend(first);
     snprintf(b->backend_note, sizeof b->backend_note, "%s", jf_context_note(first));
-    if (b->backend_note[0]) /* a CPU-only build knows it has no GPU: said only with -v */
-        logf_(b, !jf_built_with_cuda(), "jetfilter: %s", b->backend_note);
+    /* a CPU-only build knows it has no GPU, and one file in, one file out is
+     * quiet as convert is: both say it only with -v (the report keeps it) */
+    if (b->backend_note[0])
+        logf_(b, !jf_built_with_cuda() || b->opt.single, "jetfilter: %s", b->backend_note);
     b->started_ms = jf_now_ms();
     if (!(workers = (worker *)calloc((size_t)jobs, sizeof *workers))) {
         jf_context_destroy(first);
