@@ -8,15 +8,34 @@
 #    at an odd size: the frames are what `jetfilter stream` makes of the same
 #    raw frames (the same per-plane rule), byte for byte;
 # 3. the plugin calls no GStreamer function newer than 1.14 (scripts/gst-api-level.sh).
+# Hermetic: GStreamer sees the element and the two system plugins the test
+# uses (coreelements, videotestsrc), not every plugin the machine has (a
+# registry scan loads each one, and one that probes hardware can stall);
+# every command is bounded by a timeout that names it.
 set -uo pipefail
 J=$1 plugins=$2 src=$3
-export GST_PLUGIN_PATH=$plugins GST_REGISTRY=$(mktemp -d)/registry.bin
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export GST_PLUGIN_PATH=$plugins GST_REGISTRY=$work/registry.bin
+if [ -z "${GST_PLUGIN_SYSTEM_PATH_1_0:-}" ]; then
+  sysdir=$(pkg-config --variable=pluginsdir gstreamer-1.0 2>/dev/null || true)
+  mkdir "$work/system"
+  for p in coreelements videotestsrc; do
+    [ -f "$sysdir/libgst$p.so" ] && ln -s "$sysdir/libgst$p.so" "$work/system/"
+  done
+  export GST_PLUGIN_SYSTEM_PATH_1_0=$work/system
+fi
 fail=0
 no() { echo "FAIL: $*"; fail=1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work" "$(dirname "$GST_REGISTRY")"' EXIT
+# bounded: a stalled pipeline fails the test with its name instead of hanging it
+bounded() {
+  timeout -k 5 120 "$@"
+  local rc=$?
+  [ $rc -eq 124 ] || [ $rc -eq 137 ] && echo "FAIL: timed out after 120 s: $*" >&2
+  return $rc
+}
 
-inspect=$(gst-inspect-1.0 jetfilter 2>&1) || no "gst-inspect-1.0 jetfilter: $inspect"
+inspect=$(bounded gst-inspect-1.0 jetfilter 2>&1) || no "gst-inspect-1.0 jetfilter: $inspect"
 filters=$("$J" info --json - | python3 -c 'import json,sys; print(" ".join(json.load(sys.stdin)["operations"]))')
 n=0
 for op in $filters; do
@@ -31,16 +50,16 @@ done
 echo "gst: gst-inspect lists $n filters and every parameter"
 
 w=168 h=98  # GStreamer pads I420 rows to 4 bytes and its height to 2; stream reads frames packed
-gst-launch-1.0 -q videotestsrc num-buffers=60 pattern=smpte ! video/x-raw,format=I420,width=$w,height=$h \
+bounded gst-launch-1.0 -q videotestsrc num-buffers=60 pattern=smpte ! video/x-raw,format=I420,width=$w,height=$h \
   ! filesink location="$work/in.yuv" || no "gst-launch of the raw frames"
-gst-launch-1.0 -q videotestsrc num-buffers=60 pattern=smpte ! video/x-raw,format=I420,width=$w,height=$h \
+bounded gst-launch-1.0 -q videotestsrc num-buffers=60 pattern=smpte ! video/x-raw,format=I420,width=$w,height=$h \
   ! jetfilter filter=median ksize=5 backend=${JF_GST_BACKEND:-cpu} ! filesink location="$work/out.yuv" || no "gst-launch with jetfilter"
 "$J" stream --raw ${w}x$h --pix-fmt yuv420p -k 5 --backend cpu -i "$work/in.yuv" -o "$work/want.yuv" --quiet ||
   no "jetfilter stream"
 [ -s "$work/out.yuv" ] && cmp -s "$work/out.yuv" "$work/want.yuv" || no "the element's frames differ from jetfilter stream's"
 echo "gst: 60 frames of ${w}x$h I420 through videotestsrc ! jetfilter ! filesink, as jetfilter stream makes them"
 
-gst-launch-1.0 -q videotestsrc num-buffers=3 ! video/x-raw,format=RGB,width=64,height=48 \
+bounded gst-launch-1.0 -q videotestsrc num-buffers=3 ! video/x-raw,format=RGB,width=64,height=48 \
   ! jetfilter filter=conv backend=cpu ! fakesink > "$work/err.txt" 2>&1 && no "conv without weights ran"
 grep -q "weights" "$work/err.txt" || no "the error does not say what is missing: $(cat "$work/err.txt")"
 
