@@ -187,6 +187,17 @@ static gboolean gst_jetfilter_start(GstBaseTransform *trans)
     }
     if (jf_context_note(self->ctx)[0])
         GST_WARNING_OBJECT(self, "%s", jf_context_note(self->ctx));
+    /* settings that make no plan fail the state change, before any frame
+     * flows (a flow error before preroll can leave gst-launch waiting) */
+    g_mutex_lock(&self->lock);
+    self->dirty = TRUE;
+    if (!make_plan(self)) {
+        g_mutex_unlock(&self->lock);
+        jf_context_destroy(self->ctx);
+        self->ctx = NULL;
+        return FALSE;
+    }
+    g_mutex_unlock(&self->lock);
     self->frames = 0;
     self->ms_total = self->ms_max_recent = 0;
     self->latency = 0;
