@@ -10,6 +10,11 @@ cd "$(dirname "$0")/.."
 src=$PWD
 build=$(cd "${1:-build}" && pwd)
 [ "$(id -u)" -eq 0 ] || { echo "package-check: installs system-wide; run as root (CI)"; exit 1; }
+# cpack's DEB generator finds the package's Depends with dpkg-shlibdeps and file
+for tool in file:file dpkg-shlibdeps:dpkg-dev; do
+  command -v "${tool%%:*}" > /dev/null ||
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${tool#*:}" > /dev/null
+done
 (cd "$build" && rm -f jetfilter_*.deb && cpack -G DEB > cpack.log 2>&1) || { cat "$build/cpack.log"; exit 1; }
 deb=$(ls "$build"/jetfilter_*.deb)
 echo "package-check: $(basename "$deb"), $(du -k "$deb" | cut -f1) KB"
