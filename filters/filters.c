@@ -6,6 +6,7 @@
 #include "core/names.h"
 #include "core/gpu.h"
 #include "core/profile.h"
+#include "filters/pad/pad.h"
 #include "filters/resolve.h"
 
 #include <string.h>
@@ -98,6 +99,21 @@ jf_status jf_check_ksize(const char *fn, int ksize, int max)
     if (ksize < 1 || ksize > max || ksize % 2 == 0)
         return jf_fail(JF_ERR_ARG, "%s: kernel size %d must be odd and between 1 and %d", fn,
                        ksize, max);
+    return JF_OK;
+}
+
+jf_status jf_source_apart(jf_context *ctx, const jf_image **src, const jf_image *dst,
+                          jf_image *copy)
+{
+    const unsigned char *s = (*src)->data, *d = dst->data;
+    const size_t sn = (size_t)((*src)->height - 1) * (*src)->stride + jf_row_bytes(*src);
+    const size_t dn = (size_t)(dst->height - 1) * dst->stride + jf_row_bytes(dst);
+    jf_status st;
+    if (!s || !d || s + sn <= d || d + dn <= s)
+        return JF_OK;
+    if ((st = jf_pad_scratch(ctx, *src, 0, JF_BORDER_ZERO, copy)) != JF_OK)
+        return st;
+    *src = copy;
     return JF_OK;
 }
 

@@ -48,6 +48,12 @@ jf_status jf_check_ksize(const char *fn, int ksize, int max);
 /* A border mode this library knows. */
 jf_status jf_check_border(const char *fn, jf_border border);
 
+/* The CPU filters read their source while they write the output: when the
+ * two share memory (a caller filtering in place), *src is pointed at a copy
+ * in ctx's pad scratch; else left as it is. */
+jf_status jf_source_apart(jf_context *ctx, const jf_image **src, const jf_image *dst,
+                          jf_image *copy);
+
 #ifdef __cplusplus
 }
 #endif

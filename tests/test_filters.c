@@ -481,6 +481,40 @@ static void test_threads_do_not_change_results(void **state)
     jf_context_destroy(many);
 }
 
+/* A caller may filter in place (the output is the source): the result is
+ * the same as into a new image, though the CPU filters read rows of the
+ * source after writing rows above them. */
+static void test_in_place_equals_out_of_place(void **state)
+{
+    jf_context *ctx = t_cpu_context(3);
+    jf_kernel gauss;
+    float w[9] = {0.1f, -0.2f, 0.3f, 0.05f, 0.5f, 0.05f, 0.3f, -0.2f, 0.1f};
+    int k, deep;
+    (void)state;
+    assert_int_equal(jf_kernel_make(JF_KERNEL_GAUSS, 5, 0.0, &gauss), JF_OK);
+    for (deep = 0; deep < 2; deep++)
+        for (k = 0; k < 5; k++) {
+            jf_image src = deep ? t_random_image16(97, 61, 3, 8, 0, 40 + (uint64_t)k)
+                                : t_random_image(97, 61, 3, 8, 40 + (uint64_t)k);
+            jf_image want = {0}, in_place = src;
+            jf_median_options mo = t_median_opts(3 + 2 * (k % 3), JF_BORDER_REFLECT, JF_VARIANT_AUTO);
+            jf_conv_options co = k == 3 ? t_conv_opts(5, gauss.weights, JF_BORDER_REPLICATE, JF_VARIANT_AUTO)
+                                        : t_conv_opts(3, w, JF_BORDER_MIRROR, JF_VARIANT_AUTO);
+            if (k < 3) {
+                assert_int_equal(jf_median(ctx, &src, &want, &mo), JF_OK);
+                assert_int_equal(jf_median(ctx, &src, &in_place, &mo), JF_OK);
+            } else {
+                assert_int_equal(jf_convolve(ctx, &src, &want, &co), JF_OK);
+                assert_int_equal(jf_convolve(ctx, &src, &in_place, &co), JF_OK);
+            }
+            assert_true(t_images_equal(&want, &src));
+            jf_image_free(&want);
+            jf_image_free(&src);
+        }
+    jf_kernel_free(&gauss);
+    jf_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -501,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_kernel_files),
         cmocka_unit_test(test_kernel_parse),
         cmocka_unit_test(test_threads_do_not_change_results),
+        cmocka_unit_test(test_in_place_equals_out_of_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,8 +24,8 @@ static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
 {
     jf_conv_options opt = jf_conv_defaults();
     float col[JF_CONV_MAX_KSIZE], row[JF_CONV_MAX_KSIZE];
-    jf_image padded;
     jf_choice choice;
+    jf_image copy;
     jf_status st;
     int i, separable, on_gpu;
     double t0;
@@ -56,15 +56,14 @@ static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
         return jf_convolve_cuda(ctx, src, dst, &opt, &choice, separable ? col : NULL,
                                 separable ? row : NULL);
 #endif
-    if ((st = jf_pad_scratch(ctx, src, opt.ksize / 2, opt.border, &padded)) != JF_OK)
+    if ((st = jf_source_apart(ctx, &src, dst, &copy)) != JF_OK)
         return st;
     t0 = jf_now_ms();
-    st = jf_conv_cpu(ctx, &padded, opt.ksize, opt.weights, separable ? col : NULL,
+    st = jf_conv_cpu(ctx, src, opt.ksize, opt.border, opt.weights, separable ? col : NULL,
                      separable ? row : NULL, dst);
     if (st == JF_OK)
         jf_record(ctx, "conv", separable ? "cpu-separable" : "cpu", opt.ksize, src,
-                  jf_now_ms() - t0,
-                  (uint64_t)padded.width * padded.height * padded.channels * jf_bps(src),
+                  jf_now_ms() - t0, (uint64_t)src->width * src->height * src->channels * jf_bps(src),
                   (uint64_t)src->width * src->height * src->channels * jf_bps(src));
     return st;
 }

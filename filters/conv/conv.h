@@ -12,11 +12,11 @@ extern "C" {
  * w[j][i] = col[j] * row[i] and return 1; else 0. */
 int jf_kernel_separate(const float *w, int ksize, float *col, float *row);
 
-/* CPU reference over a padded image ((w+k-1) x (h+k-1)) into dst (w x h),
- * bands on ctx's pool, scratch from ctx.  With col and row non-NULL the
- * separable path runs. */
-jf_status jf_conv_cpu(jf_context *ctx, const jf_image *padded, int ksize, const float *weights,
-                      const float *col, const float *row, jf_image *dst);
+/* CPU reference: src (w x h, bordered by `border` as it is read) into dst,
+ * bands on ctx's pool, k rows a band of scratch from ctx.  With col and row
+ * non-NULL the separable path runs. */
+jf_status jf_conv_cpu(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
+                      const float *weights, const float *col, const float *row, jf_image *dst);
 
 /* The fast variant's kernels (conv_variants.c): rank-1 weights through the
  * separable kernel from this k (below it the direct register-blocked one is

@@ -1,15 +1,25 @@
 /*
  * Convolution (correlation), CPU reference.
  *
- * Direct: for each output row, one float accumulator per byte of the row;
- * each of the k*k weights adds weight * (shifted source row) to it.  The
- * inner loop runs along the row, so it vectorises and reads memory in order.
- * Separable: a horizontal pass into float rows, then a vertical pass, k + k
- * multiplies per value instead of k*k.  Both convert with jf_saturate_round
- * (jf_saturate_round16 at 16 bits: the same loops, wider loads and stores).
+ * No padded copy of the image and no float image: each band pads the rows
+ * it reads (jf_pad_row), converts each to floats once, and keeps a ring of
+ * the last k rows it needs (slot py % k), as the CPU median does.  The
+ * memory is k rows a band whatever the image (a whole-image float pass was
+ * 4 bytes a sample: 8K RGB, 400 MB), and the rows stay in cache.
+ *
+ * Direct: for each output row, one float accumulator per sample of the row;
+ * each of the k*k weights adds weight * (shifted padded row) to it.
+ * Separable: each padded row summed horizontally into the ring, then the
+ * ring's k rows summed vertically: k + k multiplies per value instead of
+ * k*k.  Sums run in a fixed order (each row left to right, then the rows top
+ * to bottom), which the GPU's separable kernel follows.  The inner loops run
+ * along the row, so they vectorise (on x86-64 also as AVX2: without fused
+ * multiply-adds the results are the same bits).  Both convert with
+ * jf_saturate_round (jf_saturate_round16 at 16 bits).
  */
 #include "filters/conv/conv.h"
 #include "filters/filters.h"
+#include "filters/pad/pad.h"
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/image.h"
@@ -42,18 +52,18 @@ int jf_kernel_separate(const float *w, int k, float *col, float *row)
     return 1;
 }
 
-/* acc[x] += wv * p[x] over a row of 8- or 16-bit samples */
-static void axpy_row(float *acc, const unsigned char *p, float wv, size_t n, int wide)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 6
+#define JF_WIDE_SIMD __attribute__((target_clones("avx2", "default")))
+#else
+#define JF_WIDE_SIMD
+#endif
+
+/* acc[x] += wv * r[x] */
+JF_WIDE_SIMD static void axpy(float *restrict acc, const float *restrict r, float wv, size_t n)
 {
     size_t x;
-    if (wide) {
-        const uint16_t *q = (const uint16_t *)(const void *)p;
-        for (x = 0; x < n; x++)
-            acc[x] += wv * (float)q[x];
-    } else {
-        for (x = 0; x < n; x++)
-            acc[x] += wv * (float)p[x];
-    }
+    for (x = 0; x < n; x++)
+        acc[x] += wv * r[x];
 }
 
 static void store_row(unsigned char *d, const float *acc, size_t n, int wide)
@@ -70,100 +80,118 @@ static void store_row(unsigned char *d, const float *acc, size_t n, int wide)
 }
 
 typedef struct conv_job {
-    const jf_image *src; /* padded */
+    const jf_image *src; /* the image itself, unpadded */
     jf_image *dst;
     int ksize;
+    jf_border border;
     const float *weights, *col, *row;
-    float *tmp;          /* separable: horizontal pass, padded height x out bytes */
-    float *acc;          /* one row of accumulators per band */
+    size_t n;          /* samples in an output row */
+    size_t padded_n;   /* samples in a padded row */
+    size_t slot;       /* floats in a ring slot: padded_n (direct) or n (separable) */
+    size_t raw_bytes;  /* one padded row as samples */
+    size_t band_bytes; /* raw row | padded float row | k slots | accumulators */
+    unsigned char *scratch;
 } conv_job;
 
-static void conv_direct_rows(void *arg, int y0, int y1, int band)
+/* Pointers into one band's scratch. */
+typedef struct band_rows {
+    unsigned char *raw;
+    float *padded, *ring, *acc;
+} band_rows;
+
+static band_rows band_scratch(const conv_job *job, int band)
+{
+    band_rows b;
+    unsigned char *base = job->scratch + (size_t)band * job->band_bytes;
+    b.raw = base;
+    b.padded = (float *)(void *)(base + job->raw_bytes);
+    b.ring = b.padded + ((job->padded_n + 15) & ~(size_t)15);
+    b.acc = b.ring + job->slot * (size_t)job->ksize;
+    return b;
+}
+
+/* Padded row py of the source as floats (exact: every 8- and 16-bit level is one). */
+static void padded_floats(const conv_job *job, const band_rows *b, int py, float *out)
+{
+    size_t x;
+    jf_pad_row(job->src, job->ksize / 2, job->border, py, b->raw);
+    if (job->src->sample == JF_SAMPLE_U16) {
+        const uint16_t *q = (const uint16_t *)(const void *)b->raw;
+        for (x = 0; x < job->padded_n; x++)
+            out[x] = (float)q[x];
+    } else {
+        for (x = 0; x < job->padded_n; x++)
+            out[x] = (float)b->raw[x];
+    }
+}
+
+/* Ring slot py % k gets padded row py: as floats (direct) or its horizontal
+ * sum (separable). */
+static void fill_slot(const conv_job *job, const band_rows *b, int py)
+{
+    float *slot = b->ring + (size_t)(py % job->ksize) * job->slot;
+    const size_t px = (size_t)job->src->channels;
+    int i;
+    if (!job->col) {
+        padded_floats(job, b, py, slot);
+        return;
+    }
+    padded_floats(job, b, py, b->padded);
+    memset(slot, 0, job->n * sizeof *slot);
+    for (i = 0; i < job->ksize; i++)
+        axpy(slot, b->padded + (size_t)i * px, job->row[i], job->n);
+}
+
+static void conv_rows(void *arg, int y0, int y1, int band)
 {
     conv_job *job = (conv_job *)arg;
-    const jf_image *s = job->src;
-    const int k = job->ksize, ch = s->channels, wide = s->sample == JF_SAMPLE_U16;
-    const size_t n = (size_t)job->dst->width * (size_t)ch, px = (size_t)ch * jf_bps(s);
-    float *acc = job->acc + (size_t)band * n;
+    const band_rows b = band_scratch(job, band);
+    const int k = job->ksize, wide = job->dst->sample == JF_SAMPLE_U16;
+    const size_t px = (size_t)job->src->channels;
     int y, i, j;
-
     for (y = y0; y < y1; y++) {
-        unsigned char *d = job->dst->data + (size_t)y * job->dst->stride;
-        memset(acc, 0, n * sizeof *acc);
+        for (j = y == y0 ? 0 : k - 1; j < k; j++)
+            fill_slot(job, &b, y + j);
+        memset(b.acc, 0, job->n * sizeof *b.acc);
         for (j = 0; j < k; j++) {
-            const unsigned char *r = s->data + (size_t)(y + j) * s->stride;
+            const float *r = b.ring + (size_t)((y + j) % k) * job->slot;
+            if (job->col) {
+                axpy(b.acc, r, job->col[j], job->n);
+                continue;
+            }
             for (i = 0; i < k; i++) {
                 const float wv = job->weights[j * k + i];
                 if (wv != 0.0f)
-                    axpy_row(acc, r + (size_t)i * px, wv, n, wide);
+                    axpy(b.acc, r + (size_t)i * px, wv, job->n);
             }
         }
-        store_row(d, acc, n, wide);
+        store_row(job->dst->data + (size_t)y * job->dst->stride, b.acc, job->n, wide);
     }
 }
 
-static void conv_horizontal_rows(void *arg, int y0, int y1, int band)
+jf_status jf_conv_cpu(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
+                      const float *weights, const float *col, const float *row, jf_image *dst)
 {
-    conv_job *job = (conv_job *)arg;
-    const jf_image *s = job->src;
-    const int k = job->ksize, ch = s->channels, wide = s->sample == JF_SAMPLE_U16;
-    const size_t n = (size_t)job->dst->width * (size_t)ch, px = (size_t)ch * jf_bps(s);
-    int y, i;
-    (void)band;
-    for (y = y0; y < y1; y++) {
-        const unsigned char *r = s->data + (size_t)y * s->stride;
-        float *t = job->tmp + (size_t)y * n;
-        memset(t, 0, n * sizeof *t);
-        for (i = 0; i < k; i++)
-            axpy_row(t, r + (size_t)i * px, job->row[i], n, wide);
-    }
-}
-
-static void conv_vertical_rows(void *arg, int y0, int y1, int band)
-{
-    conv_job *job = (conv_job *)arg;
-    const int k = job->ksize;
-    const size_t n = (size_t)job->dst->width * (size_t)job->dst->channels;
-    float *acc = job->acc + (size_t)band * n;
-    int y, j;
-    size_t x;
-    for (y = y0; y < y1; y++) {
-        unsigned char *d = job->dst->data + (size_t)y * job->dst->stride;
-        memset(acc, 0, n * sizeof *acc);
-        for (j = 0; j < k; j++) {
-            const float wv = job->col[j];
-            const float *t = job->tmp + (size_t)(y + j) * n;
-            for (x = 0; x < n; x++)
-                acc[x] += wv * t[x];
-        }
-        store_row(d, acc, n, job->dst->sample == JF_SAMPLE_U16);
-    }
-}
-
-jf_status jf_conv_cpu(jf_context *ctx, const jf_image *padded, int ksize, const float *weights,
-                      const float *col, const float *row, jf_image *dst)
-{
-    const size_t n = (size_t)dst->width * (size_t)dst->channels;
     const int bands = jf_parallel_bands(ctx, dst->height);
     conv_job job;
     memset(&job, 0, sizeof job);
-    job.src = padded;
+    job.src = src;
     job.dst = dst;
     job.ksize = ksize;
+    job.border = border;
     job.weights = weights;
-    job.col = col;
+    job.col = col && row ? col : NULL;
     job.row = row;
-    if (!(job.acc = (float *)jf_scratch_get(ctx, JF_SCRATCH_BANDS, n * (size_t)bands * sizeof(float))))
+    job.n = (size_t)dst->width * (size_t)dst->channels;
+    job.padded_n = (size_t)(src->width + ksize - 1) * (size_t)src->channels;
+    job.slot = (((job.col ? job.n : job.padded_n)) + 15) & ~(size_t)15; /* 64-byte rows */
+    job.raw_bytes = (job.padded_n * jf_bps(src) + 63) & ~(size_t)63;
+    job.band_bytes = job.raw_bytes +
+                     (((job.padded_n + 15) & ~(size_t)15) + job.slot * (size_t)ksize +
+                      ((job.n + 15) & ~(size_t)15)) * sizeof(float);
+    if (!(job.scratch = (unsigned char *)jf_scratch_get(ctx, JF_SCRATCH_BANDS,
+                                                        job.band_bytes * (size_t)bands)))
         return JF_ERR_NOMEM;
-    if (col && row) {
-        job.tmp = (float *)jf_scratch_get(ctx, JF_SCRATCH_ROWS,
-                                          n * (size_t)padded->height * sizeof(float));
-        if (!job.tmp)
-            return JF_ERR_NOMEM;
-        jf_parallel_for(ctx, padded->height, conv_horizontal_rows, &job);
-        jf_parallel_for(ctx, dst->height, conv_vertical_rows, &job);
-    } else {
-        jf_parallel_for(ctx, dst->height, conv_direct_rows, &job);
-    }
+    jf_parallel_for(ctx, dst->height, conv_rows, &job);
     return JF_OK;
 }

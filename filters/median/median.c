@@ -45,6 +45,8 @@ static jf_status median_impl(jf_context *ctx, const jf_image *src, jf_image *dst
         return jf_median_cuda(ctx, src, dst, &opt, &choice);
 #endif
     if (opt.ksize == 3 || opt.ksize == 5) { /* no padded copy: the rows pad themselves */
+        if ((st = jf_source_apart(ctx, &src, dst, &padded)) != JF_OK)
+            return st;
         t0 = jf_now_ms();
         if ((st = jf_median_cpu_small(ctx, src, opt.ksize, opt.border, dst)) != JF_OK)
             return st;
