@@ -93,6 +93,12 @@ static jf_status denoise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
     if (run->plan.op->estimate_name && pic.format == JF_FORMAT_JPEG)
         cli_item_note(it, "a JPEG: its compression has blurred the impulses, so the estimate "
                           "and the repair are approximate (impulse noise belongs in PNG)");
+    if (jf_op_plan_identity(&run->plan) && !pic.decoded_on_gpu) { /* decode and encode only */
+        if (run->s->reference)
+            compare_reference(run->s, it, &pic.color, &pic.color, ctx);
+        st = cli_write_output(it, run->s, &pic, ctx);
+        goto done;
+    }
     t0 = jf_now_ms();
     /* the output in the other frame, which the encoder then reads in place:
      * on the GPU (frame 3) when nvJPEG decoded the input and a JPEG goes out,

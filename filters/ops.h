@@ -223,6 +223,10 @@ void jf_op_plan_value(const jf_op_plan *plan, const jf_param_def *def, char *out
 
 /* Run a FILTER, PAD or NOISE operation; `note` (may be NULL) gets what it
  * decided, if anything. */
+/* 1 when the plan's filter changes no sample (a median of k = 1, weights
+ * that are one 1 at the centre): a caller may pass the image through. */
+int jf_op_plan_identity(const jf_op_plan *plan);
+
 jf_status jf_op_apply(jf_context *ctx, const jf_op_plan *plan, jf_image *src, jf_image *dst,
                       jf_op_note *note);
 

@@ -203,6 +203,22 @@ void jf_op_plan_free(jf_op_plan *plan)
         jf_kernel_free(&plan->kernel);
 }
 
+int jf_op_plan_identity(const jf_op_plan *plan)
+{
+    int i, n;
+    if (!plan->op || plan->op->kind != JF_OP_FILTER)
+        return 0;
+    if (plan->op->family == &jf_median_family)
+        return plan->ksize == 1;
+    if (plan->op->family != &jf_conv_family || !plan->kernel.weights)
+        return 0;
+    n = plan->kernel.ksize * plan->kernel.ksize;
+    for (i = 0; i < n; i++) /* x * 1.0f is x, and x * 0.0f adds nothing */
+        if (plan->kernel.weights[i] != (i == n / 2 ? 1.0f : 0.0f))
+            return 0;
+    return 1;
+}
+
 jf_status jf_op_apply(jf_context *ctx, const jf_op_plan *plan, jf_image *src, jf_image *dst,
                       jf_op_note *note)
 {

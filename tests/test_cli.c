@@ -652,6 +652,28 @@ static void test_format_and_suffix(void **state)
 }
 
 /* PNG level and filter change the file, never the pixels. */
+/* A filter that changes nothing (k = 1, a kernel of one 1 at the centre)
+ * is decode and encode only: the pixels come out as they went in, and no
+ * filter stage runs. */
+static void test_identity_passes_through(void **state)
+{
+    (void)state;
+    write_bytes("identity.txt", "0 0 0\n0 1 0\n0 0 0\n", 18);
+    assert_int_equal(run("denoise in/CHELSEA.PNG -o id_median -k 1 --stats --json id_median.json"), 0);
+    assert_int_equal(shell("grep -q '\"stages\":\\[{\"name\":\"decode\"[^]]*\"name\":\"encode\"[^]]*\\]' "
+                           "id_median.json && ! grep -q '\"name\":\"median\"' id_median.json"), 0);
+    assert_int_equal(run("metrics in/CHELSEA.PNG id_median/CHELSEA.PNG"), 0);
+    assert_non_null(strstr(g_out, "inf"));
+    assert_int_equal(run("denoise in/rocket.jpg -o id_conv --filter conv --kernel identity.txt --format png "
+                         "--stats --json id_conv.json"), 0);
+    assert_int_equal(shell("! grep -q '\"name\":\"conv\"' id_conv.json"), 0);
+    assert_int_equal(run("metrics in/rocket.jpg id_conv/rocket.png"), 0);
+    assert_non_null(strstr(g_out, "inf"));
+    /* a kernel that is not the identity still runs */
+    assert_int_equal(run("denoise in/CHELSEA.PNG -o k3 -k 3 --stats --json k3.json"), 0);
+    assert_int_equal(shell("grep -q '\"name\":\"median\"' k3.json"), 0);
+}
+
 static void test_png_level_and_filter(void **state)
 {
     size_t fast = 0, small = 0;
@@ -877,6 +899,7 @@ int main(void)
         cmocka_unit_test(test_metadata_notes),
         cmocka_unit_test(test_impulse_filters),
         cmocka_unit_test(test_png_level_and_filter),
+        cmocka_unit_test(test_identity_passes_through),
         cmocka_unit_test(test_mixed_depths_and_cmyk),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
