@@ -243,7 +243,12 @@ int report_read_stream(FILE *f, const report_callbacks *cb, void *user, char *wh
                 goto done;
             }
             s.pos += n;
-            c = cb->on_member ? cb->on_member(user, k, value) : 0;
+            if (cb->on_member) { /* it takes the value */
+                c = cb->on_member(user, k, value);
+            } else {
+                json_decref(value);
+                c = 0;
+            }
             json_decref(key);
             if (c != 0)
                 goto done;
