@@ -161,6 +161,52 @@ static jf_codec cli_codec(const cli_settings *s, int files)
     return (jf_codec)s->codec;
 }
 
+/* What one file takes at its peak, measured path by path (8000x6000 and
+ * 4000x3000 photos: RGB, grey, RGBA and 16-bit PNG, baseline and
+ * progressive JPEG; tests/test_cli.c holds it within 1.3x of the peak and
+ * never under it): the file's bytes and its pixels for the whole job;
+ * then the larger of a progressive JPEG's coefficients (while it decodes)
+ * and the filtered output, the operation's working memory, the encoded
+ * output (held until written: PNG about half the pixels, three quarters at
+ * 16 bits, or the input PNG's size, which an unfiltered PNG keeps; JPEG an
+ * eighth), an alpha plane's
+ * interleaving and a --depth 8 copy; and the process's own few MB.
+ * auto-impulse is counted as filtering: on a clean image it is over. */
+static uint64_t memory_estimate(const void *user, const jf_probe *p, size_t file_bytes)
+{
+    const cli_run *run = (const cli_run *)user;
+    const uint64_t px = (uint64_t)p->width * (uint64_t)p->height;
+    const int alpha = p->channels == 2 || p->channels == 4, color = p->channels - alpha;
+    const uint64_t pixels = px * (uint64_t)p->channels * (uint64_t)p->sample_bytes;
+    const uint64_t coefficients = p->decode_bytes > pixels ? p->decode_bytes - pixels : 0;
+    const jf_sample sample = p->sample_bytes == 2 ? JF_SAMPLE_U16 : JF_SAMPLE_U8;
+    const int identity = run->plan.op && jf_op_plan_identity(&run->plan);
+    /* a filter that refuses the sample type costs nothing past the decode */
+    const int filters = run->plan.op && run->plan.op->kind == JF_OP_FILTER && !identity &&
+                        (run->plan.op->samples & (1u << sample));
+    const int png_out = run->s->format == OUT_PNG ||
+                        (run->s->format == OUT_SAME && p->format == JF_FORMAT_PNG) ||
+                        (run->plan.op && run->plan.op->kind == JF_OP_NOISE);
+    uint64_t later = filters ? px * (uint64_t)color * (uint64_t)p->sample_bytes : 0;
+    uint64_t encoded = p->sample_bytes == 2 ? pixels / 4 * 3 : pixels / 2; /* 16 bits: low bytes are noise */
+    if (filters)
+        later += jf_op_plan_work_bytes(&run->plan, p->width, p->height, color, p->sample_bytes);
+    if (png_out && p->format == JF_FORMAT_PNG && identity) /* the same pixels: about the input's size */
+        later += file_bytes + file_bytes / 4;
+    else if (png_out)
+        later += p->format == JF_FORMAT_PNG && file_bytes > encoded ? file_bytes : encoded;
+    else
+        later += pixels / 8;
+    if (alpha) /* the encoder interleaves it: the whole picture when nothing was filtered */
+        later += identity ? pixels : px * (uint64_t)p->sample_bytes;
+    if (p->sample_bytes == 2 && run->s->depth == 1) /* --depth 8: an 8-bit copy */
+        later += pixels / 2;
+    if (run->s->reference) /* the clean original, read to compare */
+        later += pixels;
+    return (uint64_t)file_bytes + pixels + (later > coefficients ? later : coefficients) +
+           ((uint64_t)6 << 20);
+}
+
 /* Settings every batch command shares, into the batch's options. */
 static void batch_options(cli_settings *s, cli_run *run, jf_batch *b)
 {
@@ -184,7 +230,7 @@ static void batch_options(cli_settings *s, cli_run *run, jf_batch *b)
     b->opt.context.peak_gbps = s->peak_gbps;
     b->opt.context.stats = s->stats || s->json ? 256 : 0;
     b->opt.max_memory = (uint64_t)(s->max_memory_mb * 1048576.0);
-    b->opt.memory_per_byte = run->plan.op && run->plan.op->kind == JF_OP_FILTER ? 4.0 : 2.0;
+    b->opt.estimate = memory_estimate;
     b->user = run;
     b->on_done = cli_batch_done;
     b->log = cli_batch_log;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -404,6 +405,11 @@ static int write_report(const jf_batch *b, const cli_run *run, double secs, cons
     json_num(&j, "seconds", secs);
     json_num(&j, "mpix", b->mpix_done);
     json_num(&j, "mpix_per_s", secs > 0 ? b->mpix_done / secs : 0.0);
+    {
+        struct rusage ru; /* the whole process so far: every job, the codecs, the report */
+        if (getrusage(RUSAGE_SELF, &ru) == 0)
+            json_num(&j, "peak_rss_mb", (double)ru.ru_maxrss / 1024.0);
+    }
     {
         device_share sh[CLI_MAX_DEVICES];
         int n = device_shares(b, sh, CLI_MAX_DEVICES), d;

@@ -64,6 +64,7 @@ typedef struct jf_png_scan {
     uint64_t idat_bytes;
     uint64_t metadata_bytes;  /* text, iCCP, eXIf: inflated where compressed */
     int ancillary_chunks;     /* text and other ancillary chunks libpng keeps */
+    int transparency;         /* a tRNS chunk: decoded with alpha */
 } jf_png_scan;
 
 typedef struct jf_jpeg_scan {

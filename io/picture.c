@@ -85,7 +85,7 @@ jf_status jf_picture_probe(const unsigned char *bytes, size_t size, jf_probe *p)
         p->width = (int)ps.width;
         p->height = (int)ps.height;
         p->channels = ps.color_type <= 6 ? channels[ps.color_type] : 4;
-        p->channels += p->channels < 4 ? 1 : 0; /* a tRNS chunk may add alpha */
+        p->channels += p->channels < 4 && ps.transparency ? 1 : 0; /* tRNS: alpha */
     } else if (p->format == JF_FORMAT_JPEG) {
         if ((st = jf_jpeg_prescan(bytes, size, &js)) != JF_OK)
             return st;

@@ -149,6 +149,7 @@ jf_status jf_png_prescan(const unsigned char *b, size_t size, jf_png_scan *s)
             s->ancillary_chunks++;
         } else if (type[0] & 0x20) { /* ancillary: kept by libpng as unknown or sPLT */
             s->ancillary_chunks++;
+            s->transparency |= memcmp(type, "tRNS", 4) == 0;
         } else if (memcmp(type, "IEND", 4) == 0) {
             return JF_OK;
         }

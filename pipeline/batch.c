@@ -466,9 +466,8 @@ static jf_status measure(jf_batch *b, jf_batch_item *it)
         it->memory = n;
         return JF_OK;
     }
-    it->memory = (uint64_t)n + p.decode_bytes +
-                 (uint64_t)((double)p.width * p.height * p.channels * p.sample_bytes *
-                            b->opt.memory_per_byte);
+    it->memory = b->opt.estimate ? b->opt.estimate(b->user, &p, n)
+                                 : (uint64_t)n + 2 * p.decode_bytes;
     if (it->memory > b->opt.max_memory)
         return jf_fail(JF_ERR_LIMIT, "%s: %dx%d needs about %llu MB to process, over the memory "
                        "budget of %llu MB (--max-memory)", it->input, p.width, p.height,
@@ -611,8 +610,6 @@ jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
     }
     if (!b->opt.max_memory)
         b->opt.max_memory = jf_batch_default_memory();
-    if (b->opt.memory_per_byte <= 0)
-        b->opt.memory_per_byte = 4.0;
     total_threads = b->opt.threads ? b->opt.threads : jf_cpu_count();
     co->threads = total_threads / jobs > 0 ? total_threads / jobs : 1;
     co->device = devices[0];

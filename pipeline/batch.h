@@ -9,6 +9,7 @@
 #define JF_PIPELINE_BATCH_H
 
 #include "jetfilter.h"
+#include "io/io.h"
 #include "pipeline/shard.h"
 
 #include <limits.h>
@@ -69,8 +70,10 @@ typedef struct jf_batch_options {
     int device_count;
     jf_shard shard;            /* this process's part of the inputs (count 0 or 1: all) */
     uint64_t max_memory;       /* budget of all jobs together, bytes (0: half the RAM) */
-    double memory_per_byte;    /* working memory per decoded byte besides the decode
-                                  itself (output, padded copy, encoder): 4 for denoise */
+    /* what working on a file takes, from its structure and size (the command
+     * knows its operation and output format); NULL: the file, its pixels
+     * and an output as large */
+    uint64_t (*estimate)(const void *user, const jf_probe *probe, size_t file_bytes);
 } jf_batch_options;
 
 struct jf_batch {

@@ -674,6 +674,87 @@ static void test_identity_passes_through(void **state)
     assert_int_equal(shell("grep -q '\"name\":\"median\"' k3.json"), 0);
 }
 
+/* The peak resident memory a run's report gives, in MB. */
+static double report_peak_mb(const char *report)
+{
+    char path[512];
+    size_t n;
+    char *text, *at;
+    double mb;
+    snprintf(path, sizeof path, "%s/%s", g_dir, report);
+    assert_non_null(text = (char *)read_all(path, &n));
+    text[n] = '\0';
+    assert_non_null(at = strstr(text, "\"peak_rss_mb\":"));
+    mb = atof(at + 14);
+    free(text);
+    return mb;
+}
+
+/* A photo at 3000x2000: the retina image stretched, with a little noise
+ * so that it compresses as a photo does. */
+static void write_big_photo(const char *name, int channels, jf_sample sample, jf_format format)
+{
+    jf_picture src, big;
+    jf_encode_options eo = jf_encode_defaults();
+    char path[512];
+    uint64_t rs = 5;
+    int x, y, c;
+    memset(&big, 0, sizeof big);
+    assert_int_equal(jf_picture_read(t_source_path("samples/images/retina.jpg"), &src), JF_OK);
+    assert_int_equal(jf_image_alloc_as(&big.color, 3000, 2000, channels, sample), JF_OK);
+    big.format = format;
+    for (y = 0; y < 2000; y++)
+        for (x = 0; x < 3000; x++)
+            for (c = 0; c < channels; c++) {
+                int v = (int)t_px(&src.color, x * src.color.width / 3000, y * src.color.height / 2000,
+                                  c % src.color.channels) + (int)(t_rand(&rs) >> 62) - 1;
+                v = v < 0 ? 0 : v > 255 ? 255 : v;
+                t_set_px(&big.color, x, y, c, sample == JF_SAMPLE_U16 ? (unsigned)(v * 257 + x % 7) : (unsigned)v);
+            }
+    eo.format = format;
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    assert_int_equal(jf_picture_write(path, &big, &eo), JF_OK);
+    jf_picture_free(&big);
+    jf_picture_free(&src);
+}
+
+/* --max-memory's estimate of a file follows what the run really takes:
+ * never under the measured peak, at most 1.3x it, on the main paths
+ * (RGB, grey and 16-bit PNG, JPEG; the median with and without a padded
+ * copy, a convolution, nothing to filter, a change of format). */
+static void test_memory_estimate_follows_peak(void **state)
+{
+    static const char *const files[] = {"mem_rgb.png", "mem_grey.png", "mem_g16.png", "mem_rgb.jpg"};
+    static const char *const ops[] = {"-k 1", "-k 3", "-k 7", "--filter gauss -k 9", "-k 5 --format png",
+                                      "-k 3 --format jpg --depth 8"};
+    char args[512];
+    int f, o;
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    skip(); /* AddressSanitizer's shadow memory is resident too */
+#endif
+    write_big_photo("mem_rgb.png", 3, JF_SAMPLE_U8, JF_FORMAT_PNG);
+    write_big_photo("mem_grey.png", 1, JF_SAMPLE_U8, JF_FORMAT_PNG);
+    write_big_photo("mem_g16.png", 1, JF_SAMPLE_U16, JF_FORMAT_PNG);
+    write_big_photo("mem_rgb.jpg", 3, JF_SAMPLE_U8, JF_FORMAT_JPEG);
+    for (f = 0; f < 4; f++)
+        for (o = 0; o < 6; o++) {
+            const char *about;
+            double estimate_mb, peak_mb;
+            snprintf(args, sizeof args, "denoise %s -o mem_out %s --max-memory 16", files[f], ops[o]);
+            assert_int_equal(run("%s", args), 1);
+            assert_non_null(about = strstr(g_out, "needs about "));
+            estimate_mb = atof(about + 12) + 0.5; /* the message rounds down */
+            assert_int_equal(run("denoise %s -o mem_out_%d_%d %s -j 1 --json mem.json", files[f], f, o,
+                                 ops[o]), 0);
+            peak_mb = report_peak_mb("mem.json");
+            print_message("memory: %-13s %-28s estimate %6.1f MB, peak %6.1f MB (%.2fx)\n", files[f],
+                          ops[o], estimate_mb, peak_mb, estimate_mb / peak_mb);
+            assert_true(estimate_mb >= peak_mb);
+            assert_true(estimate_mb <= 1.3 * peak_mb);
+        }
+}
+
 static void test_png_level_and_filter(void **state)
 {
     size_t fast = 0, small = 0;
@@ -900,6 +981,7 @@ int main(void)
         cmocka_unit_test(test_impulse_filters),
         cmocka_unit_test(test_png_level_and_filter),
         cmocka_unit_test(test_identity_passes_through),
+        cmocka_unit_test(test_memory_estimate_follows_peak),
         cmocka_unit_test(test_mixed_depths_and_cmyk),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
