@@ -250,8 +250,9 @@ static jf_status resolve_auto(const jf_resolve_in *in, jf_choice *out)
                 snprintf(passed, sizeof passed, "; %s", why);
             continue;
         }
-        snprintf(out->reason, sizeof out->reason, "auto: %s (%s)%s", jf_variant_name(p->variant),
-                 p->why, passed);
+        if (snprintf(out->reason, sizeof out->reason, "auto: %s (%s)%s", jf_variant_name(p->variant),
+                     p->why, passed) >= (int)sizeof out->reason)
+            out->reason[sizeof out->reason - 1] = '\0'; /* cut: the reason is for people */
         return take(in, row, out);
     }
     /* a family with no CUDA kernel (noise), or none that runs this */
