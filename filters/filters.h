@@ -45,6 +45,15 @@ jf_status jf_choose(jf_context *ctx, const struct jf_family *f, const char *fn, 
 /* An odd kernel size in 1..max. */
 jf_status jf_check_ksize(const char *fn, int ksize, int max);
 
+/* A CPU row loop compiled twice on x86-64, for AVX2 and the baseline, the
+ * loader picking the copy the CPU runs (AVX2 without FMA: float sums keep
+ * their bits); elsewhere (NEON on the Nano) one version. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 6
+#define JF_WIDE_SIMD __attribute__((target_clones("avx2", "default")))
+#else
+#define JF_WIDE_SIMD
+#endif
+
 /* A border mode this library knows. */
 jf_status jf_check_border(const char *fn, jf_border border);
 

@@ -52,12 +52,6 @@ int jf_kernel_separate(const float *w, int k, float *col, float *row)
     return 1;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 6
-#define JF_WIDE_SIMD __attribute__((target_clones("avx2", "default")))
-#else
-#define JF_WIDE_SIMD
-#endif
-
 /* acc[x] += wv * r[x] */
 JF_WIDE_SIMD static void axpy(float *restrict acc, const float *restrict r, float wv, size_t n)
 {

@@ -54,15 +54,9 @@ static void ring_rows(const net_job *job, int worker, int y, int y0, const unsig
         rows[j] = ring + (size_t)((y + j) % k) * job->row_bytes;
 }
 
-/* On x86-64 the min/max loops are also compiled for AVX2 (32 bytes an
- * instruction instead of SSE2's 16; SSE2 has no unsigned 16-bit min/max at
- * all) and the loader picks the copy the CPU runs; elsewhere (NEON on the
- * Nano) there is one version. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 6
-#define JF_WIDE_SIMD __attribute__((target_clones("avx2", "default")))
-#else
-#define JF_WIDE_SIMD
-#endif
+/* The min/max loops are JF_WIDE_SIMD (filters.h): on x86-64 AVX2 does 32
+ * bytes an instruction instead of SSE2's 16, and SSE2 has no unsigned
+ * 16-bit min/max at all. */
 
 #define MIN_(a, b) ((a) < (b) ? (a) : (b))
 #define MAX_(a, b) ((a) > (b) ? (a) : (b))
