@@ -205,12 +205,14 @@ void jf_op_plan_free(jf_op_plan *plan)
 
 uint64_t jf_op_plan_work_bytes(const jf_op_plan *plan, int w, int h, int channels, int sample_bytes)
 {
-    const int k = plan->ksize > 0 ? plan->ksize : plan->args.max_ksize > 0 ? plan->args.max_ksize : 15;
-    const uint64_t padded = (uint64_t)(w + k - 1) * (uint64_t)(h + k - 1) * (uint64_t)channels *
-                            (uint64_t)sample_bytes;
+    int k;
+    uint64_t padded;
     if (!plan->op || plan->op->kind != JF_OP_FILTER || jf_op_plan_identity(plan) ||
         plan->op->family == &jf_conv_family)
         return 0;
+    /* a window chosen per image (auto-impulse): at most the operation's largest */
+    k = plan->ksize > 0 ? plan->ksize : plan->args.max_ksize > 0 ? plan->args.max_ksize : plan->op->max_ksize;
+    padded = (uint64_t)(w + k - 1) * (uint64_t)(h + k - 1) * (uint64_t)channels * (uint64_t)sample_bytes;
     if (plan->op->family == &jf_median_family)
         return plan->ksize <= 5 ? 0 : padded;
     return plan->op->estimate_name ? 2 * padded : padded; /* auto-impulse: estimate, then filter */
