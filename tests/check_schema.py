@@ -7,10 +7,13 @@ and of different images, info and bench.  Also checks the schema is not
 vacuous: a report with a wrong type or an unknown field is refused.
 
     tests/check_schema.py JETFILTER SCHEMA SOURCE_DIR
+
+JETFILTER may hold an emulator before the program ("qemu-aarch64 /b/jetfilter").
 """
 import copy
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -18,7 +21,9 @@ import tempfile
 
 import jsonschema
 
-jf, schema_path, src = (os.path.abspath(a) for a in sys.argv[1:4])
+jf = shlex.split(sys.argv[1])
+jf[-1] = os.path.abspath(jf[-1])
+schema_path, src = (os.path.abspath(a) for a in sys.argv[2:4])
 schema = json.load(open(schema_path))
 jsonschema.Draft202012Validator.check_schema(schema)
 validator = jsonschema.Draft202012Validator(schema)
@@ -27,7 +32,7 @@ failures = []
 
 
 def run(*args, ok=(0, 1), stdin=None):
-    r = subprocess.run([jf, *args], cwd=work, stdin=stdin, capture_output=True)
+    r = subprocess.run([*jf, *args], cwd=work, stdin=stdin, capture_output=True)
     if r.returncode not in ok:
         sys.exit("jetfilter %s: exit %d: %s" % (" ".join(args), r.returncode, r.stderr.decode()))
     return r

@@ -7,16 +7,18 @@
 # 3. the zsh completion parses;
 # 4. every option the README shows in a command (a line starting with
 #    `jetfilter COMMAND`) is an option of that command.
+#   (JETFILTER may hold an emulator before the program: "qemu-aarch64 /b/jetfilter")
 set -uo pipefail
-J=$1 doc=$2 src=$3
+read -ra J <<< "$1"
+doc=$2 src=$3
 fail=0
 no() { echo "FAIL: $*"; fail=1; }
 
-commands=$("$J" --help | awk '/^commands:/{on=1; next} on && /^  [a-z]/{print $1} /^$/{if (on) exit}')
+commands=$("${J[@]}" --help | awk '/^commands:/{on=1; next} on && /^  [a-z]/{print $1} /^$/{if (on) exit}')
 [ "$(echo "$commands" | wc -w)" -ge 8 ] || no "the command list: '$commands'"
 checked=0
 for c in $commands; do
-  opts=$("$J" "$c" --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z0-9-]+' | grep -oE -- '--[a-z0-9-]+$' | sort -u)
+  opts=$("${J[@]}" "$c" --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z0-9-]+' | grep -oE -- '--[a-z0-9-]+$' | sort -u)
   [ -n "$opts" ] || no "$c --help lists no options"
   for o in $opts; do
     checked=$((checked + 1))
@@ -68,7 +70,7 @@ readme_checked=0
 while IFS= read -r line; do
   c=$(echo "$line" | awk '{print $2}')
   echo "$commands" | grep -qx "$c" || continue
-  help=$("$J" "$c" --help)
+  help=$("${J[@]}" "$c" --help)
   for o in $(echo "$line" | grep -oE -- '(^| )--[a-z0-9-]+' | tr -d ' '); do
     readme_checked=$((readme_checked + 1))
     echo "$help" | grep -qE -- "(^| )$o( |,|$)" || no "README: jetfilter $c $o is not an option of $c"
@@ -78,7 +80,7 @@ done < <(grep -oE 'jetfilter [a-z]+( [^|#`]*)?' "$src/README.md")
 echo "docs: $readme_checked options in the README's command lines exist"
 # every --option the README names in a span of jetfilter's (`jetfilter ...`
 # or `--option ...`) is an option of some command
-all_opts=$(for c in $commands; do "$J" "$c" --help; done | grep -oE '^ +(-[a-zA-Z], )?--[a-z0-9-]+' |
+all_opts=$(for c in $commands; do "${J[@]}" "$c" --help; done | grep -oE '^ +(-[a-zA-Z], )?--[a-z0-9-]+' |
            grep -oE -- '--[a-z0-9-]+$' | sort -u)
 named=0
 for o in $(grep -oE '`[^`]*`' "$src/README.md" | grep -E '^`(jetfilter |-)' |
