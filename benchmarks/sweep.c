@@ -90,14 +90,15 @@ static jf_status make_input(const jf_sweep *sw, int w, int h, int ch, int shift,
     return st == JF_OK && sample == JF_SAMPLE_U16 ? widen(img, state | 1) : st;
 }
 
-static jf_status make_plan(const jf_op *op, int k, jf_border border, const float *weights,
-                           jf_op_plan *plan)
+static jf_status make_plan(const jf_sweep *sw, int oi, int k, jf_border border,
+                           const float *weights, jf_op_plan *plan)
 {
-    jf_op_args a = jf_op_args_defaults();
+    const jf_op *op = sw->ops[oi];
+    jf_op_args a = sw->op_args[oi];
     a.ksize = jf_op_takes(op, JF_P_KSIZE) ? k : 0;
     a.max_ksize = jf_op_takes(op, JF_P_MAX_KSIZE) ? k : 0; /* the impulse filters' window */
     a.border = border;
-    if (jf_op_takes(op, JF_P_WEIGHTS)) {
+    if (jf_op_takes(op, JF_P_WEIGHTS) && !a.kernel_file) { /* no --kernel: weights of every k */
         a.weights = weights;
         a.weights_ksize = k;
     }
@@ -308,9 +309,10 @@ static jf_status shape_outputs(size_run *r, const jf_op *op, int k)
     return JF_OK;
 }
 
-static void run_op_cells(size_run *r, const jf_op *op, int k, jf_border border)
+static void run_op_cells(size_run *r, int oi, int k, jf_border border)
 {
     jf_sweep *sw = r->sw;
+    const jf_op *op = sw->ops[oi];
     float weights[JF_CONV_MAX_KSIZE * JF_CONV_MAX_KSIZE];
     const int last_in = (r->warm + r->reps - 1) % r->nrot;
     jf_sweep_cell base = base_cell(r, op, k, border);
@@ -319,7 +321,7 @@ static void run_op_cells(size_run *r, const jf_op *op, int k, jf_border border)
     int vi, ran = 0;
     if (jf_op_takes(op, JF_P_WEIGHTS))
         jf_bench_arbitrary_weights(weights, k);
-    if (make_plan(op, k, border, weights, &plan) != JF_OK || shape_outputs(r, op, k) != JF_OK) {
+    if (make_plan(sw, oi, k, border, weights, &plan) != JF_OK || shape_outputs(r, op, k) != JF_OK) {
         say(sw, "%s k=%d: %s", op->name, k, jf_last_error());
         sw->failures++;
         return;
@@ -418,13 +420,13 @@ static jf_status sweep_size(jf_sweep *sw, jf_context *ctx, jf_context *cpu, jf_p
         const int sized = jf_op_takes(op, JF_P_KSIZE) || jf_op_takes(op, JF_P_MAX_KSIZE);
         if (!(op->samples & (1u << sample)))
             continue; /* the impulse filters at 16 bits */
-        nks = sized ? sw->nks : 1;
+        nks = sized && !sw->op_k[oi] ? sw->nks : 1;
         for (ki = 0; ki < nks; ki++) {
-            const int k = sized ? sw->ks[ki] : 1;
+            const int k = !sized ? 1 : sw->op_k[oi] ? sw->op_k[oi] : sw->ks[ki];
             if (sized && (k > op->max_ksize || (jf_op_takes(op, JF_P_MAX_KSIZE) && k < 3)))
                 continue; /* e.g. laplace beyond 3, convolutions beyond 63 */
             for (bo = 0; bo < (jf_op_takes(op, JF_P_BORDER) ? sw->nborders : 1); bo++)
-                run_op_cells(&r, op, k, sw->borders[bo]);
+                run_op_cells(&r, oi, k, sw->borders[bo]);
         }
     }
     free_size_run(&r);

@@ -44,6 +44,11 @@ typedef struct jf_sweep {
     int ks[JF_SWEEP_MAX], nks;
     const jf_op *ops[JF_SWEEP_MAX];
     int nops;
+    /* per operation (the index of ops): the settings it keeps across the
+     * sweep (sigma, a weights file; the size, border and variant are set per
+     * cell), and the one k those settings fix (0: every k of ks) */
+    jf_op_args op_args[JF_SWEEP_MAX];
+    int op_k[JF_SWEEP_MAX];
     jf_variant variants[JF_VARIANT_COUNT];
     int nvariants;
     jf_border borders[JF_BORDER_COUNT];

@@ -94,19 +94,75 @@ static int parse_names(const char *text, const char *const *names, int *out, int
     return n;
 }
 
-static int configure_ops(jf_sweep *sw, const cli_settings *s)
+/* The settings the bench sets per cell; every other one (--sigma, --kernel)
+ * is kept by each operation that takes it, as denoise would use it. */
+static int swept(const char *param)
 {
+    static const char *const names[] = {"ksize", "max-ksize", "border", "variant", "block", NULL};
+    return jf_name_index(names, param) >= 0;
+}
+
+/* The k an operation's kept settings fix when no -k is given (a weights
+ * file's size, a Gaussian's 2 ceil(3 sigma) + 1), or 0; with -k, each k must
+ * agree with a weights file. */
+static int fixed_k(const jf_sweep *sw, int oi, int ks_given, int *k)
+{
+    jf_op_plan plan;
+    jf_op_args a = sw->op_args[oi];
+    int i;
+    *k = 0;
+    if (a.sigma <= 0 && !a.kernel_file)
+        return 0;
+    for (i = 0; i < (ks_given ? sw->nks : 1); i++) {
+        a.ksize = ks_given ? sw->ks[i] : 0;
+        if (ks_given && a.ksize > sw->ops[oi]->max_ksize)
+            continue;
+        if (jf_op_prepare(sw->ops[oi], &a, &plan) != JF_OK) {
+            fprintf(stderr, "jetfilter bench: --filter %s: %s\n", sw->ops[oi]->name, jf_last_error());
+            return JF_EXIT_USAGE;
+        }
+        if (!ks_given)
+            *k = plan.ksize;
+        jf_op_plan_free(&plan);
+    }
+    return 0;
+}
+
+static int configure_ops(jf_sweep *sw, const cli_settings *s, int ks_given)
+{
+    const jf_param_def *params;
     char buf[1024], *tok[JF_SWEEP_MAX];
-    int n, i;
+    int n, i, p, count, rc;
     snprintf(buf, sizeof buf, "%s", s->filter ? s->filter : "median,conv");
     n = cli_split(buf, tok, JF_SWEEP_MAX);
+    params = cli_params(&count);
     for (i = 0; i < n; i++) {
         const jf_op *op = jf_op_find(tok[i]);
         if (!op || op->kind == JF_OP_NOISE) {
             fprintf(stderr, "jetfilter bench: --filter %s: not something the bench measures\n", tok[i]);
             return JF_EXIT_USAGE;
         }
-        sw->ops[sw->nops++] = op;
+        sw->ops[sw->nops] = op;
+        sw->op_args[sw->nops] = jf_op_args_defaults();
+        for (p = 0; p < count; p++)
+            if (s->param[p] && !swept(params[p].info.name) && jf_op_param_def(op, params[p].info.name) &&
+                jf_op_args_set(op, &sw->op_args[sw->nops], params[p].info.name, s->param[p]) != JF_OK) {
+                fprintf(stderr, "jetfilter bench: %s\n", jf_last_error());
+                return JF_EXIT_USAGE;
+            }
+        if ((rc = fixed_k(sw, sw->nops, ks_given, &sw->op_k[sw->nops])) != 0)
+            return rc;
+        sw->nops++;
+    }
+    for (p = 0; p < count; p++) { /* a setting none of the filters has */
+        int taken = 0;
+        for (i = 0; i < sw->nops; i++)
+            taken |= jf_op_param_def(sw->ops[i], params[p].info.name) != NULL;
+        if (s->param[p] && !taken) {
+            fprintf(stderr, "jetfilter bench: --%s is not a setting of any --filter given\n",
+                    params[p].info.name);
+            return JF_EXIT_USAGE;
+        }
     }
     return 0;
 }
@@ -139,7 +195,7 @@ static int configure(bench *b, cli_settings *s)
             sw->ks[i] = 3 + 2 * i;
         sw->nks = 5;
     }
-    if (configure_ops(sw, s) != 0)
+    if (configure_ops(sw, s, ks != NULL) != 0)
         return JF_EXIT_USAGE;
     n = parse_names(variants, jf_variant_names, tmp, JF_VARIANT_COUNT); /* default: auto */
     for (i = 0; i < n; i++)

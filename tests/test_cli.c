@@ -393,6 +393,44 @@ static int count_lines(const char *rel)
     return lines;
 }
 
+/* The bench keeps what fixes a kernel as denoise does: --sigma gives the
+ * Gaussian its k (2 ceil(3 sigma) + 1) while the median sweeps the default
+ * sizes; --kernel measures that file's weights at its size, and a -k that
+ * disagrees with the file, or a setting no filter has, is a usage error. */
+static void test_bench_fixed_settings(void **state)
+{
+    static const char k5[] = "1 1 1 1 1\n1 2 2 2 1\n1 2 4 2 1\n1 2 2 2 1\n1 1 1 1 1\n";
+    char path[1024], *text;
+    size_t n;
+    const char *photo = t_source_path("samples/images/rocket.jpg");
+    (void)state;
+    assert_int_equal(run("bench --backend cpu --size 33x17 -f gauss,median --sigma 2 --reps 1 "
+                         "--ceiling-mb 4 --photo %s --csv s.csv --quiet", photo), 0);
+    assert_int_equal(count_lines("s.csv"), 1 + 1 + 5);
+    snprintf(path, sizeof path, "%s/s.csv", g_dir);
+    text = (char *)read_all(path, &n);
+    text[n] = '\0';
+    assert_non_null(strstr(text, ",gauss,replicate,cpu-separable,13,"));
+    assert_null(strstr(text, ",gauss,replicate,cpu-separable,3,"));
+    assert_non_null(strstr(text, ",median,replicate,cpu,11,"));
+    free(text);
+    write_bytes("k5.txt", k5, sizeof k5 - 1);
+    assert_int_equal(run("bench --backend cpu --size 33x17 -f conv --kernel k5.txt --reps 1 "
+                         "--ceiling-mb 4 --photo %s --csv c.csv --quiet", photo), 0);
+    assert_int_equal(count_lines("c.csv"), 2);
+    snprintf(path, sizeof path, "%s/c.csv", g_dir);
+    text = (char *)read_all(path, &n);
+    text[n] = '\0';
+    assert_non_null(strstr(text, ",conv,replicate,cpu,5,1,")); /* not rank 1: the 2-D loop */
+    free(text);
+    assert_int_equal(run("bench --backend cpu -f conv --kernel k5.txt -k 3,5"), 2);
+    assert_non_null(strstr(g_out, "holds a 5x5 kernel"));
+    assert_int_equal(run("bench --backend cpu -f median --sigma 2"), 2);
+    assert_non_null(strstr(g_out, "--sigma is not a setting of any --filter given"));
+    assert_int_equal(run("bench --backend cpu -f conv --kernel missing.txt"), 2);
+    assert_non_null(strstr(g_out, "missing.txt"));
+}
+
 /* One word for one idea: the bench takes the same option names as denoise
  * (lists where it sweeps), the old plural spellings still work, --quiet
  * prints no header, a tag with a comma stays one CSV field, and the fast
@@ -976,6 +1014,7 @@ int main(void)
         cmocka_unit_test(test_noise_formats_and_references),
         cmocka_unit_test(test_bench_cpu),
         cmocka_unit_test(test_bench_options),
+        cmocka_unit_test(test_bench_fixed_settings),
         cmocka_unit_test(test_json_everywhere),
         cmocka_unit_test(test_odd_names),
         cmocka_unit_test(test_codec_option),
