@@ -99,18 +99,21 @@ JF_HD int jf_border_index(int i, int n, jf_border border)
 }
 
 /* Round half away from zero and saturate to 0..255, the convolution's one
- * conversion rule on every backend. */
+ * conversion rule on every backend.  Clamped first, then rounded: no
+ * branches, so a loop of it vectorises (NaN becomes 0). */
 JF_HD unsigned char jf_saturate_round(float v)
 {
-    return v <= 0.0f ? (unsigned char)0
-                     : v >= 254.5f ? (unsigned char)255 : (unsigned char)(int)(v + 0.5f);
+    v = v > 0.0f ? v : 0.0f;
+    v = v < 255.0f ? v : 255.0f;
+    return (unsigned char)(int)(v + 0.5f);
 }
 
 /* The same rule at 16 bits: 0..65535 (float holds every level exactly). */
 JF_HD unsigned short jf_saturate_round16(float v)
 {
-    return v <= 0.0f ? (unsigned short)0
-                     : v >= 65534.5f ? (unsigned short)65535 : (unsigned short)(int)(v + 0.5f);
+    v = v > 0.0f ? v : 0.0f;
+    v = v < 65535.0f ? v : 65535.0f;
+    return (unsigned short)(int)(v + 0.5f);
 }
 
 #endif
