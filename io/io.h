@@ -29,6 +29,10 @@ jf_status jf_png_decode(jf_context *frame_ctx, const unsigned char *bytes, size_
                         jf_picture *pic);
 jf_status jf_png_encode(const jf_picture *pic, int level, jf_png_filter filter, unsigned char **out,
                         size_t *out_size);
+/* Whether a 16-bit image at zlib level `level` (0..3) is written with
+ * run-length matching (Z_RLE) rather than hash chains: a sample of its rows
+ * is compressed both ways. */
+int jf_png_rle_suits(const jf_image *img, int level);
 
 /* The metadata segments a JPEG of `pic` carries (EXIF, the ICC profile in
  * chunks, other APPn and COM markers), in order, each through `put`; what
