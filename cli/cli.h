@@ -118,6 +118,8 @@ typedef struct cli_option_view {
     const char *const *choices;  /* NULL-terminated, or NULL */
     const char *env;             /* environment variable that sets the default, or NULL */
     int path;                    /* its value is a file or folder name */
+    int number;                  /* 0: not a number; 1: an integer; 2: a real */
+    double min, max;             /* a number's range, both ends allowed */
 } cli_option_view;
 int cli_option_views(int command, cli_option_view *out, int max);
 

@@ -696,6 +696,13 @@ int cli_option_views(int command, cli_option_view *out, int max)
             out[n].choices = names[which];
         }
         out[n].env = o->env;
+        out[n].number = o->type == OPT_INT || o->type == OPT_INT64 ? 1
+                      : o->type == OPT_DOUBLE || o->type == OPT_NOISE ? 2
+                      : o->type != OPT_PARAM ? 0
+                      : g_params[o->param].info.type == JF_PARAM_INT ? 1
+                      : g_params[o->param].info.type == JF_PARAM_DOUBLE ? 2 : 0;
+        out[n].min = o->min;
+        out[n].max = o->max;
         out[n].path = o->type == OPT_JSON || (o->arg && (strcmp(o->arg, "FILE") == 0 ||
                       strcmp(o->arg, "DIR") == 0 || strcmp(o->arg, "OUT") == 0)) ||
                       (o->type == OPT_PARAM && g_params[o->param].info.type == JF_PARAM_FILE);

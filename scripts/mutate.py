@@ -35,7 +35,7 @@ TESTS = {
              'test_pipeline', 'test_codecs', 'test_filters', 'test_cli', 'test_hostile'],
     'io': ['test_codecs', 'test_api', 'test_hostile', 'test_cli'],
     'pipeline': ['test_pipeline', 'test_shard', 'test_cli', 'test_stream', 'test_hostile'],
-    'cli': ['test_cli', 'test_shard', 'test_ops', 'test_stream', 'test_power', 'test_hostile'],
+    'cli': ['test_options', 'test_cli', 'test_shard', 'test_ops', 'test_stream', 'test_power', 'test_hostile'],
 }
 
 # (pattern, replacement, name): each match in a code line is one mutant.
