@@ -727,6 +727,120 @@ static void test_jpeg_markers_kept(void **state)
     jf_picture_free(&back);
 }
 
+/* SOS markers in a JPEG: entropy-coded data stuffs every 0xFF with 0x00, so
+ * 0xFF 0xDA only occurs as the marker. */
+static int count_sos(const membuf *m)
+{
+    size_t i;
+    int n = 0;
+    for (i = 0; i + 1 < m->size; i++)
+        n += m->data[i] == 0xFF && m->data[i + 1] == 0xDA;
+    return n;
+}
+
+/* What the pre-scan reads from a file's structure is what the encoder put
+ * there: a JPEG's size (both bytes of each), components, progression, scans,
+ * APPn/COM markers and their bytes, its end; a PNG's header and tRNS.  Each
+ * limit holds at its value and refuses one less. */
+static void test_prescan_reads_the_structure(void **state)
+{
+    static const int sizes[][2] = {{300, 257}, {1, 1}, {513, 7}};
+    static const char xmp[] = "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta/>";
+    const jf_limits defaults = jf_get_limits();
+    jf_limits lim;
+    jf_jpeg_scan js;
+    jf_png_scan ps;
+    int z, comps, prog;
+    (void)state;
+    for (z = 0; z < 3; z++)
+        for (comps = 1; comps <= 3; comps += 2)
+            for (prog = 0; prog <= 1; prog++) {
+                membuf m = jpeg_special(sizes[z][0], sizes[z][1], comps,
+                                        comps == 1 ? JCS_GRAYSCALE : JCS_RGB, prog, 2, 2, (uint64_t)z + 1);
+                assert_int_equal(jf_jpeg_prescan(m.data, m.size, &js), JF_OK);
+                assert_int_equal(js.width, sizes[z][0]);
+                assert_int_equal(js.height, sizes[z][1]);
+                assert_int_equal(js.components, comps);
+                assert_int_equal(js.progressive, prog);
+                assert_int_equal(js.scans, count_sos(&m));
+                assert_true(prog ? js.scans > 1 : js.scans == 1);
+                assert_int_equal(js.markers, 1);         /* libjpeg's JFIF APP0 */
+                assert_int_equal(js.metadata_bytes, 14); /* its payload */
+                assert_int_equal(js.complete, 1);
+                /* the limit on scans holds at the count and refuses one less */
+                lim = defaults;
+                lim.max_scans = js.scans;
+                assert_int_equal(jf_set_limits(&lim), JF_OK);
+                assert_int_equal(jf_jpeg_prescan(m.data, m.size, &js), JF_OK);
+                if (js.scans > 1) { /* a limit of 0 is not a limit one can set */
+                    lim.max_scans = js.scans - 1;
+                    assert_int_equal(jf_set_limits(&lim), JF_OK);
+                    assert_int_equal(jf_jpeg_prescan(m.data, m.size, &js), JF_ERR_LIMIT);
+                }
+                assert_int_equal(jf_set_limits(&defaults), JF_OK);
+                /* without its end-of-image marker */
+                assert_int_equal(jf_jpeg_prescan(m.data, m.size - 2, &js), JF_OK);
+                assert_int_equal(js.complete, 0);
+                free(m.data);
+            }
+    {
+        /* markers written by jetfilter: the JFIF APP0, an XMP APP1 and a comment */
+        jf_picture pic;
+        unsigned char *bytes;
+        size_t size;
+        const uint64_t want = 14 + sizeof xmp + 5;
+        jf_encode_options eo = t_encode_opts(JF_FORMAT_JPEG, 90, 0);
+        memset(&pic, 0, sizeof pic);
+        pic.color = t_random_image(16, 16, 3, 0, 1);
+        assert_int_equal(jf_picture_add_blob(&pic, 0xE1, NULL, (const unsigned char *)xmp, sizeof xmp), JF_OK);
+        assert_int_equal(jf_picture_add_blob(&pic, 0xFE, NULL, (const unsigned char *)"hello", 5), JF_OK);
+        assert_int_equal(jf_picture_encode(&pic, &eo, &bytes, &size), JF_OK);
+        assert_int_equal(jf_jpeg_prescan(bytes, size, &js), JF_OK);
+        assert_int_equal(js.markers, 3);
+        assert_int_equal(js.metadata_bytes, want);
+        lim = defaults;
+        lim.max_markers = 3;
+        lim.max_metadata_bytes = want;
+        assert_int_equal(jf_set_limits(&lim), JF_OK);
+        assert_int_equal(jf_jpeg_prescan(bytes, size, &js), JF_OK);
+        lim.max_markers = 2;
+        assert_int_equal(jf_set_limits(&lim), JF_OK);
+        assert_int_equal(jf_jpeg_prescan(bytes, size, &js), JF_ERR_LIMIT);
+        lim.max_markers = 3;
+        lim.max_metadata_bytes = want - 1;
+        assert_int_equal(jf_set_limits(&lim), JF_OK);
+        assert_int_equal(jf_jpeg_prescan(bytes, size, &js), JF_ERR_LIMIT);
+        assert_int_equal(jf_set_limits(&defaults), JF_OK);
+        free(bytes);
+        jf_picture_free(&pic);
+    }
+    {
+        /* a PNG's header, every colour type, with and without tRNS */
+        static const int types[] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_PALETTE,
+                                    PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB_ALPHA};
+        static const int channels[] = {1, 3, 1, 2, 4};
+        unsigned char rows[300 * 4 * 9];
+        int t, trns;
+        size_t i;
+        for (i = 0; i < sizeof rows; i++)
+            rows[i] = (unsigned char)(i * 31 % 16);
+        for (t = 0; t < 5; t++)
+            for (trns = 0; trns <= (types[t] == PNG_COLOR_TYPE_PALETTE); trns++) {
+                membuf m = png_special(300, 9, types[t], 8, t % 2 ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
+                                       rows, (size_t)300 * channels[t], trns);
+                assert_int_equal(jf_png_prescan(m.data, m.size, &ps), JF_OK);
+                assert_int_equal(ps.width, 300);
+                assert_int_equal(ps.height, 9);
+                assert_int_equal(ps.depth, 8);
+                assert_int_equal(ps.color_type, types[t]);
+                assert_int_equal(ps.interlace, t % 2);
+                assert_int_equal(ps.transparency, trns);
+                assert_true(ps.idat_bytes > 0 && ps.idat_bytes < m.size);
+                free(m.data);
+            }
+    }
+}
+
 /* A PNG claiming an absurd size, with a valid CRC. */
 static membuf png_huge_header(unsigned w, unsigned h)
 {
@@ -996,6 +1110,7 @@ int main(void)
         cmocka_unit_test(test_png_layouts),
         cmocka_unit_test(test_metadata_survives),
         cmocka_unit_test(test_jpeg_markers_kept),
+        cmocka_unit_test(test_prescan_reads_the_structure),
         cmocka_unit_test(test_damaged_files_refused),
         cmocka_unit_test(test_entropy_check_as_strict_as_the_cpu),
         cmocka_unit_test(test_pixel_limit_configurable),
