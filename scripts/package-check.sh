@@ -26,14 +26,14 @@ for f in ./usr/bin/jetfilter ./usr/lib/libjetfilter.so.1 ./usr/lib/libjetfilter.
          ./usr/lib/cmake/jetfilter/jetfilterConfig.cmake ./usr/share/man/man1/jetfilter.1 \
          ./usr/share/bash-completion/completions/jetfilter ./usr/share/zsh/vendor-completions/_jetfilter \
          ./usr/share/jetfilter/retina.jpg; do
-  echo "$contents" | grep -qx -- "$f" || no "not in the package: $f"
+  grep -qx -- "$f" <<< "$contents" || no "not in the package: $f"
 done
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "package-check: Depends: $depends"
 for d in libc6 libjpeg62-turbo libpng16-16 libjansson4; do
-  echo "$depends" | grep -q "$d" || no "Depends lacks $d"
+  grep -q "$d" <<< "$depends" || no "Depends lacks $d"
 done
-dpkg-deb -c "$deb" | grep -q ' ./usr/local/' && no "files under /usr/local"
+dpkg-deb -c "$deb" | grep ' ./usr/local/' > /dev/null && no "files under /usr/local"
 
 # install it as a user would, and use it from a folder that is not the tree
 apt-get install -y -qq "$deb" > "$build/apt-install.log" 2>&1 || { cat "$build/apt-install.log"; exit 1; }
@@ -42,7 +42,7 @@ work=$(mktemp -d)
 cd "$work"
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin # a fresh login's
 [ "$(command -v jetfilter)" = /usr/bin/jetfilter ] || no "jetfilter is not /usr/bin/jetfilter"
-jetfilter -V | grep -q "^jetfilter [0-9]" || no "jetfilter -V"
+jetfilter -V | grep "^jetfilter [0-9]" > /dev/null || no "jetfilter -V"
 cp "$src/samples/images/rocket.jpg" in.jpg
 jetfilter denoise in.jpg -o out.png && [ "$(head -c 4 out.png | od -An -c | tr -d ' ')" = "211PNG" ] ||
   no "jetfilter denoise in.jpg -o out.png"
@@ -50,14 +50,14 @@ jetfilter bench --size 64x48 --ksize 3 --filter median --reps 1 --quiet --json b
   no "bench with the installed photo"
 grep -q '"/usr/bin/../share/jetfilter/retina.jpg"' b.json || no "bench did not take the installed photo"
 if command -v man > /dev/null; then
-  man -w jetfilter | grep -q /usr/share/man/man1/jetfilter.1 || no "man -w jetfilter"
-  MANWIDTH=80 man jetfilter 2> /dev/null | grep -q 'JETFILTER_BACKEND' || no "man jetfilter"
+  man -w jetfilter | grep /usr/share/man/man1/jetfilter.1 > /dev/null || no "man -w jetfilter"
+  MANWIDTH=80 man jetfilter 2> /dev/null | grep 'JETFILTER_BACKEND' > /dev/null || no "man jetfilter"
 fi
 bash -c 'source /usr/share/bash-completion/completions/jetfilter
          COMP_WORDS=(jetfilter denoise --ba); COMP_CWORD=2; _jetfilter
          [ "${COMPREPLY[*]}" = --backend ]' || no "bash completion from the package"
 cc -o pc "$src/tests/consumer/main.c" $(pkg-config --cflags --libs jetfilter) &&
-  ./pc in.jpg | grep -q "640x427 filtered" && ldd pc | grep -qE '=> (/usr)?/lib/libjetfilter.so.1' ||
+  ./pc in.jpg | grep "640x427 filtered" > /dev/null && ldd pc | grep -E '=> (/usr)?/lib/libjetfilter.so.1' > /dev/null ||
   no "a pkg-config consumer of /usr"
 mkdir cm && (cd cm && cmake "$src/tests/consumer" > log 2>&1 && cmake --build . >> log 2>&1 &&
   ./consumer ../in.jpg | grep -q "640x427 filtered") || { cat cm/log; no "a CMake consumer of /usr"; }

@@ -33,7 +33,7 @@ echo "docs: $checked options of $(echo "$commands" | wc -w) commands in the man 
 if command -v groff > /dev/null; then
   warnings=$(groff -man -Tutf8 -ww -z "$doc/jetfilter.1" 2>&1)
   [ -z "$warnings" ] || no "groff: $warnings"
-  groff -man -Tascii -P-cbou "$doc/jetfilter.1" 2> /dev/null | grep -q '^ *JETFILTER_BACKEND' ||
+  groff -man -Tascii -P-cbou "$doc/jetfilter.1" 2> /dev/null | grep '^ *JETFILTER_BACKEND' > /dev/null ||
     no "man: no ENVIRONMENT"
 else
   echo "docs: groff missing, the man page's rendering not checked"
@@ -48,13 +48,13 @@ complete_words() { # prints COMPREPLY for the words given (the last one is compl
     printf "%s\n" "${COMPREPLY[@]}"' "$doc/jetfilter.bash" "$@"
 }
 [ "$(complete_words jetfilter den)" = denoise ] || no "bash: jetfilter den<TAB>"
-complete_words jetfilter denoise --ba | grep -qx -- --backend || no "bash: denoise --ba<TAB>"
+complete_words jetfilter denoise --ba | grep -x -- --backend > /dev/null || no "bash: denoise --ba<TAB>"
 [ "$(complete_words jetfilter denoise --backend c | sort | tr '\n' ' ')" = "cpu cuda " ] ||
   no "bash: --backend c<TAB>: $(complete_words jetfilter denoise --backend c | tr '\n' ' ')"
-complete_words jetfilter denoise -f auto | grep -qx auto-impulse || no "bash: -f auto<TAB>"
-complete_words jetfilter stream --pl | grep -qx -- --planes || no "bash: stream --pl<TAB>"
-complete_words jetfilter noise --salt | grep -qx -- --salt-pepper || no "bash: noise --salt<TAB>"
-( cd "$src" && complete_words jetfilter denoise samples/images/ret | grep -qx samples/images/retina.jpg ) ||
+complete_words jetfilter denoise -f auto | grep -x auto-impulse > /dev/null || no "bash: -f auto<TAB>"
+complete_words jetfilter stream --pl | grep -x -- --planes > /dev/null || no "bash: stream --pl<TAB>"
+complete_words jetfilter noise --salt | grep -x -- --salt-pepper > /dev/null || no "bash: noise --salt<TAB>"
+( cd "$src" && complete_words jetfilter denoise samples/images/ret | grep -x samples/images/retina.jpg > /dev/null ) ||
   no "bash: file names"
 echo "docs: bash completion completes commands, options, choices and files"
 
@@ -69,11 +69,11 @@ fi
 readme_checked=0
 while IFS= read -r line; do
   c=$(echo "$line" | awk '{print $2}')
-  echo "$commands" | grep -qx "$c" || continue
+  grep -qx "$c" <<< "$commands" || continue
   help=$("${J[@]}" "$c" --help)
   for o in $(echo "$line" | grep -oE -- '(^| )--[a-z0-9-]+' | tr -d ' '); do
     readme_checked=$((readme_checked + 1))
-    echo "$help" | grep -qE -- "(^| )$o( |,|$)" || no "README: jetfilter $c $o is not an option of $c"
+    echo "$help" | grep -E -- "(^| )$o( |,|$)" > /dev/null || no "README: jetfilter $c $o is not an option of $c"
   done
 done < <(grep -oE 'jetfilter [a-z]+( [^|#`]*)?' "$src/README.md")
 [ $readme_checked -ge 5 ] || no "README: only $readme_checked options found in its command lines"
@@ -87,7 +87,7 @@ for o in $(grep -oE '`[^`]*`' "$src/README.md" | grep -E '^`(jetfilter |-)' |
            grep -oE -- '(^|[` |(])--[a-z][a-z0-9-]+' |
            grep -oE -- '--[a-z0-9-]+' | sort -u); do
   named=$((named + 1))
-  echo "$all_opts" | grep -qx -- "$o" || no "README names $o, which no command has"
+  grep -qx -- "$o" <<< "$all_opts" || no "README names $o, which no command has"
 done
 echo "docs: $named options named in the README exist"
 exit $fail

@@ -40,12 +40,12 @@ filters=$("$J" info --json - | python3 -c 'import json,sys; print(" ".join(json.
 n=0
 for op in $filters; do
   case $op in pad|psnr|ssim|salt-pepper|gaussian) continue ;; esac  # not filters
-  echo "$inspect" | grep -qE "\): $op +- $op\$" || no "gst-inspect: filter value $op missing"
+  grep -qE "\): $op +- $op\$" <<< "$inspect" || no "gst-inspect: filter value $op missing"
   n=$((n + 1))
 done
 [ $n -ge 9 ] || no "only $n filters in the table"
 for prop in ksize sigma border variant max-ksize kernel block backend device planes stats; do
-  echo "$inspect" | grep -qE "^  $prop +:" || no "gst-inspect: property $prop missing"
+  grep -qE "^  $prop +:" <<< "$inspect" || no "gst-inspect: property $prop missing"
 done
 echo "gst: gst-inspect lists $n filters and every parameter"
 
