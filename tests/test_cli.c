@@ -203,6 +203,19 @@ static void test_unwritable_output(void **state)
     assert_non_null(strstr(g_out, "not a folder"));
 }
 
+/* Inputs with no image in them fail and say so, whether the folder is
+ * empty or holds only other files; nothing is written. */
+static void test_no_images_found(void **state)
+{
+    (void)state;
+    assert_int_equal(shell("mkdir -p empty other && echo notes > other/notes.txt"), 0);
+    assert_int_equal(run("denoise empty -o out_empty"), 1);
+    assert_non_null(strstr(g_out, "no JPEG or PNG files found"));
+    assert_int_equal(run("denoise other -o out_other"), 1);
+    assert_non_null(strstr(g_out, "no JPEG or PNG files found"));
+    assert_int_equal(shell("find out_empty out_other -type f 2>/dev/null | wc -l | grep -qx 0"), 0);
+}
+
 static void test_median_output_exact_every_border(void **state)
 {
     static const char *borders[] = {"zero", "replicate", "reflect", "mirror"};
@@ -1004,6 +1017,7 @@ int main(void)
         cmocka_unit_test(test_batch_with_broken_files),
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_unwritable_output),
+        cmocka_unit_test(test_no_images_found),
         cmocka_unit_test(test_cuda_backend_without_device),
         cmocka_unit_test(test_environment_defaults),
         cmocka_unit_test(test_median_output_exact_every_border),
