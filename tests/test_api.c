@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 static atomic_long g_allocs, g_threads;
@@ -436,6 +437,82 @@ static void test_sample_type(void **state)
     jf_image_free(&src);
 }
 
+/* The image calls keep their contract: a copy needs one shape and one known
+ * sample type (each difference alone is refused), host memory only; a
+ * conversion rounds 16 bits to the nearest 8-bit level and widens 8 bits by
+ * 257 exactly (every value), refuses device memory, unknown types and an
+ * output of another shape; an allocation refuses empty and oversized
+ * images and a NULL image. */
+static void test_image_contracts(void **state)
+{
+    jf_image a = {0}, b = {0}, wide = {0}, narrow = {0};
+    uint16_t *w16;
+    int v, i;
+    (void)state;
+    assert_int_equal(jf_image_alloc(&a, 7, 5, 3), JF_OK);
+    for (i = 0; i < 4; i++) {
+        jf_image_free(&b);
+        assert_int_equal(jf_image_alloc_as(&b, 7 + (i == 0), 5 + (i == 1), 3 - 2 * (i == 2),
+                                           i == 3 ? JF_SAMPLE_U16 : JF_SAMPLE_U8), JF_OK);
+        assert_int_equal(jf_image_copy(&a, &b), JF_ERR_ARG);
+        assert_non_null(strstr(jf_last_error(), "differ"));
+    }
+    jf_image_free(&b);
+    assert_int_equal(jf_image_alloc(&b, 7, 5, 3), JF_OK);
+    memset(a.data, 0x5A, a.stride * 5);
+    assert_int_equal(jf_image_copy(&a, &b), JF_OK);
+    assert_true(t_images_equal(&a, &b));
+    a.sample = b.sample = (jf_sample)9;
+    assert_int_equal(jf_image_copy(&a, &b), JF_ERR_ARG);
+    a.sample = b.sample = JF_SAMPLE_U8;
+    b.location = JF_LOC_DEVICE;
+    assert_int_equal(jf_image_copy(&a, &b), JF_ERR_ARG);
+    assert_int_equal(jf_image_transfer(NULL, &a, &b), JF_ERR_NO_DEVICE); /* no CUDA context */
+    b.location = JF_LOC_HOST;
+    assert_int_equal(jf_image_copy(NULL, &b), JF_ERR_ARG);
+
+    /* every 16-bit value to the nearest 8-bit level, every 8-bit value back */
+    assert_int_equal(jf_image_alloc_as(&wide, 256, 256, 1, JF_SAMPLE_U16), JF_OK);
+    for (v = 0; v < 65536; v++)
+        ((uint16_t *)(void *)(wide.data + (size_t)(v / 256) * wide.stride))[v % 256] = (uint16_t)v;
+    narrow.sample = JF_SAMPLE_U8;
+    assert_int_equal(jf_image_convert(&wide, &narrow), JF_OK);
+    for (v = 0; v < 65536; v++) {
+        const int got = narrow.data[(size_t)(v / 256) * narrow.stride + (size_t)(v % 256)];
+        if (got != (int)lround(v / 257.0))
+            fail_msg("16-bit %d became %d, not %ld", v, got, lround(v / 257.0));
+    }
+    for (v = 0; v < 256; v++)
+        narrow.data[v] = (unsigned char)v;
+    jf_image_free(&wide);
+    wide.sample = JF_SAMPLE_U16;
+    assert_int_equal(jf_image_convert(&narrow, &wide), JF_OK);
+    w16 = (uint16_t *)(void *)wide.data;
+    for (v = 0; v < 256; v++)
+        assert_int_equal(w16[v], v * 257);
+    /* an output of another shape, an unknown type, device memory */
+    jf_image_free(&b);
+    assert_int_equal(jf_image_alloc(&b, 255, 256, 1), JF_OK);
+    assert_int_equal(jf_image_convert(&wide, &b), JF_ERR_ARG);
+    jf_image_free(&b);
+    b.sample = (jf_sample)9;
+    assert_int_equal(jf_image_convert(&wide, &b), JF_ERR_ARG);
+    b.sample = JF_SAMPLE_U8;
+    wide.location = JF_LOC_DEVICE;
+    assert_int_equal(jf_image_convert(&wide, &b), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "device memory"));
+    wide.location = JF_LOC_HOST;
+
+    assert_int_equal(jf_image_alloc(&b, 0, 5, 1), JF_ERR_ARG);
+    assert_int_equal(jf_image_alloc(&b, 5, 0, 1), JF_ERR_ARG);
+    assert_int_equal(jf_image_alloc(&b, 5, 5, 0), JF_ERR_ARG);
+    assert_int_equal(jf_image_alloc(NULL, 5, 5, 1), JF_ERR_ARG);
+    assert_int_equal(jf_image_alloc(&b, 1 << 30, 1 << 30, 1), JF_ERR_LIMIT);
+    jf_image_free(&a);
+    jf_image_free(&wide);
+    jf_image_free(&narrow);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -448,6 +525,7 @@ int main(void)
         cmocka_unit_test(test_context_frames),
         cmocka_unit_test(test_context_codec),
         cmocka_unit_test(test_sample_type),
+        cmocka_unit_test(test_image_contracts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
