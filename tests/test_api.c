@@ -261,6 +261,10 @@ static void test_stats_bounded(void **state)
     assert_int_equal(jf_stats_count(ctx), 5);
     assert_int_equal(jf_stats_dropped(ctx), 195);
     assert_string_equal(jf_stats_at(ctx, 4)->name, "median");
+    assert_int_equal(jf_stats_at(ctx, 4)->width, 40);
+    assert_int_equal(jf_stats_at(ctx, 4)->height, 30);
+    assert_int_equal(jf_stats_at(ctx, 4)->channels, 1);
+    assert_int_equal(jf_stats_at(ctx, 4)->ksize, 7);
     assert_null(jf_stats_at(ctx, 5));
     n = jf_stats_totals(ctx, totals, 8);
     assert_int_equal(n, 2);
@@ -271,7 +275,22 @@ static void test_stats_bounded(void **state)
     assert_int_equal(calls, 200);
     jf_stats_clear(ctx);
     assert_int_equal(jf_stats_count(ctx), 0);
+    assert_int_equal(jf_stats_dropped(ctx), 0);
     assert_int_equal(jf_stats_totals(ctx, NULL, 0), 0);
+    {
+        /* bandwidth: bytes read and written over the time; a share of the peak */
+        jf_stat one;
+        memset(&one, 0, sizeof one);
+        one.ms = 2.0;
+        one.bytes_read = 3000000;
+        one.bytes_written = 1000000;
+        one.peak_gbps = 4.0;
+        assert_true(fabs(jf_stat_gbps(&one) - 2.0) < 1e-12);
+        assert_true(fabs(jf_stat_percent(&one) - 50.0) < 1e-9);
+        one.ms = 0.0;
+        assert_true(jf_stat_gbps(&one) == 0.0);
+        assert_true(jf_stat_gbps(NULL) == 0.0);
+    }
     jf_image_free(&src);
     jf_image_free(&dst);
     jf_context_destroy(ctx);
