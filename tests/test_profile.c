@@ -144,6 +144,22 @@ static void test_damaged_files(void **state)
             "median 1 640x480 3 fast 0x0 nan",
             "Median! 1 640x480 3 fast 0x0 0.1",         /* not a name */
             "median 1 640x480 3 fast 0x0 0.1 extra",
+            "median 0 640x480 3 fast 0x0 0.1",          /* no channels */
+            "median 5 640x480 3 fast 0x0 0.1",          /* one past RGBA */
+            "median 1 0x480 3 fast 0x0 0.1",            /* no width */
+            "median 1 640x0 3 fast 0x0 0.1",            /* no height */
+            "median 1 640x480 -1 fast 0x0 0.1",
+            "median 1 640x480 3 fast 4x0 0.1",          /* no rows */
+            "median 1 640x480 3 fast 1028x1 0.1",       /* wider than a block */
+            "median 1 640x480 3 fast 4x257 0.1",        /* 1028 threads */
+            "median 1 640x480 3 fast 0x0 1e9",          /* past any time */
+        };
+        /* and the edges of each range are kept */
+        static const char *const edges[] = {
+            "median 4 1x1 1 fast 0x0 0",
+            "median 1 65536x65536 255 global 1024x1 999999999",
+            "median 1 640x480 3 fast 4x256 0.1",
+            "median 1 640x480 3 fast 4x1 0.1",
         };
         size_t i;
         for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -155,7 +171,24 @@ static void test_damaged_files(void **state)
                 fail_msg("%s: %d kept, %d ignored (%s)", bad[i], q.count, q.ignored, q.first_ignored);
             jf_profile_free(&q);
         }
+        for (i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+            snprintf(text, sizeof text, "%schoice %s\n", head, edges[i]);
+            if (jf_profile_parse(text, "edge.profile", &q) != JF_OK || q.count != 1 || q.ignored)
+                fail_msg("%s: not kept (%s)", edges[i], q.first_ignored);
+            jf_profile_free(&q);
+        }
     }
+    /* device limits: full or nano, nothing else */
+    snprintf(text, sizeof text, "%sdevice_limits nano\n", head);
+    assert_int_equal(jf_profile_parse(text, "ok.profile", &q), JF_OK);
+    assert_int_equal(q.limited, 1);
+    jf_profile_free(&q);
+    snprintf(text, sizeof text, "%sdevice_limits full\n", head);
+    assert_int_equal(jf_profile_parse(text, "ok.profile", &q), JF_OK);
+    assert_int_equal(q.limited, 0);
+    jf_profile_free(&q);
+    snprintf(text, sizeof text, "%sdevice_limits small\n", head);
+    expect_refused(text, "line 5");
     snprintf(text, sizeof text, "%scompute_capability five\n", head);
     expect_refused(text, "line 5");
     /* unknown keys (a newer calibrate) are passed over; CRLF lines read */
