@@ -7,14 +7,14 @@
  * memory is k rows a band whatever the image (a whole-image float pass was
  * 4 bytes a sample: 8K RGB, 400 MB), and the rows stay in cache.
  *
- * Direct: for each output row, one float accumulator per sample of the row;
- * each of the k*k weights adds weight * (shifted padded row) to it.
- * Separable: each padded row summed horizontally into the ring, then the
- * ring's k rows summed vertically: k + k multiplies per value instead of
- * k*k.  Sums run in a fixed order (each row left to right, then the rows top
- * to bottom), which the GPU's separable kernel follows.  The inner loops run
- * along the row, so they vectorise (on x86-64 also as AVX2: without fused
- * multiply-adds the results are the same bits).  Both convert with
+ * Both are sums of taps (sum_taps): each output is weight x (a row shifted
+ * by the tap) summed over the taps in a fixed order.  Direct: the kernel's
+ * non-zero weights row by row over the ring's padded rows.  Separable: each
+ * padded row summed horizontally into the ring, then the ring's k rows
+ * summed vertically: k + k multiplies per value instead of k*k, in the order
+ * the GPU's separable kernel follows.  sum_taps keeps 64 outputs in vector
+ * registers across all taps (on x86-64 also as AVX2; never fused
+ * multiply-adds, so every build gives the same bits).  Both convert with
  * jf_saturate_round (jf_saturate_round16 at 16 bits).
  */
 #include "filters/conv/conv.h"
