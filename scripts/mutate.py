@@ -26,6 +26,10 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# CTest entries that are scripts, not executables in build/tests: the man
+# page, completions and README against --help; every report against the schema.
+SCRIPT_TESTS = ('test_docs', 'test_schema')
+
 # The tests that cover each folder, quickest and most direct first (a run
 # stops at the first failure).
 TESTS = {
@@ -35,7 +39,8 @@ TESTS = {
              'test_pipeline', 'test_codecs', 'test_filters', 'test_cli', 'test_hostile'],
     'io': ['test_codecs', 'test_api', 'test_hostile', 'test_cli'],
     'pipeline': ['test_pipeline', 'test_shard', 'test_cli', 'test_stream', 'test_hostile'],
-    'cli': ['test_options', 'test_cli', 'test_shard', 'test_ops', 'test_stream', 'test_power', 'test_hostile'],
+    'cli': ['test_options', 'test_cli', 'test_shard', 'test_ops', 'test_stream', 'test_power', 'test_hostile',
+            'test_docs', 'test_schema'],
 }
 
 # (pattern, replacement, name): each match in a code line is one mutant.
@@ -178,9 +183,11 @@ def main():
         old = lines[i]
         lines[i] = new
         open(path, 'w').write('\n'.join(lines))
-        tests = [t for t in TESTS.get(folder, TESTS['core']) if t in known or t == 'test_launch_list']
+        tests = [t for t in TESTS.get(folder, TESTS['core'])
+                 if t in known or t == 'test_launch_list' or t in SCRIPT_TESTS]
+        docs = ['jetfilter-doc'] if 'jetfilter-doc' in known else []  # what test_docs reads
         rc, _ = run(['make', '-j%d' % (os.cpu_count() or 2)] + [t for t in tests if t in known] +
-                    ['jetfilter-cli'], build, 600)
+                    ['jetfilter-cli'] + docs, build, 600)
         if rc != 0:
             verdict = 'stillborn'
         else:
@@ -195,6 +202,13 @@ def main():
                     run(['make', 'jetfilter-launches'], build, 600)
                 elif os.path.exists(exe):
                     cmd = [exe]
+                elif t in SCRIPT_TESTS:  # a CTest entry that runs a script (the docs, the schema)
+                    cmd = ['ctest', '-R', '^%s$' % t, '--timeout', str(a.timeout)]
+                    trc, _ = run(cmd, build, a.timeout + 10)
+                    if trc != 0:
+                        verdict = 'killed by ' + t
+                        break
+                    continue
                 else:
                     continue
                 trc, _ = run(cmd, os.path.join(build, 'tests'), a.timeout)
