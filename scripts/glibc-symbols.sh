@@ -25,7 +25,7 @@ for bin in "$@"; do
   while read -r name version; do
     major=${version#GLIBC_}
     if [ "$(printf '%s\n2.27\n' "$major" | sort -V | tail -1)" != "2.27" ]; then
-      if printf '%s\n' $new | grep -qx "$name"; then
+      if printf '%s\n' $new | grep -x "$name" > /dev/null; then
         echo "glibc-symbols: $bin calls $name ($version), which glibc 2.27 does not have"
         bad=$((bad + 1))
       else

@@ -143,7 +143,7 @@ cuda_53() {
       -DCMAKE_CUDA_HOST_COMPILER="$(command -v g++-11)" -DJETFILTER_CUDA_ARCHS=53 \
       -DCMAKE_CUDA_FLAGS="-std=c++14" &&
   grep -q '^JF_NPPIF:FILEPATH=/' CMakeCache.txt &&
-  "$cache/cuda-11.8/bin/cuobjdump" --list-elf libjetfilter.a | grep -q sm_53
+  "$cache/cuda-11.8/bin/cuobjdump" --list-elf libjetfilter.a | grep sm_53 > /dev/null
 }
 
 resources() {

@@ -47,4 +47,4 @@ printf '%s\n' "${rows[@]}" > "$out/summary.txt"
 tar czf "$dest/gpu-logs.tar.gz" -C "$out" .
 head -1 "$out/device.txt"
 printf '%s\n' "${rows[@]}"
-! printf '%s\n' "${rows[@]}" | grep -q ' FAIL '
+! printf '%s\n' "${rows[@]}" | grep ' FAIL ' > /dev/null
