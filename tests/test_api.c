@@ -287,6 +287,8 @@ static void test_stats_bounded(void **state)
         one.peak_gbps = 4.0;
         assert_true(fabs(jf_stat_gbps(&one) - 2.0) < 1e-12);
         assert_true(fabs(jf_stat_percent(&one) - 50.0) < 1e-9);
+        one.peak_gbps = 0.0; /* no peak known: no share of it */
+        assert_true(jf_stat_percent(&one) == 0.0);
         one.ms = 0.0;
         assert_true(jf_stat_gbps(&one) == 0.0);
         assert_true(jf_stat_gbps(NULL) == 0.0);
@@ -327,6 +329,15 @@ static void test_context_basics(void **state)
     }
     o.threads = -1;
     assert_int_equal(jf_context_create(&o, &ctx), JF_ERR_ARG);
+    o.threads = 4096; /* the most threads a context takes, and one more */
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    jf_context_destroy(ctx);
+    o.threads = 4097;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_ERR_ARG);
+    o.threads = 2;
+    o.backend = (jf_backend)JF_BACKEND_COUNT; /* one past the last backend */
+    assert_int_equal(jf_context_create(&o, &ctx), JF_ERR_ARG);
+    o.backend = JF_BACKEND_CPU;
     assert_int_equal(jf_context_sync(NULL), JF_OK);
     w = jf_image_wrap_device(&fake, 1, 1, 1, 0, JF_LOC_DEVICE);
     assert_int_equal(w.location, JF_LOC_DEVICE);
@@ -509,6 +520,11 @@ static void test_image_contracts(void **state)
     w16 = (uint16_t *)(void *)wide.data;
     for (v = 0; v < 256; v++)
         assert_int_equal(w16[v], v * 257);
+    /* to the same sample type: a copy */
+    jf_image_free(&b);
+    b.sample = JF_SAMPLE_U16;
+    assert_int_equal(jf_image_convert(&wide, &b), JF_OK);
+    assert_true(t_images_equal(&wide, &b));
     /* an output of another shape, an unknown type, device memory */
     jf_image_free(&b);
     assert_int_equal(jf_image_alloc(&b, 255, 256, 1), JF_OK);

@@ -198,6 +198,11 @@ static void test_damaged_files(void **state)
     assert_int_equal(q.choices[0].variant, JF_VARIANT_SHARED);
     assert_int_equal(q.choices[0].channels, 3);
     jf_profile_free(&q);
+    /* a CRLF line's value ends before the CR */
+    assert_int_equal(jf_profile_parse("jetfilter-profile 1\r\ndevice X\r\ncompute_capability 5.3\r\n",
+                                      "crlf.profile", &q), JF_OK);
+    assert_string_equal(q.device, "X");
+    jf_profile_free(&q);
 }
 
 static void test_load_errors(void **state)
