@@ -315,6 +315,17 @@ static char *read_text(const char *rel)
     return text;
 }
 
+/* Lines of a file in the test's folder. */
+static int count_lines(const char *rel)
+{
+    char *text = read_text(rel), *c;
+    int lines = 0;
+    for (c = text; *c; c++)
+        lines += *c == '\n';
+    free(text);
+    return lines;
+}
+
 /* The impulse filters end to end: noise, denoise against the reference,
  * the decision and the estimate in the report, the gain over the median. */
 static void test_impulse_filters(void **state)
@@ -359,28 +370,17 @@ static void test_impulse_filters(void **state)
 /* bench on the CPU backend: a tiny sweep, its CSV and JSON. */
 static void test_bench_cpu(void **state)
 {
-    char path[1024];
-    size_t n;
     char *text;
-    int lines = 0;
     (void)state;
     assert_int_equal(run("bench --backends cpu --sizes 33x17,64x3 --ksizes 3,5 --reps 2 "
                          "--ceiling-mb 16 --photo %s --csv b.csv --json b.json",
                          t_source_path("samples/images/rocket.jpg")), 0);
     assert_non_null(strstr(g_out, "CPU copy ceiling"));
-    snprintf(path, sizeof path, "%s/b.csv", g_dir);
-    text = (char *)read_all(path, &n);
-    assert_non_null(text);
-    text[n] = '\0';
+    text = read_text("b.csv");
     assert_non_null(strstr(text, "tag,backend,width,height,channels,operation,border,variant,ksize,"));
-    for (size_t i = 0; i < n; i++)
-        lines += text[i] == '\n';
-    assert_int_equal(lines, 1 + 2 * 2 * 2); /* header + sizes x ksizes x filters */
     free(text);
-    snprintf(path, sizeof path, "%s/b.json", g_dir);
-    text = (char *)read_all(path, &n);
-    assert_non_null(text);
-    text[n] = '\0';
+    assert_int_equal(count_lines("b.csv"), 1 + 2 * 2 * 2); /* header + sizes x ksizes x filters */
+    text = read_text("b.json");
     assert_non_null(strstr(text, "\"copy_ceiling_gbps_cpu\":"));
     assert_non_null(strstr(text, "\"power_mode_id\":"));
     assert_non_null(strstr(text, "\"operation\":\"conv\""));
@@ -391,21 +391,6 @@ static void test_bench_cpu(void **state)
     assert_int_equal(run("bench --backends cpu --filters blur"), 2);
 }
 
-static int count_lines(const char *rel)
-{
-    char path[1024];
-    size_t n, i;
-    int lines = 0;
-    char *text;
-    snprintf(path, sizeof path, "%s/%s", g_dir, rel);
-    text = (char *)read_all(path, &n);
-    assert_non_null(text);
-    for (i = 0; i < n; i++)
-        lines += text[i] == '\n';
-    free(text);
-    return lines;
-}
-
 /* The bench keeps what fixes a kernel as denoise does: --sigma gives the
  * Gaussian its k (2 ceil(3 sigma) + 1) while the median sweeps the default
  * sizes; --kernel measures that file's weights at its size, and a -k that
@@ -413,16 +398,13 @@ static int count_lines(const char *rel)
 static void test_bench_fixed_settings(void **state)
 {
     static const char k5[] = "1 1 1 1 1\n1 2 2 2 1\n1 2 4 2 1\n1 2 2 2 1\n1 1 1 1 1\n";
-    char path[1024], *text;
-    size_t n;
+    char *text;
     const char *photo = t_source_path("samples/images/rocket.jpg");
     (void)state;
     assert_int_equal(run("bench --backend cpu --size 33x17 -f gauss,median --sigma 2 --reps 1 "
                          "--ceiling-mb 4 --photo %s --csv s.csv --quiet", photo), 0);
     assert_int_equal(count_lines("s.csv"), 1 + 1 + 5);
-    snprintf(path, sizeof path, "%s/s.csv", g_dir);
-    text = (char *)read_all(path, &n);
-    text[n] = '\0';
+    text = read_text("s.csv");
     assert_non_null(strstr(text, ",gauss,replicate,cpu-separable,13,"));
     assert_null(strstr(text, ",gauss,replicate,cpu-separable,3,"));
     assert_non_null(strstr(text, ",median,replicate,cpu,11,"));
@@ -431,9 +413,7 @@ static void test_bench_fixed_settings(void **state)
     assert_int_equal(run("bench --backend cpu --size 33x17 -f conv --kernel k5.txt --reps 1 "
                          "--ceiling-mb 4 --photo %s --csv c.csv --quiet", photo), 0);
     assert_int_equal(count_lines("c.csv"), 2);
-    snprintf(path, sizeof path, "%s/c.csv", g_dir);
-    text = (char *)read_all(path, &n);
-    text[n] = '\0';
+    text = read_text("c.csv");
     assert_non_null(strstr(text, ",conv,replicate,cpu,5,1,")); /* not rank 1: the 2-D loop */
     free(text);
     assert_int_equal(run("bench --backend cpu -f conv --kernel k5.txt -k 3,5"), 2);
@@ -450,8 +430,6 @@ static void test_bench_fixed_settings(void **state)
  * convolution past k = 11 (where it does not exist) gives no row. */
 static void test_bench_options(void **state)
 {
-    char path[1024];
-    size_t n;
     char *text;
     const char *photo = t_source_path("samples/images/rocket.jpg");
     (void)state;
@@ -460,9 +438,7 @@ static void test_bench_options(void **state)
                          "--csv o.csv --tag 'mode 0, 10 W' --quiet", photo), 0);
     assert_null(strstr(g_out, "# jetfilter"));
     assert_int_equal(count_lines("o.csv"), 1 + 2 * 2 * 3 + 1);
-    snprintf(path, sizeof path, "%s/o.csv", g_dir);
-    text = (char *)read_all(path, &n);
-    text[n] = '\0';
+    text = read_text("o.csv");
     assert_non_null(strstr(text, "\n\"mode 0, 10 W\",cpu,"));
     assert_non_null(strstr(text, ",pad,"));
     assert_non_null(strstr(text, ",ssim,"));
@@ -728,13 +704,8 @@ static void test_identity_passes_through(void **state)
 /* The peak resident memory a run's report gives, in MB. */
 static double report_peak_mb(const char *report)
 {
-    char path[512];
-    size_t n;
-    char *text, *at;
+    char *text = read_text(report), *at;
     double mb;
-    snprintf(path, sizeof path, "%s/%s", g_dir, report);
-    assert_non_null(text = (char *)read_all(path, &n));
-    text[n] = '\0';
     assert_non_null(at = strstr(text, "\"peak_rss_mb\":"));
     mb = atof(at + 14);
     free(text);

@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* unsetenv, open_memstream */
 #include "common.h"
+#include "cli_util.h"
 #include "cli/cli.h"
 
 #include <math.h>
@@ -105,22 +106,6 @@ static void range_lines(FILE *out)
     }
 }
 
-static char *read_text(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    long n;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (text = (char *)malloc((size_t)n + 1)) != NULL) {
-        *size = fread(text, 1, (size_t)n, f);
-        text[*size] = '\0';
-    }
-    fclose(f);
-    return text;
-}
-
 static void test_ranges_are_pinned(void **state)
 {
     char *now = NULL, *pinned;
@@ -130,7 +115,7 @@ static void test_ranges_are_pinned(void **state)
     assert_non_null(f);
     range_lines(f);
     fclose(f);
-    pinned = read_text(t_source_path("tests/data/option_ranges.txt"), &pinned_size);
+    pinned = (char *)read_all(t_source_path("tests/data/option_ranges.txt"), &pinned_size);
     assert_non_null(pinned);
     if (pinned_size != now_size || memcmp(pinned, now, now_size) != 0)
         fail_msg("the option table's ranges or defaults differ from tests/data/option_ranges.txt:\n%s", now);
