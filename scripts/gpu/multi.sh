@@ -8,7 +8,7 @@ set -u
 J=$PWD/build-gpu/jetfilter
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader; nproc
 mkdir -p /tmp/in
-for s in $(seq 1 20); do $J noise build-gpu/data1080 -o /tmp/in/s$s --salt-pepper 0.02 --seed $s -j 16 --quiet; done
+for s in $(seq 1 20); do $J noise build-gpu/data1080 -o /tmp/in/s$s --salt-pepper 0.02 --seed $s --format same -j 16 --quiet; done
 echo "inputs: $(find /tmp/in -name '*.jpg' | wc -l) files, $(du -sh /tmp/in | cut -f1)"
 run() { # label, args...
   local label=$1; shift

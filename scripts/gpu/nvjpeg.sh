@@ -18,8 +18,8 @@ echo "== test"; JF_REQUIRE_NVJPEG=1 JF_TEST_FILTER='test_nvjpeg*' build-gpu/test
 echo "== info"; $J info | grep -i jpeg
 mkdir -p /tmp/src1080 /tmp/src4k /tmp/in1080 /tmp/in4k
 python3 scripts/make_1080p.py /tmp/src1080 1920x1080 && python3 scripts/make_1080p.py /tmp/src4k 3840x2160
-for s in $(seq 1 20); do $J noise /tmp/src1080 -o /tmp/in1080/s$s --salt-pepper 0.02 --seed $s -j 16 --quiet; done
-for s in $(seq 1 5); do $J noise /tmp/src4k -o /tmp/in4k/s$s --salt-pepper 0.02 --seed $s -j 16 --quiet; done
+for s in $(seq 1 20); do $J noise /tmp/src1080 -o /tmp/in1080/s$s --salt-pepper 0.02 --seed $s --format same -j 16 --quiet; done
+for s in $(seq 1 5); do $J noise /tmp/src4k -o /tmp/in4k/s$s --salt-pepper 0.02 --seed $s --format same -j 16 --quiet; done
 echo "inputs: $(find /tmp/in1080 -name '*.jpg' | wc -l) x 1080p ($(du -sh /tmp/in1080 | cut -f1)), $(find /tmp/in4k -name '*.jpg' | wc -l) x 4K ($(du -sh /tmp/in4k | cut -f1))"
 run() { # label set codec jobs extra...
   local label=$1 set=$2 codec=$3 j=$4; shift 4
