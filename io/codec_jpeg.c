@@ -260,15 +260,19 @@ jf_status jf_jpeg_decode(jf_context *frame_ctx, const unsigned char *bytes, size
      * refuses comes back here, to the strict decoder */
     if (frame_ctx && scan.complete && cinfo.data_precision == 8 && !cinfo.arith_code &&
         (cinfo.jpeg_color_space == JCS_YCbCr || cinfo.jpeg_color_space == JCS_GRAYSCALE) &&
-        jf_nvjpeg_wanted(frame_ctx) &&
-        jf_nvjpeg_decode(frame_ctx, bytes, size, (int)cinfo.image_width, (int)cinfo.image_height,
-                         cinfo.num_components, &pic->color, &pic->decoded_on_gpu) == JF_OK) {
-        /* nvJPEG passes damaged entropy data in silence: libjpeg-turbo reads
-         * the coefficients too (no inverse DCT), and damage is refused with
-         * the CPU path's message (the error path above) */
-        if (g_gpu_check && (st = jf_jpeg_check_entropy(bytes, size)) != JF_OK)
-            pic->decoded_on_gpu = 0; /* refused: the frame is the context's, nothing to free */
-        goto done;
+        jf_nvjpeg_wanted(frame_ctx)) {
+        /* nvJPEG passes damaged entropy data in silence, so libjpeg-turbo
+         * reads the coefficients too (no inverse DCT) and damage is refused
+         * with the CPU path's message */
+        st = jf_nvjpeg_decode(frame_ctx, bytes, size, (int)cinfo.image_width,
+                              (int)cinfo.image_height, cinfo.num_components, g_gpu_check,
+                              &pic->color, &pic->decoded_on_gpu);
+        if (st == JF_OK || st == JF_ERR_DECODE) {
+            if (st != JF_OK)
+                pic->decoded_on_gpu = 0; /* the frame is the context's, nothing to free */
+            goto done;
+        }
+        st = JF_OK;
     }
     pic->decoded_on_gpu = 0;
     jf_error_clear();

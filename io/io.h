@@ -53,8 +53,11 @@ int jf_nvjpeg_wanted(jf_context *ctx);
  * library, a host image): the caller encodes on the CPU. */
 jf_status jf_nvjpeg_encode(jf_context *ctx, const jf_picture *pic, int quality,
                            unsigned char **out, size_t *out_size);
+/* With `check`, the entropy-coded data is also read by libjpeg-turbo
+ * (jf_jpeg_check_entropy, while the engine decodes): damage is JF_ERR_DECODE
+ * with the CPU decoder's message, not a reason to decode on the CPU. */
 jf_status jf_nvjpeg_decode(jf_context *ctx, const unsigned char *bytes, size_t size, int width,
-                           int height, int channels, jf_image *out, int *engine);
+                           int height, int channels, int check, jf_image *out, int *engine);
 
 /* "default", "none", "sub", "up", "avg", "paeth", "adaptive" (jf_png_filter order) */
 extern const char *const jf_png_filter_names[JF_PNG_FILTER_COUNT + 1];

@@ -51,6 +51,11 @@ static nvjpegStatus_t (*const batched)(nvjpegHandle_t, nvjpegJpegState_t,
                                        nvjpegImage_t *, cudaStream_t) = nvjpegDecodeBatched;
 static nvjpegStatus_t (*const parse)(nvjpegHandle_t, const unsigned char *, size_t, int, int,
                                      nvjpegJpegStream_t) = nvjpegJpegStreamParse;
+static nvjpegStatus_t (*const prealloc)(nvjpegHandle_t, nvjpegJpegState_t, int, int, int,
+                                        nvjpegChromaSubsampling_t,
+                                        nvjpegOutputFormat_t) = nvjpegDecodeBatchedPreAllocate;
+static nvjpegStatus_t (*const parse_header)(nvjpegHandle_t, const unsigned char *, size_t,
+                                            nvjpegJpegStream_t) = nvjpegJpegStreamParseHeader;
 static nvjpegStatus_t (*const supported)(nvjpegHandle_t, nvjpegJpegStream_t,
                                          int *) = nvjpegDecodeBatchedSupported;
 static nvjpegStatus_t (*const hw_info)(nvjpegHandle_t, unsigned int *,
@@ -77,7 +82,7 @@ static nvjpegStatus_t (*const enc_retrieve)(nvjpegHandle_t, nvjpegEncoderState_t
 
 int main(void)
 {
-    return !(create_ex && decode && batched_init && batched && parse && supported && hw_info &&
-             property && enc_state && enc_params && enc_quality && enc_sampling && enc_image &&
-             enc_yuv && enc_retrieve);
+    return !(create_ex && decode && batched_init && batched && prealloc && parse && parse_header &&
+             supported && hw_info && property && enc_state && enc_params && enc_quality &&
+             enc_sampling && enc_image && enc_yuv && enc_retrieve);
 }
