@@ -1586,7 +1586,7 @@ static void test_nvjpeg_decode(void **state)
     jf_picture photo, cpu;
     char detail[256];
     double worst_psnr = 1e9, worst_mean = 0;
-    int worst_max = 0, si, li, qi, hw = 0, hybrid = 0, cases = 0;
+    int worst_max = 0, si, li, qi, hw = 0, hybrid = 0, cases = 0, damaged_refused = 0;
     (void)state;
     if (jf_codec_probe(JF_CODEC_NVJPEG, 0, detail, sizeof detail) != JF_OK) {
         printf("nvJPEG: not tested: %s\n", jf_last_error());
@@ -1642,6 +1642,32 @@ static void test_nvjpeg_decode(void **state)
                     assert_int_equal(jf_picture_decode_frame(nv, bytes, size / 2, "t.jpg", &bad), want);
                     assert_string_equal(jf_last_error(), msg);
                 }
+                if (sizes[si][0] >= 1023) {
+                    /* entropy-coded data damaged mid-scan (no marker bytes
+                     * made): the engine decodes it in silence, so the GPU
+                     * path must refuse it as the CPU decoder does */
+                    jf_picture bad;
+                    unsigned char *hurt = (unsigned char *)malloc(size);
+                    size_t k;
+                    jf_status want, got_st;
+                    char msg[512];
+                    assert_non_null(hurt);
+                    memcpy(hurt, bytes, size);
+                    for (k = 0; k < 64; k++)
+                        hurt[size / 2 + k] = (unsigned char)((k * 73 + 29 + si * 7 + li) % 254);
+                    want = jf_picture_decode(hurt, size, "t.jpg", &bad);
+                    snprintf(msg, sizeof msg, "%s", jf_last_error());
+                    if (want == JF_OK)
+                        jf_picture_free(&bad);
+                    got_st = jf_picture_decode_frame(nv, hurt, size, "t.jpg", &bad);
+                    assert_int_equal(got_st, want);
+                    if (want != JF_OK)
+                        assert_string_equal(jf_last_error(), msg);
+                    else
+                        jf_picture_free(&bad);
+                    damaged_refused += want != JF_OK;
+                    free(hurt);
+                }
                 jf_picture_free(&cpu);
                 jf_image_free(&got);
                 jf_image_free(&src);
@@ -1649,8 +1675,10 @@ static void test_nvjpeg_decode(void **state)
             }
     printf("nvJPEG: %d cases (%d hardware, %d hybrid): worst PSNR %.2f dB, worst mean %.4f, "
            "largest difference %d levels\n", cases, hw, hybrid, worst_psnr, worst_mean, worst_max);
+    printf("nvJPEG: %d damaged files refused as on the CPU\n", damaged_refused);
     if (strstr(detail, "hardware"))
         assert_true(hw > 0);
+    assert_true(damaged_refused > 0); /* the damage is of a kind the CPU decoder refuses */
     assert_true(worst_psnr >= NVJPEG_MIN_PSNR);
     assert_true(worst_mean <= NVJPEG_MAX_MEAN);
     {
