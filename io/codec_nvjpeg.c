@@ -310,14 +310,20 @@ static int encode_image(jf_context *ctx, nvj_handle h, nvj_enc_state es, nvj_enc
     return s;
 }
 
+/* An encoder state and parameters on handle `h` (NULL: none); 1 made. */
+static int make_encoder(nvj_handle h, nvj_enc_state *state, nvj_enc_params *params, void *stream)
+{
+    return h && nv.enc_state_create(h, state, stream) == 0 &&
+           nv.enc_params_create(h, params, stream) == 0;
+}
+
 /* Encode a batch of requests, one after another, with the service's encoder. */
 static void service_encode(nvj_service *s, nvj_request **batch, int n)
 {
     void *stream = jf_context_stream(s->enc_ctx);
     int i;
     if (!s->enc_state && !s->enc_failed &&
-        (!service_coder(s) || nv.enc_state_create(s->coder, &s->enc_state, stream) != 0 ||
-         nv.enc_params_create(s->coder, &s->enc_params, stream) != 0))
+        !make_encoder(service_coder(s), &s->enc_state, &s->enc_params, stream))
         s->enc_failed = 1;
     for (i = 0; i < n; i++) {
         nvj_request *r = batch[i];
@@ -744,9 +750,8 @@ static jf_status encode_bits(jf_context *ctx, nvj_ctx *c, nvj_request *r)
         prev = jf_gpu_enter(ctx, &st);
         if (st != JF_OK)
             return st;
-        if (!c->enc_state && (!own_handle(c) ||
-                              nv.enc_state_create(c->hybrid, &c->enc_state, stream) != 0 ||
-                              nv.enc_params_create(c->hybrid, &c->enc_params, stream) != 0))
+        if (!c->enc_state && !c->enc_failed &&
+            !make_encoder(own_handle(c) ? c->hybrid : NULL, &c->enc_state, &c->enc_params, stream))
             c->enc_failed = 1;
         r->error = JF_OK;
         r->status = c->enc_failed ? 9 : encode_image(ctx, c->hybrid, c->enc_state, c->enc_params,
