@@ -1575,6 +1575,24 @@ static void decode_both(jf_context *nv, const unsigned char *bytes, size_t size,
     jf_picture_free(&g);
 }
 
+/* Decode on `nv`'s path and on the CPU: the same status and, for a
+ * refusal, the CPU decoder's message word for word.  Returns the status. */
+static jf_status decode_frame_as_cpu(jf_context *nv, const unsigned char *bytes, size_t size)
+{
+    jf_picture cpu, gpu;
+    char msg[512];
+    jf_status want = jf_picture_decode(bytes, size, "t.jpg", &cpu);
+    snprintf(msg, sizeof msg, "%s", jf_last_error());
+    if (want == JF_OK)
+        jf_picture_free(&cpu);
+    assert_int_equal(jf_picture_decode_frame(nv, bytes, size, "t.jpg", &gpu), want);
+    if (want != JF_OK)
+        assert_string_equal(jf_last_error(), msg);
+    else
+        jf_picture_free(&gpu);
+    return want;
+}
+
 static void test_nvjpeg_decode(void **state)
 {
     static const int sizes[][2] = {{1, 1}, {7, 5}, {33, 17}, {1023, 577}, {1920, 1080}};
@@ -1632,40 +1650,19 @@ static void test_nvjpeg_decode(void **state)
                 hw += engine == 1;
                 hybrid += engine == 2;
                 cases++;
-                {
-                    /* cut short: the CPU decoder's refusal, word for word */
-                    jf_picture bad;
-                    jf_status want = jf_picture_decode(bytes, size / 2, "t.jpg", &bad);
-                    char msg[512];
-                    snprintf(msg, sizeof msg, "%s", jf_last_error());
-                    assert_int_not_equal(want, JF_OK);
-                    assert_int_equal(jf_picture_decode_frame(nv, bytes, size / 2, "t.jpg", &bad), want);
-                    assert_string_equal(jf_last_error(), msg);
-                }
+                /* cut short: the CPU decoder's refusal, word for word */
+                assert_int_not_equal(decode_frame_as_cpu(nv, bytes, size / 2), JF_OK);
                 if (sizes[si][0] >= 1023) {
                     /* entropy-coded data damaged mid-scan (no marker bytes
                      * made): the engine decodes it in silence, so the GPU
                      * path must refuse it as the CPU decoder does */
-                    jf_picture bad;
                     unsigned char *hurt = (unsigned char *)malloc(size);
                     size_t k;
-                    jf_status want, got_st;
-                    char msg[512];
                     assert_non_null(hurt);
                     memcpy(hurt, bytes, size);
                     for (k = 0; k < 64; k++)
                         hurt[size / 2 + k] = (unsigned char)((k * 73 + 29 + si * 7 + li) % 254);
-                    want = jf_picture_decode(hurt, size, "t.jpg", &bad);
-                    snprintf(msg, sizeof msg, "%s", jf_last_error());
-                    if (want == JF_OK)
-                        jf_picture_free(&bad);
-                    got_st = jf_picture_decode_frame(nv, hurt, size, "t.jpg", &bad);
-                    assert_int_equal(got_st, want);
-                    if (want != JF_OK)
-                        assert_string_equal(jf_last_error(), msg);
-                    else
-                        jf_picture_free(&bad);
-                    damaged_refused += want != JF_OK;
+                    damaged_refused += decode_frame_as_cpu(nv, hurt, size) != JF_OK;
                     free(hurt);
                 }
                 jf_picture_free(&cpu);
