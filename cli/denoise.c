@@ -141,7 +141,9 @@ static int check_codec(const cli_settings *s)
         fprintf(stderr, "jetfilter denoise: --codec nvjpeg needs the CUDA backend (not --backend cpu)\n");
         return JF_EXIT_USAGE;
     }
-    if (jf_codec_probe(JF_CODEC_NVJPEG, s->device, detail, sizeof detail) != JF_OK) {
+    /* the words only with -v: asking nvJPEG for the engines takes time */
+    if (jf_codec_probe(JF_CODEC_NVJPEG, s->device, s->verbose ? detail : NULL,
+                       sizeof detail) != JF_OK) {
         cli_log("jetfilter denoise: --codec nvjpeg: %s", jf_last_error());
         return JF_EXIT_FAILED;
     }

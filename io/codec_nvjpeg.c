@@ -176,8 +176,12 @@ static const char *status_name(int s)
  * for it, and wakes the jobs.  Nobody waits for a batch to fill: a batch is
  * what arrived while the previous one ran. */
 #define NVJ_MAX_BATCH 32
-/* AUTO: files that may wait for the engine before a job decodes on its CPU */
-#define NVJ_AUTO_WAITING 2
+/* AUTO: files that may wait for the engine before a job decodes on its CPU.
+ * Two batches: the engine path costs a core less than the CPU's decode
+ * (the damaged-data check is cheaper than decoding), so the CPU takes a
+ * file only when the engine is far behind (RESULTS.md, "start-up": waiting
+ * at 2 decoded 40% of a 16-job batch on the CPU, and ran slower) */
+#define NVJ_AUTO_WAITING (2 * NVJ_MAX_BATCH)
 #define NVJ_MAX_DEVICES 64
 
 /* A file to decode, or (format NVJ_ENCODE) an image to encode. */
@@ -197,8 +201,16 @@ typedef struct nvj_request {
     struct nvj_request *next;
 } nvj_request;
 
+/* The engine of a device's service: made on the decoder's thread, so that
+ * jobs read and check their first files (or, AUTO, decode them on the CPU)
+ * while nvJPEG starts it (RESULTS.md, "start-up": about 0.3 s for the
+ * handle and 0.15-0.4 s for the first decoder state). */
+enum { NVJ_ENGINE_STARTING, NVJ_ENGINE_READY, NVJ_ENGINE_NONE };
+
 typedef struct nvj_service {
     int users, stop, running, closing;
+    int kept;             /* one of the users is a probe's, for the next context */
+    int engine;           /* NVJ_ENGINE_*: whether the hardware decoder runs */
     int waiting;          /* decodes queued, not yet taken into a batch */
     pthread_t thread;     /* the decoder's */
     pthread_cond_t work, done;
@@ -228,7 +240,6 @@ typedef struct nvj_service {
      * over a second before 16 jobs' batches had every size */
     nvj_state states[2];
     int state_failed[2];
-    unsigned engines, cores;
 } nvj_service;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -382,10 +393,42 @@ static void service_loop(nvj_service *s, int encodes)
     pthread_mutex_unlock(&g_lock);
 }
 
+/* The decoder's thread: makes the hardware decoder and its state for RGB
+ * output (the usual one), says whether it has an engine, then batches. */
 static void *decoder_main(void *arg)
 {
-    service_loop((nvj_service *)arg, 0);
+    nvj_service *s = (nvj_service *)arg;
+    jf_status st;
+    int ok, prev = jf_gpu_enter(s->ctx, &st);
+    (void)prev; /* this thread stays on the device */
+    ok = st == JF_OK &&
+         nv.create_ex(NVJ_BACKEND_HARDWARE, NULL, NULL, NVJ_FLAGS_BITSTREAM_STRICT, &s->hw) == 0;
+    if (!ok)
+        s->hw = NULL;
+    else if (nv.state_create(s->hw, &s->states[1]) != 0)
+        s->states[1] = NULL, s->state_failed[1] = 1;
+    pthread_mutex_lock(&g_lock);
+    s->engine = ok ? NVJ_ENGINE_READY : NVJ_ENGINE_NONE;
+    pthread_cond_broadcast(&s->done);
+    pthread_mutex_unlock(&g_lock);
+    if (ok)
+        service_loop(s, 0);
     return NULL;
+}
+
+/* The device's hardware decoder: NVJ_ENGINE_*; with `wait`, once it has
+ * started or failed to. */
+static int service_engine(nvj_service *s, int wait)
+{
+    int engine;
+    if (!s)
+        return NVJ_ENGINE_NONE;
+    pthread_mutex_lock(&g_lock);
+    while (wait && s->engine == NVJ_ENGINE_STARTING)
+        pthread_cond_wait(&s->done, &g_lock);
+    engine = s->engine;
+    pthread_mutex_unlock(&g_lock);
+    return engine;
 }
 
 static void *encoder_main(void *arg)
@@ -428,41 +471,37 @@ static void service_close(nvj_service *s)
     pthread_cond_broadcast(&g_closed);
 }
 
-/* The device's service, started by its first user (g_lock held).  A device
- * without a hardware decoder gets a service with hw NULL and no thread. */
+/* The device's service, started by its first user (g_lock held): its
+ * threads start at once, the decoder's making the engine (engine
+ * NVJ_ENGINE_STARTING until it has, NONE where the device has none). */
 static nvj_service *service_open(int device)
 {
     jf_context_options o = jf_context_defaults();
     nvj_service *s;
-    jf_status st;
-    int prev;
     if (device < 0 || device >= NVJ_MAX_DEVICES)
         return NULL;
     s = &g_services[device];
     while (s->closing)
         pthread_cond_wait(&g_closed, &g_lock);
+    if (s->kept) { /* a probe's reference: this context takes it over */
+        s->kept = 0;
+        return s;
+    }
     if (s->users++ > 0)
         return s;
     pthread_cond_init(&s->work, NULL);
     pthread_cond_init(&s->done, NULL);
     o.backend = JF_BACKEND_CUDA;
     o.device = device;
+    s->engine = NVJ_ENGINE_NONE;
     if (jf_context_create(&o, &s->ctx) != JF_OK)
         return s; /* no engine: the hybrid decoder */
-    prev = jf_gpu_enter(s->ctx, &st);
-    if (st == JF_OK &&
-        nv.create_ex(NVJ_BACKEND_HARDWARE, NULL, NULL, NVJ_FLAGS_BITSTREAM_STRICT, &s->hw) == 0) {
-        if (nv.hw_info)
-            nv.hw_info(s->hw, &s->engines, &s->cores);
-        s->running = pthread_create(&s->thread, NULL, decoder_main, s) == 0;
-        s->enc_running = s->running && jf_context_create(&o, &s->enc_ctx) == JF_OK &&
-                         pthread_create(&s->enc_thread, NULL, encoder_main, s) == 0;
-    }
-    jf_gpu_leave(prev);
-    if (!s->running && s->hw) { /* no thread: no engine either */
-        nv.destroy(s->hw);
-        s->hw = NULL;
-    }
+    s->engine = NVJ_ENGINE_STARTING;
+    s->running = pthread_create(&s->thread, NULL, decoder_main, s) == 0;
+    if (!s->running)
+        s->engine = NVJ_ENGINE_NONE;
+    s->enc_running = s->running && jf_context_create(&o, &s->enc_ctx) == JF_OK &&
+                     pthread_create(&s->enc_thread, NULL, encoder_main, s) == 0;
     return s;
 }
 
@@ -578,8 +617,9 @@ int jf_nvjpeg_wanted(jf_context *ctx)
     if (!(c = ctx_state(ctx)))
         return 0;
     /* AUTO: only where a hardware engine can take work off the CPU (the
-     * hybrid decoder keeps Huffman decoding on the CPU) */
-    return ctx->codec == JF_CODEC_NVJPEG || (c->service && c->service->hw);
+     * hybrid decoder keeps Huffman decoding on the CPU); while it starts,
+     * the file is asked for and goes to the CPU */
+    return ctx->codec == JF_CODEC_NVJPEG || (c->service && c->service->engine != NVJ_ENGINE_NONE);
 }
 
 /* The device's default-backend handle and this context's decoder state,
@@ -629,8 +669,16 @@ static jf_status decode_on_device(jf_context *ctx, nvj_ctx *c, const unsigned ch
                                   const nvj_image *dst, int *engine)
 {
     jf_status st;
-    int s;
-    if (c->service && c->service->hw && engine_takes(c, bytes, size)) {
+    int s, state = service_engine(c->service, 0);
+    if (state == NVJ_ENGINE_STARTING) {
+        if (ctx->codec == JF_CODEC_AUTO)
+            return JF_ERR_UNSUPPORTED; /* the CPU decodes while the engine starts */
+        if (check && (st = jf_jpeg_check_entropy(bytes, size)) != JF_OK)
+            return st; /* checked meanwhile; damaged: the CPU decoder's message */
+        check = 0;
+        state = service_engine(c->service, 1);
+    }
+    if (state == NVJ_ENGINE_READY && engine_takes(c, bytes, size)) {
         /* AUTO shares the work: the engine takes files while few wait for
          * it, the job's CPU decodes the rest; NVJPEG sends everything to the
          * engine */
@@ -819,6 +867,8 @@ jf_status jf_codec_probe(jf_codec codec, int device, char *detail, size_t detail
     jf_context *ctx = NULL;
     nvj_ctx *c;
     jf_status st;
+    unsigned engines = 0, cores = 0;
+    int engine;
     if (detail && detail_size)
         detail[0] = '\0';
     if ((unsigned)codec >= JF_CODEC_COUNT)
@@ -838,17 +888,39 @@ jf_status jf_codec_probe(jf_codec codec, int device, char *detail, size_t detail
     if ((st = jf_context_create(&o, &ctx)) != JF_OK)
         return codec == JF_CODEC_AUTO ? JF_OK : st;
     c = ctx_state(ctx);
+    /* whether the device has an engine is known once it has started: waited
+     * for only when the words are asked for */
+    engine = c ? service_engine(c->service, detail && detail_size) : NVJ_ENGINE_NONE;
     if (!c)
         st = JF_ERR_UNSUPPORTED; /* the reason is recorded */
     else if (detail && detail_size)
         snprintf(detail, detail_size, "nvJPEG %d.%d.%d (%s), %s", nv.version[0], nv.version[1],
-                 nv.version[2], nv.name, c->service && c->service->hw ? "hardware decoder"
+                 nv.version[2], nv.name, engine == NVJ_ENGINE_READY ? "hardware decoder"
                  : "hybrid decoder (no hardware JPEG engine on this device)");
-    if (c && c->service && c->service->hw && detail && detail_size && c->service->engines) {
+    /* asked only for the words: the question takes about a quarter of a
+     * second of nvJPEG's (RESULTS.md, "start-up") */
+    if (engine == NVJ_ENGINE_READY && detail && detail_size && nv.hw_info) {
+        jf_status entered;
+        int prev = jf_gpu_enter(ctx, &entered);
+        if (entered == JF_OK && nv.hw_info(c->service->hw, &engines, &cores) != 0)
+            engines = 0;
+        jf_gpu_leave(prev);
+    }
+    if (engines) {
         size_t n = strlen(detail);
-        snprintf(detail + n, detail_size - n, ": %u engine%s x %u core%s", c->service->engines,
-                 c->service->engines == 1 ? "" : "s", c->service->cores,
-                 c->service->cores == 1 ? "" : "s");
+        snprintf(detail + n, detail_size - n, ": %u engine%s x %u core%s", engines,
+                 engines == 1 ? "" : "s", cores, cores == 1 ? "" : "s");
+    }
+    /* the service stays for the next context on the device, which a probe
+     * usually precedes (starting an engine costs about half a second), and
+     * closes with that context */
+    if (engine != NVJ_ENGINE_NONE) {
+        pthread_mutex_lock(&g_lock);
+        if (!c->service->kept) {
+            c->service->kept = 1;
+            c->service->users++;
+        }
+        pthread_mutex_unlock(&g_lock);
     }
     jf_context_destroy(ctx);
     return codec == JF_CODEC_AUTO ? JF_OK : st;

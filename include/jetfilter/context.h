@@ -119,7 +119,11 @@ JF_API int jf_gpu_jpeg_check(void);
 /** Can `codec` be used on CUDA device `device`?  JF_OK, else
  *  JF_ERR_UNSUPPORTED with the reason in jf_last_error() ("libnvjpeg.so.13
  *  not found", "built without CUDA").  `detail` (may be NULL) receives a
- *  line such as "nvJPEG 13.0.1, hardware decoder (1 engine x 7 cores)". */
+ *  line such as "nvJPEG 13.0.1 (libnvjpeg.so.13), hardware decoder: 7 engines
+ *  x 1 core" (asking for the engines takes nvJPEG a while: pass NULL when
+ *  the words are not wanted).  A device's JPEG engine that the probe
+ *  started stays for the next context made on that device, and closes
+ *  with it. */
 JF_API jf_status jf_codec_probe(jf_codec codec, int device, char *detail, size_t detail_size);
 
 typedef struct jf_context_options {
