@@ -973,14 +973,15 @@ static void scan_span(const unsigned char *b, size_t n, size_t *start, size_t *e
 
 /* What the GPU's JPEG path is held to (jf_jpeg_check_entropy): every damaged
  * file the CPU decoder refuses, it refuses with the same message; clean
- * files pass.  Damage of three kinds: randomised bytes (no marker made),
- * two blocks of the scan swapped, a restart interval cut out. */
+ * files pass.  Damage of four kinds: randomised bytes (no marker made),
+ * two blocks of the scan swapped, a restart interval cut out, bytes after
+ * the last one (read only when the decoder goes on to the end marker). */
 static void test_entropy_check_as_strict_as_the_cpu(void **state)
 {
     jf_picture photo;
     membuf clean, bad;
     size_t start = 0, end = 0, i;
-    int kind, trial, refused[3] = {0, 0, 0};
+    int kind, trial, refused[4] = {0, 0, 0, 0};
     uint64_t rng = 12345;
     (void)state;
     assert_int_equal(jf_picture_read(t_source_path("samples/images/rocket.jpg"), &photo), JF_OK);
@@ -1002,8 +1003,8 @@ static void test_entropy_check_as_strict_as_the_cpu(void **state)
     }
     scan_span(clean.data, clean.size, &start, &end);
     assert_true(start > 0 && end > start + 4096);
-    bad.data = (unsigned char *)malloc(clean.size);
-    for (kind = 0; kind < 3; kind++)
+    bad.data = (unsigned char *)malloc(clean.size + 64);
+    for (kind = 0; kind < 4; kind++)
         for (trial = 0; trial < 8; trial++) {
             jf_picture cpu;
             jf_status a, b;
@@ -1021,6 +1022,12 @@ static void test_entropy_check_as_strict_as_the_cpu(void **state)
                 memcpy(tmp, bad.data + a0, 512);
                 memcpy(bad.data + a0, bad.data + b0, 512);
                 memcpy(bad.data + b0, tmp, 512);
+            } else if (kind == 3) { /* 5 + 3 x trial bytes before the end marker */
+                const size_t extra = 5 + 3 * (size_t)trial;
+                memmove(bad.data + end + extra, bad.data + end, clean.size - end);
+                for (i = 0; i < extra; i++)
+                    bad.data[end + i] = (unsigned char)(1 + t_rand(&rng) % 254);
+                bad.size += extra;
             } else { /* restart interval number `trial` + 1 cut out */
                 size_t r0 = 0, r1 = 0;
                 int seen = 0;
@@ -1049,11 +1056,11 @@ static void test_entropy_check_as_strict_as_the_cpu(void **state)
                 assert_int_equal(b, JF_OK); /* what the CPU takes, the check takes */
             }
         }
-    print_message("refused by both: %d of 8 randomised, %d of 8 swapped, %d of 8 cut\n", refused[0],
-                  refused[1], refused[2]);
+    print_message("refused by both: %d of 8 randomised, %d of 8 swapped, %d of 8 cut, %d of 8 "
+                  "with bytes after the scan\n", refused[0], refused[1], refused[2], refused[3]);
     /* random bytes inside a restart interval often decode without a warning
      * (libjpeg resynchronises at the next marker): as strict as the CPU, no more */
-    assert_true(refused[0] >= 3 && refused[1] >= 6 && refused[2] == 8);
+    assert_true(refused[0] >= 3 && refused[1] >= 6 && refused[2] == 8 && refused[3] == 8);
     free(bad.data);
     free(clean.data);
     jf_picture_free(&photo);
