@@ -36,7 +36,7 @@ def main():
     import torch
     from nvidia import nvimgcodec
 
-    names = sorted(os.path.join(d, f) for d, _, fs in os.walk(a.inputs) for f in fs
+    names = sorted(os.path.join(d, f) for d, _, fs in os.walk(a.inputs, followlinks=True) for f in fs
                    if f.lower().endswith((".jpg", ".jpeg")))
     if not names:
         sys.exit("no JPEGs under %s" % a.inputs)
