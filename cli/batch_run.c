@@ -145,20 +145,32 @@ jf_status cli_read_input(jf_batch_item *it, jf_picture *pic, jf_context *ctx)
 }
 
 
-/* --codec auto: the GPU's JPEG codecs take part only while the jobs are
- * few for the cores and the batch is long enough to pay for starting them.
- * Measured on an H100 machine with 16 cores (benchmarks/RESULTS.md,
- * "nvJPEG"): 3.3x and 2.1x the CPU codecs at -j 1 and 2 over 400 files,
- * 1.1x at -j 4 (and 0.4x over 100 files: about 1 s goes to starting the
- * engine's decoder and the encoders), slower from -j 8, where the cores
- * alone do more than the engine's path, which stops near 110-150 1080p
- * images/s. */
-static jf_codec cli_codec(const cli_settings *s, int files)
+/* --codec auto: the GPU's JPEG codecs take part where the cost model
+ * (pipeline/codec_choice.h) predicts the batch done sooner with them;
+ * the JPEGs are counted by name, their sizes read from the file system. */
+static int format_of_name(const char *path);
+
+static jf_codec cli_codec(const cli_settings *s, const jf_batch *b, cli_run *run)
 {
-    int cores = s->threads ? s->threads : jf_cpu_count();
-    if (s->codec == JF_CODEC_AUTO && (s->jobs * 8 > (cores > 8 ? cores : 8) || files < 50))
-        return JF_CODEC_CPU;
-    return (jf_codec)s->codec;
+    jf_codec_costs m = jf_codec_costs_measured();
+    const int cores = s->threads ? s->threads : jf_cpu_count();
+    double bytes = 0;
+    int i, files = 0;
+    struct stat st;
+    if (s->codec != JF_CODEC_AUTO)
+        return (jf_codec)s->codec;
+    for (i = 0; i < b->count; i++) {
+        const jf_batch_item *it = &b->items[i];
+        if (it->status == JF_OK && !it->from_stdin && format_of_name(it->input) == OUT_JPEG &&
+            stat(it->input, &st) == 0) {
+            files++;
+            bytes += (double)st.st_size;
+        }
+    }
+    jf_codec_choose(&m, files, bytes / 1048576.0, s->jobs, cores, !s->trust_input,
+                    &run->codec_choice);
+    run->codec_chosen = 1;
+    return run->codec_choice.gpu ? JF_CODEC_AUTO : JF_CODEC_CPU;
 }
 
 /* What one file takes at its peak, measured path by path (8000x6000 and
@@ -372,13 +384,11 @@ int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
         jf_batch_free(&b);
         return st == JF_ERR_ARG ? JF_EXIT_USAGE : JF_EXIT_FAILED;
     }
-    if (run->device_input_ok) {
-        b.opt.context.codec = cli_codec(s, b.count);
-        if (!cli_quiet && s->verbose && s->codec == JF_CODEC_AUTO && jf_built_with_cuda())
-            cli_log("jetfilter %s: JPEG codecs: %s", run->verb, b.opt.context.codec == JF_CODEC_AUTO
-                    ? "the GPU's (nvJPEG) while its engine is free, else the CPU's"
-                    : "the CPU's (--codec auto: the GPU's only with -j at most an eighth of the "
-                      "cores and 50 files or more)");
+    if (run->device_input_ok && !(s->backend && strcmp(s->backend, "cpu") == 0) &&
+        jf_device_count() > 0) {
+        b.opt.context.codec = cli_codec(s, &b, run);
+        if (!cli_quiet && s->verbose && run->codec_chosen)
+            cli_log("jetfilter %s: JPEG codecs: %s", run->verb, run->codec_choice.reason);
     }
     if (!cli_quiet && s->verbose)
         cli_log("jetfilter %s: %d file%s%s%s", run->verb, b.count, b.count == 1 ? "" : "s",

@@ -5,6 +5,7 @@
 
 #include "jetfilter.h"
 #include "filters/ops.h"
+#include "pipeline/codec_choice.h"
 
 #include <stdio.h>
 
@@ -189,6 +190,8 @@ typedef struct cli_run {
     const char *verb;     /* "denoise", "noise" */
     jf_op_plan plan;      /* the operation, resolved once */
     int device_input_ok;  /* the work takes a decoded image in device memory (nvJPEG) */
+    int codec_chosen;     /* --codec auto decided by the cost model: */
+    jf_codec_choice codec_choice; /* what it predicted, for -v and --json */
 } cli_run;
 
 /* Batch callbacks and the end of a batch (report.c): a line per file with

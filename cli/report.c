@@ -389,6 +389,15 @@ static int write_report(const jf_batch *b, const cli_run *run, double secs, cons
     if (run->plan.op)
         json_str(&j, "operation", run->plan.describe);
     json_settings(&j, run);
+    if (run->codec_chosen) { /* --codec auto's decision and what it rested on */
+        const jf_codec_choice *c = &run->codec_choice;
+        json_open(&j, "codecs", '{');
+        json_str(&j, "chosen", c->gpu ? "gpu" : "cpu");
+        json_num(&j, "predicted_cpu_s", c->cpu_s);
+        json_num(&j, "predicted_gpu_s", c->gpu_s);
+        json_str(&j, "reason", c->reason);
+        json_close(&j, '}');
+    }
     json_shard(&j, b);
     json_open(&j, "files", '[');
     for (i = 0; i < b->count; i++)

@@ -8,6 +8,7 @@
 #include "common.h"
 #include "io/io.h"
 #include "pipeline/batch.h"
+#include "pipeline/codec_choice.h"
 #include "pipeline/latency.h"
 
 #include <errno.h>
@@ -247,6 +248,66 @@ static void test_latency_histogram(void **state)
     assert_true(h.max_ms == 1e12);
 }
 
+/* --codec auto's cost model on made-up figures: a handful of files stays on
+ * the CPU, a long batch goes to the GPU, the turn comes where the start-up
+ * is paid back, the engine's ceiling and the check count, jobs beyond the
+ * cores do not, and the figures in use name a section RESULTS.md has. */
+static void test_codec_choice(void **state)
+{
+    const jf_codec_costs fake = {"made up", 40.0, 20.0, 5.0, 1000.0, 1.0};
+    jf_codec_costs slow_engine = fake, m = jf_codec_costs_measured();
+    jf_codec_choice c, d;
+    char *results;
+    size_t n;
+    (void)state;
+    jf_codec_choose(&fake, 5, 5.0, 16, 16, 1, &c); /* 5 files of 1 MB */
+    assert_int_equal(c.gpu, 0);
+    assert_true(fabs(c.cpu_s - 5 * 40.0 / 16 / 1e3) < 1e-9);
+    assert_true(fabs(c.gpu_s - (1.0 + 5 * 20.0 / 16 / 1e3)) < 1e-9);
+    assert_non_null(strstr(c.reason, "the CPU's: predicted 0.01 s against 1.01 s"));
+    assert_non_null(strstr(c.reason, "5 JPEGs, 5 MB, 16 jobs; made up"));
+    jf_codec_choose(&fake, 2000, 2000.0, 16, 16, 1, &c);
+    assert_int_equal(c.gpu, 1);
+    assert_true(fabs(c.cpu_s - 5.0) < 1e-9 && fabs(c.gpu_s - 3.5) < 1e-9);
+    assert_non_null(strstr(c.reason, "the GPU's: predicted 3.50 s against 5.00 s for the CPU's"));
+    /* paid back at 1.0 s = N x (40 - 20) / 16 ms: N = 800 */
+    jf_codec_choose(&fake, 790, 790.0, 16, 16, 1, &c);
+    assert_int_equal(c.gpu, 0);
+    jf_codec_choose(&fake, 810, 810.0, 16, 16, 1, &c);
+    assert_int_equal(c.gpu, 1);
+    /* trusting the input: the engine's ceiling (0.7 s) instead of the cores' 0.875 s */
+    jf_codec_choose(&fake, 700, 700.0, 16, 16, 1, &c);
+    jf_codec_choose(&fake, 700, 700.0, 16, 16, 0, &d);
+    assert_int_equal(c.gpu, 0);
+    assert_int_equal(d.gpu, 1);
+    assert_true(fabs(d.gpu_s - 1.7) < 1e-9);
+    slow_engine.engine_mb_per_s = 100.0; /* 2000 MB: 20 s on the engine */
+    jf_codec_choose(&slow_engine, 2000, 2000.0, 16, 16, 0, &c);
+    assert_int_equal(c.gpu, 0);
+    assert_true(fabs(c.gpu_s - 21.0) < 1e-9);
+    /* 64 jobs on 16 cores work as 16; 4 jobs pay the start-up back sooner */
+    jf_codec_choose(&fake, 790, 790.0, 64, 16, 1, &c);
+    assert_int_equal(c.gpu, 0);
+    assert_non_null(strstr(c.reason, "16 jobs"));
+    jf_codec_choose(&fake, 300, 300.0, 4, 16, 1, &c);
+    assert_int_equal(c.gpu, 1);
+    jf_codec_choose(&fake, 0, 0.0, 16, 16, 1, &c);
+    assert_int_equal(c.gpu, 0);
+    /* the measured figures: the GPU path costs the cores less a file, and
+     * starting it costs time; they say where they come from */
+    assert_true(m.gpu_core_ms_per_mb < m.cpu_core_ms_per_mb && m.trust_core_ms_per_mb > 0 &&
+                m.trust_core_ms_per_mb < m.gpu_core_ms_per_mb && m.engine_mb_per_s > 0 &&
+                m.gpu_start_s > 0);
+    assert_int_equal(jf_read_file(t_source_path("benchmarks/RESULTS.md"), 1 << 26,
+                                  (unsigned char **)&results, &n), JF_OK);
+    results = (char *)realloc(results, n + 1);
+    assert_non_null(results);
+    results[n] = '\0';
+    assert_non_null(strstr(results, "## --codec auto from measurements"));
+    assert_non_null(strstr(m.source, "--codec auto from measurements"));
+    free(results);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,6 +316,7 @@ int main(void)
         cmocka_unit_test(test_walk_odd_entries),
         cmocka_unit_test(test_walk_depth_limit),
         cmocka_unit_test(test_latency_histogram),
+        cmocka_unit_test(test_codec_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
