@@ -11,10 +11,13 @@
 #include "cli_util.h"
 #include "cli/cli.h"
 
+#include <ctype.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_VIEWS 128
 
@@ -123,6 +126,158 @@ static void test_ranges_are_pinned(void **state)
     free(now);
 }
 
+/* cli_parse of `argv` (a NULL-terminated list) for `cmd`, what it printed on
+ * stderr into `err`; the exit code (the settings in *s, to be freed). */
+static int parse_args(const char *cmd, const char *const *argv, cli_settings *s, char *err,
+                      size_t err_size)
+{
+    const cli_command *c = NULL;
+    char path[] = "/tmp/jf-options-XXXXXX";
+    int i, argc = 0, rc, saved, fd;
+    ssize_t got;
+    for (i = 0; i < cli_command_count; i++)
+        if (strcmp(cli_commands[i].name, cmd) == 0)
+            c = &cli_commands[i];
+    assert_non_null(c);
+    while (argv[argc])
+        argc++;
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    saved = dup(2);
+    dup2(fd, 2);
+    rc = cli_parse(c->bit, c->name, argc, (char **)argv, s);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    got = pread(fd, err, err_size - 1, 0);
+    err[got > 0 ? got : 0] = '\0';
+    close(fd);
+    unlink(path);
+    return rc;
+}
+
+static const cli_option_view *view_named(const cli_option_view *v, int n, const char *name)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        if (strcmp(v[i].name, name) == 0)
+            return &v[i];
+    fail_msg("no option --%s", name);
+    return NULL;
+}
+
+static int has_choice(const cli_option_view *v, const char *name)
+{
+    int i;
+    for (i = 0; v->choices && v->choices[i]; i++)
+        if (strcmp(v->choices[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* What the man page and the completions read (the views) and --help say
+ * the same: every option line of --help is a view, with its letter, help
+ * words, choices and default; letters are letters; commands that run a
+ * filter list the filters, the others do not. */
+static void test_views_are_the_help(void **state)
+{
+    cli_option_view v[MAX_VIEWS];
+    int c, i, n, lines;
+    (void)state;
+    for (c = 0; c < cli_command_count; c++) {
+        const cli_command *cmd = &cli_commands[c];
+        const int filters = strcmp(cmd->name, "denoise") == 0 || strcmp(cmd->name, "stream") == 0 ||
+                            strcmp(cmd->name, "bench") == 0;
+        char *help = NULL, *line;
+        size_t size = 0;
+        FILE *f = open_memstream(&help, &size);
+        assert_non_null(f);
+        cli_help(f, cmd->bit, cmd->name);
+        fclose(f);
+        n = cli_option_views(cmd->bit, v, MAX_VIEWS);
+        assert_true(n > 0 && n < MAX_VIEWS);
+        for (i = 0; i < n; i++) {
+            char flag[96];
+            int k;
+            snprintf(flag, sizeof flag, "--%s %s", v[i].name, v[i].arg ? v[i].arg : "");
+            if (!strstr(help, flag))
+                fail_msg("%s --help lacks %s", cmd->name, flag);
+            assert_non_null(v[i].help);
+            if (!strstr(help, v[i].help))
+                fail_msg("%s --help lacks the words of --%s", cmd->name, v[i].name);
+            if (v[i].letter) {
+                snprintf(flag, sizeof flag, "-%c, --%s ", v[i].letter, v[i].name);
+                assert_true(isalnum((unsigned char)v[i].letter));
+                assert_non_null(strstr(help, flag));
+            }
+            for (k = 0; v[i].choices && v[i].choices[k]; k++)
+                assert_non_null(strstr(help, v[i].choices[k]));
+            if (v[i].def) {
+                snprintf(flag, sizeof flag, "(default %s)", v[i].def);
+                assert_non_null(strstr(help, flag));
+            }
+        }
+        for (lines = 0, line = strchr(help, '\n'); line; line = strchr(line + 1, '\n'))
+            if (strncmp(line + 1, "  -", 3) == 0 || strncmp(line + 1, "      --", 8) == 0)
+                lines++;
+        if (lines != n)
+            fail_msg("%s --help: %d option lines, %d options", cmd->name, lines, n);
+        assert_int_equal(strstr(help, "filters (--filter NAME):") != NULL, filters);
+        assert_int_equal(strstr(help, "also measured by the bench") != NULL,
+                         strcmp(cmd->name, "bench") == 0);
+        free(help);
+    }
+    n = cli_option_views(CMD_DENOISE, v, MAX_VIEWS);
+    assert_string_equal(view_named(v, n, "border")->def, "replicate");
+    assert_string_equal(view_named(v, n, "variant")->def, "auto");
+    assert_true(has_choice(view_named(v, n, "filter"), "median") &&
+                has_choice(view_named(v, n, "filter"), "gauss") &&
+                !has_choice(view_named(v, n, "filter"), "pad"));
+    assert_true(has_choice(view_named(v, n, "format"), "png") &&
+                !has_choice(view_named(v, n, "format"), "median"));
+    assert_true(view_named(v, n, "output")->path && view_named(v, n, "json")->path &&
+                view_named(v, n, "reference")->path);
+    assert_false(view_named(v, n, "quality")->path || view_named(v, n, "format")->path);
+    n = cli_option_views(CMD_BENCH, v, MAX_VIEWS);
+    assert_true(has_choice(view_named(v, n, "filter"), "pad") &&
+                has_choice(view_named(v, n, "filter"), "median"));
+}
+
+/* A number is the whole value; a 64-bit one keeps its 64 bits, an int its
+ * field; --device says what each command takes. */
+static void test_values_and_their_words(void **state)
+{
+    static const char *const seed[] = {"--seed", "5000000000", "in", NULL};
+    static const char *const ints[] = {"-j", "7", "-q", "55", "--png-level", "3", "in", NULL};
+    static const char *const trailing[] = {"-j", "4x", "in", NULL};
+    static const char *const empty[] = {"-q", "", "in", NULL};
+    static const char *const list[] = {"--device", "x", "in", NULL};
+    static const char *const one[] = {"--device", "x", "in.y4m", NULL};
+    cli_settings s;
+    char err[1024];
+    (void)state;
+    assert_int_equal(parse_args("noise", seed, &s, err, sizeof err), 0);
+    assert_true(s.seed == 5000000000LL);
+    free(s.inputs);
+    assert_int_equal(parse_args("denoise", ints, &s, err, sizeof err), 0);
+    assert_int_equal(s.jobs, 7);
+    assert_int_equal(s.quality, 55);
+    assert_int_equal(s.png_level, 3);
+    free(s.inputs);
+    assert_int_equal(parse_args("denoise", trailing, &s, err, sizeof err), JF_EXIT_USAGE);
+    assert_non_null(strstr(err, "4x"));
+    free(s.inputs);
+    assert_int_equal(parse_args("denoise", empty, &s, err, sizeof err), JF_EXIT_USAGE);
+    free(s.inputs);
+    assert_int_equal(parse_args("denoise", list, &s, err, sizeof err), JF_EXIT_USAGE);
+    assert_non_null(strstr(err, "a list such as 0,2, or all"));
+    free(s.inputs);
+    assert_int_equal(parse_args("stream", one, &s, err, sizeof err), JF_EXIT_USAGE);
+    assert_non_null(strstr(err, "want one index"));
+    free(s.inputs);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--write") == 0) {
@@ -135,6 +290,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ranges_are_kept),
         cmocka_unit_test(test_ranges_are_pinned),
+        cmocka_unit_test(test_views_are_the_help),
+        cmocka_unit_test(test_values_and_their_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
