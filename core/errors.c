@@ -69,7 +69,7 @@ void jf_warning_clear(void) { g_warning[0] = '\0'; }
 void jf_warn(const char *fmt, ...)
 {
     char add[JF_ERROR_MAX];
-    size_t used = strlen(g_warning);
+    size_t used = strlen(g_warning), n;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(add, sizeof add, fmt, ap);
@@ -83,6 +83,7 @@ void jf_warn(const char *fmt, ...)
         used += 2;
     }
     /* truncated at the end of the buffer: warnings are one line */
-    memcpy(g_warning + used, add, strnlen(add, sizeof g_warning - used - 1));
-    g_warning[used + strnlen(add, sizeof g_warning - used - 1)] = '\0';
+    n = strnlen(add, sizeof g_warning - used - 1);
+    memcpy(g_warning + used, add, n);
+    g_warning[used + n] = '\0';
 }

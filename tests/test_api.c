@@ -10,10 +10,14 @@
  * through the wrappers too.
  */
 #include "common.h"
+#include "core/context.h"
+#include "core/errors.h"
+#include "core/stats.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <malloc.h>
 #include <math.h>
 #include <string.h>
 
@@ -548,6 +552,95 @@ static void test_image_contracts(void **state)
     jf_image_free(&narrow);
 }
 
+/* Edges of the core calls: a backend one past the last is an argument
+ * error; a stat without a peak has no percentage; converting to the same
+ * sample type copies; a device image's size is checked before anything
+ * else; a CPU context says it cannot move device memory; warnings fill
+ * their buffer and no more. */
+static void test_core_edges(void **state)
+{
+    jf_context_options o = jf_context_defaults();
+    jf_context *ctx = NULL;
+    jf_stat st;
+    jf_image a = {0}, b = {0}, dev;
+    unsigned char scratch[64];
+    int i, x, y;
+    (void)state;
+    o.backend = JF_BACKEND_COUNT;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_ERR_ARG);
+    assert_null(ctx);
+    memset(&st, 0, sizeof st);
+    st.ms = 1.0;
+    st.bytes_read = 1000000;
+    st.peak_gbps = 0.0;
+    assert_true(jf_stat_gbps(&st) > 0.0);
+    assert_true(jf_stat_percent(&st) == 0.0);
+    st.peak_gbps = 4.0;
+    assert_true(fabs(jf_stat_percent(&st) - 25.0) < 1e-9);
+    for (i = 0; i < 2; i++) { /* u8, then u16: the same samples come back */
+        const jf_sample sample = i ? JF_SAMPLE_U16 : JF_SAMPLE_U8;
+        assert_int_equal(jf_image_alloc_as(&a, 7, 5, 3, sample), JF_OK);
+        for (y = 0; y < 5; y++)
+            for (x = 0; x < 7 * 3 * (i + 1); x++)
+                a.data[(size_t)y * a.stride + x] = (unsigned char)(y * 31 + x * 7 + 1);
+        b.sample = sample;
+        assert_int_equal(jf_image_convert(&a, &b), JF_OK);
+        assert_int_equal(b.sample, sample);
+        for (y = 0; y < 5; y++)
+            assert_memory_equal(a.data + (size_t)y * a.stride, b.data + (size_t)y * b.stride,
+                                (size_t)7 * 3 * (i + 1));
+        jf_image_free(&a);
+        jf_image_free(&b);
+    }
+    ctx = t_cpu_context(1);
+    assert_int_equal(jf_image_alloc_on(ctx, &a, 0, 5, 3, JF_LOC_DEVICE), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "invalid size 0x5"));
+    assert_int_equal(jf_image_alloc_on(ctx, &a, 5, 0, 3, JF_LOC_DEVICE), JF_ERR_ARG);
+    dev = jf_image_wrap_device(scratch, 4, 4, 1, 0, JF_LOC_DEVICE);
+    assert_int_equal(jf_image_alloc(&a, 4, 4, 1), JF_OK);
+    assert_int_equal(jf_image_transfer(ctx, &a, &dev), JF_ERR_NO_DEVICE);
+    assert_non_null(strstr(jf_last_error(), "needs a CUDA context"));
+    jf_image_free(&a);
+    jf_context_destroy(ctx);
+    jf_warning_clear();
+    for (i = 0; i < 200; i++)
+        jf_warn("warning number %d of many, each of them different", i);
+    assert_true(strlen(jf_last_warning()) < 512);
+    assert_non_null(strstr(jf_last_warning(), "warning number 0 of many"));
+    jf_warning_clear();
+}
+
+/* A context gives back every scratch buffer it grew (glibc's count of
+ * mapped memory, where it has mallinfo2); a temporary context is a CPU one
+ * made without a word; the host copy ceiling is measured. */
+static void test_context_resources(void **state)
+{
+    jf_context *ctx = NULL;
+    double gbps = 0.0;
+    int slot;
+    (void)state;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    {
+        const size_t before = mallinfo2().hblkhd;
+        ctx = t_cpu_context(1);
+        for (slot = 0; slot < JF_SCRATCH_COUNT; slot++)
+            assert_non_null(jf_scratch_get(ctx, slot, (size_t)8 << 20));
+        assert_true(mallinfo2().hblkhd >= before + ((size_t)8 << 20) * JF_SCRATCH_COUNT);
+        jf_context_destroy(ctx);
+        assert_true(mallinfo2().hblkhd < before + ((size_t)8 << 20));
+    }
+#else
+    (void)slot;
+#endif
+    assert_int_equal(jf_context_temporary(&ctx), JF_OK);
+    assert_int_equal(jf_context_backend(ctx), JF_BACKEND_CPU);
+    assert_string_equal(jf_context_note(ctx), "");
+    assert_int_equal(jf_measure_copy_gbps(ctx, (size_t)1 << 20, 3, &gbps), JF_OK);
+    assert_true(gbps > 0.0);
+    assert_int_equal(jf_measure_copy_gbps(ctx, 0, 3, &gbps), JF_ERR_ARG);
+    jf_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -561,6 +654,8 @@ int main(void)
         cmocka_unit_test(test_context_codec),
         cmocka_unit_test(test_sample_type),
         cmocka_unit_test(test_image_contracts),
+        cmocka_unit_test(test_core_edges),
+        cmocka_unit_test(test_context_resources),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

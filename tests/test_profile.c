@@ -103,6 +103,15 @@ static void test_round_trip(void **state)
     }
     jf_profile_free(&q);
     free(text);
+    /* nvpmodel's modes are numbers: a one-character mode is kept, none is "none" */
+    snprintf(p.power_mode, sizeof p.power_mode, "0");
+    text = write_to_text(&p);
+    assert_non_null(strstr(text, "power_mode 0\n"));
+    free(text);
+    p.power_mode[0] = '\0';
+    text = write_to_text(&p);
+    assert_non_null(strstr(text, "power_mode none\n"));
+    free(text);
     jf_profile_free(&p);
 }
 
@@ -134,6 +143,8 @@ static void test_damaged_files(void **state)
             "median 1 640x480 4 fast 0x0 0.1",          /* even k */
             "median 1 640x480 257 fast 0x0 0.1",        /* k past any operation */
             "median 1 640x480 3 cpu 0x0 0.1",           /* not a GPU variant */
+            "median 1 640x480 3 auto 0x0 0.1",          /* a choice is a variant, not auto */
+            "median 1 640x480 3 fastest 0x0 0.1",       /* no such variant */
             "median 1 640x480 3 fast 64x32 0.1",        /* 2048 threads */
             "median 1 640x480 3 fast 65536x65536 0.1",  /* overflows W x H in int */
             "median 1 640x480 3 fast 0x512 0.1",
