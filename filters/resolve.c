@@ -105,7 +105,6 @@ static const jf_variant_row *first_row(const jf_family *f, jf_variant v, const j
                                        const jf_shape *s, int k, char *why, size_t n)
 {
     int i, best = -1;
-    why[0] = '\0';
     for (i = 0; i < f->row_count; i++) {
         const jf_variant_row *row = &f->rows[i];
         char w[160];

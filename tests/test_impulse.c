@@ -259,6 +259,50 @@ static void test_impulse_threads_do_not_change_results(void **state)
     jf_context_destroy(many);
 }
 
+/* Edges the random images miss: halves of black and white have lone
+ * extremes only where they meet (the row below the last is not read), an
+ * image of five channels is refused, and the record of a run counts the
+ * padded source read and the output written. */
+static void test_impulse_edges(void **state)
+{
+    enum { W = 8, H = 6 };
+    unsigned char bytes[(H + 1) * W];
+    jf_image flat, five, src, dst = {0};
+    jf_context_options co = t_context_opts(JF_BACKEND_CPU, 2, JF_MEMORY_AUTO);
+    jf_context *ctx;
+    jf_impulse_options o = jf_impulse_defaults();
+    const jf_stat *st = NULL;
+    size_t i;
+    double v = -1.0;
+    (void)state;
+    co.stats = 16;
+    assert_int_equal(jf_context_create(&co, &ctx), JF_OK);
+    /* black on the left, white on the right: only the two middle columns
+     * are lone extremes, 2 x 6 of 48 samples; the row below is grey */
+    for (i = 0; i < (size_t)(H * W); i++)
+        bytes[i] = i % W < W / 2 ? 0 : 255;
+    memset(bytes + H * W, 128, W);
+    flat = jf_image_wrap(bytes, W, H, 1, W);
+    assert_int_equal(jf_impulse_density(ctx, &flat, &v), JF_OK);
+    assert_true(fabs(v - 0.25) < 1e-12);
+    assert_true(fabs(t_impulse_density_reference(&flat) - 0.25) < 1e-12);
+    five = jf_image_wrap(bytes, 1, 1, 1, 5);
+    five.channels = 5;
+    assert_int_equal(jf_switching_median(ctx, &five, &dst, &o), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "invalid shape 1x1x5"));
+    src = t_random_image(9, 7, 3, 0, 11);
+    assert_int_equal(jf_switching_median(ctx, &src, &dst, &o), JF_OK);
+    for (i = 0; i < jf_stats_count(ctx); i++)
+        if (jf_stats_at(ctx, i)->ksize == o.max_ksize && strcmp(jf_stats_at(ctx, i)->variant, "cpu") == 0)
+            st = jf_stats_at(ctx, i);
+    assert_non_null(st);
+    assert_int_equal(st->bytes_read, (uint64_t)(9 + o.max_ksize - 1) * (7 + o.max_ksize - 1) * 3);
+    assert_int_equal(st->bytes_written, (uint64_t)9 * 7 * 3);
+    jf_image_free(&src);
+    jf_image_free(&dst);
+    jf_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_impulse_density),
         cmocka_unit_test(test_impulse_rejects_bad_options),
         cmocka_unit_test(test_impulse_threads_do_not_change_results),
+        cmocka_unit_test(test_impulse_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

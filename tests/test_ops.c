@@ -7,11 +7,13 @@
  */
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "common.h"
+#include "filters/ops.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* What each operation must say about itself. */
 static const struct {
@@ -215,7 +217,39 @@ static void test_resolved_values(void **state)
     assert_int_equal(jf_plan_create("conv", &p), JF_OK);
     assert_int_equal(jf_plan_prepare(p), JF_ERR_ARG);
     assert_non_null(strstr(jf_last_error(), "weights"));
+    /* ... from a file, whose name is the kernel's value */
+    {
+        char path[] = "/tmp/jf-kernel-XXXXXX";
+        const int fd = mkstemp(path);
+        static const char k3[] = "1 2 1\n2 4 2\n1 2 1\n";
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, k3, sizeof k3 - 1), (int)(sizeof k3 - 1));
+        close(fd);
+        assert_int_equal(jf_plan_set(p, "kernel", path), JF_OK);
+        assert_int_equal(jf_plan_prepare(p), JF_OK);
+        assert_int_equal(jf_plan_value(p, "kernel", v, sizeof v), JF_OK);
+        assert_string_equal(v, path);
+        assert_int_equal(jf_plan_value(p, "ksize", v, sizeof v), JF_OK);
+        assert_string_equal(v, "3");
+        unlink(path);
+    }
     jf_plan_free(p);
+}
+
+/* The names of each kind of operation, as errors and `info` list them. */
+static void test_names_listed(void **state)
+{
+    char names[512];
+    (void)state;
+    jf_op_names(JF_OP_FILTER, names, sizeof names);
+    assert_non_null(strstr(names, "median, "));
+    assert_non_null(strstr(names, "gauss"));
+    assert_null(strstr(names, "pad"));
+    jf_op_names(JF_OP_METRIC, names, sizeof names);
+    assert_non_null(strstr(names, "psnr"));
+    assert_null(strstr(names, "median"));
+    jf_op_names(JF_OP_FILTER, names, 8); /* cut to the buffer, still a string */
+    assert_true(strlen(names) < 8);
 }
 
 /* A plan runs what the operation's own function runs: the same bytes. */
@@ -316,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_ranges_and_variants),
         cmocka_unit_test(test_plan_set_and_errors),
         cmocka_unit_test(test_resolved_values),
+        cmocka_unit_test(test_names_listed),
         cmocka_unit_test(test_run_equals_functions),
         cmocka_unit_test(test_result_size),
     };

@@ -193,9 +193,11 @@ static void test_cpu(void **state)
     req r = {&jf_median_family, NULL, 64, 64, 1, JF_SAMPLE_U8, 0, 5, JF_VARIANT_AUTO, 0, 0, NULL};
     jf_choice c;
     (void)state;
+    memset(&c, 0x5A, sizeof c); /* whatever the caller's choice held goes */
     assert_int_equal(resolve(&r, &c), JF_OK); /* the CPU backend */
     assert_int_equal(c.variant, JF_VARIANT_CPU);
     assert_string_equal(c.reason, "the CPU backend");
+    assert_true(c.block_x == 0 && c.block_y == 0 && c.smem == 0);
     r.asked = JF_VARIANT_FAST; /* a GPU variant without a GPU */
     assert_int_equal(resolve(&r, &c), JF_ERR_ARG);
     assert_non_null(strstr(jf_last_error(), "CUDA backend"));
