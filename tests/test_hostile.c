@@ -9,12 +9,14 @@
  */
 #define _DEFAULT_SOURCE
 #include "common.h"
+#include "io/io.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -79,10 +81,10 @@ static void chunk(buf *b, const char *type, const void *data, size_t n)
     uLong crc = crc32(0, (const Bytef *)type, 4);
     put32(b, (uint32_t)n);
     put(b, type, 4);
-    if (n)
+    if (n && data) { /* crc32(crc, NULL, 0) would return zlib's initial value, not crc */
         put(b, data, n);
-    if (n) /* crc32(crc, NULL, 0) would return zlib's initial value, not crc */
         crc = crc32(crc, (const Bytef *)data, (uInt)n);
+    }
     put32(b, (uint32_t)crc);
 }
 
@@ -631,6 +633,110 @@ static void test_fifos_refused(void **state)
     unlink(path);
 }
 
+/* The structure scan on its own, with small limits: metadata counted to
+ * the byte (exactly the limit passes), text chunks are not inflated even
+ * when their words happen to be a zlib stream, a compressed iTXt is
+ * inflated from after its translated keyword, and image data is allowed
+ * to the documented bound and not a byte more. */
+static void test_png_scan_limits(void **state)
+{
+    jf_limits lim = jf_limits_defaults(), saved = jf_get_limits();
+    jf_png_scan sc;
+    buf b = {0}, z = {0}, c = {0};
+    unsigned char text[100], *idat_bytes;
+    uint64_t row, raw, bound;
+    int i;
+    (void)state;
+    lim.max_chunk_bytes = 100;
+    lim.max_metadata_bytes = 250;
+    assert_int_equal(jf_set_limits(&lim), JF_OK);
+    memset(text, 'x', sizeof text);
+    memcpy(text, "Comment", 8); /* keyword and its NUL */
+    png_start(&b, 16, 16);
+    chunk(&b, "tEXt", text, 100);
+    chunk(&b, "tEXt", text, 100);
+    chunk(&b, "tEXt", text, 50); /* 250: the limit itself */
+    png_end(&b);
+    assert_int_equal(jf_png_prescan(b.d, b.n, &sc), JF_OK);
+    assert_int_equal(sc.metadata_bytes, 250);
+    b.n -= 12; /* one byte more */
+    chunk(&b, "tEXt", text, 1);
+    png_end(&b);
+    assert_int_equal(jf_png_prescan(b.d, b.n, &sc), JF_ERR_LIMIT);
+    assert_non_null(strstr(jf_last_error(), "metadata of more than 251 bytes (inflated) is over "
+                                            "the limit of 250"));
+    /* a tEXt whose words are "x" and then a zlib stream of 1000 bytes; an
+     * iTXt, compressed, language "en", translated keyword "T", of the same */
+    for (i = 0; i < 2; i++) {
+        b.n = c.n = 0;
+        if (i)
+            put(&c, "Comment\0\1\0en\0T\0", 15);
+        else
+            put(&c, "x", 1);
+        deflated(&c, 1000, 'a');
+        png_start(&b, 16, 16);
+        chunk(&b, i ? "iTXt" : "tEXt", c.d, c.n);
+        png_end(&b);
+        assert_int_equal(jf_png_prescan(b.d, b.n, &sc), i ? JF_ERR_LIMIT : JF_OK);
+    }
+    assert_non_null(strstr(jf_last_error(), "iTXt chunk of more than 1015 bytes"));
+    assert_int_equal(jf_set_limits(&saved), JF_OK);
+    /* a 64 x 64 grey image: rows of 65 bytes, 9 bits a byte, 64 KB of overhead */
+    row = 64 + 1;
+    raw = row * 64;
+    bound = raw + raw / 8 + raw / 1000 + 65536;
+    idat_bytes = (unsigned char *)calloc(1, (size_t)bound + 1);
+    assert_non_null(idat_bytes);
+    b.n = 0;
+    png_start(&b, 64, 64);
+    chunk(&b, "IDAT", idat_bytes, (size_t)bound);
+    png_end(&b);
+    assert_int_equal(jf_png_prescan(b.d, b.n, &sc), JF_OK);
+    b.n = 0;
+    png_start(&b, 64, 64);
+    chunk(&b, "IDAT", idat_bytes, (size_t)bound + 1);
+    png_end(&b);
+    assert_int_equal(jf_png_prescan(b.d, b.n, &sc), JF_ERR_LIMIT);
+    assert_non_null(strstr(jf_last_error(), "image data"));
+    /* colour type 1 does not exist: the bound assumes the widest pixel (8
+     * bytes), so the scan passes it on and libpng says what is wrong */
+    b.n = 0;
+    png_start(&b, 16, 16);
+    b.d[25] = 1;
+    chunk(&b, "IDAT", idat_bytes, 67000); /* over a bound for 1 byte a pixel */
+    png_end(&b);
+    assert_int_equal(jf_png_prescan(b.d, b.n, &sc), JF_OK);
+    free(idat_bytes);
+    free(b.d);
+    free(c.d);
+    free(z.d);
+}
+
+/* The scans read nothing past the end of what they are given: the bytes
+ * end where a page the process may not read begins. */
+static void test_scans_stay_in_bounds(void **state)
+{
+    static const unsigned char jpeg[] = {0xFF, 0xD8, 0x00, 0x12, 0x34}; /* junk, to the end */
+    static const unsigned char sos[] = {0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x08, 0x01, 0x01, 0x00,
+                                        0x00, 0x3F, 0x00, 0x12, 0x34, 0x56};
+    const long page = sysconf(_SC_PAGESIZE);
+    unsigned char *map;
+    jf_jpeg_scan js;
+    (void)state;
+    map = (unsigned char *)mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(map != MAP_FAILED);
+    assert_int_equal(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+    memcpy(map + page - sizeof jpeg, jpeg, sizeof jpeg);
+    (void)jf_jpeg_prescan(map + page - sizeof jpeg, sizeof jpeg, &js); /* a crash fails it */
+    map[page - 1] = 0xFF; /* a fill byte last */
+    (void)jf_jpeg_prescan(map + page - sizeof jpeg, sizeof jpeg, &js);
+    /* a scan whose entropy-coded data runs to the end */
+    memcpy(map + page - sizeof sos, sos, sizeof sos);
+    (void)jf_jpeg_prescan(map + page - sizeof sos, sizeof sos, &js);
+    munmap(map, (size_t)page * 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -647,6 +753,8 @@ int main(void)
         cmocka_unit_test(test_jpeg_truncated),
         cmocka_unit_test(test_pixel_limit_exact),
         cmocka_unit_test(test_fifos_refused),
+        cmocka_unit_test(test_png_scan_limits),
+        cmocka_unit_test(test_scans_stay_in_bounds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
