@@ -308,6 +308,63 @@ static void test_codec_choice(void **state)
     free(results);
 }
 
+static int g_device_seen;
+
+static jf_status device_context(const jf_context_options *opt, jf_context **out)
+{
+    g_device_seen = opt->device;
+    return jf_context_create(opt, out);
+}
+
+/* Details of a run: the default memory budget is half the machine's; the
+ * time to read each file is measured; a device list of no devices is no
+ * list (the context's device stands); and an output that is the input
+ * under another name (a hard link) is refused, file by file. */
+static void test_batch_details(void **state)
+{
+    const char *dir = make_tree(3);
+    static const char *inputs[1];
+    static int five[1] = {5};
+    char in[512], link_name[512];
+    jf_batch b;
+    jf_status st;
+    int i;
+    (void)state;
+    assert_true(jf_batch_default_memory() ==
+                (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 2);
+    run_batch(dir, 2, 2, &b, &st);
+    assert_int_equal(st, JF_OK);
+    for (i = 0; i < b.count; i++)
+        assert_true(b.items[i].ms_read > 0.0);
+    jf_batch_free(&b);
+    snprintf(in, sizeof in, "%s/in/f00.png", dir);
+    snprintf(link_name, sizeof link_name, "%s/in/same.png", dir);
+    assert_int_equal(link(in, link_name), 0);
+    inputs[0] = in;
+    memset(&b, 0, sizeof b);
+    b.opt.verb = "test";
+    b.opt.output = link_name;
+    b.opt.single = 1;
+    b.opt.inputs = inputs;
+    b.opt.input_count = 1;
+    b.opt.jobs = 1;
+    b.opt.context = jf_context_defaults();
+    b.opt.context.backend = JF_BACKEND_CPU;
+    b.opt.devices = five;
+    b.opt.device_count = 0;
+    b.make_context = device_context;
+    g_device_seen = -1;
+    assert_int_equal(jf_batch_collect(&b), JF_OK);
+    assert_int_equal(b.count, 1);
+    assert_int_equal(b.items[0].status, JF_ERR_IO);
+    assert_non_null(strstr(b.items[0].message, "refusing to overwrite the input"));
+    assert_int_equal(jf_batch_run(&b, count_work), JF_OK);
+    assert_int_equal(g_device_seen, 0);
+    assert_int_equal(b.failed, 1);
+    jf_batch_free(&b);
+    t_rmtree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_walk_depth_limit),
         cmocka_unit_test(test_latency_histogram),
         cmocka_unit_test(test_codec_choice),
+        cmocka_unit_test(test_batch_details),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

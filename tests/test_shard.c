@@ -73,6 +73,8 @@ static void test_parse(void **state)
             fail_msg("--shard '%s' accepted", bad[i]);
     }
     assert_true(refused("3/3", "below COUNT"));
+    assert_true(refused("3/3", "(e.g. 0/3 .. 2/3)"));
+    assert_true(refused("0/0", "(e.g. 0/4 .. 3/4)")); /* no count to show: an example's */
 }
 
 static void test_auto_from_schedulers(void **state)

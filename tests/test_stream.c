@@ -530,6 +530,35 @@ static void test_cuda_matches_cpu(void **state)
         }
 }
 
+/* A stream made here (no ffmpeg): each frame's own parameters go out with
+ * it, and the report's latency and write time are those of real frames. */
+static void test_frame_params_and_timings(void **state)
+{
+    FILE *f = fopen(path_in("p.y4m"), "wb");
+    unsigned char frame[8 * 6];
+    const char *at;
+    int i, k;
+    (void)state;
+    assert_non_null(f);
+    fprintf(f, "YUV4MPEG2 W8 H6 F25:1 Ip A1:1 Cmono\n");
+    for (i = 0; i < 5; i++) {
+        for (k = 0; k < (int)sizeof frame; k++)
+            frame[k] = (unsigned char)(k * 37 + i * 11);
+        fprintf(f, "FRAME Xn=%d\n", i);
+        assert_int_equal(fwrite(frame, 1, sizeof frame, f), sizeof frame);
+    }
+    fclose(f);
+    assert_int_equal(sh("$J stream --backend cpu -k 3 -i p.y4m -o q.y4m --json r.json --quiet && "
+                        "echo frames=$(grep -ao 'FRAME Xn=[0-4]' q.y4m | sort -u | wc -l) && cat r.json"), 0);
+    assert_non_null(strstr(g_out, "frames=5\n"));
+    at = strstr(g_out, "\"latency_p99_ms\":");
+    assert_non_null(at);
+    assert_true(strtod(at + 17, NULL) > 0.0);
+    at = strstr(g_out, "\"write_ms_per_frame\":");
+    assert_non_null(at);
+    assert_true(strtod(at + 21, NULL) >= 0.0 && strtod(at + 21, NULL) < 1000.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -539,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_layouts),
         cmocka_unit_test(test_raw),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_frame_params_and_timings),
         cmocka_unit_test(test_reference_json),
         cmocka_unit_test(test_cuda_matches_cpu),
     };
