@@ -6,7 +6,7 @@ count the mistakes the tests catch.  A mutant that does not compile is not
 counted; one that survives is listed for review (some are equivalent: they
 change nothing a caller can see).
 
-    scripts/mutate.py [--sample N] [--seed S] [--out DIR] [--timeout S] PATH...
+    scripts/mutate.py [--sample N] [--seed S] [--out DIR] [--timeout S] [--min-score P] PATH...
 
 PATH: source files or folders (filters/, core/, io/scan.c, pipeline/,
 cli/options.c).  --sample N: at most N mutants a folder, drawn at random
@@ -14,6 +14,8 @@ cli/options.c).  --sample N: at most N mutants a folder, drawn at random
 into DIR/src and built there once (CPU only, tests on), so the checkout is
 never touched.  Prints the score per folder; DIR/survivors.txt lists what
 survived with its diff.  `--list` prints the mutants without running them.
+--min-score P: exit 1 when under P% of all compiled mutants are killed (CI
+runs a small sample with it).
 """
 import argparse
 import os
@@ -135,6 +137,8 @@ def main():
     ap.add_argument('--out', default=os.path.join(ROOT, 'build-mutate'))
     ap.add_argument('--timeout', type=int, default=120)
     ap.add_argument('--list', action='store_true')
+    ap.add_argument('--min-score', type=float, default=0.0,
+                    help='fail (exit 1) when fewer than this %% of the compiled mutants are killed')
     a = ap.parse_args()
 
     files = []
@@ -231,6 +235,13 @@ def main():
         print('%-10s %7d %9d %10d  %5.1f%%' % (folder, s['killed'], s['survived'], s['stillborn'],
                                                100.0 * s['killed'] / compiled if compiled else 0))
     print('survivors: %s' % survivors.name)
+    killed = sum(s['killed'] for s in score.values())
+    compiled = sum(s['killed'] + s['survived'] for s in score.values())
+    overall = 100.0 * killed / compiled if compiled else 0.0
+    print('all folders: %d of %d killed, %.1f%%' % (killed, compiled, overall))
+    if overall < a.min_score:
+        print('mutate: under the %.0f%% asked for (--min-score)' % a.min_score)
+        return 1
     return 0
 
 
