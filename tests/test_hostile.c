@@ -706,6 +706,16 @@ static void test_png_scan_limits(void **state)
     chunk(&b, "IDAT", idat_bytes, 67000); /* over a bound for 1 byte a pixel */
     png_end(&b);
     assert_int_equal(jf_png_prescan(b.d, b.n, &sc), JF_OK);
+    /* a width past what an int holds is refused however many pixels are allowed */
+    lim = jf_limits_defaults();
+    lim.max_pixels = (uint64_t)1 << 40;
+    assert_int_equal(jf_set_limits(&lim), JF_OK);
+    b.n = 0;
+    png_start(&b, 0x80000000u, 1);
+    png_end(&b);
+    assert_int_equal(jf_png_prescan(b.d, b.n, &sc), JF_ERR_LIMIT);
+    assert_non_null(strstr(jf_last_error(), "2147483648x1 exceeds the limit"));
+    assert_int_equal(jf_set_limits(&saved), JF_OK);
     free(idat_bytes);
     free(b.d);
     free(c.d);

@@ -91,6 +91,7 @@ static void test_round_trip(void **state)
     assert_string_equal(q.power_mode, "none");
     assert_string_equal(q.date, p.date);
     assert_int_equal(q.count, 3);
+    assert_int_equal(q.ignored, 0); /* no line written past the choices */
     for (i = 0; i < 3; i++) {
         assert_string_equal(q.choices[i].op, p.choices[i].op);
         assert_int_equal(q.choices[i].channels, p.choices[i].channels);
