@@ -109,7 +109,11 @@ def mutants_of(path):
             code = code[:cut]
         for pat, rep, name in OPERATORS:
             for m in re.finditer(pat, code):
-                new = line[:m.start()] + (rep(m) if callable(rep) else m.expand(rep)) + line[m.end():]
+                # groups taken from the line itself: the match ran on `code`,
+                # whose string literals are blanked (same offsets)
+                text = rep(m) if callable(rep) else re.sub(
+                    r'\\(\d)', lambda g: line[m.start(int(g.group(1))):m.end(int(g.group(1)))], rep)
+                new = line[:m.start()] + text + line[m.end():]
                 if new != line:
                     out.append((i, new, name))
         if DROP.match(code) and not code.rstrip().endswith(','):
@@ -165,7 +169,8 @@ def main():
         print('%d mutants' % len(plan))
         return 0
 
-    src, build = os.path.join(a.out, 'src'), os.path.join(a.out, 'build')
+    out = os.path.abspath(a.out)  # the build runs in a folder of its own
+    src, build = os.path.join(out, 'src'), os.path.join(out, 'build')
     if os.path.exists(src):
         shutil.rmtree(src)
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns('.git', 'build*', 'benchmarks/results'))
@@ -178,7 +183,7 @@ def main():
     _, targets = run(['make', 'help'], build, 60)
     known = set(re.findall(r'^\.\.\. (\S+)', targets, re.M))
     score = {}
-    survivors = open(os.path.join(a.out, 'survivors.txt'), 'w')
+    survivors = open(os.path.join(out, 'survivors.txt'), 'w')
     t0 = time.time()
     for n, (folder, f, i, new, name) in enumerate(plan):
         path = os.path.join(src, f)

@@ -741,6 +741,9 @@ static void test_scans_stay_in_bounds(void **state)
     (void)jf_jpeg_prescan(map + page - sizeof jpeg, sizeof jpeg, &js); /* a crash fails it */
     map[page - 1] = 0xFF; /* a fill byte last */
     (void)jf_jpeg_prescan(map + page - sizeof jpeg, sizeof jpeg, &js);
+    /* not a JPEG at all: said at once */
+    assert_int_equal(jf_jpeg_prescan((const unsigned char *)"\x89PNG\r\n\x1a\n", 8, &js), JF_ERR_DECODE);
+    assert_string_equal(jf_last_error(), "not a JPEG file");
     /* a scan whose entropy-coded data runs to the end */
     memcpy(map + page - sizeof sos, sos, sizeof sos);
     (void)jf_jpeg_prescan(map + page - sizeof sos, sizeof sos, &js);
