@@ -92,6 +92,10 @@ typedef struct jf_variant_row {
     unsigned samples;    /* bit (1u << jf_sample) per sample type */
     int rank1;           /* 1: rank-1 weights only */
     int min_cc;          /* compute capability x 10 it needs (0: any) */
+    int max_cc;          /* the newest it is made for (0: any); under
+                            JETFILTER_DEVICE_LIMITS any, so a big GPU tests
+                            the Nano's kernels */
+    int grey_only;       /* 1: one channel only */
     int full_device;     /* 1: not under JETFILTER_DEVICE_LIMITS (which stands for the Nano) */
     const char *what;    /* a few words for the auto rule's wording and the reasons */
     /* Its default block: block_x x block_y, or what `block` says for this

@@ -62,6 +62,10 @@ static int row_check(const jf_variant_row *row, const jf_device_info *dev, const
                  row->samples == (1u << JF_SAMPLE_U8) ? "8-bit" : "16-bit");
         return NOT_THESE_SAMPLES;
     }
+    if (row->grey_only && s->channels != 1) {
+        snprintf(why, n, "%s takes grey images only", row->kernel);
+        return NOT_THESE_SAMPLES;
+    }
     if (row->rank1 && !s->rank1) {
         snprintf(why, n, "%s takes rank-1 weights only (box, Gaussian, a separable kernel)",
                  row->kernel);
@@ -76,6 +80,11 @@ static int row_check(const jf_variant_row *row, const jf_device_info *dev, const
     if (row->min_cc && cc_of(dev) < row->min_cc) {
         snprintf(why, n, "%s needs compute capability %d.%d (this device: %d.%d)", row->kernel,
                  row->min_cc / 10, row->min_cc % 10, dev->cc_major, dev->cc_minor);
+        return NOT_THIS_DEVICE;
+    }
+    if (row->max_cc && cc_of(dev) > row->max_cc && !dev->limited) {
+        snprintf(why, n, "%s is made for compute capability %d.%d and older (this device: %d.%d)",
+                 row->kernel, row->max_cc / 10, row->max_cc % 10, dev->cc_major, dev->cc_minor);
         return NOT_THIS_DEVICE;
     }
     if (row->full_device && dev->limited) {

@@ -7,6 +7,7 @@
 #include "common.h"
 #include "core/profile.h"
 #include "filters/conv/conv.h"
+#include "filters/median/median.h"
 #include "filters/ops.h"
 #include "filters/resolve.h"
 
@@ -107,7 +108,46 @@ static void test_median_auto(void **state)
     assert_int_equal(c.block_x * c.block_y, 256);
     /* the threshold scales with the SMs: the Nano's one SM fills sooner */
     assert_int_equal(auto_variant(&jf_median_family, &nano_, 640, 480, 1, JF_SAMPLE_U8, 3, &c), JF_VARIANT_FAST);
+    /* there, grey 8-bit k = 3 runs the video min/max kernel (native on 5.x, 6.x) */
+    assert_int_equal(c.row->impl, JF_MEDIAN_VIDEO);
+    assert_string_equal(c.row->kernel, "median_fast_video_kernel");
+    assert_int_equal(c.block_x, 32);
+    assert_int_equal(c.block_y, 4);
+    assert_int_equal((int)c.smem, (32 * 32 + 32) * (4 * 4 + 2));
+    /* ... as on a big GPU under the Nano's limits, so that one tests it */
+    assert_int_equal(auto_variant(&jf_median_family, &lim, 1920, 1080, 1, JF_SAMPLE_U8, 3, &c), JF_VARIANT_FAST);
+    assert_int_equal(c.row->impl, JF_MEDIAN_VIDEO);
+    /* not for RGB, 16 bits, k = 5, nor on 7.0 and newer at full size */
+    assert_int_equal(auto_variant(&jf_median_family, &nano_, 1920, 1080, 3, JF_SAMPLE_U8, 3, &c), JF_VARIANT_FAST);
+    assert_int_equal(c.row->impl, JF_MEDIAN_NETWORKS);
     assert_int_equal(c.row->lanes, 1);
+    assert_int_equal(auto_variant(&jf_median_family, &nano_, 1920, 1080, 1, JF_SAMPLE_U16, 3, &c), JF_VARIANT_FAST);
+    assert_int_equal(c.row->impl, JF_MEDIAN_NETWORKS);
+    assert_int_equal(auto_variant(&jf_median_family, &nano_, 1920, 1080, 1, JF_SAMPLE_U8, 5, &c), JF_VARIANT_FAST);
+    assert_int_equal(c.row->impl, JF_MEDIAN_NETWORKS);
+    {
+        const jf_device_info small = small_smem(); /* 8.6 */
+        req r = {&jf_median_family, &small, 1920, 1080, 1, JF_SAMPLE_U8, 0, 3, JF_VARIANT_FAST, 0, 0, NULL};
+        assert_int_equal(resolve(&r, &c), JF_OK);
+        assert_int_equal(c.row->impl, JF_MEDIAN_NETWORKS);
+        assert_int_equal(c.row->lanes, 1);
+    }
+    {
+        char why[160];
+        const jf_variant_row *video = NULL;
+        const jf_shape grey = {1920, 1080, 1, JF_SAMPLE_U8, 0}, rgb = {1920, 1080, 3, JF_SAMPLE_U8, 0};
+        int i;
+        for (i = 0; i < jf_median_family.row_count; i++)
+            if (jf_median_family.rows[i].impl == JF_MEDIAN_VIDEO)
+                video = &jf_median_family.rows[i];
+        assert_non_null(video);
+        assert_false(jf_row_runs(video, &big, &grey, 3, why, sizeof why));
+        assert_non_null(strstr(why, "compute capability 6.2 and older (this device: 9.0)"));
+        assert_false(jf_row_runs(video, &nano_, &rgb, 3, why, sizeof why));
+        assert_non_null(strstr(why, "grey images only"));
+        assert_true(jf_row_runs(video, &nano_, &grey, 3, why, sizeof why));
+        assert_true(jf_row_runs(video, &lim, &grey, 3, why, sizeof why));
+    }
     assert_int_equal(auto_variant(&jf_median_family, &nano_, 160, 120, 1, JF_SAMPLE_U8, 3, &c), JF_VARIANT_GLOBAL);
     /* k = 1 is a copy */
     assert_int_equal(auto_variant(&jf_median_family, &big, 3840, 2160, 1, JF_SAMPLE_U8, 1, &c), JF_VARIANT_GLOBAL);

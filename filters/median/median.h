@@ -18,6 +18,9 @@ jf_status jf_median_cpu16(jf_context *ctx, const jf_image *padded, int ksize, jf
 jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
                               jf_image *dst);
 
+/* The fast variant's kernels (jf_variant_row.impl). */
+enum jf_median_impl { JF_MEDIAN_NETWORKS = 0, JF_MEDIAN_VIDEO };
+
 #ifdef JF_HAVE_CUDA
 struct jf_choice;
 /* The variant the resolver chose, on the GPU (median_cuda.cu). */
@@ -39,6 +42,8 @@ jf_status jf_median_global_launch(jf_context *ctx, const struct jf_filter_in *in
                                   const jf_choice *c, const jf_dview *out);
 jf_status jf_median_fast_launch(jf_context *ctx, const struct jf_filter_in *in, int k,
                                 const jf_choice *c, const jf_dview *out);
+jf_status jf_median_video_launch(jf_context *ctx, const struct jf_filter_in *in,
+                                 const jf_choice *c, const jf_dview *out);
 jf_status jf_median_shared_launch(jf_context *ctx, const struct jf_filter_in *in, int k,
                                   const jf_choice *c, const jf_dview *out);
 #endif

@@ -19,6 +19,19 @@ static inline int jf_median_fast_rows(int k) { return JF_MEDIAN_FAST_ROWS(k); }
  * architectures for which median_fast.cu compiles the two-lane kernels. */
 #define JF_MEDIAN_LANES2_MIN_CC 90
 
+/* Fast variant at k = 3, 8-bit grey, where video min/max is one instruction
+ * (compute capability 5.x and 6.x: median_fast_video.cu): 4 x 32 outputs a
+ * thread from a tile of the block's columns and a 16-byte piece either side
+ * (the tile's pieces lie as in the image, 16-byte aligned). */
+#define JF_MEDIAN_VIDEO_ROWS 4
+#define JF_MEDIAN_VIDEO_COLS 32
+#define JF_MEDIAN_VIDEO_MAX_CC 62
+static inline size_t jf_median_video_smem(int bx, int by, int *tile_w)
+{
+    *tile_w = bx * JF_MEDIAN_VIDEO_COLS + 32;
+    return (size_t)*tile_w * (size_t)(by * JF_MEDIAN_VIDEO_ROWS + 2);
+}
+
 /* Tile row length in bytes: the block's columns plus what the last thread's
  * pieces reach, in whole 16-byte pieces (every piece read stays aligned). */
 static inline int jf_median_fast_tile_width(int k, int bps, int cols_out)

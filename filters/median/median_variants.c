@@ -118,6 +118,20 @@ static void fast2_launches(const jf_device_info *dev, const jf_shape *s, int k, 
     fast_launch(s, k, 2, bx, by, emit, user);
 }
 
+static size_t video_smem(const jf_shape *s, int k, int bx, int by)
+{
+    int tile_w;
+    (void)s, (void)k;
+    return jf_median_video_smem(bx, by, &tile_w);
+}
+
+static void video_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                           jf_emit_fn emit, void *user)
+{
+    (void)dev;
+    emit(user, "median_fast_video_kernel", bx, by, video_smem(s, k, bx, by));
+}
+
 static const jf_variant_row ROWS[] = {
     {.variant = JF_VARIANT_CPU, .kernel = "", .kmin = 1, .kmax = JF_MEDIAN_MAX_KSIZE,
      .samples = S8 | S16, .what = "the CPU reference"},
@@ -136,6 +150,12 @@ static const jf_variant_row ROWS[] = {
      .samples = S8 | S16, .min_cc = JF_MEDIAN_LANES2_MIN_CC, .full_device = 1,
      .what = "min/max networks shared by blocks of outputs, two samples a register",
      .block_x = 32, .block_y = 4, .smem = fast2_smem, .launches = fast2_launches, .lanes = 2},
+    /* k = 3, grey, 8 bits where video min/max with a second operation is
+     * one instruction (the Nano): ahead of the networks below there */
+    {.variant = JF_VARIANT_FAST, .kernel = "median_fast_video_kernel", .kmin = 3, .kmax = 3,
+     .samples = S8, .grey_only = 1, .max_cc = JF_MEDIAN_VIDEO_MAX_CC,
+     .what = "byte-selecting video min/max over column triples", .block_x = 32, .block_y = 4,
+     .smem = video_smem, .launches = video_launches, .impl = JF_MEDIAN_VIDEO},
     /* one sample a register: to k = 7 (at 9 and 11 these measured no faster
      * than the sliding histograms: RESULTS.md, "fast median") */
     {.variant = JF_VARIANT_FAST, .kernel = "median_fast_kernel", .kmin = 3, .kmax = 7,
