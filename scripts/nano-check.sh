@@ -10,12 +10,14 @@
 #   cuda53       CMake 3.10 + CUDA 11.8 for sm_53, -std=c++14: build, tests
 #   resources    per kernel on sm_53 (registers, spills, shared memory) and the
 #                occupancy of every launch shape on the Nano: no spill, all fit
+#   instructions sm_53 instructions per output pixel of the grey median kernels
 #   gcc9         GCC 9, -std=c11, warnings as errors: build, tests
 #   aarch64      cross build, every CPU test under qemu-aarch64
 #   glibc        no function newer than glibc 2.27 called (aarch64 binaries)
 #   api-levels   CUDA <= 10.2, libjpeg API <= 8, libpng <= 1.6.34
 #
-#   scripts/nano-check.sh [--update]     (--update rewrites benchmarks/nano/resources.md)
+#   scripts/nano-check.sh [--update]     (--update rewrites benchmarks/nano/resources.md
+#                                         and instructions.md)
 #
 # Needs root or sudo for apt-get.  Downloads (about 900 MB the first time)
 # are kept in $JF_CACHE (default ~/.cache/jetfilter-ci, about 300 MB kept).
@@ -66,7 +68,7 @@ EOF
 # split packages, so nvcc finds its parts by its own nvcc.profile.
 cuda_toolkit() {
   local c=$cache/cuda-11.8 r=$cache/cuda-debs/root
-  [ -x "$c/bin/nvcc" ] && return 0
+  [ -x "$c/bin/nvcc" ] && [ -x "$c/bin/nvdisasm" ] && return 0
   mkdir -p "$cache/cuda-debs" && (cd "$cache/cuda-debs" &&
     apt_private download nvidia-cuda-toolkit nvidia-cuda-dev libcudart11.0) || return 1
   rm -rf "$r" "$c" && mkdir -p "$r" "$c/bin" "$c/nvvm/bin" "$c/nvvm/libdevice" "$c/lib64" "$c/include"
@@ -74,7 +76,7 @@ cuda_toolkit() {
   cp "$r/usr/lib/nvidia-cuda-toolkit/bin/nvcc" "$c/bin/"
   cp "$r/usr/lib/nvidia-cuda-toolkit/bin/cicc" "$c/nvvm/bin/"
   cp -r "$r/usr/lib/nvidia-cuda-toolkit/bin/crt" "$c/bin/"
-  for t in ptxas fatbinary nvlink cudafe++ bin2c cuobjdump cu++filt; do cp "$r/usr/bin/$t" "$c/bin/"; done
+  for t in ptxas fatbinary nvlink cudafe++ bin2c cuobjdump cu++filt nvdisasm; do cp "$r/usr/bin/$t" "$c/bin/"; done
   cp "$r/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc" "$c/nvvm/libdevice/"
   cp -r "$r/usr/include/." "$c/include/"
   for l in libcudart_static.a libcudadevrt.a libculibos.a libnppif_static.a libnppc_static.a; do
@@ -170,6 +172,21 @@ resources() {
   return $rc
 }
 
+# Instructions per output pixel of the grey median kernels, from the sm_53
+# machine code (benchmarks/nano/instructions.md).
+instructions() {
+  local c=$cache/cuda-11.8 table=$work/instructions.md
+  "$c/bin/cuobjdump" -sass "$work/cuda53/libjetfilter.a" | "$c/bin/cu++filt" |
+    python3 "$src/scripts/nano-instructions.py" "$src/benchmarks/nano/launches.txt" > "$table" &&
+  grep -q '^| `median_fast_video_kernel` | 3 | 8 |' "$table" || return 1
+  cat "$table"
+  [ $update -eq 1 ] && cp "$table" "$src/benchmarks/nano/instructions.md"
+  if ! diff -q "$table" "$src/benchmarks/nano/instructions.md" > /dev/null; then
+    echo "note: benchmarks/nano/instructions.md differs from this build; run scripts/nano-check.sh --update"
+  fi
+  return 0
+}
+
 gcc_9() {
   build_and_test "$work/gcc9" ctest env CC="$cache/gcc-9/usr/bin/gcc-9" cmake -DJETFILTER_CUDA=OFF \
       -DCMAKE_C_FLAGS="-Werror"
@@ -193,6 +210,7 @@ step tools "CUDA 11.8, CMake 3.10.3, GCC 9, aarch64 cross compiler and qemu" too
 step cmake310 "CMake 3.10.3, CPU only: configure, build, all tests" cpu_310
 step cuda53 "CMake 3.10.3 + CUDA 11.8, sm_53, C++14: build, tests (GPU ones skip), NPP found" cuda_53
 step resources "sm_53 registers, spills, shared memory; every launch shape fits the Nano" resources
+step instructions "sm_53 instructions per output pixel of the grey median kernels" instructions
 step gcc9 "GCC 9.3, C11, -Werror: build, all tests" gcc_9
 step aarch64 "aarch64 cross build, all CPU tests under qemu-aarch64" aarch64
 step glibc "no function newer than glibc 2.27 called" glibc

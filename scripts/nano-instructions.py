@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Instructions per output pixel of the Nano's median kernels, from the sm_53
+machine code (scripts/nano-check.sh --update writes benchmarks/nano/instructions.md).
+
+  cuobjdump -sass libjetfilter.a | cu++filt | nano-instructions.py LAUNCHES [--check TABLE]
+
+Static counts, split as a thread of a block inside the image runs them:
+  network   the straight-line blocks that hold the min/max (a basic block at
+            least 40% min/max instructions), with the shared loads, unpacking
+            and packing ptxas scheduled into them, divided by the thread's
+            outputs;
+  tile      the innermost loop that loads the block's tile (the loop holding
+            a 16-byte global load and a 16-byte shared store: the path of
+            pieces inside the image), times the pieces a thread loads
+            (the launch's shared memory / 16 / threads), divided by the
+            outputs;
+  the prologue (parameters, indices: tens of instructions a thread, once)
+  and the output stores outside those blocks are not counted.
+Then the Nano's predicted time for a 1920 x 1080 grey frame at 921 and 614
+MHz (instructions / (128 lanes x clock)) against its memory (2 bytes a pixel
+/ 16.5 GB/s, measured copy), and which bounds it.
+"""
+import re
+import sys
+
+MINMAX = re.compile(r'^(IMNMX|VMNMX|FMNMX|HSET2|HMNMX2)')
+PIXELS = 1920 * 1080
+COPY_GBS = 16.5
+
+
+def outputs_a_thread(name, shapes):
+    """Outputs a thread computes, from median_shapes.h's constants."""
+    m = re.match(r'median_fast_kernel3<\(int\)(\d)', name)
+    if m:
+        return 4 * shapes['JF_MEDIAN_FAST_COLS'] * int(m.group(1))
+    m = re.match(r'median_fast_kernel<\(int\)(\d+),\(int\)(\d)', name)
+    if m:
+        return 2 * shapes['JF_MEDIAN_FAST_COLS'] * int(m.group(2))
+    if name.startswith('median_fast_video_kernel'):
+        return shapes['JF_MEDIAN_VIDEO_ROWS'] * shapes['JF_MEDIAN_VIDEO_COLS']
+    return None
+
+
+def functions(sass):
+    """name -> [(address, instruction)] for every kernel in a cuobjdump -sass listing."""
+    out, name = {}, None
+    for line in sass.splitlines():
+        m = re.search(r'Function : (.*)$', line)
+        if m:
+            # drop the parameter list: the first '(' that opens no template cast
+            name = re.sub(r'\((?!int\)|bool\)).*$', '', m.group(1)).replace(' ', '')
+            name = re.sub(r'^void', '', name)
+            out[name] = []
+            continue
+        # "/*0970*/  LDG.E.128 R8, [R12] ;", or the second of a dual-issued
+        # pair: "/*0988*/  @P1 LDG.E.128 R4, [R12+0x10] }"
+        m = re.match(r'\s+/\*([0-9a-f]{4,})\*/\s+([^;}]*?)\s*[;}]', line)
+        if m and name:
+            text = m.group(2).replace('{', '').replace('}', '').strip()
+            out[name].append((int(m.group(1), 16), text))
+    return out
+
+
+def opcode(text):
+    return re.sub(r'^@!?P\w+\s+', '', text).split()[0]
+
+
+def snap(ins, target):
+    """A branch target as the instruction it reaches (on sm_5x every fourth
+    8-byte slot holds scheduling control, and targets may name one)."""
+    for a, _ in ins:
+        if a >= target:
+            return a
+    return target
+
+
+def blocks_of(ins):
+    leaders = {ins[0][0]}
+    for i, (a, t) in enumerate(ins):
+        m = re.search(r'\b(BRA|SSY|PBK|BRK|SYNC|EXIT|RET|CAL|PCNT|CONT)\b(.*)', t)
+        if m:
+            if i + 1 < len(ins):
+                leaders.add(ins[i + 1][0])
+            target = re.search(r'0x([0-9a-f]+)', m.group(2))
+            if target and m.group(1) in ('BRA', 'SSY', 'PBK', 'PCNT'):
+                leaders.add(snap(ins, int(target.group(1), 16)))
+    blocks, cur = [], []
+    for a, t in ins:
+        if a in leaders and cur:
+            blocks.append(cur)
+            cur = []
+        cur.append((a, t))
+    blocks.append(cur)
+    return blocks
+
+
+def real(block):
+    return [t for _, t in block if not opcode(t).startswith('NOP')]
+
+
+def successors(blocks):
+    """Control flow between basic blocks: fall-through, branch targets, and
+    SYNC / BRK to the reconvergence point of the innermost SSY / PBK region
+    around them (or, where ptxas placed none around, the nearest after)."""
+    index = {b[0][0]: i for i, b in enumerate(blocks)}
+    ins = [x for b in blocks for x in b]
+    points = {'SSY': [], 'PBK': []}  # (where set, reconvergence point)
+    for a, t in ins:
+        op = opcode(t)
+        target = re.search(r'0x([0-9a-f]+)', t)
+        if op in points and target:
+            points[op].append((a, snap(ins, int(target.group(1), 16))))
+    succ = [set() for _ in blocks]
+    for i, b in enumerate(blocks):
+        a, t = b[-1]
+        op = opcode(t)
+        predicated = t.startswith('@')
+        target = re.search(r'0x([0-9a-f]+)', t)
+        if op.startswith('BRA') and target and snap(ins, int(target.group(1), 16)) in index:
+            succ[i].add(index[snap(ins, int(target.group(1), 16))])
+        joined = False
+        for kind, point in (('SYNC', 'SSY'), ('BRK', 'PBK')):
+            # the innermost region set before and reconverging after it;
+            # else the nearest point after it
+            enclosing = [p for at, p in points[point] if at < a < p and p in index]
+            after = [p for _, p in points[point] if p > a and p in index]
+            if op.startswith(kind) and (enclosing or after):
+                succ[i].add(index[min(enclosing or after)])
+                joined = True
+        ends = (op.startswith(('BRA', 'EXIT', 'RET')) or joined) and not predicated
+        if not ends and i + 1 < len(blocks):
+            succ[i].add(i + 1)
+    return succ
+
+
+def shortest(blocks, succ, src, dst):
+    """The path with the fewest instructions from the start of block src to
+    the end of block dst (both in it): (instructions, [blocks]), or None."""
+    import heapq
+    size = [len(real(b)) for b in blocks]
+    best, prev = {src: size[src]}, {}
+    heap = [(size[src], src)]
+    while heap:
+        d, n = heapq.heappop(heap)
+        if n == dst:
+            path = [n]
+            while path[-1] != src:
+                path.append(prev[path[-1]])
+            return d, path[::-1]
+        if d > best.get(n, 1e18):
+            continue
+        for m in succ[n]:
+            nd = d + size[m]
+            if nd < best.get(m, 1e18):
+                best[m], prev[m] = nd, n
+                heapq.heappush(heap, (nd, m))
+    return None
+
+
+def tile_piece(blocks):
+    """Instructions a 16-byte piece of the tile costs on the cheapest path
+    around the tile's load loop (a backward branch) that stores pieces: the
+    path's instructions over the 16-byte shared stores on it (ptxas may
+    unroll the loop, several pieces an iteration)."""
+    succ = successors(blocks)
+    stores = lambda i: sum(1 for _, t in blocks[i] if opcode(t).startswith('STS.128'))
+    # word loads (LDG.E or generic LD.E, .64, .128): the pieces inside the image,
+    # not the sample-by-sample one at its edges (LDG.E.U8, .U16)
+    loads = lambda i: sum(1 for _, t in blocks[i] if re.match(r'LDG?\.E(\.64|\.128)?$', opcode(t)))
+    best = None
+    for latch in range(len(blocks)):
+        for head in succ[latch]:
+            if head > latch:
+                continue
+            for s in range(head, latch + 1):
+                if not stores(s):
+                    continue
+                first = shortest(blocks, succ, head, s)
+                second = shortest(blocks, succ, s, latch)
+                if not first or not second:
+                    continue
+                path = first[1] + second[1][1:]
+                if not any(loads(i) for i in path):
+                    continue
+                cost = first[0] + second[0] - len(real(blocks[s]))
+                per = cost / float(sum(stores(i) for i in path))
+                best = per if best is None else min(best, per)
+    return best
+
+
+def count(ins, smem, threads, outputs):
+    """Per output: network, of it min/max, tile load, output stores, prologue."""
+    blocks = blocks_of(ins)
+    network = minmax = 0
+    for b in blocks:
+        r = real(b)
+        mm = sum(1 for t in r if MINMAX.match(opcode(t)))
+        if r and mm >= 0.4 * len(r):
+            network += len(r)
+            minmax += mm
+    piece = tile_piece(blocks)
+    tile = piece * smem / 16.0 / threads / outputs if piece else None
+    # the rows' stores where a row goes out whole and aligned: the blocks
+    # with the widest global store, one a row
+    widest = None
+    for width in ('STG.E.128', 'STG.E.64'):
+        chosen = [b for b in blocks if any(opcode(t) == width for _, t in b)]
+        if chosen:
+            widest = sum(len(real(b)) for b in chosen)
+            break
+    stores = widest / outputs if widest else None
+    return network / outputs, minmax / outputs, tile, stores, len(real(blocks[0])) / outputs
+
+
+def main():
+    launches = open(sys.argv[1]).read()
+    src = sys.argv[1].rsplit('/benchmarks/', 1)[0] if '/benchmarks/' in sys.argv[1] else '.'
+    shapes = {}
+    for m in re.finditer(r'#define (JF_MEDIAN_\w+) (\d+)\b', open(src + '/filters/median/median_shapes.h').read()):
+        shapes[m.group(1)] = int(m.group(2))
+    fns = functions(sys.stdin.read())
+    rows = []
+    # the kernel the video one replaced on the Nano (still run at 7.x-8.x):
+    # its figures stay in the table to compare
+    replaced = 'median_fast_kernel3<(int)1,unsignedchar>  128  4896  32x4, k = 3, channels 1, 8 bits (replaced)'
+    for line in launches.splitlines() + [replaced]:
+        if line.startswith('#') or not line.strip():
+            continue
+        name, threads, smem = line.split()[:3]
+        words = line.split(None, 3)[3]
+        if 'channels 1,' not in words or not name.startswith('median_fast'):
+            continue
+        outputs = outputs_a_thread(name, shapes)
+        if outputs is None or name not in fns:
+            continue
+        network, minmax, tile, stores, prologue = count(fns[name], int(smem), int(threads), outputs)
+        total = network + (tile or 0) + (stores or 0) + prologue
+        k = re.search(r'k = (\d+)', words).group(1)
+        depth = '16' if 'unsignedshort' in name else '8'
+        t921 = total * PIXELS / (128 * 921e6) * 1e3
+        t614 = total * PIXELS / (128 * 614e6) * 1e3
+        mem = 2.0 * (2 if depth == '16' else 1) * PIXELS / (COPY_GBS * 1e9) * 1e3
+        bound = 'instructions' if t614 > mem else 'memory'
+        if 'replaced' in words:
+            name += '` (before)'
+        else:
+            name += '`'
+        figure = lambda v: '%.1f' % v if v is not None else '-'
+        rows.append('| `%s | %s | %s | %d | %.1f | %.1f | %s | %s | %.1f | **%.1f** | %.2f / %.2f | %.2f | %s |' % (
+            name, k, depth, outputs, network, minmax, figure(tile), figure(stores), prologue, total,
+            t921, t614, mem, bound if t921 <= mem or t614 > mem else 'instructions at 614 MHz'))
+    print('# Instructions per output pixel on the Jetson Nano (sm_53)')
+    print()
+    print('Made by `scripts/nano-check.sh --update` (scripts/nano-instructions.py): static')
+    print("counts from CUDA 11.8's sm_53 machine code of the grey median kernels in")
+    print('`launches.txt`, as a thread of a block inside the image runs them: the')
+    print('straight-line network blocks (min/max, shared loads, unpacking, packing), and the')
+    print("tile's load loop times the 16-byte pieces a thread loads; a thread's prologue")
+    print("is not counted. A 1920 x 1080 grey frame on the Nano's 128 lanes at 921 and 614")
+    print('MHz against its memory (read and write each pixel at 16.5 GB/s, measured copy).')
+    print()
+    print('| kernel | k | bits | outputs a thread | network | of it min/max | tile load | row stores | prologue | total | 1080p ms, 921 / 614 MHz | memory ms | bound |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+    for r in rows:
+        print(r)
+
+
+if __name__ == '__main__':
+    main()
