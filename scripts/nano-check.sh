@@ -10,7 +10,7 @@
 #   cuda53       CMake 3.10 + CUDA 11.8 for sm_53, -std=c++14: build, tests
 #   resources    per kernel on sm_53 (registers, spills, shared memory) and the
 #                occupancy of every launch shape on the Nano: no spill, all fit
-#   instructions sm_53 instructions per output pixel of the grey median kernels
+#   instructions sm_53 instructions per output pixel of the fast grey kernels
 #   gcc9         GCC 9, -std=c11, warnings as errors: build, tests
 #   aarch64      cross build, every CPU test under qemu-aarch64
 #   glibc        no function newer than glibc 2.27 called (aarch64 binaries)
@@ -172,7 +172,7 @@ resources() {
   return $rc
 }
 
-# Instructions per output pixel of the grey median kernels, from the sm_53
+# Instructions per output pixel of the fast grey kernels (median, convolution), from the sm_53
 # machine code (benchmarks/nano/instructions.md).
 instructions() {
   local c=$cache/cuda-11.8 table=$work/instructions.md
@@ -210,7 +210,7 @@ step tools "CUDA 11.8, CMake 3.10.3, GCC 9, aarch64 cross compiler and qemu" too
 step cmake310 "CMake 3.10.3, CPU only: configure, build, all tests" cpu_310
 step cuda53 "CMake 3.10.3 + CUDA 11.8, sm_53, C++14: build, tests (GPU ones skip), NPP found" cuda_53
 step resources "sm_53 registers, spills, shared memory; every launch shape fits the Nano" resources
-step instructions "sm_53 instructions per output pixel of the grey median kernels" instructions
+step instructions "sm_53 instructions per output pixel of the fast grey kernels" instructions
 step gcc9 "GCC 9.3, C11, -Werror: build, all tests" gcc_9
 step aarch64 "aarch64 cross build, all CPU tests under qemu-aarch64" aarch64
 step glibc "no function newer than glibc 2.27 called" glibc

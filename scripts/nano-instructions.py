@@ -1,29 +1,31 @@
 #!/usr/bin/env python3
-"""Instructions per output pixel of the Nano's median kernels, from the sm_53
-machine code (scripts/nano-check.sh --update writes benchmarks/nano/instructions.md).
+"""Instructions per output pixel of the Nano's fast grey kernels (median and
+convolution, k = 3 to 13), from CUDA 11.8's sm_53 machine code
+(scripts/nano-check.sh --update writes benchmarks/nano/instructions.md).
 
-  cuobjdump -sass libjetfilter.a | cu++filt | nano-instructions.py LAUNCHES [--check TABLE]
+  cuobjdump -sass libjetfilter.a | cu++filt | nano-instructions.py LAUNCHES
 
-Static counts, split as a thread of a block inside the image runs them:
-  network   the straight-line blocks that hold the min/max (a basic block at
-            least 40% min/max instructions), with the shared loads, unpacking
-            and packing ptxas scheduled into them, divided by the thread's
-            outputs;
-  tile      the innermost loop that loads the block's tile (the loop holding
-            a 16-byte global load and a 16-byte shared store: the path of
-            pieces inside the image), times the pieces a thread loads
-            (the launch's shared memory / 16 / threads), divided by the
-            outputs;
-  the prologue (parameters, indices: tens of instructions a thread, once)
-  and the output stores outside those blocks are not counted.
+Static counts as a thread of a block inside the image runs them, divided by
+the thread's outputs:
+  network   the straight-line blocks that hold the work (basic blocks at
+            least 40% min/max or multiply-add instructions), with the shared
+            loads, unpacking and packing ptxas scheduled into them;
+  tile      the cheapest path once around the tile's load loop that stores
+            16-byte pieces and loads words (not the sample-by-sample path
+            at the image's edges), per piece, times the pieces a thread
+            loads (the launch's shared memory / 16 / threads);
+  stores    the blocks with the widest row stores (one a row);
+  prologue  the first basic block (the rest of the prologue, a few tens of
+            instructions a thread, is not counted).
 Then the Nano's predicted time for a 1920 x 1080 grey frame at 921 and 614
-MHz (instructions / (128 lanes x clock)) against its memory (2 bytes a pixel
-/ 16.5 GB/s, measured copy), and which bounds it.
+MHz (instructions / (128 lanes x clock)) against its memory (a read and a
+write of each sample at 16.5 GB/s, measured copy), and which bounds it.
 """
 import re
 import sys
 
-MINMAX = re.compile(r'^(IMNMX|VMNMX|FMNMX|HSET2|HMNMX2)')
+# the work itself: min/max for the medians, multiply-adds for the convolutions
+WORK = re.compile(r'^(IMNMX|VMNMX|FMNMX|HSET2|HMNMX2|FFMA|FMUL|FADD)')
 PIXELS = 1920 * 1080
 COPY_GBS = 16.5
 
@@ -38,6 +40,10 @@ def outputs_a_thread(name, shapes):
         return 2 * shapes['JF_MEDIAN_FAST_COLS'] * int(m.group(2))
     if name.startswith('median_fast_video_kernel'):
         return shapes['JF_MEDIAN_VIDEO_ROWS'] * shapes['JF_MEDIAN_VIDEO_COLS']
+    m = re.match(r'conv_fast_kernel<\(int\)(\d+),', name)
+    if m:
+        k = int(m.group(1))
+        return shapes['JF_CONV_FAST_PX'] * (4 if k >= shapes['JF_CONV_FAST_ROWS_FROM'] else 8)
     return None
 
 
@@ -194,7 +200,7 @@ def count(ins, smem, threads, outputs):
     network = minmax = 0
     for b in blocks:
         r = real(b)
-        mm = sum(1 for t in r if MINMAX.match(opcode(t)))
+        mm = sum(1 for t in r if WORK.match(opcode(t)))
         if r and mm >= 0.4 * len(r):
             network += len(r)
             minmax += mm
@@ -203,7 +209,7 @@ def count(ins, smem, threads, outputs):
     # the rows' stores where a row goes out whole and aligned: the blocks
     # with the widest global store, one a row
     widest = None
-    for width in ('STG.E.128', 'STG.E.64'):
+    for width in ('STG.E.128', 'STG.E.64', 'STG.E'):
         chosen = [b for b in blocks if any(opcode(t) == width for _, t in b)]
         if chosen:
             widest = sum(len(real(b)) for b in chosen)
@@ -218,6 +224,11 @@ def main():
     shapes = {}
     for m in re.finditer(r'#define (JF_MEDIAN_\w+) (\d+)\b', open(src + '/filters/median/median_shapes.h').read()):
         shapes[m.group(1)] = int(m.group(2))
+    conv = open(src + '/filters/conv/conv_shapes.h').read()
+    shapes['JF_CONV_FAST_PX'] = int(re.search(r'#define JF_CONV_FAST_PX (\d+)', conv).group(1))
+    # "#define JF_CONV_FAST_ROWS(k) ((k) >= 11 ? 4 : 8)": 4 rows from that k
+    rows = re.search(r'#define JF_CONV_FAST_ROWS\(k\) \(\(k\) >= (\d+) \? 4 : 8\)', conv)
+    shapes['JF_CONV_FAST_ROWS_FROM'] = int(rows.group(1))
     fns = functions(sys.stdin.read())
     rows = []
     # the kernel the video one replaced on the Nano (still run at 7.x-8.x):
@@ -228,7 +239,7 @@ def main():
             continue
         name, threads, smem = line.split()[:3]
         words = line.split(None, 3)[3]
-        if 'channels 1,' not in words or not name.startswith('median_fast'):
+        if 'channels 1,' not in words or not name.startswith(('median_fast', 'conv_fast_kernel')):
             continue
         outputs = outputs_a_thread(name, shapes)
         if outputs is None or name not in fns:
@@ -252,14 +263,15 @@ def main():
     print('# Instructions per output pixel on the Jetson Nano (sm_53)')
     print()
     print('Made by `scripts/nano-check.sh --update` (scripts/nano-instructions.py): static')
-    print("counts from CUDA 11.8's sm_53 machine code of the grey median kernels in")
+    print("counts from CUDA 11.8's sm_53 machine code of the fast grey median and convolution kernels in")
     print('`launches.txt`, as a thread of a block inside the image runs them: the')
-    print('straight-line network blocks (min/max, shared loads, unpacking, packing), and the')
-    print("tile's load loop times the 16-byte pieces a thread loads; a thread's prologue")
-    print("is not counted. A 1920 x 1080 grey frame on the Nano's 128 lanes at 921 and 614")
+    print('straight-line blocks of the work (min/max or multiply-adds, shared loads, unpacking,')
+    print("packing), the tile's load loop times the 16-byte pieces a thread loads, the blocks")
+    print('with the widest row stores, and the prologue up to its first branch (the rest of')
+    print("the prologue is not counted). A 1920 x 1080 grey frame on the Nano's 128 lanes at 921 and 614")
     print('MHz against its memory (read and write each pixel at 16.5 GB/s, measured copy).')
     print()
-    print('| kernel | k | bits | outputs a thread | network | of it min/max | tile load | row stores | prologue | total | 1080p ms, 921 / 614 MHz | memory ms | bound |')
+    print('| kernel | k | bits | outputs a thread | network | of it min/max or multiply-add | tile load | row stores | prologue | total | 1080p ms, 921 / 614 MHz | memory ms | bound |')
     print('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
     for r in rows:
         print(r)
