@@ -16,6 +16,13 @@ size_t jf_device_smem_limit(const jf_device_info *dev)
 }
 
 static int cc_of(const jf_device_info *dev) { return dev->cc_major * 10 + dev->cc_minor; }
+/* What the kernels were compiled for: a row that needs newer code than the
+ * device runs (a Nano-only build, its PTX compiled at load on a newer GPU)
+ * finds its kernel's body compiled out. */
+static int code_cc_of(const jf_device_info *dev)
+{
+    return dev->code_cc > 0 && dev->code_cc < cc_of(dev) ? dev->code_cc : cc_of(dev);
+}
 
 static size_t row_smem(const jf_variant_row *row, const jf_shape *s, int k, int bx, int by)
 {
@@ -80,6 +87,12 @@ static int row_check(const jf_variant_row *row, const jf_device_info *dev, const
     if (row->min_cc && cc_of(dev) < row->min_cc) {
         snprintf(why, n, "%s needs compute capability %d.%d (this device: %d.%d)", row->kernel,
                  row->min_cc / 10, row->min_cc % 10, dev->cc_major, dev->cc_minor);
+        return NOT_THIS_DEVICE;
+    }
+    if (row->min_cc && code_cc_of(dev) < row->min_cc) {
+        snprintf(why, n, "%s needs code for compute capability %d.%d (this build's kernels run "
+                 "here as compiled for %d.%d)", row->kernel, row->min_cc / 10, row->min_cc % 10,
+                 code_cc_of(dev) / 10, code_cc_of(dev) % 10);
         return NOT_THIS_DEVICE;
     }
     if (row->max_cc && cc_of(dev) > row->max_cc && !dev->limited) {
@@ -244,7 +257,7 @@ static int pref_applies(const jf_auto_pref *p, const jf_resolve_in *in)
 
 static jf_status resolve_auto(const jf_resolve_in *in, jf_choice *out)
 {
-    char passed[160] = "", why[150];
+    char passed[170] = "", why[160];
     int i;
     if (from_profile(in, out))
         return JF_OK;

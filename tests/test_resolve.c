@@ -148,6 +148,20 @@ static void test_median_auto(void **state)
         assert_true(jf_row_runs(video, &nano_, &grey, 3, why, sizeof why));
         assert_true(jf_row_runs(video, &lim, &grey, 3, why, sizeof why));
     }
+    {
+        /* a Nano-only build (compute_53 PTX) on an H100: the two-lane
+         * kernels' bodies are compiled out there, so the one-lane row runs */
+        jf_device_info ptx53 = h100();
+        ptx53.code_cc = 53;
+        assert_int_equal(auto_variant(&jf_median_family, &ptx53, 3840, 2160, 1, JF_SAMPLE_U8, 3, &c), JF_VARIANT_FAST);
+        assert_int_equal(c.row->lanes, 1);
+        assert_int_equal(c.row->impl, JF_MEDIAN_NETWORKS);
+        assert_int_equal(auto_variant(&jf_median_family, &ptx53, 1920, 1080, 1, JF_SAMPLE_U8, 9, &c), JF_VARIANT_SHARED);
+        assert_non_null(strstr(c.reason, "as compiled for 5.3"));
+        ptx53.code_cc = 90; /* machine code for the device itself */
+        assert_int_equal(auto_variant(&jf_median_family, &ptx53, 3840, 2160, 1, JF_SAMPLE_U8, 3, &c), JF_VARIANT_FAST);
+        assert_int_equal(c.row->lanes, 2);
+    }
     assert_int_equal(auto_variant(&jf_median_family, &nano_, 160, 120, 1, JF_SAMPLE_U8, 3, &c), JF_VARIANT_GLOBAL);
     /* k = 1 is a copy */
     assert_int_equal(auto_variant(&jf_median_family, &big, 3840, 2160, 1, JF_SAMPLE_U8, 1, &c), JF_VARIANT_GLOBAL);

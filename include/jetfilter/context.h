@@ -37,7 +37,11 @@ typedef struct jf_device_info {
     int registers_per_sm;
     int max_threads_per_block;
     int limited;              /**< non-zero: limits reduced by JETFILTER_DEVICE_LIMITS */
-    int reserved[15];
+    int code_cc;              /**< compute capability x 10 the library's kernels were compiled
+                                   for, as they run on this device (their PTX's where the driver
+                                   compiles them at load: 53 for a Nano-only build on a newer
+                                   GPU); 0: unknown */
+    int reserved[14];
 } jf_device_info;
 
 /** Number of usable CUDA devices; 0 with a reason in jf_last_error() when
