@@ -33,7 +33,6 @@ static void json_device(json_buf *j, const jf_device_info *d)
     json_int(j, "shared_per_block_optin", d->shared_per_block_optin);
     json_int(j, "registers_per_block", d->registers_per_block);
     json_bool(j, "limited", d->limited);
-    json_int(j, "code_cc", d->code_cc);
     json_int(j, "runtime_version", d->runtime_version);
     json_int(j, "driver_version", d->driver_version);
     json_str(j, "auto_profile", cli_profile_status(d->index, profile, sizeof profile));
@@ -105,10 +104,8 @@ static void print_device(const cli_settings *s, int i)
     printf("             per block: %d KiB shared memory (%d KiB opt-in), %d registers%s\n",
            d.shared_per_block / 1024, d.shared_per_block_optin / 1024, d.registers_per_block,
            d.limited ? "  [limited to a Jetson Nano's by JETFILTER_DEVICE_LIMITS]" : "");
-    printf("             CUDA runtime %d.%d, driver %d.%d; kernels as compiled for %d.%d%s\n",
-           d.runtime_version / 1000, d.runtime_version % 1000 / 10, d.driver_version / 1000,
-           d.driver_version % 1000 / 10, d.code_cc / 10, d.code_cc % 10,
-           d.code_cc && d.code_cc < d.cc_major * 10 + d.cc_minor ? " (PTX compiled at load)" : "");
+    printf("             CUDA runtime %d.%d, driver %d.%d\n", d.runtime_version / 1000,
+           d.runtime_version % 1000 / 10, d.driver_version / 1000, d.driver_version % 1000 / 10);
     printf("             auto profile: %s\n", cli_profile_status(i, profile, sizeof profile));
 }
 

@@ -106,23 +106,17 @@ static void apply_limits(jf_device_info *info)
  * (they are all built for the same architectures). */
 __global__ void jf_code_probe_kernel() {}
 
-/* The PTX version of the code that runs on device `index` (90 for sm_90
- * machine code; 53 where the driver compiles compute_53 PTX at load), or 0
- * when it cannot be asked. */
-static int code_cc(int index)
+/* The PTX version of the code that runs on the current device (90 for
+ * sm_90 machine code; 53 where the driver compiles compute_53 PTX at load),
+ * or 0 when it cannot be asked.  Asked when a context is made, with its
+ * device current: asking another device would start a CUDA context there. */
+int jf_device_code_cc(void)
 {
     cudaFuncAttributes a;
-    int prev = -1, v = 0;
-    if (cudaGetDevice(&prev) != cudaSuccess || (prev != index && cudaSetDevice(index) != cudaSuccess)) {
-        cudaGetLastError();
-        return 0;
-    }
     if (cudaFuncGetAttributes(&a, jf_code_probe_kernel) == cudaSuccess)
-        v = a.ptxVersion;
+        return a.ptxVersion;
     cudaGetLastError();
-    if (prev != index && cudaSetDevice(prev) != cudaSuccess)
-        cudaGetLastError();
-    return v;
+    return 0;
 }
 
 extern "C" jf_status jf_device_query(int index, jf_device_info *info)
@@ -158,7 +152,6 @@ extern "C" jf_status jf_device_query(int index, jf_device_info *info)
     info->registers_per_block = prop.regsPerBlock;
     info->registers_per_sm = prop.regsPerMultiprocessor;
     info->max_threads_per_block = prop.maxThreadsPerBlock;
-    info->code_cc = code_cc(index);
     apply_limits(info);
 
     clock_khz = attr(cudaDevAttrMemoryClockRate, index, 0);

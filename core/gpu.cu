@@ -59,6 +59,7 @@ extern "C" jf_status jf_gpu_create(jf_context *ctx, const jf_context_options *op
     jf_device_scope scope(ctx);
     if (scope.status != JF_OK)
         return scope.status;
+    g->info.code_cc = jf_device_code_cc();
     if (opt->stream) {
         g->stream = (cudaStream_t)opt->stream;
     } else {

@@ -71,6 +71,7 @@ typedef struct jf_timer {
 } jf_timer;
 
 /* Shared between the core/gpu*.cu files. */
+int jf_device_code_cc(void); /* what the kernels run as on the current device (device_cuda.cu) */
 jf_status jf_gpu_timers_make(struct jf_gpu *g);
 jf_status jf_gpu_collect(jf_context *ctx); /* stats of every finished timer */
 jf_status jf_gpu_host_timer(jf_context *ctx, const char *name, const jf_image *shape, double ms,

@@ -40,7 +40,8 @@ typedef struct jf_device_info {
     int code_cc;              /**< compute capability x 10 the library's kernels were compiled
                                    for, as they run on this device (their PTX's where the driver
                                    compiles them at load: 53 for a Nano-only build on a newer
-                                   GPU); 0: unknown */
+                                   GPU); known for a context's device (jf_context_device), 0
+                                   from jf_device_query (it starts no CUDA context) */
     int reserved[14];
 } jf_device_info;
 
