@@ -84,15 +84,14 @@ static int row_check(const jf_variant_row *row, const jf_device_info *dev, const
         snprintf(why, n, "%s needs the CUDA backend", row->kernel);
         return NOT_THIS_DEVICE;
     }
-    if (row->min_cc && cc_of(dev) < row->min_cc) {
-        snprintf(why, n, "%s needs compute capability %d.%d (this device: %d.%d)", row->kernel,
-                 row->min_cc / 10, row->min_cc % 10, dev->cc_major, dev->cc_minor);
-        return NOT_THIS_DEVICE;
-    }
     if (row->min_cc && code_cc_of(dev) < row->min_cc) {
-        snprintf(why, n, "%s needs code for compute capability %d.%d (this build's kernels run "
-                 "here as compiled for %d.%d)", row->kernel, row->min_cc / 10, row->min_cc % 10,
-                 code_cc_of(dev) / 10, code_cc_of(dev) % 10);
+        if (cc_of(dev) < row->min_cc)
+            snprintf(why, n, "%s needs compute capability %d.%d (this device: %d.%d)", row->kernel,
+                     row->min_cc / 10, row->min_cc % 10, dev->cc_major, dev->cc_minor);
+        else
+            snprintf(why, n, "%s needs code for compute capability %d.%d (this build's kernels "
+                     "run here as compiled for %d.%d)", row->kernel, row->min_cc / 10,
+                     row->min_cc % 10, code_cc_of(dev) / 10, code_cc_of(dev) % 10);
         return NOT_THIS_DEVICE;
     }
     if (row->max_cc && cc_of(dev) > row->max_cc && !dev->limited) {
