@@ -199,12 +199,11 @@ __device__ __forceinline__ void v_load_tile(unsigned int *tile, int tile_w, int 
     const int pieces = tile_w / 16, first = x0 - 16; /* image column of tile byte 0 */
     const bool aligned = s.align >= 16;
     unsigned char *const t = (unsigned char *)tile;
-    /* the row pointer as if every row were inside: 32 x 32 -> 64-bit
-     * products (a 64-bit multiply is a dozen XMADs on sm_53; a pitch is
-     * under 4 GB) */
+    /* the row pointer as if every row were inside, stepped: one multiply a
+     * thread, not one a row (a 64-bit multiply is a dozen XMADs on sm_53) */
     const int sy0 = y0 - 1 + (int)threadIdx.y;
-    const unsigned char *inside = s.img + (ptrdiff_t)sy0 * (ptrdiff_t)(unsigned)s.pitch;
-    const size_t step = (size_t)blockDim.y * (unsigned)s.pitch;
+    const unsigned char *inside = s.img + (ptrdiff_t)sy0 * (ptrdiff_t)s.pitch;
+    const size_t step = (size_t)blockDim.y * s.pitch;
     for (int ty = threadIdx.y, sy = sy0; ty < tile_h; ty += blockDim.y, sy += blockDim.y, inside += step) {
         const unsigned char *row = (unsigned)sy < (unsigned)s.h ? inside : jf_src_row(s, y0 + ty);
         for (int px = threadIdx.x; px < pieces; px += blockDim.x) {
@@ -229,14 +228,13 @@ __global__ void median_fast_video_kernel(const jf_tile_src src, int w, int h,
     const int lx = threadIdx.x * VCOLS, ly = threadIdx.y * VROWS;
 
     v_load_tile(s_tile, tile_w, rows_out + 2, src, x0, y0);
-    const int ox = x0 + lx;
-    if (ox >= w || y0 + ly >= h)
+    const int ox = x0 + lx, y = y0 + ly;
+    if (ox >= w || y >= h)
         return;
     const unsigned char *t = (const unsigned char *)s_tile + ly * tile_w + lx + 12;
     unsigned r0[VIN_WORDS], r1[VIN_WORDS], r2[VIN_WORDS], r3[VIN_WORDS];
     v_load_row(t, r0);
     v_load_row(t + tile_w, r1);
-    const int y = y0 + ly;
     unsigned char *o = out + (size_t)y * out_pitch + ox; /* stepped: no multiply a row */
 #pragma unroll
     for (int p = 0; p < VROWS / 2; p++, o += 2 * out_pitch) {
