@@ -346,6 +346,117 @@ static void test_conv_presets_separable(void **state)
     jf_context_destroy(ctx);
 }
 
+/* The variant the context's last convolution recorded. */
+static const char *last_conv_variant(const jf_context *ctx)
+{
+    size_t i = jf_stats_count(ctx);
+    while (i-- > 0)
+        if (strcmp(jf_stats_at(ctx, i)->name, "conv") == 0)
+            return jf_stats_at(ctx, i)->variant;
+    return "";
+}
+
+/* Sample by sample, fixed-point result minus the float reference's: at
+ * most one level apart, and unbiased (the mean difference near 0; dropping
+ * the taps / 2 that centres each pass's truncation moves it by ~k / 256). */
+static void check_fixed_against_reference(jf_context *ctx, const jf_image *src, int k,
+                                          const float *wts, jf_border b, const char *what)
+{
+    jf_image fixed = t_poisoned_like(src, 1), ref = t_poisoned_like(src, 1);
+    jf_conv_options co = t_conv_opts(k, wts, b, JF_VARIANT_AUTO);
+    long sum = 0, n = 0;
+    int x, y, c;
+    assert_int_equal(jf_convolve(ctx, src, &fixed, &co), JF_OK);
+    assert_string_equal(last_conv_variant(ctx), "cpu-fixed");
+    co.variant = JF_VARIANT_CPU;
+    assert_int_equal(jf_convolve(ctx, src, &ref, &co), JF_OK);
+    assert_string_equal(last_conv_variant(ctx), "cpu-separable");
+    for (y = 0; y < src->height; y++)
+        for (x = 0; x < src->width; x++)
+            for (c = 0; c < src->channels; c++) {
+                const int d = (int)t_px(&fixed, x, y, c) - (int)t_px(&ref, x, y, c);
+                if (d < -1 || d > 1)
+                    fail_msg("fixed %s k=%d %s %dx%dx%d at %d,%d,%d: %d against the reference's %d",
+                             what, k, jf_border_name(b), src->width, src->height, src->channels, x, y,
+                             c, (int)t_px(&fixed, x, y, c), (int)t_px(&ref, x, y, c));
+                sum += d;
+                n++;
+            }
+    /* (black and white sums take few values, each on one side of a half) */
+    if (n >= 20000 && strcmp(what, "b/w") != 0 && fabs((double)sum / (double)n) > 0.02)
+        fail_msg("fixed %s k=%d: mean difference %.4f from the reference", what, k,
+                 (double)sum / (double)n);
+    jf_image_free(&fixed);
+    jf_image_free(&ref);
+}
+
+/* `auto` on the CPU runs 8-bit separable non-negative weights (Gaussian,
+ * box) in 16-bit fixed point: within one level of the float reference at
+ * every k, border, size and channel count, unbiased on large images, even
+ * on black and white noise (the largest products); weights it cannot take
+ * (a negative factor, a sum above 1, 16 bits) run the reference's loop. */
+static void test_conv_fixed_point(void **state)
+{
+    static const int ks[] = {3, 5, 7, 9, 13, 15, 21, 31, 41, 63};
+    static const double sigmas[] = {0.0, 0.6, 4.0, 40.0};
+    jf_context_options o = t_context_opts(JF_BACKEND_CPU, 2, JF_MEMORY_AUTO);
+    jf_context *ctx = NULL;
+    jf_image big = t_random_image(301, 173, 3, 5, 11), bw = t_random_image(257, 97, 1, 0, 12);
+    float sharp[9] = {0, -1, 0, -1, 5, -1, 0, -1, 0}, doubled[25], outer[9];
+    jf_image got = {0}, want = {0};
+    jf_conv_options co;
+    int k, s, b, i;
+    (void)state;
+    o.stats = 4; /* the variant each call ran */
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    for (i = 0; i < bw.width * bw.height; i++)
+        bw.data[i] = bw.data[i] & 1 ? 255 : 0;
+    for (k = 0; k < (int)(sizeof ks / sizeof ks[0]); k++)
+        for (s = 0; s < (int)(sizeof sigmas / sizeof sigmas[0]); s++) {
+            jf_kernel g, box;
+            assert_int_equal(jf_kernel_make(JF_KERNEL_GAUSS, ks[k], sigmas[s], &g), JF_OK);
+            assert_int_equal(jf_kernel_make(JF_KERNEL_BOX, ks[k], 0.0, &box), JF_OK);
+            for (i = 0; i < NSIZES; i++)
+                for (b = 0; b < JF_BORDER_COUNT; b++) {
+                    jf_image src = t_random_image(SIZES[i][0], SIZES[i][1], 1 + (i + b) % 4, 3,
+                                                  (uint64_t)(100 * k + 10 * s + i));
+                    check_fixed_against_reference(ctx, &src, ks[k], g.weights, (jf_border)b, "gauss");
+                    jf_image_free(&src);
+                }
+            check_fixed_against_reference(ctx, &big, ks[k], g.weights,
+                                          (jf_border)((k + s) % JF_BORDER_COUNT), "gauss");
+            check_fixed_against_reference(ctx, &bw, ks[k], g.weights, JF_BORDER_REFLECT, "b/w");
+            if (s == 0) {
+                check_fixed_against_reference(ctx, &big, ks[k], box.weights, JF_BORDER_ZERO, "box");
+                check_fixed_against_reference(ctx, &bw, ks[k], box.weights, JF_BORDER_MIRROR, "b/w");
+            }
+            jf_kernel_free(&g);
+            jf_kernel_free(&box);
+        }
+    /* the reference's loop, same bits: a negative factor, a sum of 2 */
+    for (i = 0; i < 9; i++)
+        outer[i] = (float)((i / 3 == 1 ? -2 : 1) * (i % 3 == 1 ? 2 : 1)) / 16.0f;
+    for (i = 0; i < 25; i++)
+        doubled[i] = 2.0f / 25.0f;
+    co = t_conv_opts(3, outer, JF_BORDER_REPLICATE, JF_VARIANT_AUTO);
+    assert_int_equal(jf_convolve(ctx, &big, &got, &co), JF_OK);
+    assert_string_equal(last_conv_variant(ctx), "cpu-separable");
+    co = t_conv_opts(5, doubled, JF_BORDER_REPLICATE, JF_VARIANT_AUTO);
+    assert_int_equal(jf_convolve(ctx, &big, &got, &co), JF_OK);
+    assert_string_equal(last_conv_variant(ctx), "cpu-separable");
+    co.variant = JF_VARIANT_CPU;
+    assert_int_equal(jf_convolve(ctx, &big, &want, &co), JF_OK);
+    assert_memory_equal(got.data, want.data, (size_t)got.stride * (size_t)got.height);
+    co = t_conv_opts(3, sharp, JF_BORDER_REPLICATE, JF_VARIANT_AUTO);
+    assert_int_equal(jf_convolve(ctx, &big, &got, &co), JF_OK);
+    assert_string_equal(last_conv_variant(ctx), "cpu");
+    jf_image_free(&got);
+    jf_image_free(&want);
+    jf_image_free(&big);
+    jf_image_free(&bw);
+    jf_context_destroy(ctx);
+}
+
 static void test_conv_rounding_and_saturation(void **state)
 {
     unsigned char px[4] = {3, 5, 200, 1};
@@ -530,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_median_rejects_bad_k),
         cmocka_unit_test(test_conv_random_weights),
         cmocka_unit_test(test_conv_presets_separable),
+        cmocka_unit_test(test_conv_fixed_point),
         cmocka_unit_test(test_conv_rounding_and_saturation),
         cmocka_unit_test(test_kernel_presets),
         cmocka_unit_test(test_kernel_files),

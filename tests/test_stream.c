@@ -257,7 +257,7 @@ static int check_frames(const char *in, const char *out, const char *raw_fmt, in
         for (p = 0; p < f->planes; p++) {
             if (p < f->color_planes && (fl.mask >> p & 1u)) {
                 if (kern.weights) {
-                    jf_conv_options o = t_conv_opts(kern.ksize, kern.weights, fl.border, JF_VARIANT_CPU);
+                    jf_conv_options o = t_conv_opts(kern.ksize, kern.weights, fl.border, JF_VARIANT_AUTO);
                     assert_int_equal(jf_convolve(ctx, &a[p], &want[p], &o), JF_OK);
                 } else {
                     jf_median_options o = t_median_opts(fl.k, fl.border, JF_VARIANT_CPU);

@@ -18,6 +18,16 @@ int jf_kernel_separate(const float *w, int ksize, float *col, float *row);
 jf_status jf_conv_cpu(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
                       const float *weights, const float *col, const float *row, jf_image *dst);
 
+/* The CPU's 16-bit fixed-point path (conv_cpu_fixed.c), which `auto` runs
+ * on the CPU: if src is 8-bit and the rank-1 factors col and row are
+ * non-negative with a kernel sum of at most 1, fill qcol[k] and qrow[k]
+ * (0.16 fixed point) and return 1; else 0. */
+int jf_conv_fixed_weights(const jf_image *src, int ksize, const float *col, const float *row,
+                          uint16_t *qcol, uint16_t *qrow);
+/* The separable sum with those weights, within one level of jf_conv_cpu's. */
+jf_status jf_conv_cpu_fixed(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
+                            const uint16_t *qcol, const uint16_t *qrow, jf_image *dst);
+
 /* The fast variant's kernels (conv_variants.c): rank-1 weights through the
  * separable kernel from this k (below it the direct register-blocked one is
  * as fast: RESULTS.md), unrolled kernels up to JF_CONV_FAST_UNROLLED_MAX_K,
