@@ -167,16 +167,32 @@ static void measure_energy(size_run *r, const jf_op_plan *plan, jf_variant v, jf
 }
 
 /* The output of the cell's last call against the CPU reference. */
-static void verify(size_run *r, const jf_op_plan *plan, jf_sweep_cell *c)
+static void verify(size_run *r, const jf_op_plan *plan, jf_variant v, jf_sweep_cell *c)
 {
-    if (!r->cuda || plan->op->kind == JF_OP_METRIC) {
+    if (v == JF_VARIANT_CPU || plan->op->kind == JF_OP_METRIC) {
         snprintf(c->check, sizeof c->check, "reference");
         return;
     }
-    if (jf_image_transfer(r->ctx, &r->out, &r->host_out) != JF_OK)
+    if (!r->cuda) /* the CPU's own `auto` path (fixed point) against the reference */
+        check_text(c->check, sizeof c->check, plan->op, jf_bench_max_diff(&r->host_out, &r->ref));
+    else if (jf_image_transfer(r->ctx, &r->out, &r->host_out) != JF_OK)
         snprintf(c->check, sizeof c->check, "FAIL (download)");
     else
         check_text(c->check, sizeof c->check, plan->op, jf_bench_max_diff(&r->host_out, &r->ref));
+}
+
+/* On the CPU: the index in the asked list where `auto` runs (where auto
+ * is, else the first name that is not `cpu`), or -1. */
+static int cpu_lists_auto(const jf_sweep *sw)
+{
+    int i, first = -1;
+    for (i = 0; i < sw->nvariants; i++) {
+        if (sw->variants[i] == JF_VARIANT_AUTO)
+            return i;
+        if (first < 0 && sw->variants[i] != JF_VARIANT_CPU)
+            first = i;
+    }
+    return first;
 }
 
 /* One variant: warm-up, timed calls, verification, energy. */
@@ -215,7 +231,7 @@ static void run_variant(size_run *r, const jf_op_plan *plan, jf_variant v, const
         c.npp_ms = npp_ms;
         c.jf_over_npp = c.ms / npp_ms;
     }
-    verify(r, plan, &c);
+    verify(r, plan, v, &c);
     if (strncmp(c.check, "FAIL", 4) == 0)
         sw->failures++;
     measure_energy(r, plan, v, dst, &c);
@@ -335,8 +351,12 @@ static void run_op_cells(size_run *r, int oi, int k, jf_border border)
         return;
     }
     npp_ms = run_npp(r, &plan, &base);
-    for (vi = 0; vi < (r->cuda ? sw->nvariants : 1); vi++) {
-        const jf_variant v = r->cuda ? sw->variants[vi] : JF_VARIANT_CPU;
+    for (vi = 0; vi < sw->nvariants; vi++) {
+        /* the CPU runs `auto` and `cpu` (the reference) of those asked for;
+         * GPU variants alone mean what the CPU runs by default */
+        const jf_variant v = r->cuda || sw->variants[vi] == JF_VARIANT_CPU ? sw->variants[vi]
+                             : cpu_lists_auto(sw) == vi                     ? JF_VARIANT_AUTO
+                                                                            : JF_VARIANT_COUNT;
         jf_shape shape;
         shape.width = r->w;
         shape.height = r->h;
@@ -345,7 +365,7 @@ static void run_op_cells(size_run *r, int oi, int k, jf_border border)
         shape.rank1 = plan.rank1;
         /* what this device runs at this k and depth (fast has no kernel at
          * k = 13 for the median; shared takes 8 bits) */
-        if (!jf_op_has_variant(op, v, k) ||
+        if (v == JF_VARIANT_COUNT || !jf_op_has_variant(op, v, k) ||
             (v != JF_VARIANT_AUTO && !jf_variant_runs(op->family, v, r->cuda ? &sw->dev : NULL, &shape, k)))
             continue;
         run_variant(r, &plan, v, &base, npp_ms);
