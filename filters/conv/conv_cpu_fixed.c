@@ -21,7 +21,6 @@
  */
 #include "filters/conv/conv.h"
 #include "filters/filters.h"
-#include "filters/pad/pad.h"
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/image.h"
