@@ -1,6 +1,7 @@
 /* Pad, median and convolution on the CPU backend against independent
  * references, on random data at awkward sizes with padded strides. */
 #include "common.h"
+#include "benchmarks/bench_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -349,11 +350,8 @@ static void test_conv_presets_separable(void **state)
 /* The variant the context's last convolution recorded. */
 static const char *last_conv_variant(const jf_context *ctx)
 {
-    size_t i = jf_stats_count(ctx);
-    while (i-- > 0)
-        if (strcmp(jf_stats_at(ctx, i)->name, "conv") == 0)
-            return jf_stats_at(ctx, i)->variant;
-    return "";
+    const jf_stat *st = jf_bench_last_stat(ctx, "conv");
+    return st ? st->variant : "";
 }
 
 /* Sample by sample, fixed-point result minus the float reference's: at

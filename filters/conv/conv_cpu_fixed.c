@@ -1,13 +1,13 @@
 /*
  * Convolution on the CPU in 16-bit fixed point: 8-bit samples and rank-1
- * weights whose factors have one sign and sum to at most 1 (Gaussian, box),
+ * weights whose factors are non-negative and sum to at most 1 (Gaussian, box),
  * which is what `auto` runs on the CPU for them (the float loop in
  * conv_cpu.c stays the reference).
  *
  * Why: a float lane is 4 bytes, so a vector sums 8 samples a tap; a 16-bit
  * lane sums 16 (NEON: 8 against 4), and no conversion to and from float.
- * Weights become 0.16 fixed point (q = round(w * 65536), summing to at most
- * 65536); a product is the high half of sample x weight (pmulhuw on x86,
+ * Weights become 0.16 fixed point (q near w * 65536, summing to at most
+ * 65536: quantise); a product is the high half of sample x weight (pmulhuw on x86,
  * umull + uzp2 on NEON, both from the plain C below).
  *   Rows: h = sum_i hi16((x_i << 8) * q_i) + b_row, the row sum with 8
  *   fraction bits (at most 255 * 256 + 32: fits 16 bits).
@@ -15,15 +15,16 @@
  * Each high half drops less than one unit (1/256 level); b_row and b_col
  * (at most taps / 2) give back what they drop on average, so the sums are
  * unbiased and within 0.13 levels a pass at k = 63; a weight is within one
- * unit of its exact value (0.25 levels a pass).  The result is within 0.75 levels of the exact sum, so after
- * rounding it is the float reference's or one level from it (test_filters
- * holds every k against the reference).
+ * unit of its exact value (0.25 levels a pass).  The result is within 0.75
+ * levels of the exact sum, so after rounding it is the float reference's or
+ * one level from it (test_filters holds every k against the reference).
  */
 #include "filters/conv/conv.h"
 #include "filters/filters.h"
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/image.h"
+#include "filters/pad/pad.h"
 
 #include <math.h>
 #include <string.h>
@@ -36,12 +37,12 @@ typedef struct fx_job {
     jf_image *dst;
     int ksize;
     jf_border border;
-    uint16_t qrow[JF_CONV_MAX_KSIZE], qcol[JF_CONV_MAX_KSIZE];
+    const uint16_t *qrow, *qcol; /* the caller's, 0.16 fixed point */
     unsigned row_bias, col_bias; /* what the high halves drop, on average */
     size_t n;          /* samples in an output row */
     size_t padded_n;   /* samples in a padded row */
     size_t slot;       /* samples in a ring slot (n, rounded up to 32) */
-    size_t band_bytes; /* wide row | k slots | k row pointers */
+    size_t band_bytes; /* padded row | its wide copy | k slots | k row pointers */
     unsigned char *scratch;
 } fx_job;
 
@@ -193,6 +194,7 @@ JF_WIDE_SIMD static void sum_taps16(uint16_t *out16, unsigned char *out8, const 
 
 /* Pointers into one band's scratch. */
 typedef struct fx_rows {
+    unsigned char *raw;
     uint16_t *wide, *ring;
     const uint16_t **in;
 } fx_rows;
@@ -201,39 +203,20 @@ static fx_rows band_scratch(const fx_job *job, int band)
 {
     fx_rows b;
     unsigned char *base = job->scratch + (size_t)band * job->band_bytes;
-    b.wide = (uint16_t *)(void *)base;
+    b.raw = base;
+    b.wide = (uint16_t *)(void *)(base + ((job->padded_n + 63) & ~(size_t)63));
     b.ring = b.wide + ((job->padded_n + 31) & ~(size_t)31);
     b.in = (const uint16_t **)(void *)(b.ring + job->slot * (size_t)job->ksize);
     return b;
 }
 
-/* Padded row py as 16-bit samples x << 8, read from the source (its
- * interior) and bordered as jf_pad_row borders. */
-JF_WIDE_SIMD static void wide_row(const fx_job *job, uint16_t *wide, int py)
+/* Padded row py as 16-bit samples x << 8 (jf_pad_row's bytes, widened). */
+JF_WIDE_SIMD static void wide_row(const fx_job *job, unsigned char *raw, uint16_t *wide, int py)
 {
-    const jf_image *src = job->src;
-    const size_t px = (size_t)src->channels;
-    const int r = job->ksize / 2, w = src->width;
-    const int sy = jf_border_index(py - r, src->height, job->border);
-    const unsigned char *row;
-    size_t x, c;
-    int i;
-    if (sy < 0) {
-        memset(wide, 0, job->padded_n * sizeof *wide);
-        return;
-    }
-    row = src->data + (size_t)sy * src->stride;
-    for (x = 0; x < job->n; x++)
-        wide[(size_t)r * px + x] = (uint16_t)(row[x] << 8);
-    for (i = 1; i <= r; i++) {
-        const int left = jf_border_index(-i, w, job->border);
-        const int right = jf_border_index(w - 1 + i, w, job->border);
-        for (c = 0; c < px; c++) {
-            wide[(size_t)(r - i) * px + c] = left < 0 ? 0 : (uint16_t)(row[(size_t)left * px + c] << 8);
-            wide[(size_t)(r + w - 1 + i) * px + c] =
-                right < 0 ? 0 : (uint16_t)(row[(size_t)right * px + c] << 8);
-        }
-    }
+    size_t x;
+    jf_pad_row(job->src, job->ksize / 2, job->border, py, raw);
+    for (x = 0; x < job->padded_n; x++)
+        wide[x] = (uint16_t)(raw[x] << 8);
 }
 
 /* Ring slot py % k gets padded row py summed along the row. */
@@ -242,7 +225,7 @@ static void fill_slot(const fx_job *job, const fx_rows *b, int py)
     const size_t px = (size_t)job->src->channels;
     const int k = job->ksize;
     int i;
-    wide_row(job, b->wide, py);
+    wide_row(job, b->raw, b->wide, py);
     for (i = 0; i < k; i++)
         b->in[i] = b->wide + (size_t)i * px;
     sum_taps16(b->ring + (size_t)(py % k) * job->slot, NULL, b->in, job->qrow, k, job->n,
@@ -269,15 +252,15 @@ jf_status jf_conv_cpu_fixed(jf_context *ctx, const jf_image *src, int ksize, jf_
                             const uint16_t *qcol, const uint16_t *qrow, jf_image *dst)
 {
     const int bands = jf_parallel_bands(ctx, dst->height);
-    fx_job job = {.src = src, .dst = dst, .ksize = ksize, .border = border};
-    memcpy(job.qcol, qcol, (size_t)ksize * sizeof *qcol);
-    memcpy(job.qrow, qrow, (size_t)ksize * sizeof *qrow);
+    fx_job job = {.src = src, .dst = dst, .ksize = ksize, .border = border, .qrow = qrow,
+                  .qcol = qcol};
     job.row_bias = truncation_bias(qrow, ksize, 8);
     job.col_bias = truncation_bias(qcol, ksize, 16);
     job.n = (size_t)dst->width * (size_t)dst->channels;
     job.padded_n = (size_t)(src->width + ksize - 1) * (size_t)src->channels;
     job.slot = (job.n + 31) & ~(size_t)31; /* 64-byte rows */
-    job.band_bytes = ((job.padded_n + 31) & ~(size_t)31) * sizeof(uint16_t) +
+    job.band_bytes = ((job.padded_n + 63) & ~(size_t)63) +
+                     ((job.padded_n + 31) & ~(size_t)31) * sizeof(uint16_t) +
                      job.slot * (size_t)ksize * sizeof(uint16_t) +
                      (((size_t)ksize * sizeof(uint16_t *) + 63) & ~(size_t)63);
     if (!(job.scratch = (unsigned char *)jf_scratch_get(ctx, JF_SCRATCH_BANDS,
