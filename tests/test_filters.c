@@ -2,6 +2,7 @@
  * references, on random data at awkward sizes with padded strides. */
 #include "common.h"
 #include "benchmarks/bench_util.h"
+#include "filters/conv/conv.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -455,6 +456,118 @@ static void test_conv_fixed_point(void **state)
     jf_context_destroy(ctx);
 }
 
+/* The FFT tiles (run directly, whatever the cost model would pick) against
+ * the float reference, sample by sample: at most one level apart; adds the
+ * differences and their count to *sum and *n. */
+static void check_fft_against_reference(jf_context *ctx, const jf_image *src, int k,
+                                        const float *wts, jf_border b, long *sum, long *n)
+{
+    jf_image fft = t_poisoned_like(src, 1), ref = t_poisoned_like(src, 1);
+    jf_conv_options co = t_conv_opts(k, wts, b, JF_VARIANT_CPU);
+    int x, y, c;
+    assert_int_equal(jf_conv_cpu_fft(ctx, src, k, b, wts, &fft), JF_OK);
+    assert_int_equal(jf_convolve(ctx, src, &ref, &co), JF_OK);
+    for (y = 0; y < src->height; y++)
+        for (x = 0; x < src->width; x++)
+            for (c = 0; c < src->channels; c++) {
+                const int d = (int)t_px(&fft, x, y, c) - (int)t_px(&ref, x, y, c);
+                if (d < -1 || d > 1)
+                    fail_msg("fft k=%d %s %dx%dx%d %d-bit at %d,%d,%d: %d against the reference's %d",
+                             k, jf_border_name(b), src->width, src->height, src->channels,
+                             (int)jf_sample_size(src->sample) * 8, x, y, c, (int)t_px(&fft, x, y, c),
+                             (int)t_px(&ref, x, y, c));
+                *sum += d;
+                (*n)++;
+            }
+    jf_image_free(&fft);
+    jf_image_free(&ref);
+}
+
+/* What `auto` ran for src with these options. */
+static const char *auto_ran(jf_context *ctx, const jf_image *src, const jf_conv_options *co)
+{
+    jf_image out = {0};
+    assert_int_equal(jf_convolve(ctx, src, &out, co), JF_OK);
+    jf_image_free(&out);
+    return last_conv_variant(ctx);
+}
+
+/* The kind of weights `auto` sends through the FFT on the CPU: within one
+ * level of the float reference at every border, 1 to 4 channels, 8 and 16
+ * bits, images smaller than a tile and spanning several, positive and
+ * signed weights, unbiased on large images; and `auto` picks it only where
+ * it is the cheaper and its error stays small. */
+static void test_conv_fft(void **state)
+{
+    static const int ks[] = {3, 9, 15, 31, 63};
+    jf_context_options o = t_context_opts(JF_BACKEND_CPU, 2, JF_MEMORY_AUTO);
+    jf_context *ctx = NULL;
+    jf_image big = t_random_image(1023, 577, 1, 3, 21), big16 = t_random_image16(301, 173, 3, 2, 0, 22);
+    float *w = malloc(sizeof(float) * JF_CONV_MAX_KSIZE * JF_CONV_MAX_KSIZE);
+    jf_conv_options co;
+    long sum = 0, n = 0;
+    int k, i, b;
+    (void)state;
+    assert_non_null(w);
+    o.stats = 4; /* the variant each call ran */
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    for (k = 0; k < (int)(sizeof ks / sizeof ks[0]); k++) {
+        jf_kernel sharp;
+        assert_int_equal(jf_kernel_make(JF_KERNEL_SHARPEN, ks[k], 0.0, &sharp), JF_OK);
+        jf_bench_arbitrary_weights(w, ks[k]);
+        for (i = 0; i < NSIZES; i++)
+            for (b = 0; b < JF_BORDER_COUNT; b++) {
+                jf_image s8 = t_random_image(SIZES[i][0], SIZES[i][1], 1 + (i + b) % 4, 3,
+                                             (uint64_t)(100 * k + 10 * b + i));
+                jf_image s16 = t_random_image16(SIZES[i][1], SIZES[i][0], 1 + (i + b + 1) % 4, 1, 0,
+                                                (uint64_t)(100 * k + 10 * b + i));
+                check_fft_against_reference(ctx, &s8, ks[k], w, (jf_border)b, &sum, &n);
+                check_fft_against_reference(ctx, &s8, ks[k], sharp.weights, (jf_border)b, &sum, &n);
+                check_fft_against_reference(ctx, &s16, ks[k], w, (jf_border)b, &sum, &n);
+                jf_image_free(&s8);
+                jf_image_free(&s16);
+            }
+        sum = n = 0;
+        check_fft_against_reference(ctx, &big, ks[k], w, (jf_border)(k % JF_BORDER_COUNT), &sum, &n);
+        check_fft_against_reference(ctx, &big16, ks[k], w, (jf_border)((k + 1) % JF_BORDER_COUNT),
+                                    &sum, &n);
+        check_fft_against_reference(ctx, &big16, ks[k], sharp.weights, JF_BORDER_REFLECT, &sum, &n);
+        if (fabs((double)sum / (double)n) > 0.01)
+            fail_msg("fft k=%d: mean difference %.4f from the reference", ks[k], (double)sum / (double)n);
+        jf_kernel_free(&sharp);
+    }
+    /* what `auto` runs: the FFT for large k on a large image ... */
+    jf_bench_arbitrary_weights(w, 31);
+    co = t_conv_opts(31, w, JF_BORDER_REPLICATE, JF_VARIANT_AUTO);
+    assert_string_equal(auto_ran(ctx, &big, &co), "cpu-fft");
+    assert_string_equal(auto_ran(ctx, &big16, &co), "cpu-fft");
+    /* ... the direct sum for small k, for a tiny image, and for weights
+     * whose sum |w| x range would let the transforms' error near half a level */
+    co.ksize = 5;
+    jf_bench_arbitrary_weights(w, 5);
+    assert_string_equal(auto_ran(ctx, &big, &co), "cpu");
+    {
+        jf_image tiny = t_random_image(7, 5, 1, 0, 23);
+        co.ksize = 63;
+        jf_bench_arbitrary_weights(w, 63);
+        assert_string_equal(auto_ran(ctx, &tiny, &co), "cpu");
+        jf_image_free(&tiny);
+    }
+    co.ksize = 31;
+    jf_bench_arbitrary_weights(w, 31);
+    for (i = 0; i < 31 * 31; i++)
+        w[i] *= i % 2 ? 9.0f : -9.0f; /* sum |w| about 9: 8 bits yes, 16 bits no */
+    assert_string_equal(auto_ran(ctx, &big, &co), "cpu-fft");
+    assert_string_equal(auto_ran(ctx, &big16, &co), "cpu-fft");
+    for (i = 0; i < 31 * 31; i++)
+        w[i] *= 2.0f; /* about 18 */
+    assert_string_equal(auto_ran(ctx, &big16, &co), "cpu");
+    free(w);
+    jf_image_free(&big);
+    jf_image_free(&big16);
+    jf_context_destroy(ctx);
+}
+
 static void test_conv_rounding_and_saturation(void **state)
 {
     unsigned char px[4] = {3, 5, 200, 1};
@@ -640,6 +753,7 @@ int main(void)
         cmocka_unit_test(test_conv_random_weights),
         cmocka_unit_test(test_conv_presets_separable),
         cmocka_unit_test(test_conv_fixed_point),
+        cmocka_unit_test(test_conv_fft),
         cmocka_unit_test(test_conv_rounding_and_saturation),
         cmocka_unit_test(test_kernel_presets),
         cmocka_unit_test(test_kernel_files),

@@ -28,7 +28,7 @@ static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
     jf_choice choice;
     jf_image copy;
     jf_status st;
-    int i, separable, fixed, on_gpu;
+    int i, separable, fixed, fft, on_gpu;
     double t0;
 
     if (!user)
@@ -59,16 +59,19 @@ static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
 #endif
     if ((st = jf_source_apart(ctx, &src, dst, &copy)) != JF_OK)
         return st;
-    /* `auto` on the CPU: 16-bit fixed point where it applies (within one
-     * level); asked for by name, the float reference */
+    /* `auto` on the CPU: 16-bit fixed point or the FFT where they apply
+     * (within one level); asked for by name, the float reference */
     fixed = opt.variant == JF_VARIANT_AUTO && separable &&
             jf_conv_fixed_weights(src, opt.ksize, col, row, qcol, qrow);
+    fft = opt.variant == JF_VARIANT_AUTO && !separable &&
+          jf_conv_fft_plan(src, opt.ksize, opt.weights);
     t0 = jf_now_ms();
     st = fixed ? jf_conv_cpu_fixed(ctx, src, opt.ksize, opt.border, qcol, qrow, dst)
+         : fft ? jf_conv_cpu_fft(ctx, src, opt.ksize, opt.border, opt.weights, dst)
                : jf_conv_cpu(ctx, src, opt.ksize, opt.border, opt.weights, separable ? col : NULL,
                              separable ? row : NULL, dst);
     if (st == JF_OK)
-        jf_record(ctx, "conv", fixed ? "cpu-fixed" : separable ? "cpu-separable" : "cpu",
+        jf_record(ctx, "conv", fixed ? "cpu-fixed" : fft ? "cpu-fft" : separable ? "cpu-separable" : "cpu",
                   opt.ksize, src, jf_now_ms() - t0,
                   (uint64_t)src->width * src->height * src->channels * jf_bps(src),
                   (uint64_t)src->width * src->height * src->channels * jf_bps(src));

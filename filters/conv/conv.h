@@ -28,6 +28,16 @@ int jf_conv_fixed_weights(const jf_image *src, int ksize, const float *col, cons
 jf_status jf_conv_cpu_fixed(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
                             const uint16_t *qcol, const uint16_t *qrow, jf_image *dst);
 
+/* The CPU's FFT path (conv_cpu_fft.c), which `auto` runs on the CPU for
+ * weights that are not rank 1: 1 if it is the cheaper for src and these
+ * weights (large k, large image) and keeps within one level of the
+ * reference (sum |w| x the sample range small enough); else 0. */
+int jf_conv_fft_plan(const jf_image *src, int ksize, const float *weights);
+/* The correlation through overlap-save FFT tiles, within one level of
+ * jf_conv_cpu's where jf_conv_fft_plan said yes. */
+jf_status jf_conv_cpu_fft(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
+                          const float *weights, jf_image *dst);
+
 /* The fast variant's kernels (conv_variants.c): rank-1 weights through the
  * separable kernel from this k (below it the direct register-blocked one is
  * as fast: RESULTS.md), unrolled kernels up to JF_CONV_FAST_UNROLLED_MAX_K,
