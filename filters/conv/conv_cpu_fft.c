@@ -41,15 +41,18 @@ typedef float vf8 __attribute__((vector_size(32)));
 #define FFT_MAX_LOG 9  /* 512 x 512: 4 MB of planes a worker */
 
 /* Largest sum |w| x sample range taken.  The transforms' rounding error
- * grows with it: on 16-bit noise against an exact double sum, at most 0.017
- * level at this bound (k = 11 to 63, signed weights), 0.10 at 4 x it, so
- * the result stays the reference's or one level from it. */
+ * grows with it: on 16-bit noise with signed weights, against an exact
+ * double sum, at most 0.019 level at this bound (k = 11 to 63), 0.07-0.10
+ * at 4 x it (`bench_conv_fft error`), so a result is the float reference's
+ * or one level from it. */
 #define FFT_SPAN_MAX 1048576.0
 
 /* What one radix-2 butterfly of 8 columns costs, in multiply-adds of the
- * direct sum, counting the tiles' fill, transposes and stores with it:
- * 74-106 measured at 640x480 to 3840x2160, k = 11 to 63, 2 threads of an
- * AVX2 core (RESULTS.md); the direct sum is faster below k = 9 to 11. */
+ * direct sum, with the tiles' fill, transposes and stores counted in it
+ * (`bench_conv_fft time`: with 90 the plan picks the faster of the two in
+ * 23 of 24 cells, 3840x2160 and 640x480, grey and RGB, k = 5 to 15, 2 AVX2
+ * threads; the other, grey k = 9, is 7% off).  The direct sum is the faster
+ * below k = 9 to 11. */
 #define FFT_BUTTERFLY_COST 90.0
 
 typedef struct fft_job {
