@@ -8,8 +8,11 @@ Tiles the photo as the bench does (grey = (R+G+B)//3; DEPTH 16: v * 256 plus
 a seeded low byte), edges replicated as the bench's default border.
 `conv`: filter2D with the bench's arbitrary k x k weights (the same xorshift
 sequence, not separable: OpenCV switches to a DFT for large kernels).
-`gauss`: GaussianBlur with k and sigma 0 (OpenCV's rule for sigma, which is
-jetfilter's).  Prints the median wall time of REPS runs after one warm-up.
+`gauss`: GaussianBlur with k and the sigma jetfilter takes for k,
+0.3((k - 1)/2 - 1) + 0.8 (OpenCV's formula), so both blur with the same
+weights.  `gauss-sigma0` (k <= 7 only): GaussianBlur with sigma 0, where
+OpenCV takes fixed binomial weights instead of its formula ([1 2 1] / 4 at
+k = 3: other weights than jetfilter's, with a shift-and-add path of their own).  Prints the median wall time of REPS runs after one warm-up.
 Uses Debian's python3-opencv (only here, never by jetfilter itself).
 """
 import sys
@@ -69,8 +72,12 @@ def main():
             wk = arbitrary_weights(k)
             ms = timed(lambda: cv2.filter2D(src, -1, wk, borderType=cv2.BORDER_REPLICATE), reps)
             print(f"{w},{h},{ch},{depth},conv,{k},{ms:.3f}", flush=True)
-            ms = timed(lambda: cv2.GaussianBlur(src, (k, k), 0, borderType=cv2.BORDER_REPLICATE), reps)
+            sigma = 0.3 * ((k - 1) * 0.5 - 1) + 0.8
+            ms = timed(lambda: cv2.GaussianBlur(src, (k, k), sigma, borderType=cv2.BORDER_REPLICATE), reps)
             print(f"{w},{h},{ch},{depth},gauss,{k},{ms:.3f}", flush=True)
+            if k <= 7:
+                ms = timed(lambda: cv2.GaussianBlur(src, (k, k), 0, borderType=cv2.BORDER_REPLICATE), reps)
+                print(f"{w},{h},{ch},{depth},gauss-sigma0,{k},{ms:.3f}", flush=True)
 
 
 if __name__ == "__main__":
