@@ -1357,6 +1357,57 @@ static void test_median_large_k(void **state)
         jf_image_free(&srcs[i]);
 }
 
+/* The histogram median's long strips at large k (median_shared_ring_kernel)
+ * against the CPU, byte for byte: images large enough that the launcher
+ * takes the ring on this device (asserted from its plan; the strips span
+ * several chunks, so the ring wraps), every border, grey and RGB, random
+ * and four-level data. */
+static void test_median_ring(void **state)
+{
+    static const int ks[] = {31, 45, 63};
+    static const int sizes[][3] = {{1024, 37, 1}, {700, 13, 3}}; /* width, extra rows, channels */
+    jf_device_info d;
+    int s, k, b, cases = 0;
+    (void)state;
+    assert_int_equal(jf_context_device(g_gpu, &d), JF_OK);
+    for (s = 0; s < 2; s++) {
+        /* 64-row strips give every SM 4 blocks of 64 columns (the plan's
+         * least), and a last strip cut short */
+        const int per_row = (sizes[s][0] + 63) / 64 * sizes[s][2];
+        const int h = 64 * ((4 * d.multiprocessors + per_row - 1) / per_row) + sizes[s][1];
+        jf_image src = t_random_image(sizes[s][0], h, sizes[s][2], 3, (uint64_t)(800 + s));
+        if (s)
+            t_map_bytes(&src, 6);
+        for (k = 0; k < (g_quick ? 2 : 3); k++) {
+            int strip, chunk;
+            const size_t smem = jf_median_ring_plan(src.width, src.height, src.channels, 64, ks[k],
+                                                    d.multiprocessors, jf_device_smem_limit(&d),
+                                                    &strip, &chunk);
+            if (smem == 0 || strip <= chunk)
+                fail_msg("median ring k=%d %dx%dx%d: the plan (strip %d, chunk %d) leaves no ring "
+                         "to test on this device", ks[k], src.width, src.height, src.channels, strip,
+                         chunk);
+            for (b = 0; b < JF_BORDER_COUNT; b++) {
+                jf_median_options mo = t_median_opts(ks[k], (jf_border)b, JF_VARIANT_CPU);
+                jf_image want = {0}, got = t_poisoned_like(&src, 3);
+                assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
+                mo.variant = JF_VARIANT_SHARED;
+                assert_int_equal(jf_median(g_gpu, &src, &got, &mo), JF_OK);
+                if (!t_images_equal(&got, &want))
+                    fail_msg("median ring k=%d (strip %d, chunk %d) %s %dx%dx%d differs from the CPU",
+                             ks[k], strip, chunk, jf_border_name((jf_border)b), src.width, src.height,
+                             src.channels);
+                jf_image_free(&want);
+                jf_image_free(&got);
+                cases++;
+            }
+        }
+        jf_image_free(&src);
+    }
+    print_message("median ring: %d cases byte-identical\n", cases);
+    assert_true(cases >= 2 * 2 * JF_BORDER_COUNT);
+}
+
 /* A block the device cannot run (registers, threads, shared memory) is
  * refused with a reason before launching: never a failed launch. */
 static void test_big_user_blocks(void **state)
@@ -1871,6 +1922,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stats_and_errors),
         cmocka_unit_test(test_ops_table),
         cmocka_unit_test(test_median_large_k),
+        cmocka_unit_test(test_median_ring),
         cmocka_unit_test(test_impulse_matches_cpu),
         cmocka_unit_test(test_impulse_tall_image),
         cmocka_unit_test(test_impulse_device_images),

@@ -65,6 +65,41 @@ static inline size_t jf_median_shared_tile_bytes(int bx, int rows, int k)
 #define JF_MEDIAN_STRIP_MAX 32
 #define JF_MEDIAN_STRIP_MIN 8
 
+/* Shared variant, k >= JF_MEDIAN_RING_MIN_K: strips longer than the tile.
+ * Filling a strip's histogram costs k^2 counts, then each row 2k, so at
+ * large k a 32-row strip spends as much on filling as on sliding; there
+ * the block's columns slide down strips of up to STRIP_LONG rows through a
+ * ring of chunk + k tile rows (median_shared_ring_kernel).  The strip: the
+ * power of two from 4k (filling then costs at most a quarter of the
+ * sliding), shortened while the grid gives the SMs fewer than 4 blocks
+ * each; 0 (the STRIP_MAX-row kernel) below that k or where no longer
+ * strip is left. */
+#define JF_MEDIAN_RING_MIN_K 31
+#define JF_MEDIAN_STRIP_LONG 256
+static inline int jf_median_ring_strip(int w, int h, int ch, int columns, int k, int sms)
+{
+    int strip = JF_MEDIAN_STRIP_LONG;
+    if (k < JF_MEDIAN_RING_MIN_K)
+        return 0;
+    while (strip / 2 >= 4 * k)
+        strip /= 2;
+    while (strip > JF_MEDIAN_STRIP_MAX) {
+        const long long blocks = (long long)((w + columns - 1) / columns) *
+                                 ((h + strip - 1) / strip) * ch;
+        if (blocks >= 4LL * (sms > 0 ? sms : 1))
+            break;
+        strip /= 2;
+    }
+    return strip > JF_MEDIAN_STRIP_MAX ? strip : 0;
+}
+
+/* The ring: chunk + k rows of a tile as wide as the block's columns and
+ * the window. */
+static inline size_t jf_median_ring_bytes(int columns, int chunk, int k)
+{
+    return (size_t)jf_tile_width(columns, k) * (size_t)(chunk + k);
+}
+
 /* Shared variant, k >= 5: counters of the sliding histograms, 4 bins of 8
  * bits a word up to k = 15 (counts <= 225), 2 of 16 bits beyond.  The
  * least the kernel runs with: where its tile does not fit as well it reads
@@ -95,6 +130,35 @@ static inline size_t jf_median_hist_launch_smem(int bx, int by, int k, int strip
     if (tiled)
         *tiled = 0;
     return hist;
+}
+
+/* The ring kernel's shared memory where a block may have `limit` bytes:
+ * the longest chunk up to STRIP_MAX rows whose ring fits beside the counters
+ * (*chunk_out), or 0 if none does. */
+static inline size_t jf_median_ring_launch_smem(int columns, int k, size_t limit, int *chunk_out)
+{
+    const size_t hist = jf_median_hist_bytes(columns, k);
+    int chunk = JF_MEDIAN_STRIP_MAX;
+    while (chunk > 1 && jf_median_ring_bytes(columns, chunk, k) + hist > limit)
+        chunk /= 2;
+    *chunk_out = chunk;
+    return jf_median_ring_bytes(columns, chunk, k) + hist <= limit ? jf_median_ring_bytes(columns, chunk, k) + hist : 0;
+}
+
+/* Whether the ring kernel runs for this image on a device with `sms` SMs
+ * and `limit` bytes a block: its shared memory, with *strip and *chunk; or
+ * 0 for the 32-row kernel.  The ring stays within 48 KiB (any device's
+ * block without opting in): beyond, from k = 85, the 32-row kernel as
+ * before. */
+#define JF_MEDIAN_RING_SMEM_MAX 49152
+static inline size_t jf_median_ring_plan(int w, int h, int ch, int columns, int k, int sms,
+                                         size_t limit, int *strip, int *chunk)
+{
+    if (limit > JF_MEDIAN_RING_SMEM_MAX)
+        limit = JF_MEDIAN_RING_SMEM_MAX;
+    *chunk = 0;
+    *strip = jf_median_ring_strip(w, h, ch, columns, k, sms);
+    return *strip ? jf_median_ring_launch_smem(columns, k, limit, chunk) : 0;
 }
 
 #endif

@@ -37,11 +37,21 @@
  *   from padded planes in global memory (through L1; the one case here that
  *   runs the pad pass), and only the counters stay in shared memory, 32 KiB at most.  Never a failure for a
  *   large k.
+ *
+ * k >= 31 (JF_MEDIAN_RING_MIN_K), where a 32-row strip spends as much on
+ *   filling its histogram (k^2 counts) as on sliding (2k a row): strips of
+ *   up to 256 rows (median_shared_ring_kernel), the block's 64 threads side
+ *   by side, the window rows passing through a ring of 32 + k tile rows
+ *   refilled 32 rows at a time, so the tile stays small and each image row
+ *   is loaded once a block.  H100, 4K grey k = 63: 2.13 -> 1.43 ms
+ *   (RESULTS.md, "Long strips").  Below k = 31 the ring's extra work a row
+ *   cost more than it saved (k = 25, 4K grey: 17% slower).
  */
 #include "filters/filter_cuda.cuh"
 #include "filters/median/median.h"
 #include "filters/median/median_shapes.h"
 #include "filters/median/median_select.cuh"
+#include "filters/resolve.h"
 #include "filters/tile.cuh"
 
 #define STRIP_MAX JF_MEDIAN_STRIP_MAX
@@ -79,6 +89,45 @@ __device__ __forceinline__ int word_sum(unsigned int w)
         return (int)((w & 0xFFFFu) + (w >> 16));
     }
     return (int)((w & 0xFFFFu) + (w >> 16));
+}
+
+/* The counters of the window whose k rows start at t (stride apart), added
+ * to zeroed counters, and its median: m, with lt the count below it. */
+template <int BITS>
+__device__ __forceinline__ void first_median(unsigned int *hist, int nt, const unsigned char *t,
+                                             size_t stride, int k, int rank, int &m, int &lt)
+{
+    enum { PER = 32 / BITS };
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < k; i++) {
+            const unsigned v = t[j * stride + i];
+            hist[(v / PER) * nt] += 1u << ((v % PER) * BITS);
+        }
+    /* whole words of counters at a time, then single bins */
+    for (int n; m < 256 && lt + (n = word_sum<BITS>(hist[(m / PER) * nt])) <= rank; m += PER)
+        lt += n;
+    while (lt + bin_count<BITS>(hist, nt, m) <= rank)
+        lt += bin_count<BITS>(hist, nt, m++);
+}
+
+/* One row down: the row `gone` leaves the window, `come` enters; m and lt
+ * follow (Huang's walk). */
+template <int BITS>
+__device__ __forceinline__ void slide_median(unsigned int *hist, int nt, const unsigned char *gone,
+                                             const unsigned char *come, int k, int rank, int &m,
+                                             int &lt)
+{
+    enum { PER = 32 / BITS };
+    for (int i = 0; i < k; i++) {
+        const unsigned vo = gone[i], vi = come[i];
+        hist[(vo / PER) * nt] -= 1u << ((vo % PER) * BITS);
+        hist[(vi / PER) * nt] += 1u << ((vi % PER) * BITS);
+        lt += ((int)vi < m) - ((int)vo < m);
+    }
+    while (lt > rank)
+        lt -= bin_count<BITS>(hist, nt, --m);
+    while (lt + bin_count<BITS>(hist, nt, m) <= rank)
+        lt += bin_count<BITS>(hist, nt, m++);
 }
 
 /* TILED: the window rows come from the tile in shared memory, loaded from
@@ -119,31 +168,70 @@ __global__ void median_shared_hist_kernel(const jf_tile_src src,
 
     for (int i = 0; i < WORDS; i++)
         hist[i * nt] = 0u;
-    for (int j = 0; j < k; j++)
-        for (int i = 0; i < k; i++) {
-            const unsigned v = t[j * stride + i];
-            hist[(v / PER) * nt] += 1u << ((v % PER) * BITS);
-        }
-    /* first median: whole words of counters at a time, then single bins */
-    for (int n; m < 256 && lt + (n = word_sum<BITS>(hist[(m / PER) * nt])) <= rank; m += PER)
-        lt += n;
-    while (lt + bin_count<BITS>(hist, nt, m) <= rank)
-        lt += bin_count<BITS>(hist, nt, m++);
+    first_median<BITS>(hist, nt, t, stride, k, rank, m, lt);
     o[0] = (unsigned char)m;
-
     for (int r = 1; r < rows; r++) {
-        const unsigned char *gone = t + (r - 1) * stride, *come = t + (r + k - 1) * stride;
-        for (int i = 0; i < k; i++) {
-            const unsigned vo = gone[i], vi = come[i];
-            hist[(vo / PER) * nt] -= 1u << ((vo % PER) * BITS);
-            hist[(vi / PER) * nt] += 1u << ((vi % PER) * BITS);
-            lt += ((int)vi < m) - ((int)vo < m);
-        }
-        while (lt > rank)
-            lt -= bin_count<BITS>(hist, nt, --m);
-        while (lt + bin_count<BITS>(hist, nt, m) <= rank)
-            lt += bin_count<BITS>(hist, nt, m++);
+        slide_median<BITS>(hist, nt, t + (r - 1) * stride, t + (r + k - 1) * stride, k, rank, m, lt);
         o[(size_t)r * out_pitch] = (unsigned char)m;
+    }
+}
+
+/* Long strips at large k (16-bit counters): the block's bx x by threads
+ * are consecutive columns, each sliding down a strip of `strip` rows; the
+ * window rows pass through a ring of chunk + k tile rows (strip row j in
+ * slot j % ring), refilled `chunk` rows at a time, so each image row is
+ * loaded once a block however long the strip (median_shapes.h says when). */
+__global__ void median_shared_ring_kernel(const jf_tile_src src, int w, int h, int ch, int k,
+                                          unsigned char *__restrict__ out, size_t out_pitch,
+                                          int tile_w, int strip, int chunk)
+{
+    enum { BITS = 16, WORDS = 256 * BITS / 32 };
+    extern __shared__ unsigned int smem[];
+    const int nt = blockDim.x * blockDim.y;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    const int ring = chunk + k;
+    unsigned int *hist = smem + (size_t)ring * tile_w / 4 + tid;
+    const int c = blockIdx.z;
+    const int x0 = blockIdx.x * nt, ys = blockIdx.y * strip, x = x0 + tid;
+    const int rank = (k * k) / 2, rows = h - ys < strip ? h - ys : strip;
+    const size_t stride = (size_t)tile_w;
+    /* strip rows r - 1 and r + k - 1 as r slides; `end`: past the last slot */
+    const unsigned char *const base = (const unsigned char *)smem + tid;
+    const unsigned char *const end = base + ring * stride;
+    const unsigned char *gone = base, *come = base + k * stride;
+    unsigned char *o = out + (size_t)ys * out_pitch + (size_t)x * ch + c;
+    int m = 0, lt = 0, loaded = 0;
+
+    for (int r0 = 0; r0 < rows; r0 += chunk) {
+        const int r1 = rows - r0 < chunk ? rows : r0 + chunk;
+        int r = r0;
+        /* rows up to r1 + k - 2; the slots they take held rows before r0 - 1 */
+        if (r0 > 0)
+            __syncthreads();
+        while (loaded < r1 + k - 1) {
+            const int slot = loaded % ring, left = r1 + k - 1 - loaded;
+            const int n = left < ring - slot ? left : ring - slot;
+            jf_load_tile_src<unsigned char>(smem + (size_t)slot * tile_w / 4, tile_w, n, src, c, x0,
+                                            ys + loaded);
+            loaded += n;
+        }
+        if (x >= w)
+            continue; /* past the image: loads and barriers only */
+        if (r == 0) {
+            /* 4 at a time: unrolled wholly, the addresses took 128 registers */
+#pragma unroll 4
+            for (int i = 0; i < WORDS; i++)
+                hist[i * nt] = 0u;
+            first_median<BITS>(hist, nt, base, stride, k, rank, m, lt);
+            o[0] = (unsigned char)m;
+            r = 1;
+        }
+        for (; r < r1; r++) {
+            slide_median<BITS>(hist, nt, gone, come, k, rank, m, lt);
+            o[(size_t)r * out_pitch] = (unsigned char)m;
+            gone = gone + stride == end ? base : gone + stride;
+            come = come + stride == end ? base : come + stride;
+        }
     }
 }
 
@@ -193,6 +281,27 @@ static jf_status launch_window(jf_context *ctx, const jf_filter_in *in, int k, i
     return jf_gpu_filter_done(ctx, id, "median_shared_kernel", "median", "shared", k, shape, 0);
 }
 
+/* The ring kernel over strips of `strip` rows (jf_median_ring_strip). */
+static jf_status launch_ring(jf_context *ctx, const jf_filter_in *in, int k, int bx, int by,
+                             int strip, int chunk, size_t smem, const jf_dview *out)
+{
+    const jf_image *shape = in->shape;
+    const int threads = bx * by, tile_w = jf_tile_width(threads, k);
+    const dim3 block((unsigned)bx, (unsigned)by);
+    jf_status st;
+    int id;
+    if ((st = jf_gpu_launch_fits(ctx, (const void *)median_shared_ring_kernel, "median shared",
+                                 threads, smem)) != JF_OK ||
+        (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
+        return st;
+    median_shared_ring_kernel<<<jf_grid(shape->width, shape->height, shape->channels,
+                                        dim3((unsigned)threads, (unsigned)strip)),
+                                block, smem, ctx->gpu->stream>>>(in->src, shape->width, shape->height,
+                                                                 shape->channels, k, out->ptr,
+                                                                 out->pitch, tile_w, strip, chunk);
+    return jf_gpu_filter_done(ctx, id, "median_shared_ring_kernel", "median", "shared", k, shape, 0);
+}
+
 static jf_status launch_hist(jf_context *ctx, const jf_filter_in *in, int k, int bx, int by,
                              const jf_dview *out)
 {
@@ -202,6 +311,11 @@ static jf_status launch_hist(jf_context *ctx, const jf_filter_in *in, int k, int
     const int threads = bx * by, tile_w = jf_tile_width(bx, k);
     const dim3 block((unsigned)bx, (unsigned)by);
     int strip = choose_strip(shape, bx, by, ctx->gpu->info.multiprocessors);
+    int long_strip, ring_chunk;
+    const size_t ring_smem = jf_median_ring_plan(shape->width, shape->height, shape->channels, threads,
+                                                 k, ctx->gpu->info.multiprocessors,
+                                                 jf_device_smem_limit(&ctx->gpu->info), &long_strip,
+                                                 &ring_chunk);
     bool tiled = true;
     size_t smem;
     jf_status st;
@@ -209,6 +323,8 @@ static jf_status launch_hist(jf_context *ctx, const jf_filter_in *in, int k, int
     if (threads % 32 != 0)
         return jf_fail(JF_ERR_ARG, "median shared: block %dx%d: for k >= 5 the thread count "
                        "must be a multiple of 32", bx, by);
+    if (ring_smem > 0)
+        return launch_ring(ctx, in, k, bx, by, long_strip, ring_chunk, ring_smem, out);
     /* shorter strips, then no tile, until it fits the device */
     while (!jf_gpu_launch_ok(ctx, hist_kernel(k, true), threads,
                              tile_bytes(bx, by * strip, k) + hist_bytes(threads, k)) && strip > 1)

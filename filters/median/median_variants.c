@@ -61,14 +61,22 @@ static size_t hist_smem(const jf_shape *s, int k, int bx, int by)
     return jf_median_hist_bytes(bx * by, k);
 }
 
-/* The most it asks of this device: the longest strip whose tile fits. */
+/* The most it asks of this device: the ring kernel's long strips where
+ * they run (large k), else the longest strip whose tile fits. */
 static void hist_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
                           jf_emit_fn emit, void *user)
 {
     char name[64];
-    int tiled = 1;
+    int tiled = 1, strip, chunk;
+    const size_t ring = jf_median_ring_plan(s->width, s->height, s->channels, bx * by, k,
+                                            dev->multiprocessors, jf_device_smem_limit(dev), &strip,
+                                            &chunk);
     const size_t smem = jf_median_hist_launch_smem(bx, by, k, JF_MEDIAN_STRIP_MAX,
                                                    jf_device_smem_limit(dev), NULL, &tiled);
+    if (ring > 0) {
+        emit(user, "median_shared_ring_kernel", bx, by, ring);
+        return;
+    }
     if (!tiled)
         emit_pad_planes(s, emit, user);
     snprintf(name, sizeof name, "median_shared_hist_kernel<(int)%d,(bool)%d>", k <= 15 ? 8 : 16, tiled);
