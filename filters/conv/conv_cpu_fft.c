@@ -11,7 +11,7 @@
  * samples into the next, read through the border rule, so each gives
  * N - k + 1 outputs a side.  Two real tiles ride in one complex transform
  * (a + ib: the weights are real, so a's result is the real part and b's the
- * imaginary one).  A 2-D transform is radix-2 butterflies down the columns,
+ * imaginary one).  A 2-D transform is radix-4 passes down the columns,
  * 8 columns a vector (every column of a row takes the same twiddle: no
  * shuffles), a transpose, the columns again.  Rows enter in bit-reversed
  * order, put there by the tile's fill, the transposes and the product, so
@@ -63,7 +63,6 @@ typedef struct fft_job {
     int jobs;                    /* tiles x channels */
     jf_border border;
     float offset, offset_sum; /* samples centred by offset; offset x sum w added back */
-    const float *weights;
     float *hr, *hi;   /* the weights' spectrum / n^2, [fx][fy] */
     float *twr, *twi; /* n / 2 twiddles, e^(-2 pi i j / n) */
     int *rev;         /* bit reversal of 0 .. n - 1 */
@@ -398,7 +397,6 @@ jf_status jf_conv_cpu_fft(jf_context *ctx, const jf_image *src, int ksize, jf_bo
     job.dst = dst;
     job.k = ksize;
     job.border = border;
-    job.weights = weights;
     job.log_n = lg;
     job.n = 1 << lg;
     job.valid = job.n - ksize + 1;
