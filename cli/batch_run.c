@@ -147,26 +147,17 @@ jf_status cli_read_input(jf_batch_item *it, jf_picture *pic, jf_context *ctx)
 
 /* --codec auto: the GPU's JPEG codecs take part where the cost model
  * (pipeline/codec_choice.h) predicts the batch done sooner with them;
- * the JPEGs are counted by name, their sizes read from the file system. */
-static int format_of_name(const char *path);
-
+ * the JPEGs are told by their first bytes, their sizes read from the file
+ * system (jf_batch_jpeg_inputs). */
 static jf_codec cli_codec(const cli_settings *s, const jf_batch *b, cli_run *run)
 {
     jf_codec_costs m = jf_codec_costs_measured();
     const int cores = s->threads ? s->threads : jf_cpu_count();
-    double bytes = 0;
-    int i, files = 0;
-    struct stat st;
+    double bytes;
+    int files;
     if (s->codec != JF_CODEC_AUTO)
         return (jf_codec)s->codec;
-    for (i = 0; i < b->count; i++) {
-        const jf_batch_item *it = &b->items[i];
-        if (it->status == JF_OK && !it->from_stdin && format_of_name(it->input) == OUT_JPEG &&
-            stat(it->input, &st) == 0) {
-            files++;
-            bytes += (double)st.st_size;
-        }
-    }
+    jf_batch_jpeg_inputs(b, &files, &bytes);
     jf_codec_choose(&m, files, bytes / 1048576.0, s->jobs, cores, !s->trust_input,
                     &run->codec_choice);
     run->codec_chosen = 1;

@@ -589,6 +589,29 @@ static void *work_loop(void *arg)
     return NULL;
 }
 
+void jf_batch_jpeg_inputs(const jf_batch *b, int *files, double *bytes)
+{
+    int i;
+    *files = 0;
+    *bytes = 0.0;
+    for (i = 0; i < b->count; i++) {
+        const jf_batch_item *it = &b->items[i];
+        unsigned char head[8];
+        struct stat st;
+        size_t n;
+        FILE *f;
+        if (it->status != JF_OK || it->from_stdin || stat(it->input, &st) != 0 ||
+            !S_ISREG(st.st_mode) || !(f = fopen(it->input, "rb")))
+            continue;
+        n = fread(head, 1, sizeof head, f);
+        fclose(f);
+        if (jf_sniff_format(head, n) == JF_FORMAT_JPEG) {
+            (*files)++;
+            *bytes += (double)st.st_size;
+        }
+    }
+}
+
 jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
 {
     jf_context_options *co = &b->opt.context;

@@ -122,6 +122,12 @@ uint64_t jf_batch_default_memory(void);
  * items, never a stop. */
 jf_status jf_batch_collect(jf_batch *b);
 
+/* The collected inputs that are JPEGs by their first bytes, as the decoder
+ * tells them (a photo named .png is one, a PNG named .jpg is not): how
+ * many and their bytes.  Regular files only: a pipe is never opened here,
+ * where reading would take what the decoder needs. */
+void jf_batch_jpeg_inputs(const jf_batch *b, int *files, double *bytes);
+
 /* Run `work` over every item with opt.jobs workers, each with its own
  * context.  A worker whose context cannot be made leaves its share to the
  * others; if none can, the items left are failed with the reason.  Returns

@@ -248,6 +248,58 @@ static void test_latency_histogram(void **state)
     assert_true(h.max_ms == 1e12);
 }
 
+/* --codec auto's count of JPEGs goes by the files' first bytes, as the
+ * decoder does: a JPEG named .png counts, a PNG named .jpg, a text file,
+ * a failed item and a pipe (never opened: it would block, or lose bytes)
+ * do not; the bytes are the JPEGs' sizes. */
+static void test_batch_jpeg_inputs(void **state)
+{
+    static const unsigned char jpeg_head[] = {0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F'};
+    static const unsigned char png_head[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0, 0};
+    static const char *names[] = {"a.jpg", "b.png", "c.jpg", "d.txt", "e.jpg", "f.fifo"};
+    const char *dir = t_make_tmpdir();
+    jf_batch b;
+    jf_batch_item items[6];
+    char paths[6][4096];
+    double bytes;
+    int i, files;
+    (void)state;
+    memset(&b, 0, sizeof b);
+    memset(items, 0, sizeof items);
+    for (i = 0; i < 6; i++) {
+        FILE *f;
+        snprintf(paths[i], sizeof paths[i], "%s/%s", dir, names[i]);
+        items[i].input = paths[i];
+        items[i].status = JF_OK;
+        if (i == 5) {
+            assert_int_equal(mkfifo(paths[i], 0600), 0);
+            continue;
+        }
+        f = fopen(paths[i], "wb");
+        assert_non_null(f);
+        /* a.jpg and b.png are JPEGs (100 and 300 bytes); c.jpg is a PNG;
+         * d.txt text; e.jpg a JPEG whose item failed */
+        if (i == 2)
+            fwrite(png_head, 1, sizeof png_head, f);
+        else if (i == 3)
+            fputs("not an image at all", f);
+        else {
+            size_t n = i == 1 ? 300 : 100, k;
+            fwrite(jpeg_head, 1, sizeof jpeg_head, f);
+            for (k = sizeof jpeg_head; k < n; k++)
+                fputc((int)(k & 0x7f), f);
+        }
+        fclose(f);
+    }
+    items[4].status = JF_ERR_IO;
+    b.items = items;
+    b.count = 6;
+    jf_batch_jpeg_inputs(&b, &files, &bytes);
+    assert_int_equal(files, 2);
+    assert_true(bytes == 400.0);
+    t_rmtree(dir);
+}
+
 /* --codec auto's cost model on made-up figures: a handful of files stays on
  * the CPU, a long batch goes to the GPU, the turn comes where the start-up
  * is paid back, the engine's ceiling and the check count, jobs beyond the
@@ -373,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_walk_odd_entries),
         cmocka_unit_test(test_walk_depth_limit),
         cmocka_unit_test(test_latency_histogram),
+        cmocka_unit_test(test_batch_jpeg_inputs),
         cmocka_unit_test(test_codec_choice),
         cmocka_unit_test(test_batch_details),
     };
