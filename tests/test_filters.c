@@ -692,9 +692,17 @@ static void test_threads_do_not_change_results(void **state)
     jf_image a = {0}, b2 = {0};
     jf_context *one = t_cpu_context(1), *many = t_cpu_context(7);
     jf_median_options mo = t_median_opts(7, JF_BORDER_MIRROR, JF_VARIANT_AUTO);
+    float w[31 * 31];
+    jf_conv_options co = t_conv_opts(31, w, JF_BORDER_REFLECT, JF_VARIANT_AUTO);
     (void)state;
     assert_int_equal(jf_median(one, &src, &a, &mo), JF_OK);
     assert_int_equal(jf_median(many, &src, &b2, &mo), JF_OK);
+    assert_true(t_images_equal(&a, &b2));
+    /* the FFT convolution: tiles shared out among the workers */
+    jf_bench_arbitrary_weights(w, 31);
+    assert_true(jf_conv_fft_plan(&src, 31, w));
+    assert_int_equal(jf_convolve(one, &src, &a, &co), JF_OK);
+    assert_int_equal(jf_convolve(many, &src, &b2, &co), JF_OK);
     assert_true(t_images_equal(&a, &b2));
     jf_image_free(&a);
     jf_image_free(&b2);
