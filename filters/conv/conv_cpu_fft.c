@@ -133,6 +133,15 @@ static inline void store8(float *re, float *im, cv8 z)
     memcpy(im, &z.i, sizeof z.i);
 }
 
+/* The butterfly's sum and difference: *sum = a + b, *diff = a - b. */
+static inline void sum_diff(cv8 a, cv8 b, cv8 *sum, cv8 *diff)
+{
+    sum->r = a.r + b.r;
+    sum->i = a.i + b.i;
+    diff->r = a.r - b.r;
+    diff->i = a.i - b.i;
+}
+
 static inline cv8 twiddled(cv8 z, float wr, float wi)
 {
     cv8 t;
@@ -159,10 +168,7 @@ JF_WIDE_SIMD static void columns_fft(float *re, float *im, const fft_job *job)
                 const cv8 a = load8(sr + g * pitch, si + g * pitch);
                 const cv8 b = load8(sr + (g + 1) * pitch, si + (g + 1) * pitch);
                 cv8 x, y;
-                x.r = a.r + b.r;
-                x.i = a.i + b.i;
-                y.r = a.r - b.r;
-                y.i = a.i - b.i;
+                sum_diff(a, b, &x, &y);
                 store8(sr + g * pitch, si + g * pitch, x);
                 store8(sr + (g + 1) * pitch, si + (g + 1) * pitch, y);
             }
@@ -181,26 +187,11 @@ JF_WIDE_SIMD static void columns_fft(float *re, float *im, const fft_job *job)
                     const cv8 a2 = load8(sr + r2, si + r2);
                     const cv8 a3 = twiddled(load8(sr + r3, si + r3), w1r, w1i);
                     cv8 b0, b1, b2, b3, c0, c1, c2, c3;
-                    /* stage h */
-                    b0.r = a0.r + a1.r;
-                    b0.i = a0.i + a1.i;
-                    b1.r = a0.r - a1.r;
-                    b1.i = a0.i - a1.i;
-                    b2.r = a2.r + a3.r;
-                    b2.i = a2.i + a3.i;
-                    b3.r = a2.r - a3.r;
-                    b3.i = a2.i - a3.i;
+                    sum_diff(a0, a1, &b0, &b1); /* stage h */
+                    sum_diff(a2, a3, &b2, &b3);
                     /* stage 2h: b2 x w2, b3 x w2 x (-i) */
-                    b2 = twiddled(b2, w2r, w2i);
-                    b3 = twiddled(b3, w2i, -w2r);
-                    c0.r = b0.r + b2.r;
-                    c0.i = b0.i + b2.i;
-                    c2.r = b0.r - b2.r;
-                    c2.i = b0.i - b2.i;
-                    c1.r = b1.r + b3.r;
-                    c1.i = b1.i + b3.i;
-                    c3.r = b1.r - b3.r;
-                    c3.i = b1.i - b3.i;
+                    sum_diff(b0, twiddled(b2, w2r, w2i), &c0, &c2);
+                    sum_diff(b1, twiddled(b3, w2i, -w2r), &c1, &c3);
                     store8(sr + r0, si + r0, c0);
                     store8(sr + r1, si + r1, c1);
                     store8(sr + r2, si + r2, c2);
