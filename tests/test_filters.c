@@ -355,6 +355,25 @@ static const char *last_conv_variant(const jf_context *ctx)
     return st ? st->variant : "";
 }
 
+/* got against the reference ref, sample by sample: at most one level
+ * apart (a failure names `label` and the sample); adds the differences and
+ * their count to *sum and *n. */
+static void check_within_one_level(const jf_image *got, const jf_image *ref, const char *label,
+                                   long *sum, long *n)
+{
+    int x, y, c;
+    for (y = 0; y < ref->height; y++)
+        for (x = 0; x < ref->width; x++)
+            for (c = 0; c < ref->channels; c++) {
+                const int d = (int)t_px(got, x, y, c) - (int)t_px(ref, x, y, c);
+                if (d < -1 || d > 1)
+                    fail_msg("%s at %d,%d,%d: %d against the reference's %d", label, x, y, c,
+                             (int)t_px(got, x, y, c), (int)t_px(ref, x, y, c));
+                *sum += d;
+                (*n)++;
+            }
+}
+
 /* Sample by sample, fixed-point result minus the float reference's: at
  * most one level apart, and unbiased (the mean difference near 0; dropping
  * the taps / 2 that centres each pass's truncation moves it by ~k / 256). */
@@ -363,24 +382,16 @@ static void check_fixed_against_reference(jf_context *ctx, const jf_image *src, 
 {
     jf_image fixed = t_poisoned_like(src, 1), ref = t_poisoned_like(src, 1);
     jf_conv_options co = t_conv_opts(k, wts, b, JF_VARIANT_AUTO);
+    char label[128];
     long sum = 0, n = 0;
-    int x, y, c;
     assert_int_equal(jf_convolve(ctx, src, &fixed, &co), JF_OK);
     assert_string_equal(last_conv_variant(ctx), "cpu-fixed");
     co.variant = JF_VARIANT_CPU;
     assert_int_equal(jf_convolve(ctx, src, &ref, &co), JF_OK);
     assert_string_equal(last_conv_variant(ctx), "cpu-separable");
-    for (y = 0; y < src->height; y++)
-        for (x = 0; x < src->width; x++)
-            for (c = 0; c < src->channels; c++) {
-                const int d = (int)t_px(&fixed, x, y, c) - (int)t_px(&ref, x, y, c);
-                if (d < -1 || d > 1)
-                    fail_msg("fixed %s k=%d %s %dx%dx%d at %d,%d,%d: %d against the reference's %d",
-                             what, k, jf_border_name(b), src->width, src->height, src->channels, x, y,
-                             c, (int)t_px(&fixed, x, y, c), (int)t_px(&ref, x, y, c));
-                sum += d;
-                n++;
-            }
+    snprintf(label, sizeof label, "fixed %s k=%d %s %dx%dx%d", what, k, jf_border_name(b),
+             src->width, src->height, src->channels);
+    check_within_one_level(&fixed, &ref, label, &sum, &n);
     /* (black and white sums take few values, each on one side of a half) */
     if (n >= 20000 && strcmp(what, "b/w") != 0 && fabs((double)sum / (double)n) > 0.02)
         fail_msg("fixed %s k=%d: mean difference %.4f from the reference", what, k,
@@ -457,28 +468,18 @@ static void test_conv_fixed_point(void **state)
 }
 
 /* The FFT tiles (run directly, whatever the cost model would pick) against
- * the float reference, sample by sample: at most one level apart; adds the
- * differences and their count to *sum and *n. */
+ * the float reference (check_within_one_level). */
 static void check_fft_against_reference(jf_context *ctx, const jf_image *src, int k,
                                         const float *wts, jf_border b, long *sum, long *n)
 {
     jf_image fft = t_poisoned_like(src, 1), ref = t_poisoned_like(src, 1);
     jf_conv_options co = t_conv_opts(k, wts, b, JF_VARIANT_CPU);
-    int x, y, c;
+    char label[128];
     assert_int_equal(jf_conv_cpu_fft(ctx, src, k, b, wts, &fft), JF_OK);
     assert_int_equal(jf_convolve(ctx, src, &ref, &co), JF_OK);
-    for (y = 0; y < src->height; y++)
-        for (x = 0; x < src->width; x++)
-            for (c = 0; c < src->channels; c++) {
-                const int d = (int)t_px(&fft, x, y, c) - (int)t_px(&ref, x, y, c);
-                if (d < -1 || d > 1)
-                    fail_msg("fft k=%d %s %dx%dx%d %d-bit at %d,%d,%d: %d against the reference's %d",
-                             k, jf_border_name(b), src->width, src->height, src->channels,
-                             (int)jf_sample_size(src->sample) * 8, x, y, c, (int)t_px(&fft, x, y, c),
-                             (int)t_px(&ref, x, y, c));
-                *sum += d;
-                (*n)++;
-            }
+    snprintf(label, sizeof label, "fft k=%d %s %dx%dx%d %d-bit", k, jf_border_name(b), src->width,
+             src->height, src->channels, (int)jf_sample_size(src->sample) * 8);
+    check_within_one_level(&fft, &ref, label, sum, n);
     jf_image_free(&fft);
     jf_image_free(&ref);
 }
