@@ -25,53 +25,22 @@
 #include "filters/filter_cuda.cuh"
 #include "filters/median/median.h"
 #include "filters/median/median_shapes.h"
+#include "filters/median/median_video.cuh"
 #include "filters/tile.cuh"
-
-/* One video instruction: op1 of byte B of a and byte B of b (byte 0 of b:
- * the _w forms, for b a whole register), then op2 with c (a whole
- * register).  The byte is a template argument: the selector is part of
- * the instruction. */
-#define JF_VIDEO_ONE(name, op1, op2, B, BSEL)                                                 \
-    template <> __device__ __forceinline__ unsigned name<B>(unsigned a, unsigned b, unsigned c) \
-    {                                                                                         \
-        unsigned d;                                                                           \
-        asm(op1 ".u32.u32.u32." op2 " %0, %1.b" #B ", %2.b" BSEL ", %3;"                       \
-            : "=r"(d)                                                                         \
-            : "r"(a), "r"(b), "r"(c));                                                        \
-        return d;                                                                             \
-    }
-#define JF_VIDEO_OP(name, op1, op2)                                                           \
-    template <int B> __device__ __forceinline__ unsigned name(unsigned a, unsigned b, unsigned c); \
-    JF_VIDEO_ONE(name, op1, op2, 0, "0")                                                      \
-    JF_VIDEO_ONE(name, op1, op2, 1, "1")                                                      \
-    JF_VIDEO_ONE(name, op1, op2, 2, "2")                                                      \
-    JF_VIDEO_ONE(name, op1, op2, 3, "3")                                                      \
-    template <int B> __device__ __forceinline__ unsigned name##_w(unsigned a, unsigned b, unsigned c); \
-    JF_VIDEO_ONE(name##_w, op1, op2, 0, "0")                                                  \
-    JF_VIDEO_ONE(name##_w, op1, op2, 1, "0")                                                  \
-    JF_VIDEO_ONE(name##_w, op1, op2, 2, "0")                                                  \
-    JF_VIDEO_ONE(name##_w, op1, op2, 3, "0")
-
-JF_VIDEO_OP(v_min_min, "vmin", "min") /* min(min(a, b), c) */
-JF_VIDEO_OP(v_max_max, "vmax", "max") /* max(max(a, b), c) */
-JF_VIDEO_OP(v_min_max, "vmin", "max") /* max(min(a, b), c) */
-JF_VIDEO_OP(v_max_min, "vmax", "min") /* min(max(a, b), c) */
-#undef JF_VIDEO_OP
-#undef JF_VIDEO_ONE
 
 /* Whole registers (values below 256): byte 0 is the value. */
 __device__ __forceinline__ unsigned v_max3(unsigned a, unsigned b, unsigned c)
 {
-    return v_max_max<0>(a, b, c);
+    return jf_v_max_max<0, 0>(a, b, c);
 }
 __device__ __forceinline__ unsigned v_min3(unsigned a, unsigned b, unsigned c)
 {
-    return v_min_min<0>(a, b, c);
+    return jf_v_min_min<0, 0>(a, b, c);
 }
 /* min(max(a, b), max(min(a, b), c)) */
 __device__ __forceinline__ unsigned v_med3(unsigned a, unsigned b, unsigned c)
 {
-    return v_max_min<0>(a, b, v_min_max<0>(a, b, c));
+    return jf_v_max_min<0, 0>(a, b, jf_v_min_max<0, 0>(a, b, c));
 }
 
 enum {
@@ -99,14 +68,14 @@ __device__ __forceinline__ void v_column(const unsigned (&r0)[VIN_WORDS],
                                          const unsigned (&r3)[VIN_WORDS], vtriple &a, vtriple &b)
 {
     enum { W = (X + 3) / 4, B = (X + 3) % 4 };
-    const unsigned lo = v_min_min<B>(r1[W], r2[W], 0xFFu);
-    const unsigned hi = v_max_max<B>(r1[W], r2[W], 0u);
-    a.mn = v_min_min<B>(r0[W], r0[W], lo);
-    a.mx = v_max_max<B>(r0[W], r0[W], hi);
-    a.md = v_min_max_w<B>(r0[W], hi, lo); /* max(min(x, hi), lo) */
-    b.mn = v_min_min<B>(r3[W], r3[W], lo);
-    b.mx = v_max_max<B>(r3[W], r3[W], hi);
-    b.md = v_min_max_w<B>(r3[W], hi, lo);
+    const unsigned lo = jf_v_min_min<B, B>(r1[W], r2[W], 0xFFu);
+    const unsigned hi = jf_v_max_max<B, B>(r1[W], r2[W], 0u);
+    a.mn = jf_v_min_min<B, B>(r0[W], r0[W], lo);
+    a.mx = jf_v_max_max<B, B>(r0[W], r0[W], hi);
+    a.md = jf_v_min_max<B, 0>(r0[W], hi, lo); /* max(min(x, hi), lo) */
+    b.mn = jf_v_min_min<B, B>(r3[W], r3[W], lo);
+    b.mx = jf_v_max_max<B, B>(r3[W], r3[W], hi);
+    b.md = jf_v_min_max<B, 0>(r3[W], hi, lo);
 }
 
 /* The median of the window whose columns are t0, t1, t2. */
