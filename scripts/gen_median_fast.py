@@ -20,6 +20,11 @@ have in common instead of selecting every window afresh:
             every min/max with a sentinel folds away;
   select    the last step picks one rank r of two sorted lists A, B directly:
             r-th smallest = min over i + j = r + 1 of max(A[i-1], B[j-1]).
+  video     8-bit grey at k = 5 for compute capability 5.x and 6.x (the
+            Nano) a second time as video instructions (jf_median_vnet):
+            inputs stay packed (byte selectors pick them), and a min or max
+            used only by one other whose other operand is a result fuses
+            with it into one op2(op1(a, b), c) (video_program).
 
 Every node is a min or a max of two others, hash-consed (min/max commute),
 so whatever two outputs compute alike is computed once; the generated code
@@ -306,6 +311,11 @@ def emit(k, rows, cols, dag, outputs, live, in_w, in_h):
         op, a, b = dag.ops[x - dag.n_inputs]
         fn = "jf_min" if op == "min" else "jf_max"
         out.append(f"        const V {name(x)} = {fn}({name(a)}, {name(b)});")
+    return close_run(out, outputs, cols, name)
+
+
+def close_run(out, outputs, cols, name):
+    """The outputs' assignments and the closing braces of run and its struct."""
     for i, o in enumerate(outputs):
         out.append(f"        out[{i // cols}][{i % cols}] = {name(o)};")
     out.append("    }")
@@ -313,7 +323,92 @@ def emit(k, rows, cols, dag, outputs, live, in_w, in_h):
     return "\n".join(out)
 
 
+def video_program(dag, live, outputs):
+    """The network as video instructions, op2(op1(a, b), c) each (VMNMX on
+    compute capability 5.x and 6.x): a and b any bytes of any registers (an
+    input sample is a byte of its packed word, a result byte 0 of its own),
+    c a whole register.  A node used once whose consumer's other operand is
+    a result becomes that consumer's op1 (topological order, greedy); every
+    other node is one instruction with op2 the same op against its identity.
+    Returns (node, op1, op2, a, b, c) tuples, c a node or None."""
+    uses = {}
+    for x in live:
+        _, a, b = dag.ops[x - dag.n_inputs]
+        for y in (a, b):
+            uses[y] = uses.get(y, 0) + 1
+    for o in outputs:
+        uses[o] = uses.get(o, 0) + 1
+    n = dag.n_inputs
+    inner_of, absorbed = {}, set()
+    for x in live:  # operands first: on this forest the greedy matching is the largest
+        _, a, b = dag.ops[x - n]
+        for y, z in ((a, b), (b, a)):
+            if y >= n and uses[y] == 1 and y not in inner_of and z >= n:
+                inner_of[x] = y
+                absorbed.add(y)
+                break
+    prog = []
+    for x in live:
+        if x in absorbed:
+            continue
+        op, a, b = dag.ops[x - n]
+        if x in inner_of:
+            y = inner_of[x]
+            op1, ya, yb = dag.ops[y - n]
+            prog.append((x, op1, op, ya, yb, b if a == y else a))
+        else:
+            prog.append((x, op, op, a, b, None))
+    return prog
+
+
+def check_video(k, rows, cols, prog, outputs, in_w, in_h, trials=3000):
+    """The instructions give every output's median (as check does)."""
+    rng = random.Random(k * 7 + rows * 3 + cols)
+    f = {"min": min, "max": max}
+    ident = {"min": 255, "max": 0}
+    for t in range(trials):
+        hi = [1, 2, 3, 255][t % 4]
+        val = {i: rng.randint(0, hi) for i in range(in_w * in_h)}
+        for x, op1, op2, a, b, c in prog:
+            val[x] = f[op2](f[op1](val[a], val[b]), ident[op2] if c is None else val[c])
+        for r in range(rows):
+            for col in range(cols):
+                win = sorted(val[(r + j) * in_w + col + i] for j in range(k) for i in range(k))
+                if val[outputs[r * cols + col]] != win[(k * k) // 2]:
+                    raise SystemExit(f"video k={k} {rows}x{cols}: wrong")
+
+
+def emit_video(k, rows, cols, prog, outputs, in_w, in_h, n_minmax):
+    """jf_median_vnet<K>: the inputs as packed words (4 samples each, in
+    memory order), every result a whole register (byte 0)."""
+    words = (in_w + 3) // 4
+    out = []
+    out.append(f"/* k = {k}, video: a {rows} x {cols} block of outputs from {in_h} x {in_w} "
+               f"inputs, {len(prog)} instructions for {n_minmax} min/max, "
+               f"{len(prog) / (rows * cols):.1f} per output. */")
+    out.append(f"template <> struct jf_median_vnet<{k}> {{")
+    out.append(f"    enum {{ ROWS = {rows}, COLS = {cols}, IN_ROWS = {in_h}, IN_COLS = {in_w}, "
+               f"IN_WORDS = {words}, INSTRUCTIONS = {len(prog)} }};")
+    out.append(f"    static __device__ __forceinline__ void run(const unsigned (&w)[{in_h}][{words}], "
+               f"unsigned (&out)[{rows}][{cols}])")
+    out.append("    {")
+
+    def ref(x):  # (register, byte)
+        if x < in_w * in_h:
+            r, c = divmod(x, in_w)
+            return f"w[{r}][{c // 4}]", c % 4
+        return f"t{x - in_w * in_h}", 0
+
+    for x, op1, op2, a, b, c in prog:
+        (ra, ba), (rb, bb) = ref(a), ref(b)
+        rc = ref(c)[0] if c is not None else ("0xFFFFFFFFu" if op2 == "min" else "0u")
+        out.append(f"        const unsigned {ref(x)[0]} = jf_v_{op1}_{op2}<{ba}, {bb}>({ra}, {rb}, {rc});")
+    return close_run(out, outputs, cols, lambda x: ref(x)[0])
+
+
 SHAPES = {3: (4, 8), 5: (2, 8), 7: (2, 8), 9: (2, 8), 11: (2, 8)}
+# 8-bit grey on compute capability 5.x and 6.x (the Nano): the same blocks
+VIDEO_KS = (5,)
 if "--shapes" in sys.argv:
     SHAPES = {int(k): tuple(map(int, sh.split("x"))) for k, sh in
               (a.split(":") for a in sys.argv[sys.argv.index("--shapes") + 1].split(","))}
@@ -321,7 +416,7 @@ if "--shapes" in sys.argv:
 
 def main():
     check_only = "--check-only" in sys.argv
-    blocks = []
+    blocks, video = [], []
     for k, (rows, cols) in sorted(SHAPES.items()):
         dag, outputs, in_w, in_h = build3(rows, cols) if k == 3 else build(k, rows, cols)
         check(k, rows, cols, dag, outputs, in_w, in_h)
@@ -330,6 +425,12 @@ def main():
         print(f"k={k} block {rows}x{cols}: {n} ops, {n / (rows * cols):.1f} per output "
               f"(checked)", file=sys.stderr)
         blocks.append(emit(k, rows, cols, dag, outputs, live, in_w, in_h))
+        if k in VIDEO_KS:
+            prog = video_program(dag, live, outputs)
+            check_video(k, rows, cols, prog, outputs, in_w, in_h)
+            print(f"k={k} video: {len(prog)} instructions, {len(prog) / (rows * cols):.1f} per "
+                  f"output (checked)", file=sys.stderr)
+            video.append(emit_video(k, rows, cols, prog, outputs, in_w, in_h, n))
     if check_only:
         return
     print("/* Generated by scripts/gen_median_fast.py (which derives and checks these");
@@ -338,8 +439,10 @@ def main():
     print("#define JF_FILTERS_MEDIAN_FAST_NET_CUH")
     print()
     print("template <int K> struct jf_median_net;")
+    print("/* 8-bit samples through video min/max (jf_v_*: median_video.cuh) */")
+    print("template <int K> struct jf_median_vnet;")
     print()
-    print("\n\n".join(blocks))
+    print("\n\n".join(blocks + video))
     print()
     print("#endif")
 

@@ -178,7 +178,8 @@ instructions() {
   local c=$cache/cuda-11.8 table=$work/instructions.md
   "$c/bin/cuobjdump" -sass "$work/cuda53/libjetfilter.a" | "$c/bin/cu++filt" |
     python3 "$src/scripts/nano-instructions.py" "$src/benchmarks/nano/launches.txt" > "$table" &&
-  grep -q '^| `median_fast_video_kernel` | 3 | 8 |' "$table" || return 1
+  grep -q '^| `median_fast_video_kernel` | 3 | 8 |' "$table" &&
+  grep -q '^| `median_fast_video_net_kernel<(int)5>` | 5 | 8 |' "$table" || return 1
   cat "$table"
   [ $update -eq 1 ] && cp "$table" "$src/benchmarks/nano/instructions.md"
   if ! diff -q "$table" "$src/benchmarks/nano/instructions.md" > /dev/null; then

@@ -39,6 +39,9 @@ def outputs_a_thread(name, shapes):
     m = re.match(r'median_fast_kernel<\(int\)(\d+),\(int\)(\d)', name)
     if m:
         return 2 * shapes['JF_MEDIAN_FAST_COLS'] * int(m.group(2))
+    m = re.match(r'median_fast_video_net_kernel<\(int\)(\d+)', name)
+    if m:
+        return 2 * shapes['JF_MEDIAN_FAST_COLS']
     if name.startswith('median_fast_video_kernel'):
         return shapes['JF_MEDIAN_VIDEO_ROWS'] * shapes['JF_MEDIAN_VIDEO_COLS']
     m = re.match(r'conv_fast_kernel<\(int\)(\d+),', name)
@@ -232,10 +235,11 @@ def main():
     shapes['JF_CONV_FAST_ROWS_FROM'] = int(rows.group(1))
     fns = functions(sys.stdin.read())
     rows = []
-    # the kernel the video one replaced on the Nano (still run at 7.x-8.x):
-    # its figures stay in the table to compare
-    replaced = 'median_fast_kernel3<(int)1,unsignedchar>  128  4896  32x4, k = 3, channels 1, 8 bits (replaced)'
-    for line in launches.splitlines() + [replaced]:
+    # the kernels the video ones replaced on the Nano (still run at 7.x-8.x):
+    # their figures stay in the table to compare
+    replaced = ['median_fast_kernel3<(int)1,unsignedchar>  128  4896  32x4, k = 3, channels 1, 8 bits (replaced)',
+                'median_fast_kernel<(int)5,(int)1,unsignedchar>  128  3264  32x4, k = 5, channels 1, 8 bits (replaced)']
+    for line in launches.splitlines() + replaced:
         if line.startswith('#') or not line.strip():
             continue
         name, threads, smem = line.split()[:3]

@@ -161,74 +161,81 @@ static void test_median_all_variants(void **state)
     assert_true(cases >= NSIZES * 2 * JF_BORDER_COUNT * NKS * 2);
 }
 
-/* The fast median at k = 3 on grey 8-bit images, at sizes whose blocks
- * (512 x 16 outputs for the video min/max kernel the Nano runs) lie wholly
- * inside the image, across its edges, and past a width or height that is
- * no multiple of 16: every border, byte for byte against the CPU.  Under
- * the Nano's limits the kernel must be the video one. */
-static void test_median_fast3_grey(void **state)
+/* The fast median at k = 3 and 5 on grey 8-bit images, at sizes whose
+ * blocks (512 x 16 outputs for the k = 3 video kernel the Nano runs, 256 x
+ * 8 for the k = 5 one) lie wholly inside the image, across its edges, and
+ * past a width or height that is no multiple of 16: every border, byte for
+ * byte against the CPU, with and without ties.  Under the Nano's limits the
+ * kernels must be the video ones. */
+static void test_median_fast_video_grey(void **state)
 {
     static const int sizes[][2] = {{1553, 41}, {2049, 35}, {600, 19}, {17, 3}, {1040, 50}};
-    int s, b, cases = 0;
+    static const int ks[] = {3, 5};
+    static const char *const video[] = {"median_fast_video_kernel", "median_fast_video_net_kernel"};
+    int s, b, i, cases = 0;
     jf_device_info d;
-    jf_resolve_in in;
-    jf_choice c;
     (void)state;
     assert_int_equal(jf_context_device(g_gpu, &d), JF_OK);
-    memset(&in, 0, sizeof in);
-    in.family = &jf_median_family;
-    in.fn = "test";
-    in.dev = &d;
-    in.shape.width = 1553;
-    in.shape.height = 41;
-    in.shape.channels = 1;
-    in.shape.sample = JF_SAMPLE_U8;
-    in.k = 3;
-    in.asked = JF_VARIANT_FAST;
-    assert_int_equal(jf_resolve(&in, &c), JF_OK);
-    if (d.limited || d.cc_major * 10 + d.cc_minor <= JF_MEDIAN_VIDEO_MAX_CC)
-        assert_string_equal(c.row->kernel, "median_fast_video_kernel");
-    for (s = 0; s < 5; s++) {
-        jf_image src = t_random_image(sizes[s][0], sizes[s][1], 1, 5, (uint64_t)(700 + s));
-        if (s % 2)
-            t_map_bytes(&src, 6);
-        for (b = 0; b < JF_BORDER_COUNT; b++) {
-            jf_median_options mo = t_median_opts(3, (jf_border)b, JF_VARIANT_CPU);
-            jf_image want = {0}, got = t_poisoned_like(&src, 3);
+    for (i = 0; i < 2; i++) {
+        const int k = ks[i];
+        jf_resolve_in in;
+        jf_choice c;
+        memset(&in, 0, sizeof in);
+        in.family = &jf_median_family;
+        in.fn = "test";
+        in.dev = &d;
+        in.shape.width = 1553;
+        in.shape.height = 41;
+        in.shape.channels = 1;
+        in.shape.sample = JF_SAMPLE_U8;
+        in.k = k;
+        in.asked = JF_VARIANT_FAST;
+        assert_int_equal(jf_resolve(&in, &c), JF_OK);
+        if (d.limited || d.cc_major * 10 + d.cc_minor <= JF_MEDIAN_VIDEO_MAX_CC)
+            assert_string_equal(c.row->kernel, video[i]);
+        for (s = 0; s < 5; s++) {
+            jf_image src = t_random_image(sizes[s][0], sizes[s][1], 1, 5, (uint64_t)(700 + 10 * k + s));
+            if (s % 2)
+                t_map_bytes(&src, 6);
+            for (b = 0; b < JF_BORDER_COUNT; b++) {
+                jf_median_options mo = t_median_opts(k, (jf_border)b, JF_VARIANT_CPU);
+                jf_image want = {0}, got = t_poisoned_like(&src, 3);
+                assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
+                mo.variant = JF_VARIANT_FAST;
+                assert_int_equal(jf_median(g_gpu, &src, &got, &mo), JF_OK);
+                if (!t_images_equal(&got, &want))
+                    fail_msg("median fast k=%d (%s) %s %dx%d differs from the CPU", k, c.row->kernel,
+                             jf_border_name((jf_border)b), src.width, src.height);
+                jf_image_free(&got);
+                jf_image_free(&want);
+                cases++;
+            }
+            jf_image_free(&src);
+        }
+        { /* other blocks: narrower, wider, a row of threads */
+            static const int shapes[][2] = {{64, 1}, {96, 2}, {128, 1}, {32, 8}};
+            jf_image src = t_random_image(2100, 77, 1, 5, (uint64_t)(770 + k));
+            jf_median_options mo = t_median_opts(k, JF_BORDER_REFLECT, JF_VARIANT_CPU);
+            jf_image want = {0};
             assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
-            mo.variant = JF_VARIANT_FAST;
-            assert_int_equal(jf_median(g_gpu, &src, &got, &mo), JF_OK);
-            if (!t_images_equal(&got, &want))
-                fail_msg("median fast k=3 (%s) %s %dx%d differs from the CPU", c.row->kernel,
-                         jf_border_name((jf_border)b), src.width, src.height);
-            jf_image_free(&got);
+            for (s = 0; s < 4; s++) {
+                jf_image got = t_poisoned_like(&src, 3);
+                mo.variant = JF_VARIANT_FAST;
+                mo.block_x = shapes[s][0];
+                mo.block_y = shapes[s][1];
+                assert_int_equal(jf_median(g_gpu, &src, &got, &mo), JF_OK);
+                if (!t_images_equal(&got, &want))
+                    fail_msg("median fast k=%d block %dx%d differs from the CPU", k, shapes[s][0],
+                             shapes[s][1]);
+                jf_image_free(&got);
+                cases++;
+            }
             jf_image_free(&want);
-            cases++;
+            jf_image_free(&src);
         }
-        jf_image_free(&src);
+        print_message("median fast k=%d grey (%s): byte-identical\n", k, c.row->kernel);
     }
-    { /* other blocks: narrower, wider, a row of threads */
-        static const int shapes[][2] = {{64, 1}, {96, 2}, {128, 1}, {32, 8}};
-        jf_image src = t_random_image(2100, 77, 1, 5, 777);
-        jf_median_options mo = t_median_opts(3, JF_BORDER_REFLECT, JF_VARIANT_CPU);
-        jf_image want = {0};
-        assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
-        for (s = 0; s < 4; s++) {
-            jf_image got = t_poisoned_like(&src, 3);
-            mo.variant = JF_VARIANT_FAST;
-            mo.block_x = shapes[s][0];
-            mo.block_y = shapes[s][1];
-            assert_int_equal(jf_median(g_gpu, &src, &got, &mo), JF_OK);
-            if (!t_images_equal(&got, &want))
-                fail_msg("median fast k=3 block %dx%d differs from the CPU", shapes[s][0], shapes[s][1]);
-            jf_image_free(&got);
-            cases++;
-        }
-        jf_image_free(&want);
-        jf_image_free(&src);
-    }
-    print_message("median fast k=3 grey (%s): %d cases byte-identical\n", c.row->kernel, cases);
-    assert_int_equal(cases, 5 * JF_BORDER_COUNT + 4);
+    assert_int_equal(cases, 2 * (5 * JF_BORDER_COUNT + 4));
 }
 
 /* Other block shapes than the defaults: tiles, strips and partial blocks. */
@@ -1908,7 +1915,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pad_exact),
         cmocka_unit_test(test_median_all_variants),
-        cmocka_unit_test(test_median_fast3_grey),
+        cmocka_unit_test(test_median_fast_video_grey),
         cmocka_unit_test(test_block_shapes),
         cmocka_unit_test(test_conv_all_variants),
         cmocka_unit_test(test_conv_separable),

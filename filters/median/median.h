@@ -19,7 +19,7 @@ jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, j
                               jf_image *dst);
 
 /* The fast variant's kernels (jf_variant_row.impl). */
-enum jf_median_impl { JF_MEDIAN_NETWORKS = 0, JF_MEDIAN_VIDEO };
+enum jf_median_impl { JF_MEDIAN_NETWORKS = 0, JF_MEDIAN_VIDEO, JF_MEDIAN_VIDEO_NETWORKS };
 
 #ifdef JF_HAVE_CUDA
 struct jf_choice;
@@ -44,6 +44,8 @@ jf_status jf_median_fast_launch(jf_context *ctx, const struct jf_filter_in *in, 
                                 const jf_choice *c, const jf_dview *out);
 jf_status jf_median_video_launch(jf_context *ctx, const struct jf_filter_in *in,
                                  const jf_choice *c, const jf_dview *out);
+jf_status jf_median_fast_video_launch(jf_context *ctx, const struct jf_filter_in *in, int k,
+                                      const jf_choice *c, const jf_dview *out);
 jf_status jf_median_shared_launch(jf_context *ctx, const struct jf_filter_in *in, int k,
                                   const jf_choice *c, const jf_dview *out);
 #endif

@@ -23,7 +23,8 @@
  * first, so the high byte of every result is exactly the min or max of the
  * high bytes, whatever the low bytes hold.  Elsewhere (the Nano's sm_53,
  * where 16-bit SIMD min/max is emulated) one sample per register, and only
- * up to k = 7 (jf_median_fast_runs).
+ * up to k = 7 (jf_median_fast_runs); there grey 8-bit k = 5 runs the same
+ * network as byte-selecting video instructions (fast_block_video).
  *
  * 16-bit samples run the same networks: two lanes hold two whole samples
  * (a 16-bit min or max is exact on them), one lane one sample; only the
@@ -55,7 +56,9 @@ __device__ __forceinline__ jf_lanes2 jf_max(jf_lanes2 a, jf_lanes2 b)
     return r;
 }
 
-/* after every jf_min / jf_max: the networks call them on their template type */
+/* after every jf_min / jf_max (the networks call them on their template
+ * type) and the video instructions (the video networks call them) */
+#include "filters/median/median_video.cuh"
 #include "filters/median/median_fast_net.cuh"
 
 /* A thread's block: ROWS x COLS outputs from IN_ROWS x IN_COLS inputs,
@@ -195,6 +198,68 @@ __device__ __forceinline__ void fast_block_medians(const unsigned char *s_tile, 
     }
 }
 
+/* 8-bit grey where video min/max is one instruction (compute capability
+ * 5.x and 6.x, the Nano; jf_median_vnet): the window's rows go into the
+ * network as the words they are in the tile, 4 samples each, and come out
+ * as whole registers, so no sample is unpacked; per output at k = 5, 53.6
+ * instructions for 65.1 min/max (a min or max that feeds only one other is
+ * one instruction with it). */
+template <int K, typename T>
+__device__ __forceinline__ void fast_block_video(const unsigned char *s_tile, int tile_w, int lx,
+                                                 int ly,
+                                                 T (&res)[jf_median_net<K>::ROWS]
+                                                         [jf_median_net<K>::COLS])
+{
+    typedef jf_median_vnet<K> Net;
+    static_assert(Net::ROWS == fast_block<K>::ROWS && Net::COLS == fast_block<K>::COLS &&
+                      Net::IN_COLS == fast_block<K>::IN_COLS,
+                  "the video network's block is the fast variant's");
+    const unsigned char *base = s_tile + lx; /* 8-byte aligned: lx is a multiple of 8 */
+    unsigned w[Net::IN_ROWS][Net::IN_WORDS], out[Net::ROWS][Net::COLS];
+#pragma unroll
+    for (int r = 0; r < Net::IN_ROWS; r++) {
+        const unsigned char *row = base + (ly + r) * tile_w;
+#pragma unroll
+        for (int q = 0; q + 1 < Net::IN_WORDS; q += 2) {
+            const uint2 v = *(const uint2 *)(row + 4 * q);
+            w[r][q] = v.x;
+            w[r][q + 1] = v.y;
+        }
+        if (Net::IN_WORDS % 2)
+            w[r][Net::IN_WORDS - 1] = *(const unsigned *)(row + 4 * (Net::IN_WORDS - 1));
+    }
+    Net::run(w, out);
+#pragma unroll
+    for (int r = 0; r < Net::ROWS; r++)
+#pragma unroll
+        for (int c = 0; c < Net::COLS; c++)
+            res[r][c] = (T)out[r][c];
+}
+
+/* Which of the two computes a block: VIDEO only with one lane of 8 bits. */
+template <bool VIDEO>
+struct fast_block_run {
+    template <int K, int LANES, typename T>
+    static __device__ __forceinline__ void run(const unsigned char *s_tile, int tile_w, int lx, int ly,
+                                               int lane_rows,
+                                               T (&res)[LANES][jf_median_net<K>::ROWS]
+                                                       [jf_median_net<K>::COLS])
+    {
+        fast_block_medians<K, LANES, T>(s_tile, tile_w, lx, ly, lane_rows, res);
+    }
+};
+template <>
+struct fast_block_run<true> {
+    template <int K, int LANES, typename T>
+    static __device__ __forceinline__ void run(const unsigned char *s_tile, int tile_w, int lx, int ly,
+                                               int,
+                                               T (&res)[LANES][jf_median_net<K>::ROWS]
+                                                       [jf_median_net<K>::COLS])
+    {
+        fast_block_video<K, T>(s_tile, tile_w, lx, ly, res[0]);
+    }
+};
+
 /* A row of 8 results as words, samples in memory order. */
 template <typename T>
 __device__ __forceinline__ void fast_row_words(const T (&row)[8], unsigned (&wd)[2 * sizeof(T)])
@@ -211,7 +276,7 @@ __device__ __forceinline__ void fast_row_words(const T (&row)[8], unsigned (&wd)
 /* Grey: each thread stores its own outputs, a row of 8 in one 8- or 16-byte
  * store (words, or samples, where the output's alignment does not allow
  * it). */
-template <int K, int LANES, typename T>
+template <int K, int LANES, typename T, bool VIDEO>
 __device__ __forceinline__ void median_fast_grey(const jf_tile_src &src, int w, int h,
                                                  unsigned char *__restrict__ out, size_t out_pitch,
                                                  int tile_w, int word_stores)
@@ -230,7 +295,8 @@ __device__ __forceinline__ void median_fast_grey(const jf_tile_src &src, int w, 
     const int ox = x0 + lx;
     if (ox >= w || y0 + ly >= h)
         return;
-    fast_block_medians<K, LANES, T>((const unsigned char *)s_tile, tile_w, lx, ly, lane_rows, res);
+    fast_block_run<VIDEO>::template run<K, LANES, T>((const unsigned char *)s_tile, tile_w, lx, ly,
+                                                     lane_rows, res);
 #pragma unroll
     for (int l = 0; l < LANES; l++)
 #pragma unroll
@@ -261,7 +327,17 @@ template <int K, int LANES, typename T>
 __global__ void median_fast_kernel(const jf_tile_src src, int w, int h, unsigned char *__restrict__ out,
                                    size_t out_pitch, int tile_w, int word_stores)
 {
-    median_fast_grey<K, LANES, T>(src, w, h, out, out_pitch, tile_w, word_stores);
+    median_fast_grey<K, LANES, T, false>(src, w, h, out, out_pitch, tile_w, word_stores);
+}
+
+/* 8-bit grey through the video networks (the variant table runs it on
+ * compute capability 5.x and 6.x, and under the Nano's limits). */
+template <int K>
+__global__ void median_fast_video_net_kernel(const jf_tile_src src, int w, int h,
+                                             unsigned char *__restrict__ out, size_t out_pitch,
+                                             int tile_w, int word_stores)
+{
+    median_fast_grey<K, 1, unsigned char, true>(src, w, h, out, out_pitch, tile_w, word_stores);
 }
 
 /* k = 3 held to 64 registers on compute capability 9.0 (the bound any
@@ -283,17 +359,24 @@ __global__ void JF_MEDIAN_FAST3_BOUNDS
     median_fast_kernel3(const jf_tile_src src, int w, int h, unsigned char *__restrict__ out,
                         size_t out_pitch, int tile_w, int word_stores)
 {
-    median_fast_grey<3, LANES, T>(src, w, h, out, out_pitch, tile_w, word_stores);
+    median_fast_grey<3, LANES, T, false>(src, w, h, out, out_pitch, tile_w, word_stores);
 }
 
 typedef void (*fast_grey_fn)(const jf_tile_src, int, int, unsigned char *, size_t, int, int);
-template <int K, int LANES, typename T>
+template <int K, int LANES, typename T, bool VIDEO = false>
 struct fast_grey {
     static fast_grey_fn kernel() { return median_fast_kernel<K, LANES, T>; }
+    static const char *name() { return "median_fast_kernel"; }
 };
 template <int LANES, typename T>
-struct fast_grey<3, LANES, T> {
+struct fast_grey<3, LANES, T, false> {
     static fast_grey_fn kernel() { return median_fast_kernel3<LANES, T>; }
+    static const char *name() { return "median_fast_kernel"; }
+};
+template <int K>
+struct fast_grey<K, 1, unsigned char, true> {
+    static fast_grey_fn kernel() { return median_fast_video_net_kernel<K>; }
+    static const char *name() { return "median_fast_video_net_kernel"; }
 };
 
 /* Several channels: each channel in turn through one tile, each thread's
@@ -340,16 +423,16 @@ __global__ void median_fast_interleaved_kernel(const jf_tile_src src, int w, int
                            ch, out_piece);
 }
 
-template <int K, int LANES, typename T>
+template <int K, int LANES, typename T, bool VIDEO>
 static const void *fast_kernel(int ch)
 {
-    return ch == 1 ? (const void *)fast_grey<K, LANES, T>::kernel()
+    return ch == 1 ? (const void *)fast_grey<K, LANES, T, VIDEO>::kernel()
                    : (const void *)median_fast_interleaved_kernel<K, LANES, T>;
 }
 
 /* The block is the variant table's (median_variants.c: 32 x 4, fewer rows
  * where that does not fit the device), its shared memory median_shapes.h's. */
-template <int K, int LANES, typename T>
+template <int K, int LANES, typename T, bool VIDEO = false>
 static jf_status launch(jf_context *ctx, const jf_filter_in *in, int bx, int by,
                         const jf_dview *out)
 {
@@ -368,19 +451,21 @@ static jf_status launch(jf_context *ctx, const jf_filter_in *in, int bx, int by,
     const cudaStream_t stream = ctx->gpu->stream;
     jf_status st;
     int id;
-    if ((st = jf_gpu_launch_fits(ctx, fast_kernel<K, LANES, T>(ch), "median fast", bx * by, smem)) !=
+    if ((st = jf_gpu_launch_fits(ctx, fast_kernel<K, LANES, T, VIDEO>(ch), "median fast", bx * by,
+                                 smem)) !=
             JF_OK ||
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     if (ch == 1)
-        fast_grey<K, LANES, T>::kernel()<<<grid, block, smem, stream>>>(
+        fast_grey<K, LANES, T, VIDEO>::kernel()<<<grid, block, smem, stream>>>(
             in->src, shape->width, shape->height, out->ptr,
             out->pitch, tile_w, word_stores);
     else
         median_fast_interleaved_kernel<K, LANES, T><<<grid, block, smem, stream>>>(
             in->src, shape->width, shape->height, ch, out->ptr,
             out->pitch, tile_w, jf_out_piece(out->ptr, out->pitch));
-    return jf_gpu_filter_done(ctx, id, "median_fast_kernel", "median", "fast", K, shape, 0);
+    return jf_gpu_filter_done(ctx, id, fast_grey<K, LANES, T, VIDEO>::name(), "median", "fast", K,
+                              shape, 0);
 }
 
 template <int K, int LANES>
@@ -416,4 +501,12 @@ jf_status jf_median_fast_launch(jf_context *ctx, const jf_filter_in *in, int k, 
     case 9: return launch_k<9, false>(ctx, in, c, out);
     default: return launch_k<11, false>(ctx, in, c, out);
     }
+}
+
+jf_status jf_median_fast_video_launch(jf_context *ctx, const jf_filter_in *in, int k,
+                                      const jf_choice *c, const jf_dview *out)
+{
+    if (k == 5 && in->shape->channels == 1 && in->shape->sample == JF_SAMPLE_U8)
+        return launch<5, 1, unsigned char, true>(ctx, in, c->block_x, c->block_y, out);
+    return jf_fail(JF_ERR_INTERNAL, "median fast (video networks): no network for k=%d", k);
 }

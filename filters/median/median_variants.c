@@ -140,6 +140,15 @@ static void video_launches(const jf_device_info *dev, const jf_shape *s, int k, 
     emit(user, "median_fast_video_kernel", bx, by, video_smem(s, k, bx, by));
 }
 
+static void video_net_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                               jf_emit_fn emit, void *user)
+{
+    char name[64];
+    (void)dev;
+    snprintf(name, sizeof name, "median_fast_video_net_kernel<(int)%d>", k);
+    emit(user, name, bx, by, fast1_smem(s, k, bx, by));
+}
+
 static const jf_variant_row ROWS[] = {
     {.variant = JF_VARIANT_CPU, .kernel = "", .kmin = 1, .kmax = JF_MEDIAN_MAX_KSIZE,
      .samples = S8 | S16, .what = "the CPU reference"},
@@ -164,6 +173,12 @@ static const jf_variant_row ROWS[] = {
      .samples = S8, .grey_only = 1, .max_cc = JF_MEDIAN_VIDEO_MAX_CC,
      .what = "byte-selecting video min/max over column triples", .block_x = 32, .block_y = 4,
      .smem = video_smem, .launches = video_launches, .impl = JF_MEDIAN_VIDEO},
+    /* k = 5 there: the networks below in video instructions, no unpacking */
+    {.variant = JF_VARIANT_FAST, .kernel = "median_fast_video_net_kernel", .kmin = 5, .kmax = 5,
+     .samples = S8, .grey_only = 1, .max_cc = JF_MEDIAN_VIDEO_MAX_CC,
+     .what = "min/max networks in byte-selecting video instructions", .block_x = 32,
+     .block_y = 4, .smem = fast1_smem, .launches = video_net_launches,
+     .impl = JF_MEDIAN_VIDEO_NETWORKS, .lanes = 1},
     /* one sample a register: to k = 7 (at 9 and 11 these measured no faster
      * than the sliding histograms: RESULTS.md, "fast median") */
     {.variant = JF_VARIANT_FAST, .kernel = "median_fast_kernel", .kmin = 3, .kmax = 7,
