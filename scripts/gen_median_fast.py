@@ -20,7 +20,7 @@ have in common instead of selecting every window afresh:
             every min/max with a sentinel folds away;
   select    the last step picks one rank r of two sorted lists A, B directly:
             r-th smallest = min over i + j = r + 1 of max(A[i-1], B[j-1]).
-  video     8-bit grey at k = 5 for compute capability 5.x and 6.x (the
+  video     8-bit grey at k = 5 and 7 for compute capability 5.x and 6.x (the
             Nano) a second time as video instructions (jf_median_vnet):
             inputs stay packed (byte selectors pick them), and a min or max
             used only by one other whose other operand is a result fuses
@@ -408,7 +408,7 @@ def emit_video(k, rows, cols, prog, outputs, in_w, in_h, n_minmax):
 
 SHAPES = {3: (4, 8), 5: (2, 8), 7: (2, 8), 9: (2, 8), 11: (2, 8)}
 # 8-bit grey on compute capability 5.x and 6.x (the Nano): the same blocks
-VIDEO_KS = (5,)
+VIDEO_KS = (5, 7)
 if "--shapes" in sys.argv:
     SHAPES = {int(k): tuple(map(int, sh.split("x"))) for k, sh in
               (a.split(":") for a in sys.argv[sys.argv.index("--shapes") + 1].split(","))}

@@ -161,22 +161,23 @@ static void test_median_all_variants(void **state)
     assert_true(cases >= NSIZES * 2 * JF_BORDER_COUNT * NKS * 2);
 }
 
-/* The fast median at k = 3 and 5 on grey 8-bit images, at sizes whose
+/* The fast median at k = 3, 5 and 7 on grey 8-bit images, at sizes whose
  * blocks (512 x 16 outputs for the k = 3 video kernel the Nano runs, 256 x
- * 8 for the k = 5 one) lie wholly inside the image, across its edges, and
+ * 8 for the k = 5 and 7 ones) lie wholly inside the image, across its edges, and
  * past a width or height that is no multiple of 16: every border, byte for
  * byte against the CPU, with and without ties.  Under the Nano's limits the
  * kernels must be the video ones. */
 static void test_median_fast_video_grey(void **state)
 {
     static const int sizes[][2] = {{1553, 41}, {2049, 35}, {600, 19}, {17, 3}, {1040, 50}};
-    static const int ks[] = {3, 5};
-    static const char *const video[] = {"median_fast_video_kernel", "median_fast_video_net_kernel"};
+    static const int ks[] = {3, 5, 7};
+    static const char *const video[] = {"median_fast_video_kernel", "median_fast_video_net_kernel",
+                                        "median_fast_video_net_kernel"};
     int s, b, i, cases = 0;
     jf_device_info d;
     (void)state;
     assert_int_equal(jf_context_device(g_gpu, &d), JF_OK);
-    for (i = 0; i < 2; i++) {
+    for (i = 0; i < 3; i++) {
         const int k = ks[i];
         jf_resolve_in in;
         jf_choice c;
@@ -235,7 +236,7 @@ static void test_median_fast_video_grey(void **state)
         }
         print_message("median fast k=%d grey (%s): byte-identical\n", k, c.row->kernel);
     }
-    assert_int_equal(cases, 2 * (5 * JF_BORDER_COUNT + 4));
+    assert_int_equal(cases, 3 * (5 * JF_BORDER_COUNT + 4));
 }
 
 /* Other block shapes than the defaults: tiles, strips and partial blocks. */

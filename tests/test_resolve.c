@@ -123,8 +123,8 @@ static void test_median_auto(void **state)
     assert_int_equal(c.row->lanes, 1);
     assert_int_equal(auto_variant(&jf_median_family, &nano_, 1920, 1080, 1, JF_SAMPLE_U16, 3, &c), JF_VARIANT_FAST);
     assert_int_equal(c.row->impl, JF_MEDIAN_NETWORKS);
-    /* grey 8-bit k = 5 there: the networks in video instructions, the
-     * one-lane networks' block and tile; k = 7 and RGB k = 5 the networks */
+    /* grey 8-bit k = 5 and 7 there: the networks in video instructions, the
+     * one-lane networks' block and tile; RGB k = 5 the networks */
     assert_int_equal(auto_variant(&jf_median_family, &nano_, 1920, 1080, 1, JF_SAMPLE_U8, 5, &c), JF_VARIANT_FAST);
     assert_int_equal(c.row->impl, JF_MEDIAN_VIDEO_NETWORKS);
     assert_string_equal(c.row->kernel, "median_fast_video_net_kernel");
@@ -132,7 +132,7 @@ static void test_median_auto(void **state)
     assert_int_equal(auto_variant(&jf_median_family, &lim, 1920, 1080, 1, JF_SAMPLE_U8, 5, &c), JF_VARIANT_FAST);
     assert_int_equal(c.row->impl, JF_MEDIAN_VIDEO_NETWORKS);
     assert_int_equal(auto_variant(&jf_median_family, &nano_, 1920, 1080, 1, JF_SAMPLE_U8, 7, &c), JF_VARIANT_FAST);
-    assert_int_equal(c.row->impl, JF_MEDIAN_NETWORKS);
+    assert_int_equal(c.row->impl, JF_MEDIAN_VIDEO_NETWORKS);
     assert_int_equal(auto_variant(&jf_median_family, &nano_, 1920, 1080, 3, JF_SAMPLE_U8, 5, &c), JF_VARIANT_FAST);
     assert_int_equal(c.row->impl, JF_MEDIAN_NETWORKS);
     assert_int_equal(auto_variant(&jf_median_family, &big, 3840, 2160, 1, JF_SAMPLE_U8, 5, &c), JF_VARIANT_FAST);

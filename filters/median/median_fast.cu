@@ -23,8 +23,8 @@
  * first, so the high byte of every result is exactly the min or max of the
  * high bytes, whatever the low bytes hold.  Elsewhere (the Nano's sm_53,
  * where 16-bit SIMD min/max is emulated) one sample per register, and only
- * up to k = 7 (jf_median_fast_runs); there grey 8-bit k = 5 runs the same
- * network as byte-selecting video instructions (fast_block_video).
+ * up to k = 7 (jf_median_fast_runs); there grey 8-bit k = 5 and 7 run the
+ * same networks as byte-selecting video instructions (fast_block_video).
  *
  * 16-bit samples run the same networks: two lanes hold two whole samples
  * (a 16-bit min or max is exact on them), one lane one sample; only the
@@ -201,9 +201,9 @@ __device__ __forceinline__ void fast_block_medians(const unsigned char *s_tile, 
 /* 8-bit grey where video min/max is one instruction (compute capability
  * 5.x and 6.x, the Nano; jf_median_vnet): the window's rows go into the
  * network as the words they are in the tile, 4 samples each, and come out
- * as whole registers, so no sample is unpacked; per output at k = 5, 53.6
- * instructions for 65.1 min/max (a min or max that feeds only one other is
- * one instruction with it). */
+ * as whole registers, so no sample is unpacked; per output 53.6
+ * instructions for 65.1 min/max at k = 5, 118 for 137.5 at k = 7 (a min or
+ * max that feeds only one other is one instruction with it). */
 template <int K, typename T>
 __device__ __forceinline__ void fast_block_video(const unsigned char *s_tile, int tile_w, int lx,
                                                  int ly,
@@ -506,7 +506,11 @@ jf_status jf_median_fast_launch(jf_context *ctx, const jf_filter_in *in, int k, 
 jf_status jf_median_fast_video_launch(jf_context *ctx, const jf_filter_in *in, int k,
                                       const jf_choice *c, const jf_dview *out)
 {
-    if (k == 5 && in->shape->channels == 1 && in->shape->sample == JF_SAMPLE_U8)
-        return launch<5, 1, unsigned char, true>(ctx, in, c->block_x, c->block_y, out);
+    if (in->shape->channels == 1 && in->shape->sample == JF_SAMPLE_U8) {
+        if (k == 5)
+            return launch<5, 1, unsigned char, true>(ctx, in, c->block_x, c->block_y, out);
+        if (k == 7)
+            return launch<7, 1, unsigned char, true>(ctx, in, c->block_x, c->block_y, out);
+    }
     return jf_fail(JF_ERR_INTERNAL, "median fast (video networks): no network for k=%d", k);
 }
