@@ -192,8 +192,12 @@ static uint64_t memory_estimate(const void *user, const jf_probe *p, size_t file
                         (run->plan.op && run->plan.op->kind == JF_OP_NOISE);
     uint64_t later = filters ? px * (uint64_t)color * (uint64_t)p->sample_bytes : 0;
     uint64_t encoded = p->sample_bytes == 2 ? pixels / 4 * 3 : pixels / 2; /* 16 bits: low bytes are noise */
-    if (filters)
-        later += jf_op_plan_work_bytes(&run->plan, p->width, p->height, color, p->sample_bytes);
+    if (filters) { /* a job's threads: the batch's share them out (pipeline/batch.c) */
+        const int total = run->s->threads ? run->s->threads : jf_cpu_count();
+        const int jobs = run->s->jobs > 1 ? run->s->jobs : 1;
+        later += jf_op_plan_work_bytes(&run->plan, p->width, p->height, color, p->sample_bytes,
+                                       total / jobs > 0 ? total / jobs : 1);
+    }
     if (png_out && p->format == JF_FORMAT_PNG && identity) /* the same pixels: about the input's size */
         later += file_bytes + file_bytes / 4;
     else if (png_out)
@@ -206,11 +210,11 @@ static uint64_t memory_estimate(const void *user, const jf_probe *p, size_t file
         later += pixels / 2;
     if (run->s->reference) /* the clean original, read to compare */
         later += pixels;
-    /* the process itself: 6 MB, and 3 MB more for a build whose kernels
-     * and CUDA runtime are in it (measured: 2.1-2.3 MB more at every
-     * peak of test_memory_estimate_follows_peak, GPU absent) */
+    /* the process itself: 6 MB, 2 MB more where the CUDA runtime is linked
+     * in (resident even without a GPU: 1.5-2.3 MB more at every peak of
+     * test_memory_estimate_follows_peak in the CUDA 13 and 11.8 builds) */
     return (uint64_t)file_bytes + pixels + (later > coefficients ? later : coefficients) +
-           ((uint64_t)(jf_built_with_cuda() ? 9 : 6) << 20);
+           ((uint64_t)(jf_built_with_cuda() ? 8 : 6) << 20);
 }
 
 /* Settings every batch command shares, into the batch's options. */

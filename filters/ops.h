@@ -228,10 +228,12 @@ void jf_op_plan_value(const jf_op_plan *plan, const jf_param_def *def, char *out
 /* Run a FILTER, PAD or NOISE operation; `note` (may be NULL) gets what it
  * decided, if anything. */
 /* Bytes the plan's CPU path allocates for an image of w x h x channels
- * samples of sample_bytes, besides its source and output: a padded copy
- * where the kernel reads one (the median beyond k = 5, the impulse
- * filters; auto-impulse two), nothing where rows pad themselves. */
-uint64_t jf_op_plan_work_bytes(const jf_op_plan *plan, int w, int h, int channels, int sample_bytes);
+ * samples of sample_bytes, besides its source and output, with `threads`
+ * workers: a padded copy where the kernel reads one (the median beyond
+ * k = 5, the impulse filters; auto-impulse two), the convolution's rows or
+ * FFT planes for each worker, nothing where rows pad themselves. */
+uint64_t jf_op_plan_work_bytes(const jf_op_plan *plan, int w, int h, int channels, int sample_bytes,
+                               int threads);
 
 /* 1 when the plan's filter changes no sample (a median of k = 1, weights
  * that are one 1 at the centre): a caller may pass the image through. */

@@ -203,13 +203,22 @@ void jf_op_plan_free(jf_op_plan *plan)
         jf_kernel_free(&plan->kernel);
 }
 
-uint64_t jf_op_plan_work_bytes(const jf_op_plan *plan, int w, int h, int channels, int sample_bytes)
+uint64_t jf_op_plan_work_bytes(const jf_op_plan *plan, int w, int h, int channels, int sample_bytes,
+                               int threads)
 {
     int k;
     uint64_t padded;
-    if (!plan->op || plan->op->kind != JF_OP_FILTER || jf_op_plan_identity(plan) ||
-        plan->op->family == &jf_conv_family)
+    if (!plan->op || plan->op->kind != JF_OP_FILTER || jf_op_plan_identity(plan))
         return 0;
+    if (plan->op->family == &jf_conv_family) { /* the CPU's scratch (a GPU's is not host memory) */
+        jf_image shape;
+        memset(&shape, 0, sizeof shape);
+        shape.width = w;
+        shape.height = h;
+        shape.channels = channels;
+        shape.sample = sample_bytes == 2 ? JF_SAMPLE_U16 : JF_SAMPLE_U8;
+        return jf_conv_cpu_work_bytes(&shape, plan->kernel.ksize, plan->kernel.weights, threads);
+    }
     /* a window chosen per image (auto-impulse): at most the operation's largest */
     k = plan->ksize > 0 ? plan->ksize : plan->args.max_ksize > 0 ? plan->args.max_ksize : plan->op->max_ksize;
     padded = (uint64_t)(w + k - 1) * (uint64_t)(h + k - 1) * (uint64_t)channels * (uint64_t)sample_bytes;

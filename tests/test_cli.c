@@ -743,12 +743,13 @@ static void write_big_photo(const char *name, int channels, jf_sample sample, jf
 /* --max-memory's estimate of a file follows what the run really takes:
  * never under the measured peak, at most 1.3x it, on the main paths
  * (RGB, grey and 16-bit PNG, JPEG; the median with and without a padded
- * copy, a convolution, nothing to filter, a change of format). */
+ * copy, a separable convolution, one through the FFT's planes, nothing to
+ * filter, a change of format). */
 static void test_memory_estimate_follows_peak(void **state)
 {
     static const char *const files[] = {"mem_rgb.png", "mem_grey.png", "mem_g16.png", "mem_rgb.jpg"};
     static const char *const ops[] = {"-k 1", "-k 3", "-k 7", "--filter gauss -k 9", "-k 5 --format png",
-                                      "-k 3 --format jpg --depth 8"};
+                                      "-k 3 --format jpg --depth 8", "--filter sharpen -k 31"};
     char args[512];
     int f, o;
     (void)state;
@@ -762,7 +763,7 @@ static void test_memory_estimate_follows_peak(void **state)
     write_big_photo("mem_g16.png", 1, JF_SAMPLE_U16, JF_FORMAT_PNG);
     write_big_photo("mem_rgb.jpg", 3, JF_SAMPLE_U8, JF_FORMAT_JPEG);
     for (f = 0; f < 4; f++)
-        for (o = 0; o < 6; o++) {
+        for (o = 0; o < 7; o++) {
             const char *about;
             double estimate_mb, peak_mb;
             snprintf(args, sizeof args, "denoise %s -o mem_out %s --max-memory 16", files[f], ops[o]);

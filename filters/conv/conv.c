@@ -83,3 +83,28 @@ jf_status jf_convolve(jf_context *ctx, const jf_image *src, jf_image *dst,
 {
     JF_WITH_CONTEXT(ctx, conv_impl(ctx, src, dst, opt));
 }
+
+size_t jf_conv_cpu_work_bytes(const jf_image *shape, int ksize, const float *weights, int threads)
+{
+    float col[JF_CONV_MAX_KSIZE], row[JF_CONV_MAX_KSIZE];
+    uint16_t qcol[JF_CONV_MAX_KSIZE], qrow[JF_CONV_MAX_KSIZE];
+    const int bands = threads < 1 ? 1 : threads < shape->height ? threads : shape->height;
+    size_t direct, fixed;
+    if (ksize < 1 || ksize > JF_CONV_MAX_KSIZE || !weights)
+        return 0;
+    /* what jf_convolve's `auto` runs on the CPU, or the float reference
+     * where it is asked for by name: the larger of the two */
+    if (ksize > 1 && jf_kernel_separate(weights, ksize, col, row)) {
+        direct = jf_conv_cpu_bytes(shape, ksize, 1, bands);
+        fixed = jf_conv_fixed_weights(shape, ksize, col, row, qcol, qrow)
+                    ? jf_conv_fixed_bytes(shape, ksize, bands)
+                    : 0;
+        return direct > fixed ? direct : fixed;
+    }
+    direct = jf_conv_cpu_bytes(shape, ksize, 0, bands);
+    if (jf_conv_fft_plan(shape, ksize, weights)) {
+        const size_t fft = jf_conv_fft_bytes(shape, ksize, threads);
+        return direct > fft ? direct : fft;
+    }
+    return direct;
+}

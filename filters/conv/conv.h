@@ -18,6 +18,17 @@ int jf_kernel_separate(const float *w, int ksize, float *col, float *row);
 jf_status jf_conv_cpu(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
                       const float *weights, const float *col, const float *row, jf_image *dst);
 
+/* The scratch each CPU path takes for src's shape (its size, channels and
+ * sample type) with `bands` bands, or `threads` workers: jf_conv_cpu's,
+ * jf_conv_cpu_fixed's, jf_conv_cpu_fft's (0: no tile size fits). */
+size_t jf_conv_cpu_bytes(const jf_image *src, int ksize, int separable, int bands);
+size_t jf_conv_fixed_bytes(const jf_image *src, int ksize, int bands);
+size_t jf_conv_fft_bytes(const jf_image *src, int ksize, int threads);
+/* What a convolution with these weights takes on the CPU besides its
+ * images, `threads` workers (--max-memory's estimate): the path `auto` runs
+ * there, or the float reference if that is larger (conv.c). */
+size_t jf_conv_cpu_work_bytes(const jf_image *shape, int ksize, const float *weights, int threads);
+
 /* The CPU's 16-bit fixed-point path (conv_cpu_fixed.c), which `auto` runs
  * on the CPU: if src is 8-bit and the rank-1 factors col and row are
  * non-negative with a kernel sum of at most 1, fill qcol[k] and qrow[k]

@@ -373,12 +373,34 @@ static void fft_pairs(void *arg, int p0, int p1, int band)
     }
 }
 
+/* Spectrum (2 planes), twiddles (n), bit reversal (n); then each band's 4
+ * planes and its column map (a fifth plane's room). */
+static size_t scratch_bytes(int n, int bands)
+{
+    const size_t plane = (size_t)n * ((size_t)n + 16);
+    return (2 * plane + 2 * (size_t)n) * sizeof(float) + 5 * plane * sizeof(float) * (size_t)bands;
+}
+
+size_t jf_conv_fft_bytes(const jf_image *src, int ksize, int threads)
+{
+    double cost;
+    const int lg = best_log(src->width, src->height, ksize, &cost);
+    int n, valid, pairs;
+    if (!lg)
+        return 0;
+    n = 1 << lg;
+    valid = n - ksize + 1;
+    /* a band a worker, as jf_parallel_bands gives them, over pairs of tiles */
+    pairs = (((src->width + valid - 1) / valid) * ((src->height + valid - 1) / valid) *
+                 src->channels + 1) / 2;
+    return scratch_bytes(n, threads < 1 ? 1 : threads < pairs ? threads : pairs);
+}
+
 jf_status jf_conv_cpu_fft(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
                           const float *weights, jf_image *dst)
 {
     fft_job job;
     double cost, sum = 0.0;
-    size_t shared;
     int bands, i, j, lg;
     float *ar, *ai;
     memset(&job, 0, sizeof job);
@@ -401,13 +423,9 @@ jf_status jf_conv_cpu_fft(jf_context *ctx, const jf_image *src, int ksize, jf_bo
     for (i = 0; i < ksize * ksize; i++)
         sum += weights[i];
     job.offset_sum = (float)(sum * job.offset);
-    /* spectrum (2 planes), twiddles (n), bit reversal (n); then a worker's
-     * 4 planes and its column map (a fifth plane's room) */
-    shared = (2 * job.plane + 2 * (size_t)job.n) * sizeof(float);
     job.band_bytes = 5 * job.plane * sizeof(float);
     bands = jf_parallel_bands(ctx, (job.jobs + 1) / 2);
-    if (!(job.hr = (float *)jf_scratch_get(ctx, JF_SCRATCH_BANDS,
-                                           shared + job.band_bytes * (size_t)bands)))
+    if (!(job.hr = (float *)jf_scratch_get(ctx, JF_SCRATCH_BANDS, scratch_bytes(job.n, bands))))
         return JF_ERR_NOMEM;
     job.hi = job.hr + job.plane;
     job.twr = job.hi + job.plane;
