@@ -19,6 +19,19 @@ jf_conv_options jf_conv_defaults(void)
     return o;
 }
 
+/* The CPU path `auto` takes for these weights: 16-bit fixed point for
+ * separable 8-bit weights that allow it (qcol, qrow filled), the FFT where
+ * it is the cheaper and keeps within one level, else the float sum. */
+enum cpu_path { CPU_FLOAT, CPU_FIXED, CPU_FFT };
+static enum cpu_path auto_cpu_path(const jf_image *src, int ksize, const float *weights,
+                                   int separable, const float *col, const float *row,
+                                   uint16_t *qcol, uint16_t *qrow)
+{
+    if (separable)
+        return jf_conv_fixed_weights(src, ksize, col, row, qcol, qrow) ? CPU_FIXED : CPU_FLOAT;
+    return jf_conv_fft_plan(src, ksize, weights) ? CPU_FFT : CPU_FLOAT;
+}
+
 static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
                            const jf_conv_options *user)
 {
@@ -29,6 +42,7 @@ static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
     jf_image copy;
     jf_status st;
     int i, separable, fixed, fft, on_gpu;
+    enum cpu_path path;
     double t0;
 
     if (!user)
@@ -61,10 +75,11 @@ static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
         return st;
     /* `auto` on the CPU: 16-bit fixed point or the FFT where they apply
      * (within one level); asked for by name, the float reference */
-    fixed = opt.variant == JF_VARIANT_AUTO && separable &&
-            jf_conv_fixed_weights(src, opt.ksize, col, row, qcol, qrow);
-    fft = opt.variant == JF_VARIANT_AUTO && !separable &&
-          jf_conv_fft_plan(src, opt.ksize, opt.weights);
+    path = opt.variant == JF_VARIANT_AUTO
+               ? auto_cpu_path(src, opt.ksize, opt.weights, separable, col, row, qcol, qrow)
+               : CPU_FLOAT;
+    fixed = path == CPU_FIXED;
+    fft = path == CPU_FFT;
     t0 = jf_now_ms();
     st = fixed ? jf_conv_cpu_fixed(ctx, src, opt.ksize, opt.border, qcol, qrow, dst)
          : fft ? jf_conv_cpu_fft(ctx, src, opt.ksize, opt.border, opt.weights, dst)
@@ -89,22 +104,18 @@ size_t jf_conv_cpu_work_bytes(const jf_image *shape, int ksize, const float *wei
     float col[JF_CONV_MAX_KSIZE], row[JF_CONV_MAX_KSIZE];
     uint16_t qcol[JF_CONV_MAX_KSIZE], qrow[JF_CONV_MAX_KSIZE];
     const int bands = threads < 1 ? 1 : threads < shape->height ? threads : shape->height;
-    size_t direct, fixed;
+    int separable;
+    size_t direct, other = 0;
     if (ksize < 1 || ksize > JF_CONV_MAX_KSIZE || !weights)
         return 0;
     /* what jf_convolve's `auto` runs on the CPU, or the float reference
      * where it is asked for by name: the larger of the two */
-    if (ksize > 1 && jf_kernel_separate(weights, ksize, col, row)) {
-        direct = jf_conv_cpu_bytes(shape, ksize, 1, bands);
-        fixed = jf_conv_fixed_weights(shape, ksize, col, row, qcol, qrow)
-                    ? jf_conv_fixed_bytes(shape, ksize, bands)
-                    : 0;
-        return direct > fixed ? direct : fixed;
+    separable = ksize > 1 && jf_kernel_separate(weights, ksize, col, row);
+    direct = jf_conv_cpu_bytes(shape, ksize, separable, bands);
+    switch (auto_cpu_path(shape, ksize, weights, separable, col, row, qcol, qrow)) {
+    case CPU_FIXED: other = jf_conv_fixed_bytes(shape, ksize, bands); break;
+    case CPU_FFT: other = jf_conv_fft_bytes(shape, ksize, threads); break;
+    case CPU_FLOAT: break;
     }
-    direct = jf_conv_cpu_bytes(shape, ksize, 0, bands);
-    if (jf_conv_fft_plan(shape, ksize, weights)) {
-        const size_t fft = jf_conv_fft_bytes(shape, ksize, threads);
-        return direct > fft ? direct : fft;
-    }
-    return direct;
+    return direct > other ? direct : other;
 }

@@ -135,22 +135,25 @@ static size_t taps_bytes(int k)
     return ((size_t)k * (size_t)k * (sizeof(float) + 2 * sizeof(int)) + 63) & ~(size_t)63;
 }
 
-/* One band's scratch: raw row | padded float row | k slots (padded rows, or
- * output-width rows for the separable sum) | accumulators | tap rows. */
-static size_t band_bytes(const jf_image *src, int ksize, int separable)
+/* The job's row lengths and one band's scratch for src: the slots hold
+ * padded rows for the direct sum, output-width rows for the separable one. */
+static void band_sizes(conv_job *job, const jf_image *src, int ksize, int separable)
 {
-    const size_t n = (size_t)src->width * (size_t)src->channels;
-    const size_t padded_n = (size_t)(src->width + ksize - 1) * (size_t)src->channels;
-    const size_t slot = ((separable ? n : padded_n) + 15) & ~(size_t)15; /* 64-byte rows */
-    return ((padded_n * jf_bps(src) + 63) & ~(size_t)63) +
-           (((padded_n + 15) & ~(size_t)15) + slot * (size_t)ksize + ((n + 15) & ~(size_t)15)) *
-               sizeof(float) +
-           (((size_t)ksize * (size_t)ksize * sizeof(float *) + 63) & ~(size_t)63);
+    job->n = (size_t)src->width * (size_t)src->channels;
+    job->padded_n = (size_t)(src->width + ksize - 1) * (size_t)src->channels;
+    job->slot = ((separable ? job->n : job->padded_n) + 15) & ~(size_t)15; /* 64-byte rows */
+    job->raw_bytes = (job->padded_n * jf_bps(src) + 63) & ~(size_t)63;
+    job->band_bytes = job->raw_bytes +
+                      (((job->padded_n + 15) & ~(size_t)15) + job->slot * (size_t)ksize +
+                       ((job->n + 15) & ~(size_t)15)) * sizeof(float) +
+                      (((size_t)ksize * (size_t)ksize * sizeof(float *) + 63) & ~(size_t)63);
 }
 
 size_t jf_conv_cpu_bytes(const jf_image *src, int ksize, int separable, int bands)
 {
-    return taps_bytes(ksize) + band_bytes(src, ksize, separable) * (size_t)bands;
+    conv_job job;
+    band_sizes(&job, src, ksize, separable);
+    return taps_bytes(ksize) + job.band_bytes * (size_t)bands;
 }
 
 static band_rows band_scratch(const conv_job *job, int band)
@@ -234,13 +237,9 @@ jf_status jf_conv_cpu(jf_context *ctx, const jf_image *src, int ksize, jf_border
     job.weights = weights;
     job.col = col && row ? col : NULL;
     job.row = row;
-    job.n = (size_t)dst->width * (size_t)dst->channels;
-    job.padded_n = (size_t)(src->width + ksize - 1) * (size_t)src->channels;
-    job.slot = (((job.col ? job.n : job.padded_n)) + 15) & ~(size_t)15; /* 64-byte rows */
-    job.raw_bytes = (job.padded_n * jf_bps(src) + 63) & ~(size_t)63;
-    job.band_bytes = band_bytes(src, ksize, job.col != NULL);
+    band_sizes(&job, src, ksize, job.col != NULL);
     if (!(job.scratch = (unsigned char *)jf_scratch_get(
-              ctx, JF_SCRATCH_BANDS, jf_conv_cpu_bytes(src, ksize, job.col != NULL, bands))))
+              ctx, JF_SCRATCH_BANDS, taps_bytes(ksize) + job.band_bytes * (size_t)bands)))
         return JF_ERR_NOMEM;
     if (!job.col) { /* zero weights cost nothing (a Laplacian's corners, a cross) */
         int i, j;

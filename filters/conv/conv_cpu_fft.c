@@ -381,30 +381,40 @@ static size_t scratch_bytes(int n, int bands)
     return (2 * plane + 2 * (size_t)n) * sizeof(float) + 5 * plane * sizeof(float) * (size_t)bands;
 }
 
-size_t jf_conv_fft_bytes(const jf_image *src, int ksize, int threads)
+/* The tile size for src (its log2; 0: none fits) and the tiles across and
+ * down, each giving 2^lg - k + 1 outputs a side. */
+static int tile_plan(const jf_image *src, int ksize, int *tiles_x, int *tiles_y)
 {
     double cost;
     const int lg = best_log(src->width, src->height, ksize, &cost);
-    int n, valid, pairs;
+    if (lg) {
+        const int valid = (1 << lg) - ksize + 1;
+        *tiles_x = (src->width + valid - 1) / valid;
+        *tiles_y = (src->height + valid - 1) / valid;
+    }
+    return lg;
+}
+
+size_t jf_conv_fft_bytes(const jf_image *src, int ksize, int threads)
+{
+    int tiles_x, tiles_y, pairs;
+    const int lg = tile_plan(src, ksize, &tiles_x, &tiles_y);
     if (!lg)
         return 0;
-    n = 1 << lg;
-    valid = n - ksize + 1;
     /* a band a worker, as jf_parallel_bands gives them, over pairs of tiles */
-    pairs = (((src->width + valid - 1) / valid) * ((src->height + valid - 1) / valid) *
-                 src->channels + 1) / 2;
-    return scratch_bytes(n, threads < 1 ? 1 : threads < pairs ? threads : pairs);
+    pairs = (tiles_x * tiles_y * src->channels + 1) / 2;
+    return scratch_bytes(1 << lg, threads < 1 ? 1 : threads < pairs ? threads : pairs);
 }
 
 jf_status jf_conv_cpu_fft(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
                           const float *weights, jf_image *dst)
 {
     fft_job job;
-    double cost, sum = 0.0;
+    double sum = 0.0;
     int bands, i, j, lg;
     float *ar, *ai;
     memset(&job, 0, sizeof job);
-    if (!(lg = best_log(src->width, src->height, ksize, &cost)))
+    if (!(lg = tile_plan(src, ksize, &job.tiles_x, &job.tiles_y)))
         return jf_fail(JF_ERR_ARG, "jf_conv_cpu_fft: k = %d leaves no tile size", ksize);
     job.src = src;
     job.dst = dst;
@@ -413,8 +423,6 @@ jf_status jf_conv_cpu_fft(jf_context *ctx, const jf_image *src, int ksize, jf_bo
     job.log_n = lg;
     job.n = 1 << lg;
     job.valid = job.n - ksize + 1;
-    job.tiles_x = (src->width + job.valid - 1) / job.valid;
-    job.tiles_y = (src->height + job.valid - 1) / job.valid;
     job.tiles = job.tiles_x * job.tiles_y;
     job.jobs = job.tiles * src->channels;
     job.pitch = (size_t)job.n + 16;

@@ -248,20 +248,23 @@ static void fx_rows_run(void *arg, int y0, int y1, int band)
     }
 }
 
-/* One band's scratch: the raw row, the padded 16-bit row, k slots of
- * row sums, the slots' pointers. */
-static size_t band_bytes(const jf_image *src, int ksize)
+/* The job's row lengths and one band's scratch for src. */
+static void band_sizes(fx_job *job, const jf_image *src, int ksize)
 {
-    const size_t n = (size_t)src->width * (size_t)src->channels;
-    const size_t padded_n = (size_t)(src->width + ksize - 1) * (size_t)src->channels;
-    return ((padded_n + 63) & ~(size_t)63) + ((padded_n + 31) & ~(size_t)31) * sizeof(uint16_t) +
-           ((n + 31) & ~(size_t)31) * (size_t)ksize * sizeof(uint16_t) +
-           (((size_t)ksize * sizeof(uint16_t *) + 63) & ~(size_t)63);
+    job->n = (size_t)src->width * (size_t)src->channels;
+    job->padded_n = (size_t)(src->width + ksize - 1) * (size_t)src->channels;
+    job->slot = (job->n + 31) & ~(size_t)31; /* 64-byte rows */
+    job->band_bytes = ((job->padded_n + 63) & ~(size_t)63) +
+                      ((job->padded_n + 31) & ~(size_t)31) * sizeof(uint16_t) +
+                      job->slot * (size_t)ksize * sizeof(uint16_t) +
+                      (((size_t)ksize * sizeof(uint16_t *) + 63) & ~(size_t)63);
 }
 
 size_t jf_conv_fixed_bytes(const jf_image *src, int ksize, int bands)
 {
-    return band_bytes(src, ksize) * (size_t)bands;
+    fx_job job;
+    band_sizes(&job, src, ksize);
+    return job.band_bytes * (size_t)bands;
 }
 
 jf_status jf_conv_cpu_fixed(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
@@ -272,12 +275,9 @@ jf_status jf_conv_cpu_fixed(jf_context *ctx, const jf_image *src, int ksize, jf_
                   .qcol = qcol};
     job.row_bias = truncation_bias(qrow, ksize, 8);
     job.col_bias = truncation_bias(qcol, ksize, 16);
-    job.n = (size_t)dst->width * (size_t)dst->channels;
-    job.padded_n = (size_t)(src->width + ksize - 1) * (size_t)src->channels;
-    job.slot = (job.n + 31) & ~(size_t)31; /* 64-byte rows */
-    job.band_bytes = band_bytes(src, ksize);
+    band_sizes(&job, src, ksize);
     if (!(job.scratch = (unsigned char *)jf_scratch_get(ctx, JF_SCRATCH_BANDS,
-                                                        jf_conv_fixed_bytes(src, ksize, bands))))
+                                                        job.band_bytes * (size_t)bands)))
         return JF_ERR_NOMEM;
     jf_parallel_for(ctx, dst->height, fx_rows_run, &job);
     return JF_OK;
