@@ -192,12 +192,9 @@ static uint64_t memory_estimate(const void *user, const jf_probe *p, size_t file
                         (run->plan.op && run->plan.op->kind == JF_OP_NOISE);
     uint64_t later = filters ? px * (uint64_t)color * (uint64_t)p->sample_bytes : 0;
     uint64_t encoded = p->sample_bytes == 2 ? pixels / 4 * 3 : pixels / 2; /* 16 bits: low bytes are noise */
-    if (filters) { /* a job's threads: the batch's share them out (pipeline/batch.c) */
-        const int total = run->s->threads ? run->s->threads : jf_cpu_count();
-        const int jobs = run->s->jobs > 1 ? run->s->jobs : 1;
+    if (filters)
         later += jf_op_plan_work_bytes(&run->plan, p->width, p->height, color, p->sample_bytes,
-                                       total / jobs > 0 ? total / jobs : 1);
-    }
+                                       jf_batch_job_threads(run->s->threads, run->s->jobs));
     if (png_out && p->format == JF_FORMAT_PNG && identity) /* the same pixels: about the input's size */
         later += file_bytes + file_bytes / 4;
     else if (png_out)

@@ -435,6 +435,14 @@ typedef struct worker {
     int started;
 } worker;
 
+int jf_batch_job_threads(int threads, int jobs)
+{
+    const int total = threads ? threads : jf_cpu_count();
+    if (jobs < 1)
+        jobs = 1;
+    return total / jobs > 0 ? total / jobs : 1;
+}
+
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_memory_freed = PTHREAD_COND_INITIALIZER;
 
@@ -615,7 +623,7 @@ void jf_batch_jpeg_inputs(const jf_batch *b, int *files, double *bytes)
 jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
 {
     jf_context_options *co = &b->opt.context;
-    int jobs = b->opt.jobs < 1 ? 1 : b->opt.jobs, i, total_threads;
+    int jobs = b->opt.jobs < 1 ? 1 : b->opt.jobs, i;
     char why[512];
     jf_context *first = NULL;
     worker *workers;
@@ -633,8 +641,7 @@ jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
     }
     if (!b->opt.max_memory)
         b->opt.max_memory = jf_batch_default_memory();
-    total_threads = b->opt.threads ? b->opt.threads : jf_cpu_count();
-    co->threads = total_threads / jobs > 0 ? total_threads / jobs : 1;
+    co->threads = jf_batch_job_threads(b->opt.threads, jobs);
     co->device = devices[0];
     if (!b->make_context)
         b->make_context = jf_context_create;

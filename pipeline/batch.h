@@ -111,6 +111,10 @@ struct jf_batch {
 /* Half the machine's memory (a Jetson's 4 GB are shared with its GPU). */
 uint64_t jf_batch_default_memory(void);
 
+/* A job's CPU threads: `threads` in all (0: every core) shared among `jobs`,
+ * at least one each. */
+int jf_batch_job_threads(int threads, int jobs);
+
 /* The name an input read from standard input has in messages and reports. */
 #define JF_STDIN_NAME "standard input"
 
