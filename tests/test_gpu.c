@@ -162,14 +162,15 @@ static void test_median_all_variants(void **state)
 }
 
 /* The fast median at k = 3, 5 and 7 on grey 8-bit images, at sizes whose
- * blocks (512 x 16 outputs for the k = 3 video kernel the Nano runs, 256 x
- * 8 for the k = 5 and 7 ones) lie wholly inside the image, across its edges, and
+ * blocks (256 x 32 outputs for the k = 3 video kernel the Nano runs, whose
+ * blocks inside the image read it directly and the others through a tile;
+ * 256 x 8 for the k = 5 and 7 ones) lie wholly inside the image, across its edges, and
  * past a width or height that is no multiple of 16: every border, byte for
  * byte against the CPU, with and without ties.  Under the Nano's limits the
  * kernels must be the video ones. */
 static void test_median_fast_video_grey(void **state)
 {
-    static const int sizes[][2] = {{1553, 41}, {2049, 35}, {600, 19}, {17, 3}, {1040, 50}};
+    static const int sizes[][2] = {{1553, 41}, {2049, 35}, {600, 19}, {17, 3}, {1040, 150}, {777, 101}};
     static const int ks[] = {3, 5, 7};
     static const char *const video[] = {"median_fast_video_kernel", "median_fast_video_net_kernel",
                                         "median_fast_video_net_kernel"};
@@ -194,7 +195,7 @@ static void test_median_fast_video_grey(void **state)
         assert_int_equal(jf_resolve(&in, &c), JF_OK);
         if (d.limited || d.cc_major * 10 + d.cc_minor <= JF_MEDIAN_VIDEO_MAX_CC)
             assert_string_equal(c.row->kernel, video[i]);
-        for (s = 0; s < 5; s++) {
+        for (s = 0; s < 6; s++) {
             jf_image src = t_random_image(sizes[s][0], sizes[s][1], 1, 5, (uint64_t)(700 + 10 * k + s));
             if (s % 2)
                 t_map_bytes(&src, 6);
@@ -214,7 +215,7 @@ static void test_median_fast_video_grey(void **state)
             jf_image_free(&src);
         }
         { /* other blocks: narrower, wider, a row of threads */
-            static const int shapes[][2] = {{64, 1}, {96, 2}, {128, 1}, {32, 8}};
+            static const int shapes[][2] = {{64, 1}, {16, 2}, {4, 8}, {32, 4}};
             jf_image src = t_random_image(2100, 77, 1, 5, (uint64_t)(770 + k));
             jf_median_options mo = t_median_opts(k, JF_BORDER_REFLECT, JF_VARIANT_CPU);
             jf_image want = {0};
@@ -236,7 +237,7 @@ static void test_median_fast_video_grey(void **state)
         }
         print_message("median fast k=%d grey (%s): byte-identical\n", k, c.row->kernel);
     }
-    assert_int_equal(cases, 3 * (5 * JF_BORDER_COUNT + 4));
+    assert_int_equal(cases, 3 * (6 * JF_BORDER_COUNT + 4));
 }
 
 /* Other block shapes than the defaults: tiles, strips and partial blocks. */

@@ -20,10 +20,11 @@ static inline int jf_median_fast_rows(int k) { return JF_MEDIAN_FAST_ROWS(k); }
 #define JF_MEDIAN_LANES2_MIN_CC 90
 
 /* Fast variant at k = 3, 8-bit grey, where video min/max is one instruction
- * (compute capability 5.x and 6.x: median_fast_video.cu): 4 x 32 outputs a
- * thread from a tile of the block's columns and a 16-byte piece either side
- * (the tile's pieces lie as in the image, 16-byte aligned). */
-#define JF_MEDIAN_VIDEO_ROWS 4
+ * (compute capability 5.x and 6.x: median_fast_video.cu): 8 x 32 outputs a
+ * thread, read straight from the image in blocks inside it, elsewhere from
+ * a tile of the block's columns and a 16-byte piece either side (the
+ * tile's pieces lie as in the image, 16-byte aligned). */
+#define JF_MEDIAN_VIDEO_ROWS 8
 #define JF_MEDIAN_VIDEO_COLS 32
 #define JF_MEDIAN_VIDEO_MAX_CC 62
 static inline size_t jf_median_video_smem(int bx, int by, int *tile_w)

@@ -171,7 +171,7 @@ static const jf_variant_row ROWS[] = {
      * one instruction (the Nano): ahead of the networks below there */
     {.variant = JF_VARIANT_FAST, .kernel = "median_fast_video_kernel", .kmin = 3, .kmax = 3,
      .samples = S8, .grey_only = 1, .max_cc = JF_MEDIAN_VIDEO_MAX_CC,
-     .what = "byte-selecting video min/max over column triples", .block_x = 32, .block_y = 4,
+     .what = "byte-selecting video min/max over column triples", .block_x = 8, .block_y = 4,
      .smem = video_smem, .launches = video_launches, .impl = JF_MEDIAN_VIDEO},
     /* k = 5 and 7 there: the networks below in video instructions, no unpacking */
     {.variant = JF_VARIANT_FAST, .kernel = "median_fast_video_net_kernel", .kmin = 5, .kmax = 7,
