@@ -147,28 +147,39 @@ def successors(blocks):
     return succ
 
 
-def shortest(blocks, succ, src, dst):
+def shortest(blocks, succ, src, dst, avoid=None):
     """The path with the fewest instructions from the start of block src to
-    the end of block dst (both in it): (instructions, [blocks]), or None."""
+    the end of block dst (both in it; dst a block, or a test of one: the
+    nearest that passes), through no block that `avoid` names:
+    (instructions, [blocks]), or None."""
     import heapq
+    reached = dst if callable(dst) else lambda i: i == dst
     size = [len(real(b)) for b in blocks]
     best, prev = {src: size[src]}, {}
     heap = [(size[src], src)]
     while heap:
         d, n = heapq.heappop(heap)
-        if n == dst:
+        if d > best.get(n, 1e18):
+            continue
+        if reached(n):
             path = [n]
             while path[-1] != src:
                 path.append(prev[path[-1]])
             return d, path[::-1]
-        if d > best.get(n, 1e18):
-            continue
         for m in succ[n]:
+            if avoid and avoid(m):
+                continue
             nd = d + size[m]
             if nd < best.get(m, 1e18):
                 best[m], prev[m] = nd, n
                 heapq.heappush(heap, (nd, m))
     return None
+
+
+def work_block(block):
+    """The work's blocks: at least 40% min/max or multiply-add instructions."""
+    r = real(block)
+    return bool(r) and sum(1 for t in r if WORK.match(opcode(t))) >= 0.4 * len(r)
 
 
 def tile_piece(blocks):
@@ -206,33 +217,14 @@ def direct_path(blocks):
     """Where blocks inside the image skip the tile (read their rows straight
     from the image, no barrier): the cheapest path from the first block to
     an exit that meets no barrier and holds the work, as (blocks on it, its
-    network blocks), else None."""
-    import heapq
-    succ = successors(blocks)
+    work blocks), else None."""
     barrier = lambda i: any(opcode(t).startswith('BAR') for _, t in blocks[i])
     exits = lambda i: any(opcode(t) == 'EXIT' and not t.startswith('@') for _, t in blocks[i])
-    work = lambda i: sum(1 for t in real(blocks[i]) if WORK.match(opcode(t)))
-    size = [len(real(b)) for b in blocks]
-    best, prev, heap = {0: size[0]}, {}, [(size[0], 0)]
-    while heap:
-        d, n = heapq.heappop(heap)
-        if d > best.get(n, 1e18):
-            continue
-        if exits(n):
-            path = [n]
-            while path[-1] != 0:
-                path.append(prev[path[-1]])
-            path = path[::-1]
-            net = [i for i in path if size[i] and work(i) >= 0.4 * size[i]]
-            return (path, net) if net else None
-        for m in succ[n]:
-            if barrier(m):
-                continue
-            nd = d + size[m]
-            if nd < best.get(m, 1e18):
-                best[m], prev[m] = nd, n
-                heapq.heappush(heap, (nd, m))
-    return None
+    found = shortest(blocks, successors(blocks), 0, exits, avoid=barrier)
+    if not found:
+        return None
+    net = [i for i in found[1] if work_block(blocks[i])]
+    return (found[1], net) if net else None
 
 
 def count(ins, smem, threads, outputs):
@@ -251,11 +243,9 @@ def count(ins, smem, threads, outputs):
                 after / outputs, size(path[0]) / outputs)
     network = minmax = 0
     for b in blocks:
-        r = real(b)
-        mm = sum(1 for t in r if WORK.match(opcode(t)))
-        if r and mm >= 0.4 * len(r):
-            network += len(r)
-            minmax += mm
+        if work_block(b):
+            network += len(real(b))
+            minmax += sum(1 for t in real(b) if WORK.match(opcode(t)))
     piece = tile_piece(blocks)
     tile = piece * smem / 16.0 / threads / outputs if piece else None
     # the rows' stores where a row goes out whole and aligned: the blocks

@@ -189,15 +189,16 @@ __device__ __noinline__ uint4 v_border_piece(const unsigned char *img, size_t pi
     return jf_src_piece_words<unsigned char>(s, row, sx + 1, 0); /* padded column sx + 1 */
 }
 
-/* The block's tile: padded rows y0 .., image columns x0 - 16 .. (16-byte
- * pieces as they lie in the image: the window's byte selectors absorb the
- * one-column offset, no shifting); then the barrier.  Each thread loads
- * the two pieces above its own 32 columns in every tile row; the block's
- * first threads the two edge pieces of each row, one each.  Where the
- * tile's rows and the thread's columns lie inside the image (most
- * threads), its rows are straight-line aligned loads from a stepped
- * pointer: the Nano pays for every instruction, and a checked loop costs
- * several times the loads. */
+/* The tile of a block at the image's edges: padded rows y0 .., image
+ * columns x0 - 16 .. (16-byte pieces as they lie in the image: the
+ * window's byte selectors absorb the one-column offset, no shifting); then
+ * the barrier.  Each thread loads the two pieces above its own 32 columns
+ * in every tile row, pairs of threads the two edge pieces of a row.  Where
+ * the tile's rows and the thread's columns lie inside the image (in the
+ * blocks beside its left and right edges, all but the threads at the right
+ * edge), its rows are straight-line aligned loads from a stepped pointer:
+ * the Nano pays for every instruction, and a checked loop costs several
+ * times the loads. */
 __device__ __forceinline__ void v_load_tile(unsigned int *tile, int tile_w, int tile_h,
                                             const jf_tile_src &s, int x0, int y0)
 {
