@@ -22,6 +22,19 @@ jf_status jf_picture_alloc_color(jf_context *frame_ctx, jf_picture *pic, int wid
  * coefficients only): JF_ERR_DECODE with the CPU decoder's message when it
  * is damaged.  What the GPU's decoders are held to (jf_set_gpu_jpeg_check). */
 jf_status jf_jpeg_check_entropy(const unsigned char *bytes, size_t size);
+/* The same in parts, for tests and measurements: FULL is the above (the
+ * walk, then libjpeg-turbo where the walk cannot prove the file clean),
+ * LIBJPEG libjpeg-turbo alone, WALK the walk alone (JF_ERR_UNSUPPORTED
+ * where it cannot prove the file clean). */
+typedef enum { JF_JPEG_CHECK_FULL, JF_JPEG_CHECK_LIBJPEG, JF_JPEG_CHECK_WALK } jf_jpeg_check_how;
+jf_status jf_jpeg_check_entropy_how(const unsigned char *bytes, size_t size,
+                                    jf_jpeg_check_how how);
+/* The walk over a scan's Huffman codes (jpeg_scan_check.c), `cinfo` just
+ * past jpeg_read_header on `bytes`: 1 when the scan is clean as libjpeg-turbo
+ * reads it (a file the GPU's engine decodes), 0 when it cannot say. */
+struct jpeg_decompress_struct;
+int jf_jpeg_scan_clean(struct jpeg_decompress_struct *cinfo, const unsigned char *bytes,
+                       size_t size);
 jf_status jf_jpeg_decode(jf_context *frame_ctx, const unsigned char *bytes, size_t size,
                          jf_picture *pic);
 jf_status jf_jpeg_encode(const jf_picture *pic, int quality, unsigned char **out, size_t *out_size);
