@@ -6,7 +6,8 @@
 # (2000 - 400) / (t2000 - t400), its start-up t400 - 400 / rate; the model
 # takes a core's milliseconds per MB of JPEG from the rates.  The decode
 # engines' use (nvidia-smi dmon) during a 2000-file run of each path.
-# Carry build-gpu/jetfilter, build-gpu/lib and the peers (.device-carry/peers).
+# Carry build-gpu/jetfilter, build-gpu/bench_jpeg_check, build-gpu/lib and the
+# peers (.device-carry/peers).
 #   scripts/gpu.sh codec-costs [REPS]      (default 2)
 set -u
 export LD_LIBRARY_PATH=$PWD/build-gpu/lib
@@ -21,13 +22,13 @@ make_set() { # OUT SIZE SEEDS
 make_set /tmp/in1080 1920x1080 20
 make_set /tmp/in4k 3840x2160 5
 mkdir -p /tmp/in2000; for c in 1 2 3 4 5; do ln -sfn /tmp/in1080 /tmp/in2000/c$c; done
-if [ -x build-gpu/check_cost ]; then
+if [ -x build-gpu/bench_jpeg_check ]; then
   few=$(find /tmp/in1080/s1 -name '*.jpg' | sort)
-  echo "== the damaged-data check (benchmarks/check_cost.c), one thread"; build-gpu/check_cost $few
+  echo "== the damaged-data check (benchmarks/bench_jpeg_check.c), one thread"; build-gpu/bench_jpeg_check $few
   echo "== the same on every core at once (mean of the threads)"
-  for i in $(seq "$(nproc)"); do build-gpu/check_cost $few > /tmp/cc$i.txt & done; wait
-  cat /tmp/cc[0-9]*.txt | awk '{k = $1 == "whole" ? "whole decode" : $1 == "an" ? "an eighth" : $1; v = $1 == "coefficients" ? $2 : $3; s[k] += v; n[k]++}
-    END {for (k in s) printf "%-13s %6.2f ms a file\n", k, s[k] / n[k]}'
+  for i in $(seq "$(nproc)"); do build-gpu/bench_jpeg_check $few > /tmp/cc$i.txt & done; wait
+  cat /tmp/cc[0-9]*.txt | awk -F'  +' '/ms a file/ {s[$1] += $2; n[$1]++}
+    END {for (k in s) printf "%-28s %7.3f ms a file\n", k, s[k] / n[k]}'
 fi
 rows=/tmp/codec-costs.rows; : > $rows
 run() { # LABEL SET ARGS...
