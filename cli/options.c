@@ -109,7 +109,7 @@ static const cli_option GENERIC[] = {
     {"max-scans", 0, OPT_INT, "N", "scans a progressive JPEG may have", "100", 1, 100000, NULL, AT(max_scans), RUN | CMD_METRICS, NULL, 0, NULL},
     {"max-markers", 0, OPT_INT, "N", "APPn and COM markers a JPEG may have", "1000", 1, 1000000, NULL, AT(max_markers), RUN | CMD_METRICS, NULL, 0, NULL},
     {"force", 0, OPT_FLAG, NULL, "replace an existing --json, --csv or -o file that jetfilter did not write (inputs are never replaced)", NULL, 0, 0, NULL, AT(force), ALL | CMD_REPORT | CMD_STREAM | CMD_CALIBRATE, NULL, 0, NULL},
-    {"trust-input", 0, OPT_FLAG, NULL, "trust the input: JPEGs decoded on the GPU (nvJPEG) are not also read by libjpeg-turbo for damaged data (faster; a damaged file becomes damaged pixels, where by default it is refused as on the CPU)", NULL, 0, 0, NULL, AT(trust_input), CMD_DENOISE, NULL, 0, NULL},
+    {"trust-input", 0, OPT_FLAG, NULL, "trust the input: JPEGs decoded on the GPU (nvJPEG) are not also checked for damaged data (faster; a damaged file becomes damaged pixels, where by default it is refused as on the CPU)", NULL, 0, 0, NULL, AT(trust_input), CMD_DENOISE, NULL, 0, NULL},
     {"no-sync", 0, OPT_FLAG, NULL, "do not flush outputs to disk before renaming them (faster; a power cut may leave empty files)", NULL, 0, 0, NULL, AT(no_sync), RUN, NULL, 0, NULL},
     {"quiet", 0, OPT_FLAG, NULL, "print errors only", NULL, 0, 0, NULL, AT(quiet), ALL | CMD_REPORT | CMD_STREAM | CMD_CALIBRATE, NULL, 0, NULL},
     {"verbose", 'v', OPT_FLAG, NULL, "print a line per file, and every entry passed over", NULL, 0, 0, NULL, AT(verbose), RUN, NULL, 0, NULL},

@@ -21,8 +21,8 @@ typedef struct jf_codec_costs {
     double gpu_start_s;        /* GPU path: start-up beyond the CPU path's, not overlapped */
 } jf_codec_costs;
 
-/* The figures measured on the reference GPU machine (RESULTS.md, "--codec
- * auto from measurements"). */
+/* The figures measured on the reference GPU machine (RESULTS.md, the
+ * section `source` names). */
 jf_codec_costs jf_codec_costs_measured(void);
 
 typedef struct jf_codec_choice {
