@@ -197,8 +197,9 @@ typedef struct bits {
     } while (0)
 
 /* One step of the AC codes: one or two symbols (at most 26 bits from the
- * table, so two steps fit in a refill), or a long code from the slow path
- * (refilled first: it may take 31). */
+ * table, so two steps fit in a refill's 56), or a long code from the slow
+ * path (refilled before, as it may take 31, and after, so that whatever
+ * step follows still finds 26). */
 #define AC_STEP(b, act, k)                                                                         \
     do {                                                                                           \
         const uint32_t e_ = (act)->fast[(b).buf >> (64 - LOOK)];                                   \
@@ -214,6 +215,7 @@ typedef struct bits {
             if ((sym_ = slow_symbol(act, (b).buf, &len_)) < 0)                                     \
                 return 0;                                                                          \
             TAKE(b, len_ + (sym_ & 15));                                                           \
+            REFILL(b); /* and after: the next step may take 26 */                                  \
             (k) += ac_advance(sym_);                                                               \
         }                                                                                          \
     } while (0)
