@@ -165,5 +165,10 @@ int cli_denoise(cli_settings *s)
     if ((rc = cli_plan_filter("denoise", s, &run)) == 0)
         rc = cli_batch(s, &run, denoise_one);
     jf_op_plan_free(&run.plan);
+    if (s->verbose && !cli_quiet) {
+        char line[256];
+        if (jf_nvjpeg_tally(s->device, line, sizeof line))
+            cli_log("jetfilter denoise: nvJPEG %s", line);
+    }
     return rc;
 }

@@ -24,6 +24,7 @@
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/gpu.h"
+#include "core/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +247,18 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_closed = PTHREAD_COND_INITIALIZER; /* a service finished closing */
 static nvj_service g_services[NVJ_MAX_DEVICES];
 
+/* What each device's service threads did, over the process (g_lock): how
+ * busy the decoder's and encoder's threads were against the time the
+ * service was open, how much of the decoder's time went into nvJPEG's
+ * calls (host work, or waiting inside them) rather than waiting for the
+ * engine's stream, and the batches the engine got; -v prints it. */
+typedef struct nvj_tally {
+    double open_ms, opened_at, decode_ms, encode_ms;
+    double decode_calls_ms; /* of decode_ms, inside nvJPEG's calls */
+    long batches, decoded, encoded;
+} nvj_tally;
+static nvj_tally g_tally[NVJ_MAX_DEVICES];
+
 /* Decode one batch (all of one format, each file checked by its job as one
  * the engine takes); marks each request. */
 static void service_decode(nvj_service *s, nvj_request **batch, int n)
@@ -255,6 +268,7 @@ static void service_decode(nvj_service *s, nvj_request **batch, int n)
     nvj_image dst[NVJ_MAX_BATCH];
     int i, ok, f = batch[0]->format == NVJ_OUTPUT_Y ? 0 : 1;
     nvj_state *st;
+    double t0;
     for (i = 0; i < n; i++) {
         data[i] = batch[i]->bytes;
         sizes[i] = batch[i]->size;
@@ -270,8 +284,10 @@ static void service_decode(nvj_service *s, nvj_request **batch, int n)
                                 batch[0]->dst_height, NVJ_CSS_444, batch[0]->format);
         }
     }
+    t0 = jf_now_ms();
     ok = *st && nv.batched_init(s->hw, *st, n, 1, batch[0]->format) == 0 &&
          nv.batched(s->hw, *st, data, sizes, dst, jf_context_stream(s->ctx)) == 0;
+    g_tally[s - g_services].decode_calls_ms += jf_now_ms() - t0; /* one decoder thread a device */
     ok = jf_context_sync(s->ctx) == JF_OK && ok;
     for (i = 0; i < n; i++)
         batch[i]->state = ok ? 1 : -1;
@@ -383,11 +399,23 @@ static void service_loop(nvj_service *s, int encodes)
             continue;
         }
         pthread_mutex_unlock(&g_lock);
-        if (encodes)
-            service_encode(s, batch, n);
-        else
-            service_decode(s, batch, n);
-        pthread_mutex_lock(&g_lock);
+        {
+            nvj_tally *t = &g_tally[s - g_services];
+            const double t0 = jf_now_ms();
+            if (encodes)
+                service_encode(s, batch, n);
+            else
+                service_decode(s, batch, n);
+            pthread_mutex_lock(&g_lock);
+            if (encodes) {
+                t->encode_ms += jf_now_ms() - t0;
+                t->encoded += n;
+            } else {
+                t->decode_ms += jf_now_ms() - t0;
+                t->decoded += n;
+                t->batches++;
+            }
+        }
         pthread_cond_broadcast(&s->done);
     }
     pthread_mutex_unlock(&g_lock);
@@ -467,6 +495,7 @@ static void service_close(nvj_service *s)
     }
     pthread_cond_destroy(&s->work);
     pthread_cond_destroy(&s->done);
+    g_tally[s - g_services].open_ms += jf_now_ms() - g_tally[s - g_services].opened_at;
     memset(s, 0, sizeof *s);
     pthread_cond_broadcast(&g_closed);
 }
@@ -491,6 +520,7 @@ static nvj_service *service_open(int device)
         return s;
     pthread_cond_init(&s->work, NULL);
     pthread_cond_init(&s->done, NULL);
+    g_tally[device].opened_at = jf_now_ms();
     o.backend = JF_BACKEND_CUDA;
     o.device = device;
     s->engine = NVJ_ENGINE_NONE;
@@ -926,7 +956,33 @@ jf_status jf_codec_probe(jf_codec codec, int device, char *detail, size_t detail
     return codec == JF_CODEC_AUTO ? JF_OK : st;
 }
 
+int jf_nvjpeg_tally(int device, char *out, size_t size)
+{
+    nvj_tally t;
+    if (device < 0 || device >= NVJ_MAX_DEVICES)
+        return 0;
+    pthread_mutex_lock(&g_lock);
+    t = g_tally[device];
+    if (g_services[device].users) /* still open */
+        t.open_ms += jf_now_ms() - t.opened_at;
+    pthread_mutex_unlock(&g_lock);
+    if (t.decoded == 0 && t.encoded == 0)
+        return 0;
+    snprintf(out, size,
+             "engine: %ld files in %ld batches (%.1f a batch), its thread busy %.0f of %.0f ms "
+             "(%.0f in nvJPEG's calls); encoder: %ld images, its thread busy %.0f ms",
+             t.decoded, t.batches, t.batches ? (double)t.decoded / t.batches : 0.0, t.decode_ms,
+             t.open_ms, t.decode_calls_ms, t.encoded, t.encode_ms);
+    return 1;
+}
+
 #else /* no CUDA: the CPU decoders only */
+
+int jf_nvjpeg_tally(int device, char *out, size_t size)
+{
+    (void)device, (void)out, (void)size;
+    return 0;
+}
 
 int jf_nvjpeg_wanted(jf_context *ctx)
 {

@@ -72,6 +72,11 @@ jf_status jf_nvjpeg_encode(jf_context *ctx, const jf_picture *pic, int quality,
 jf_status jf_nvjpeg_decode(jf_context *ctx, const unsigned char *bytes, size_t size, int width,
                            int height, int channels, int check, jf_image *out, int *engine);
 
+/* What device `device`'s nvJPEG service did in this process, as a line
+ * for -v (engine batches, how busy its decoder's and encoder's threads
+ * were); 0 when it did nothing. */
+int jf_nvjpeg_tally(int device, char *out, size_t size);
+
 /* "default", "none", "sub", "up", "avg", "paeth", "adaptive" (jf_png_filter order) */
 extern const char *const jf_png_filter_names[JF_PNG_FILTER_COUNT + 1];
 /* jf_png_filter_names[JF_PNG_DEFAULT_FILTER], for tables that need a constant */
