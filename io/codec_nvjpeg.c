@@ -260,8 +260,9 @@ typedef struct nvj_tally {
 static nvj_tally g_tally[NVJ_MAX_DEVICES];
 
 /* Decode one batch (all of one format, each file checked by its job as one
- * the engine takes); marks each request. */
-static void service_decode(nvj_service *s, nvj_request **batch, int n)
+ * the engine takes); marks each request.  Returns the milliseconds spent in
+ * nvJPEG's calls (the rest went to waiting for the engine). */
+static double service_decode(nvj_service *s, nvj_request **batch, int n)
 {
     const unsigned char *data[NVJ_MAX_BATCH];
     size_t sizes[NVJ_MAX_BATCH];
@@ -287,10 +288,11 @@ static void service_decode(nvj_service *s, nvj_request **batch, int n)
     t0 = jf_now_ms();
     ok = *st && nv.batched_init(s->hw, *st, n, 1, batch[0]->format) == 0 &&
          nv.batched(s->hw, *st, data, sizes, dst, jf_context_stream(s->ctx)) == 0;
-    g_tally[s - g_services].decode_calls_ms += jf_now_ms() - t0; /* one decoder thread a device */
+    t0 = jf_now_ms() - t0;
     ok = jf_context_sync(s->ctx) == JF_OK && ok;
     for (i = 0; i < n; i++)
         batch[i]->state = ok ? 1 : -1;
+    return t0;
 }
 
 /* The device's default-backend handle, made on first use (on the caller's
@@ -402,11 +404,13 @@ static void service_loop(nvj_service *s, int encodes)
         {
             nvj_tally *t = &g_tally[s - g_services];
             const double t0 = jf_now_ms();
+            double calls_ms = 0;
             if (encodes)
                 service_encode(s, batch, n);
             else
-                service_decode(s, batch, n);
+                calls_ms = service_decode(s, batch, n);
             pthread_mutex_lock(&g_lock);
+            t->decode_calls_ms += calls_ms;
             if (encodes) {
                 t->encode_ms += jf_now_ms() - t0;
                 t->encoded += n;
