@@ -60,11 +60,12 @@ typedef struct walk_table {
 } walk_table;
 
 /* The first code of the `n` bits `v` as jpeg_huff_decode reads it, bit by
- * bit: its symbol and length, or -1 when none ends within them. */
-static int first_code(const walk_table *t, int v, int n, int *len)
+ * bit from length `from` on (no shorter code starts there): its symbol and
+ * length, or -1 when none ends within the n bits. */
+static int first_code(const walk_table *t, int v, int n, int from, int *len)
 {
     int l;
-    for (l = 1; l <= n; l++) {
+    for (l = from; l <= n; l++) {
         const int code = v >> (n - l);
         if (code <= t->maxcode[l]) {
             *len = l;
@@ -128,7 +129,7 @@ static int make_table(const JHUFF_TBL *h, int dc, walk_table *t)
                 return 0;
     for (i = 0; i < (1 << LOOK); i++) {
         int l1, l2, s1, skip1, adv1;
-        const int sym = first_code(t, i, LOOK, &l1);
+        const int sym = first_code(t, i, LOOK, 1, &l1);
         t->fast[i] = 0;
         if (sym < 0)
             continue;
@@ -142,7 +143,7 @@ static int make_table(const JHUFF_TBL *h, int dc, walk_table *t)
         t->fast[i] = (uint32_t)(skip1 | skip1 << 6 | adv1 << 12 | adv1 << 19);
         if (adv1 < 64 && skip1 < LOOK) {
             const int rest = LOOK - skip1;
-            const int sym2 = first_code(t, i & ((1 << rest) - 1), rest, &l2);
+            const int sym2 = first_code(t, i & ((1 << rest) - 1), rest, 1, &l2);
             if (sym2 >= 0)
                 t->fast[i] = (uint32_t)((skip1 + l2 + (sym2 & 15)) | skip1 << 6 | adv1 << 12 |
                                         (adv1 + ac_advance(sym2)) << 19);
@@ -155,15 +156,7 @@ static int make_table(const JHUFF_TBL *h, int dc, walk_table *t)
  * length, or -1 for none of 16 bits or fewer (a bad Huffman code). */
 static int slow_symbol(const walk_table *t, uint64_t buf, int *len)
 {
-    int l;
-    for (l = LOOK + 1; l <= 16; l++) {
-        const int32_t code = (int32_t)(buf >> (64 - l));
-        if (code <= t->maxcode[l]) {
-            *len = l;
-            return t->huffval[(code + t->valoffset[l]) & 0xFF];
-        }
-    }
-    return -1;
+    return first_code(t, (int)(buf >> 48), 16, LOOK + 1, len);
 }
 
 static inline uint64_t load_be64(const unsigned char *p)
@@ -195,6 +188,12 @@ typedef struct bits {
         (b).buf <<= (n);                                                                           \
         (b).cnt -= (n);                                                                            \
     } while (0)
+
+/* Bits the reader has taken since `base`. */
+static inline size_t bits_used(const bits *b, const unsigned char *base)
+{
+    return (size_t)(b->p - base) * 8 - (size_t)b->cnt;
+}
 
 /* One step of the AC codes: one or two symbols (at most 26 bits from the
  * table, so two steps fit in a refill's 56), or a long code from the slow
@@ -369,7 +368,8 @@ int jf_jpeg_scan_clean(struct jpeg_decompress_struct *cinfo, const unsigned char
     sg.out = (unsigned char *)malloc(size - start + PAD);
     sg.seg = (size_t *)malloc((intervals + 1) * sizeof *sg.seg);
     sg.mark = (unsigned char *)malloc(intervals);
-    if (!sg.out || !sg.seg || !sg.mark || !cut_segments(bytes + start, bytes + size, intervals, &sg))
+    if (!sg.out || !sg.seg || !sg.mark ||
+        !cut_segments(bytes + start, bytes + size, intervals, &sg))
         goto done;
     /* restart markers in sequence between the intervals, the end marker after the last */
     if (sg.count != intervals || sg.mark[intervals - 1] != 0xD9)
@@ -381,7 +381,7 @@ int jf_jpeg_scan_clean(struct jpeg_decompress_struct *cinfo, const unsigned char
         const size_t seg_bits = 8 * (sg.seg[i + 1] - sg.seg[i]);
         const size_t last = m + per_interval < mcus ? m + per_interval : mcus;
         bits b = {sg.out + sg.seg[i], 0, 0};
-        size_t used;
+        size_t used = 0;
         memset(dc, 0, sizeof dc); /* the predictions start again at each restart */
         for (; m < last; m++) {
             for (j = 0; j < blocks; j++) {
@@ -392,11 +392,12 @@ int jf_jpeg_scan_clean(struct jpeg_decompress_struct *cinfo, const unsigned char
                     goto done;
             }
             /* read past the segment: premature end (and the walk stops before the padding's end) */
-            if ((size_t)(b.p - (sg.out + sg.seg[i])) * 8 - (size_t)b.cnt > seg_bits)
+            if ((used = bits_used(&b, sg.out + sg.seg[i])) > seg_bits)
                 goto done;
         }
-        used = (size_t)(b.p - (sg.out + sg.seg[i])) * 8 - (size_t)b.cnt;
-        if (used > seg_bits || seg_bits - used >= 8) /* whole bytes left: extraneous data */
+        /* whole bytes left before the marker: extraneous data (used <= seg_bits,
+         * checked after each MCU) */
+        if (seg_bits - used >= 8)
             goto done;
     }
     clean = 1;
