@@ -185,7 +185,7 @@ jf_status jf_jpeg_check_entropy_how(const unsigned char *bytes, size_t size,
     jpeg_mem_src(&cinfo, (unsigned char *)bytes, (unsigned long)size);
     jpeg_read_header(&cinfo, TRUE);
     if (how != JF_JPEG_CHECK_LIBJPEG) {
-        /* the walk proves most clean files clean at a third of the cost
+        /* the walk proves most clean files clean at about half the cost
          * (jpeg_scan_check.c); the rest libjpeg-turbo reads as below */
         const int clean = jf_jpeg_scan_clean(&cinfo, bytes, size);
         if (clean || how == JF_JPEG_CHECK_WALK) {

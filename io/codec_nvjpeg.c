@@ -269,7 +269,7 @@ static double service_decode(nvj_service *s, nvj_request **batch, int n)
     nvj_image dst[NVJ_MAX_BATCH];
     int i, ok, f = batch[0]->format == NVJ_OUTPUT_Y ? 0 : 1;
     nvj_state *st;
-    double t0;
+    double calls_ms;
     for (i = 0; i < n; i++) {
         data[i] = batch[i]->bytes;
         sizes[i] = batch[i]->size;
@@ -285,14 +285,14 @@ static double service_decode(nvj_service *s, nvj_request **batch, int n)
                                 batch[0]->dst_height, NVJ_CSS_444, batch[0]->format);
         }
     }
-    t0 = jf_now_ms();
+    calls_ms = jf_now_ms();
     ok = *st && nv.batched_init(s->hw, *st, n, 1, batch[0]->format) == 0 &&
          nv.batched(s->hw, *st, data, sizes, dst, jf_context_stream(s->ctx)) == 0;
-    t0 = jf_now_ms() - t0;
+    calls_ms = jf_now_ms() - calls_ms;
     ok = jf_context_sync(s->ctx) == JF_OK && ok;
     for (i = 0; i < n; i++)
         batch[i]->state = ok ? 1 : -1;
-    return t0;
+    return calls_ms;
 }
 
 /* The device's default-backend handle, made on first use (on the caller's

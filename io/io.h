@@ -18,9 +18,9 @@ extern "C" {
  * not NULL (jf_picture_decode_frame), else into memory the picture owns. */
 jf_status jf_picture_alloc_color(jf_context *frame_ctx, jf_picture *pic, int width, int height,
                                  int channels, jf_sample sample);
-/* Read a JPEG's entropy-coded data to its end with libjpeg-turbo (the
- * coefficients only): JF_ERR_DECODE with the CPU decoder's message when it
- * is damaged.  What the GPU's decoders are held to (jf_set_gpu_jpeg_check). */
+/* Whether a JPEG's entropy-coded data reads to its end as libjpeg-turbo
+ * reads it: JF_ERR_DECODE with the CPU decoder's message when it is
+ * damaged.  What the GPU's decoders are held to (jf_set_gpu_jpeg_check). */
 jf_status jf_jpeg_check_entropy(const unsigned char *bytes, size_t size);
 /* The same in parts, for tests and measurements: FULL is the above (the
  * walk, then libjpeg-turbo where the walk cannot prove the file clean),
