@@ -20,48 +20,65 @@ typedef struct membuf {
     size_t size;
 } membuf;
 
-static membuf jpeg_special(int w, int h, int comps, J_COLOR_SPACE cs, int progressive, int hs,
-                           int vs, uint64_t seed)
+/* A JPEG of `img` as a given encoder would write it: the first component's
+ * sampling hs x vs, a restart every `interval` MCUs, optimised Huffman
+ * tables or the standard ones, the quality, progressive or sequential. */
+typedef struct jpeg_layout {
+    int hs, vs, interval, optimize, quality, progressive;
+} jpeg_layout;
+
+static membuf jpeg_laid_out(const jf_image *img, const jpeg_layout *l)
 {
     struct jpeg_compress_struct c;
-    struct jpeg_error_mgr err;
+    struct jpeg_error_mgr e;
     unsigned char *out = NULL;
-    unsigned long out_size = 0;
+    unsigned long n = 0;
+    int y;
+    membuf m;
+    c.err = jpeg_std_error(&e);
+    jpeg_create_compress(&c);
+    jpeg_mem_dest(&c, &out, &n);
+    c.image_width = (JDIMENSION)img->width;
+    c.image_height = (JDIMENSION)img->height;
+    c.input_components = img->channels;
+    c.in_color_space = img->channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
+    jpeg_set_defaults(&c);
+    jpeg_set_quality(&c, l->quality, TRUE);
+    c.optimize_coding = l->optimize ? TRUE : FALSE;
+    c.restart_interval = (unsigned)l->interval;
+    if (img->channels == 3) {
+        c.comp_info[0].h_samp_factor = l->hs;
+        c.comp_info[0].v_samp_factor = l->vs;
+    }
+    if (l->progressive)
+        jpeg_simple_progression(&c);
+    jpeg_start_compress(&c, TRUE);
+    for (y = 0; y < img->height; y++) {
+        JSAMPROW row = img->data + (size_t)y * img->stride;
+        jpeg_write_scanlines(&c, &row, 1);
+    }
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    m.data = out;
+    m.size = n;
+    return m;
+}
+
+/* A JPEG of smoothed noise (more like a photo than noise is), grey or RGB. */
+static membuf jpeg_special(int w, int h, int comps, int progressive, int hs, int vs, uint64_t seed)
+{
+    const jpeg_layout l = {hs, vs, 0, 0, 90, progressive};
     jf_image img = t_random_image(w, h, comps, 0, seed);
     membuf m;
     int y;
-    /* smooth the noise a little so it looks more like a photo */
     for (y = 0; y < h; y++) {
         int x;
         for (x = comps; x < w * comps; x++)
             img.data[y * img.stride + x] = (unsigned char)((img.data[y * img.stride + x] +
                                                             3 * img.data[y * img.stride + x - comps]) / 4);
     }
-    c.err = jpeg_std_error(&err);
-    jpeg_create_compress(&c);
-    jpeg_mem_dest(&c, &out, &out_size);
-    c.image_width = (JDIMENSION)w;
-    c.image_height = (JDIMENSION)h;
-    c.input_components = comps;
-    c.in_color_space = cs;
-    jpeg_set_defaults(&c);
-    jpeg_set_quality(&c, 90, TRUE);
-    if (comps == 3) {
-        c.comp_info[0].h_samp_factor = hs;
-        c.comp_info[0].v_samp_factor = vs;
-    }
-    if (progressive)
-        jpeg_simple_progression(&c);
-    jpeg_start_compress(&c, TRUE);
-    for (y = 0; y < h; y++) {
-        JSAMPROW row = img.data + (size_t)y * img.stride;
-        jpeg_write_scanlines(&c, &row, 1);
-    }
-    jpeg_finish_compress(&c);
-    jpeg_destroy_compress(&c);
+    m = jpeg_laid_out(&img, &l);
     jf_image_free(&img);
-    m.data = out;
-    m.size = out_size;
     return m;
 }
 
@@ -287,7 +304,7 @@ static void test_jpeg_layouts(void **state)
     (void)state;
     for (prog = 0; prog <= 1; prog++)
         for (i = 0; i < 4; i++) {
-            membuf m = jpeg_special(97, 61, 3, JCS_RGB, prog, samp[i][0], samp[i][1], (uint64_t)i);
+            membuf m = jpeg_special(97, 61, 3, prog, samp[i][0], samp[i][1], (uint64_t)i);
             jf_picture pic = decode_ok(&m, prog ? "progressive.jpg" : "baseline.jpg");
             assert_int_equal(pic.color.width, 97);
             assert_int_equal(pic.color.channels, 3);
@@ -297,7 +314,7 @@ static void test_jpeg_layouts(void **state)
             free(m.data);
         }
     {
-        membuf m = jpeg_special(33, 17, 1, JCS_GRAYSCALE, 1, 1, 1, 5);
+        membuf m = jpeg_special(33, 17, 1, 1, 1, 1, 5);
         jf_picture pic = decode_ok(&m, "grey-progressive.jpg");
         assert_int_equal(pic.color.channels, 1);
         jf_picture_free(&pic);
@@ -755,8 +772,7 @@ static void test_prescan_reads_the_structure(void **state)
     for (z = 0; z < 3; z++)
         for (comps = 1; comps <= 3; comps += 2)
             for (prog = 0; prog <= 1; prog++) {
-                membuf m = jpeg_special(sizes[z][0], sizes[z][1], comps,
-                                        comps == 1 ? JCS_GRAYSCALE : JCS_RGB, prog, 2, 2, (uint64_t)z + 1);
+                membuf m = jpeg_special(sizes[z][0], sizes[z][1], comps, prog, 2, 2, (uint64_t)z + 1);
                 assert_int_equal(jf_jpeg_prescan(m.data, m.size, &js), JF_OK);
                 assert_int_equal(js.width, sizes[z][0]);
                 assert_int_equal(js.height, sizes[z][1]);
@@ -926,49 +942,6 @@ static void test_damaged_files_refused(void **state)
     free(jpg);
     free(png);
     jf_picture_free(&ok);
-}
-
-/* A JPEG with restart markers every `interval` MCUs, through libjpeg. */
-/* A JPEG of `img` as a given encoder would write it: the first component's
- * sampling hs x vs, a restart every `interval` MCUs, optimised Huffman
- * tables or the standard ones, the quality. */
-typedef struct jpeg_layout {
-    int hs, vs, interval, optimize, quality;
-} jpeg_layout;
-
-static membuf jpeg_laid_out(const jf_image *img, const jpeg_layout *l)
-{
-    struct jpeg_compress_struct c;
-    struct jpeg_error_mgr e;
-    unsigned char *out = NULL;
-    unsigned long n = 0;
-    int y;
-    membuf m;
-    c.err = jpeg_std_error(&e);
-    jpeg_create_compress(&c);
-    jpeg_mem_dest(&c, &out, &n);
-    c.image_width = (JDIMENSION)img->width;
-    c.image_height = (JDIMENSION)img->height;
-    c.input_components = img->channels;
-    c.in_color_space = img->channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
-    jpeg_set_defaults(&c);
-    jpeg_set_quality(&c, l->quality, TRUE);
-    c.optimize_coding = l->optimize ? TRUE : FALSE;
-    c.restart_interval = (unsigned)l->interval;
-    if (img->channels == 3) {
-        c.comp_info[0].h_samp_factor = l->hs;
-        c.comp_info[0].v_samp_factor = l->vs;
-    }
-    jpeg_start_compress(&c, TRUE);
-    for (y = 0; y < img->height; y++) {
-        JSAMPROW row = img->data + (size_t)y * img->stride;
-        jpeg_write_scanlines(&c, &row, 1);
-    }
-    jpeg_finish_compress(&c);
-    jpeg_destroy_compress(&c);
-    m.data = out;
-    m.size = n;
-    return m;
 }
 
 /* The scan's entropy-coded data: after the SOS header, up to EOI. */
