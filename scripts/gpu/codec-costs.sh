@@ -14,14 +14,10 @@ export LD_LIBRARY_PATH=$PWD/build-gpu/lib
 J=$PWD/build-gpu/jetfilter
 reps=${1:-2}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "cores: $(nproc)"
-make_set() { # OUT SIZE SEEDS
-  [ -d "$1/s$3" ] && return
-  rm -rf "$1" "$1.src"; python3 scripts/make_1080p.py "$1.src" "$2" > /dev/null
-  for s in $(seq 1 "$3"); do $J noise "$1.src" -o "$1/s$s" --salt-pepper 0.02 --seed $s --format same -j 16 --quiet; done
-}
+. "$(dirname "$0")/jpeg-sets.inc"
 make_set /tmp/in1080 1920x1080 20
 make_set /tmp/in4k 3840x2160 5
-mkdir -p /tmp/in2000; for c in 1 2 3 4 5; do ln -sfn /tmp/in1080 /tmp/in2000/c$c; done
+make_2000
 if [ -x build-gpu/bench_jpeg_check ]; then
   few=$(find /tmp/in1080/s1 -name '*.jpg' | sort)
   echo "== the damaged-data check (benchmarks/bench_jpeg_check.c), one thread"; build-gpu/bench_jpeg_check $few
