@@ -320,6 +320,12 @@ static void test_context_basics(void **state)
     assert_int_equal(jf_context_set_stream(ctx, (void *)&fake), JF_ERR_NO_DEVICE);
     assert_int_equal(jf_context_set_stream(NULL, NULL), JF_ERR_ARG);
     jf_context_destroy(ctx);
+    /* no thread count given: the machine's cores, never none */
+    o.threads = 0;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    assert_true(jf_context_threads(ctx) >= 1);
+    assert_int_equal(jf_context_threads(ctx), jf_context_threads(NULL));
+    jf_context_destroy(ctx);
     {   /* ordinary memory is HOST on any build */
         jf_location loc = JF_LOC_DEVICE;
         int dev = 7;

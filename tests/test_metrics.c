@@ -174,6 +174,14 @@ static void test_noise(void **state)
         }
     assert_true(fabs(sum / n) < 0.2);
     assert_true(fabs(sqrt(sum2 / n) - 10.0) < 0.2);
+    /* density 1: every pixel of every row and column is salt or pepper */
+    sp.amount = 1.0;
+    assert_int_equal(jf_add_noise(NULL, &c, &sp), JF_OK);
+    for (y = 0; y < 200; y++)
+        for (x = 0; x < 300; x++) {
+            const unsigned char *p = c.data + y * c.stride + x * 3;
+            assert_true(p[0] == p[1] && p[1] == p[2] && (p[0] == 0 || p[0] == 255));
+        }
     sp.amount = 1.5;
     assert_int_equal(jf_add_noise(NULL, &a, &sp), JF_ERR_ARG);
     jf_image_free(&a);
