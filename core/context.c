@@ -201,5 +201,5 @@ jf_memory jf_context_memory(const jf_context *ctx) { return ctx ? ctx->memory : 
 
 int jf_context_threads(const jf_context *ctx)
 {
-    return ctx && ctx->threads > 0 ? ctx->threads : jf_cpu_count();
+    return ctx ? ctx->threads : jf_cpu_count(); /* made with threads resolved */
 }

@@ -165,13 +165,17 @@ static void test_noise(void **state)
     for (y = 0; y < 200; y++) /* mid-grey so clipping does not bias the spread */
         memset(b.data + y * b.stride, 128, 900);
     assert_int_equal(jf_add_noise(NULL, &b, &g), JF_OK);
-    for (y = 0; y < 200; y++)
+    for (y = 0; y < 200; y++) {
+        int moved = 0; /* sigma 10: nearly every sample moves, in every row */
         for (x = 0; x < 900; x++) {
             double d = b.data[y * b.stride + x] - 128.0;
             sum += d;
             sum2 += d * d;
             n++;
+            moved += d != 0.0;
         }
+        assert_true(moved > 800);
+    }
     assert_true(fabs(sum / n) < 0.2);
     assert_true(fabs(sqrt(sum2 / n) - 10.0) < 0.2);
     /* density 1: every pixel of every row and column is salt or pepper */

@@ -10,6 +10,7 @@
 #include "pipeline/batch.h"
 #include "pipeline/codec_choice.h"
 #include "pipeline/latency.h"
+#include "pipeline/stream.h"
 
 #include <errno.h>
 #include <math.h>
@@ -423,6 +424,28 @@ static void test_batch_details(void **state)
     t_rmtree(dir);
 }
 
+/* What a stream reserves: JF_STREAM_SLOTS frames (input, the filtered
+ * planes' outputs, the reference) and the largest filtered plane padded by
+ * k - 1 on each axis, worked out by hand for 4:2:0 at 100 x 50. */
+static void test_stream_memory(void **state)
+{
+    jf_video_format f;
+    (void)state;
+    memset(&f, 0, sizeof f);
+    f.width = 100, f.height = 50, f.planes = 3, f.color_planes = 3;
+    f.plane_width[0] = 100, f.plane_height[0] = 50;
+    f.plane_width[1] = f.plane_width[2] = 50;
+    f.plane_height[1] = f.plane_height[2] = 25;
+    f.plane_channels[0] = f.plane_channels[1] = f.plane_channels[2] = 1;
+    /* Y filtered, k = 5: (5000 + 5000 + 1250 + 1250) x 4 + 104 x 54 */
+    assert_int_equal(jf_stream_memory(&f, 1u, 0, 5), 12500u * JF_STREAM_SLOTS + 104u * 54u);
+    /* every plane, with a reference, k = 3: (3 x 5000 + 2 x 3 x 1250) x 4 + 102 x 52 */
+    assert_int_equal(jf_stream_memory(&f, 7u, 1, 3), 22500u * JF_STREAM_SLOTS + 102u * 52u);
+    /* only the chroma planes: the padded copy is a chroma plane's */
+    assert_int_equal(jf_stream_memory(&f, 6u, 0, 7), (5000u + 2u * 2u * 1250u) * JF_STREAM_SLOTS +
+                                                       56u * 31u);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -434,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_batch_jpeg_inputs),
         cmocka_unit_test(test_codec_choice),
         cmocka_unit_test(test_batch_details),
+        cmocka_unit_test(test_stream_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
