@@ -70,6 +70,9 @@ OPERATORS = [
 # whole statements dropped: assignments and calls ending a line
 DROP = re.compile(r'^\s+(?!return|if|else|for|while|do|case|default|break|continue|goto)'
                   r'[\w*\->.\[\]() ]+(=[^=]|\+=|-=|\(|\+\+|--).*;\s*$')
+# but not `(void)name;`, which only quiets a compiler: dropping it is
+# equivalent by construction
+VOID_CAST = re.compile(r'^\s*\(void\)\s*[\w.\->\[\]]+\s*(,\s*\(void\)\s*[\w.\->\[\]]+\s*)*;\s*$')
 
 
 def code_lines(text):
@@ -116,7 +119,7 @@ def mutants_of(path):
                 new = line[:m.start()] + text + line[m.end():]
                 if new != line:
                     out.append((i, new, name))
-        if DROP.match(code) and not code.rstrip().endswith(','):
+        if DROP.match(code) and not code.rstrip().endswith(',') and not VOID_CAST.match(code):
             out.append((i, re.sub(r'\S.*', '/* dropped */;', line, count=1), 'drop-statement'))
     return out
 
