@@ -6,7 +6,7 @@
 # Carry both binaries (e.g. the old one under .device-carry/) and build-gpu/lib.
 #   scripts/gpu.sh ab OLD_JETFILTER NEW_JETFILTER [ROUNDS]   (default 4)
 set -u
-[ $# -ge 2 ] || { sed -n '2,9p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,7p' "$0"; exit 2; }
 export LD_LIBRARY_PATH=$PWD/build-gpu/lib
 A=$(realpath "$1") B=$(realpath "$2") rounds=${3:-4}
 J=$B
