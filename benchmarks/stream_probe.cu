@@ -7,20 +7,23 @@
  *
  *   scripts/gpu.sh stream-probe [WxH ...]     (on the GPU machine)
  *
- * Each thread owns 16 bytes of a row (16 grey pixels, or 5 1/3 RGB pixels:
- * the filters are blind to channels, a byte's neighbours are C bytes away)
- * and walks S rows down, one 16-byte load a row issued a row (or a pair)
- * ahead; the bytes beside its own come from the neighbouring lanes (warp
- * shuffles), at a warp's ends from memory, loaded with the row.  Blocks
- * loop over strips, as many as fit on the GPU at once.  The median keeps
- * two samples a register (bytes x and x + 8 in the high bytes of 16-bit
- * lanes: min.u16x2 / max.u16x2 and their three-input forms are one
- * instruction each on sm_90), sorts each column of three once per pair of
- * output rows and takes the median of the sorted columns;
- * `median3_stream2` is the same with the checks for the image's edges out
- * of the loop.  The convolution keeps K rows as floats and sums in the CPU
- * reference's order.  Every result is checked against a one-thread-a-byte
- * kernel before it is timed (the "diffs" column must be 0).
+ * Each thread owns W bytes of a row (8 or 16: 8 or 16 grey pixels, or
+ * 2 2/3 or 5 1/3 RGB pixels: the filters are blind to channels, a byte's
+ * neighbours are C bytes away) and walks a strip of S rows down, one 8- or
+ * 16-byte load a row issued a turn ahead of its use; the bytes beside its
+ * own come from the neighbouring lanes (warp shuffles), at a warp's ends
+ * from memory, loaded with the row.  Blocks loop over strips, as many
+ * blocks as fit on the GPU at once; a warp whose strip lies inside the
+ * image runs without checks, the others clamp rows and replicate bytes
+ * past the row's ends.  The median keeps two samples a register (bytes x
+ * and x + W/2 in the high bytes of 16-bit lanes: min.u16x2 / max.u16x2 and
+ * their three-input forms are one instruction each on sm_90), sorts each
+ * column of three once for two output rows and takes the median of the
+ * sorted columns.  The convolution keeps three rows as floats and sums in
+ * the CPU reference's order.  MINB is the blocks an SM the registers are
+ * cut for (__launch_bounds__).  Every result is checked against a
+ * one-thread-a-byte kernel before it is timed (the "diffs" column must be
+ * 0).
  */
 #include <algorithm>
 #include <cstdio>
@@ -66,76 +69,116 @@ __device__ __forceinline__ unsigned word_at(const unsigned char *row, int xb, co
     return v;
 }
 
-/* A thread's 16 bytes of a row and NH words either side:
- * v[0 .. NH-1] left, v[NH .. NH+3] own, v[NH+4 ..] right. */
-template <int NH>
+/* A thread's W bytes of a row (8 or 16) and a word either side:
+ * v[0] left, v[1 .. W/4] own, v[W/4 + 1] right (C <= 4: one word of
+ * neighbours is enough for a 3 x 3 window). */
+template <int W>
 struct row_words {
-    unsigned v[4 + 2 * NH];
+    unsigned v[W / 4 + 2];
 };
 
-/* Every load of a row: the thread's 16 bytes, and at a warp's ends the
- * words beside them (issued with the rest, a row ahead, so no lane waits
- * on a load of its own when the row is used). */
-template <int C, int NH>
-__device__ __forceinline__ void own_words(const unsigned char *row, int xb, const img_t &im, row_words<NH> &r)
+template <int W>
+__device__ __forceinline__ void load_own(const unsigned char *q, row_words<W> &r)
+{
+    if (W == 16) {
+        const uint4 v = __ldg((const uint4 *)q);
+        r.v[1] = v.x;
+        r.v[2] = v.y;
+        r.v[3] = v.z;
+        r.v[4] = v.w;
+    } else {
+        const uint2 v = __ldg((const uint2 *)q);
+        r.v[1] = v.x;
+        r.v[2] = v.y;
+    }
+}
+
+template <int W>
+__device__ __forceinline__ void store_own(unsigned char *q, const unsigned (&o)[W / 4])
+{
+    if (W == 16)
+        *(uint4 *)q = make_uint4(o[0], o[1], o[2], o[3]);
+    else
+        *(uint2 *)q = make_uint2(o[0], o[1]);
+}
+
+/* The words beside the thread's own from the neighbouring lanes (a warp's
+ * end lanes loaded theirs with the row). */
+template <int W>
+__device__ __forceinline__ void halo_words(row_words<W> &r)
 {
     const int lane = threadIdx.x & 31;
-    if (xb + 16 <= im.w * im.c) {
-        const uint4 q = __ldg((const uint4 *)(row + xb));
-        r.v[NH] = q.x;
-        r.v[NH + 1] = q.y;
-        r.v[NH + 2] = q.z;
-        r.v[NH + 3] = q.w;
-    } else {
-#pragma unroll
-        for (int i = 0; i < 4; i++)
-            r.v[NH + i] = word_at<C>(row, xb + 4 * i, im);
-    }
-    if (lane == 0) {
-#pragma unroll
-        for (int i = 0; i < NH; i++)
-            r.v[i] = word_at<C>(row, xb - 4 * (NH - i), im);
-    }
-    if (lane == 31) {
-#pragma unroll
-        for (int i = 0; i < NH; i++)
-            r.v[NH + 4 + i] = word_at<C>(row, xb + 16 + 4 * i, im);
-    }
+    const unsigned l = __shfl_up_sync(0xffffffffu, r.v[W / 4], 1);
+    const unsigned rr = __shfl_down_sync(0xffffffffu, r.v[1], 1);
+    if (lane > 0)
+        r.v[0] = l;
+    if (lane < 31)
+        r.v[W / 4 + 1] = rr;
 }
 
-/* The words beside the thread's own from the neighbouring lanes. */
-template <int NH>
-__device__ __forceinline__ void halo_words(row_words<NH> &r)
-{
-    const int lane = threadIdx.x & 31;
+/*
+ * How a strip reaches its rows.  Row t of the strip is image row
+ * y0 - R + t; output t is image row y0 + t.  CHECKED: rows clamped, bytes
+ * past the row's ends replicated, stores cut at the image's edges (the
+ * strips and threads at the image's edges); otherwise plain loads and
+ * stores from row pointers.  Every load of a row, the end lanes' words
+ * beside the run included, is issued by fetch, a turn ahead of its use.
+ */
+template <int C, int W, bool CHECKED>
+struct strip_io {
+    img_t im;
+    int xb, y0, R, lane;
+    __device__ __forceinline__ void fetch(int t, row_words<W> &r) const
+    {
+        const int y = y0 - R + t;
+        if (!CHECKED) {
+            const unsigned char *q = im.in + (size_t)y * im.pitch + xb;
+            load_own<W>(q, r);
+            if (lane == 0)
+                r.v[0] = __ldg((const unsigned *)(q - 4));
+            if (lane == 31)
+                r.v[W / 4 + 1] = __ldg((const unsigned *)(q + W));
+            return;
+        }
+        const unsigned char *row = im.in + (size_t)clampi(y, 0, im.h - 1) * im.pitch;
+        if (xb + W <= im.w * C) {
+            load_own<W>(row + xb, r);
+        } else {
 #pragma unroll
-    for (int i = 0; i < NH; i++) {
-        const unsigned l = __shfl_up_sync(0xffffffffu, r.v[NH + 4 - NH + i], 1);
-        const unsigned rr = __shfl_down_sync(0xffffffffu, r.v[NH + i], 1);
-        if (lane > 0)
-            r.v[i] = l;
-        if (lane < 31)
-            r.v[NH + 4 + i] = rr;
+            for (int i = 0; i < W / 4; i++)
+                r.v[1 + i] = word_at<C>(row, xb + 4 * i, im);
+        }
+        if (lane == 0)
+            r.v[0] = word_at<C>(row, xb - 4, im);
+        if (lane == 31)
+            r.v[W / 4 + 1] = word_at<C>(row, xb + W, im);
     }
-}
-
-__device__ __forceinline__ const unsigned char *in_row(const img_t &im, int y)
-{
-    return im.in + (size_t)clampi(y, 0, im.h - 1) * im.pitch;
-}
-
-__device__ __forceinline__ void store16(const img_t &im, int y, int xb, const unsigned (&o)[4])
-{
-    if (y >= im.h)
-        return;
-    unsigned char *row = im.out + (size_t)y * im.pitch;
-    const int rowbytes = im.w * im.c;
-    if (xb + 16 <= rowbytes) {
-        *(uint4 *)(row + xb) = make_uint4(o[0], o[1], o[2], o[3]);
-    } else {
-        for (int j = 0; j < 16 && xb + j < rowbytes; j++)
-            row[xb + j] = (unsigned char)(o[j >> 2] >> (8 * (j & 3)));
+    __device__ __forceinline__ void store(int t, const unsigned (&o)[W / 4]) const
+    {
+        const int y = y0 + t;
+        unsigned char *q = im.out + (size_t)y * im.pitch;
+        if (!CHECKED) {
+            store_own<W>(q + xb, o);
+            return;
+        }
+        if (y >= im.h)
+            return;
+        if (xb + W <= im.w * C) {
+            store_own<W>(q + xb, o);
+        } else {
+            for (int j = 0; j < W && xb + j < im.w * C; j++)
+                q[xb + j] = (unsigned char)(o[j >> 2] >> (8 * (j & 3)));
+        }
     }
+};
+
+/* May a warp's strip run unchecked: every row it reads (rows y0 - R to
+ * last_row) and every byte beside the warp's runs inside the image. */
+template <int C, int W>
+__device__ __forceinline__ bool strip_inside(const img_t &im, int xb, int y0, int R, int last_row)
+{
+    const bool in = xb >= 4 && xb + W + 4 <= im.w * C && y0 - R >= 0 && last_row < im.h;
+    return __all_sync(0xffffffffu, in);
 }
 
 /* ---- median 3 x 3 ---------------------------------------------------- */
@@ -146,131 +189,51 @@ __device__ __forceinline__ unsigned med3(unsigned a, unsigned b, unsigned c)
     return mx(mn(a, b), mn(mx(a, b), c));
 }
 
-/* Q[x + C] = bytes x and x + 8 of the thread's run in the high bytes of
- * two 16-bit lanes, x = -C .. 7 + C. */
-template <int C, int NH>
-__device__ __forceinline__ void lanes_of(const row_words<NH> &r, unsigned (&q)[8 + 2 * C])
+/* q[x + C] = bytes x and x + W/2 of the thread's run in the high bytes of
+ * two 16-bit lanes, x = -C .. W/2 - 1 + C. */
+template <int C, int W>
+__device__ __forceinline__ void lanes_of(row_words<W> &r, unsigned (&q)[W / 2 + 2 * C])
 {
+    halo_words<W>(r);
 #pragma unroll
-    for (int x = -C; x < 8 + C; x++) {
-        const int a = x + 4 * NH, b = x + 8 + 4 * NH; /* byte indices in r.v */
+    for (int x = -C; x < W / 2 + C; x++) {
+        const int a = x + 4, b = x + W / 2 + 4; /* byte indices in r.v */
         const unsigned sel = (unsigned)((a & 3) | ((a & 3) << 4) | ((4 + (b & 3)) << 8) | ((4 + (b & 3)) << 12));
         q[x + C] = __byte_perm(r.v[a >> 2], r.v[b >> 2], sel);
     }
 }
 
-template <int C>
-__device__ __forceinline__ void median_out(const unsigned (&lo)[8 + 2 * C], const unsigned (&mi)[8 + 2 * C],
-                                           const unsigned (&hi)[8 + 2 * C], unsigned (&o)[4])
+/* The median of each output register's windows from its sorted columns,
+ * packed as W bytes in memory order. */
+template <int C, int W>
+__device__ __forceinline__ void median_out(const unsigned (&lo)[W / 2 + 2 * C], const unsigned (&mi)[W / 2 + 2 * C],
+                                           const unsigned (&hi)[W / 2 + 2 * C], unsigned (&o)[W / 4])
 {
-    unsigned res[8];
+    unsigned res[W / 2];
 #pragma unroll
-    for (int x = 0; x < 8; x++) {
+    for (int x = 0; x < W / 2; x++) {
         const unsigned L = __vimax3_u16x2(lo[x], lo[x + C], lo[x + 2 * C]);
         const unsigned H = __vimin3_u16x2(hi[x], hi[x + C], hi[x + 2 * C]);
         const unsigned M = med3(mi[x], mi[x + C], mi[x + 2 * C]);
         res[x] = med3(L, M, H);
     }
 #pragma unroll
-    for (int g = 0; g < 2; g++) {
+    for (int g = 0; g < W / 8; g++) {
         const unsigned A = __byte_perm(res[4 * g], res[4 * g + 1], 0x7351u);
         const unsigned B = __byte_perm(res[4 * g + 2], res[4 * g + 3], 0x7351u);
         o[g] = __byte_perm(A, B, 0x5410u);
-        o[g + 2] = __byte_perm(A, B, 0x7632u);
+        o[g + W / 8] = __byte_perm(A, B, 0x7632u);
     }
 }
 
-/* One row's lanes (its own 16 bytes already loaded into r). */
-template <int C, int NH>
-__device__ __forceinline__ void row_lanes(const unsigned char *row, int xb, const img_t &im, row_words<NH> &r,
-                                          unsigned (&q)[8 + 2 * C])
+/* Outputs t and t + 1 from rows t .. t + 3 (qa .. qd): the middle pair
+ * sorted once for both. */
+template <int C, int W, bool CHECKED>
+__device__ __forceinline__ void pair_out(const strip_io<C, W, CHECKED> &io, int t,
+                                         const unsigned (&qa)[W / 2 + 2 * C], const unsigned (&qb)[W / 2 + 2 * C],
+                                         const unsigned (&qc)[W / 2 + 2 * C], const unsigned (&qd)[W / 2 + 2 * C])
 {
-    halo_words(r);
-    lanes_of<C>(r, q);
-}
-
-/* The strip's rows two at a time in a loop (unrolled whole, the strip's
- * straight-line code outgrew the instruction cache: a 7 x 5 image took
- * 35 us at 8 rows, 110 at 32); each pair's loads are issued before the
- * previous pair is sorted. */
-template <int C, int MINB>
-__global__ void __launch_bounds__(128, MINB) median3_stream(img_t im, int S)
-{
-    enum { NH = (C + 3) / 4, NQ = 8 + 2 * C };
-    const int xb = (blockIdx.x * blockDim.x + threadIdx.x) * 16;
-    if ((xb & ~511) >= im.w * C) /* a whole warp past the row */
-        return;
-    for (int y0 = blockIdx.y * S; y0 < im.h; y0 += gridDim.y * S) { /* strips, as many blocks as fit at once */
-    unsigned qa[NQ], qb[NQ], qc[NQ], qd[NQ];
-    row_words<NH> a, b;
-    own_words<C>(in_row(im, y0 - 1), xb, im, a);
-    own_words<C>(in_row(im, y0), xb, im, b);
-    row_lanes<C>(in_row(im, y0 - 1), xb, im, a, qa);
-    row_lanes<C>(in_row(im, y0), xb, im, b, qb);
-    own_words<C>(in_row(im, y0 + 1), xb, im, a);
-    own_words<C>(in_row(im, y0 + 2), xb, im, b);
-#pragma unroll 1
-    for (int y = y0; y < y0 + S; y += 2) {
-        row_lanes<C>(in_row(im, y + 1), xb, im, a, qc);
-        row_lanes<C>(in_row(im, y + 2), xb, im, b, qd);
-        own_words<C>(in_row(im, y + 3), xb, im, a); /* the next pair, in flight while this one is sorted */
-        own_words<C>(in_row(im, y + 4), xb, im, b);
-        unsigned lo[NQ], mi[NQ], hi[NQ], lo2[NQ], mi2[NQ], hi2[NQ];
-#pragma unroll
-        for (int i = 0; i < NQ; i++) {
-            const unsigned pmin = mn(qb[i], qc[i]), pmax = mx(qb[i], qc[i]);
-            lo[i] = mn(pmin, qa[i]);
-            hi[i] = mx(pmax, qa[i]);
-            mi[i] = mx(pmin, mn(pmax, qa[i]));
-            lo2[i] = mn(pmin, qd[i]);
-            hi2[i] = mx(pmax, qd[i]);
-            mi2[i] = mx(pmin, mn(pmax, qd[i]));
-        }
-        unsigned o[4];
-        median_out<C>(lo, mi, hi, o);
-        store16(im, y, xb, o);
-        median_out<C>(lo2, mi2, hi2, o);
-        store16(im, y + 1, xb, o);
-#pragma unroll
-        for (int i = 0; i < NQ; i++) {
-            qa[i] = qc[i];
-            qb[i] = qd[i];
-        }
-    }
-    }
-}
-
-/* The same median with the edges taken out of the loop: a thread whose
- * loads all lie inside the image (columns and the strip's rows) walks
- * row pointers and loads and stores without a check; the others run the
- * checked loop above.  Two pairs of rows a turn, so the four rows of
- * lanes change roles without copies. */
-template <int C>
-struct lanes_pair_io {
-    const unsigned char *p; /* row y0 - 1 + at */
-    size_t pitch;
-    int xb, lane;
-    __device__ __forceinline__ void fetch(int row, row_words<1> &r) const
-    {
-        const unsigned char *q = p + (size_t)row * pitch + xb;
-        const uint4 v = __ldg((const uint4 *)q);
-        r.v[1] = v.x;
-        r.v[2] = v.y;
-        r.v[3] = v.z;
-        r.v[4] = v.w;
-        if (lane == 0)
-            r.v[0] = __ldg((const unsigned *)(q - 4));
-        if (lane == 31)
-            r.v[5] = __ldg((const unsigned *)(q + 16));
-    }
-};
-
-template <int C>
-__device__ __forceinline__ void pair_out(const unsigned (&qa)[8 + 2 * C], const unsigned (&qb)[8 + 2 * C],
-                                         const unsigned (&qc)[8 + 2 * C], const unsigned (&qd)[8 + 2 * C],
-                                         unsigned char *o0, size_t pitch)
-{
-    enum { NQ = 8 + 2 * C };
+    enum { NQ = W / 2 + 2 * C };
     unsigned lo[NQ], mi[NQ], hi[NQ], lo2[NQ], mi2[NQ], hi2[NQ];
 #pragma unroll
     for (int i = 0; i < NQ; i++) {
@@ -282,99 +245,62 @@ __device__ __forceinline__ void pair_out(const unsigned (&qa)[8 + 2 * C], const 
         hi2[i] = mx(pmax, qd[i]);
         mi2[i] = mx(pmin, mn(pmax, qd[i]));
     }
-    unsigned o[4];
-    median_out<C>(lo, mi, hi, o);
-    *(uint4 *)o0 = make_uint4(o[0], o[1], o[2], o[3]);
-    median_out<C>(lo2, mi2, hi2, o);
-    *(uint4 *)(o0 + pitch) = make_uint4(o[0], o[1], o[2], o[3]);
+    unsigned o[W / 4];
+    median_out<C, W>(lo, mi, hi, o);
+    io.store(t, o);
+    median_out<C, W>(lo2, mi2, hi2, o);
+    io.store(t + 1, o);
 }
 
-template <int C>
-__global__ void __launch_bounds__(128, 4) median3_stream2(img_t im, int S)
+/* A strip of S rows (S % 4 == 0), four a turn so the four rows of lanes
+ * change roles without copies; each turn's rows are loaded during the
+ * turn before. */
+template <int C, int W, bool CHECKED>
+__device__ __forceinline__ void median_strip(const strip_io<C, W, CHECKED> &io, int S)
 {
-    enum { NQ = 8 + 2 * C };
-    static_assert(C <= 4, "one word of halo");
-    const int xb = (blockIdx.x * blockDim.x + threadIdx.x) * 16;
-    if ((xb & ~511) >= im.w * C)
-        return;
+    enum { NQ = W / 2 + 2 * C };
+    unsigned q0[NQ], q1[NQ], q2[NQ], q3[NQ];
+    row_words<W> a, b;
+    io.fetch(0, a);
+    io.fetch(1, b);
+    lanes_of<C, W>(a, q0);
+    lanes_of<C, W>(b, q1);
+    io.fetch(2, a);
+    io.fetch(3, b);
+#pragma unroll 1
+    for (int t = 0; t < S; t += 4) {
+        lanes_of<C, W>(a, q2);
+        lanes_of<C, W>(b, q3);
+        io.fetch(t + 4, a);
+        io.fetch(t + 5, b);
+        pair_out(io, t, q0, q1, q2, q3);
+        lanes_of<C, W>(a, q0);
+        lanes_of<C, W>(b, q1);
+        io.fetch(t + 6, a);
+        io.fetch(t + 7, b);
+        pair_out(io, t + 2, q2, q3, q0, q1);
+    }
+}
+
+template <int C, int W, int MINB>
+__global__ void __launch_bounds__(128, MINB) median3_strips(img_t im, int S)
+{
     const int lane = threadIdx.x & 31;
-    const bool inner_x = xb >= 4 && xb + 20 <= im.w * C;
-    for (int y0 = blockIdx.y * S; y0 < im.h; y0 += gridDim.y * S) {
-        /* rows y0 - 1 .. y0 + S, and the loop's last prefetch reads up to y0 + S + 2: S % 4 == 0 */
-        const bool inner = inner_x && y0 >= 1 && y0 + S + 2 < im.h;
-        if (!__all_sync(0xffffffffu, inner)) {
-            /* the checked loop of median3_stream for this strip */
-            unsigned qa[NQ], qb[NQ], qc[NQ], qd[NQ];
-            row_words<1> a, b;
-            own_words<C>(in_row(im, y0 - 1), xb, im, a);
-            own_words<C>(in_row(im, y0), xb, im, b);
-            row_lanes<C>(in_row(im, y0 - 1), xb, im, a, qa);
-            row_lanes<C>(in_row(im, y0), xb, im, b, qb);
-            own_words<C>(in_row(im, y0 + 1), xb, im, a);
-            own_words<C>(in_row(im, y0 + 2), xb, im, b);
-            for (int y = y0; y < y0 + S; y += 2) {
-                row_lanes<C>(in_row(im, y + 1), xb, im, a, qc);
-                row_lanes<C>(in_row(im, y + 2), xb, im, b, qd);
-                own_words<C>(in_row(im, y + 3), xb, im, a);
-                own_words<C>(in_row(im, y + 4), xb, im, b);
-                unsigned lo[NQ], mi[NQ], hi[NQ], lo2[NQ], mi2[NQ], hi2[NQ];
-#pragma unroll
-                for (int i = 0; i < NQ; i++) {
-                    const unsigned pmin = mn(qb[i], qc[i]), pmax = mx(qb[i], qc[i]);
-                    lo[i] = mn(pmin, qa[i]);
-                    hi[i] = mx(pmax, qa[i]);
-                    mi[i] = mx(pmin, mn(pmax, qa[i]));
-                    lo2[i] = mn(pmin, qd[i]);
-                    hi2[i] = mx(pmax, qd[i]);
-                    mi2[i] = mx(pmin, mn(pmax, qd[i]));
-                }
-                unsigned o[4];
-                median_out<C>(lo, mi, hi, o);
-                store16(im, y, xb, o);
-                median_out<C>(lo2, mi2, hi2, o);
-                store16(im, y + 1, xb, o);
-#pragma unroll
-                for (int i = 0; i < NQ; i++) {
-                    qa[i] = qc[i];
-                    qb[i] = qd[i];
-                }
-            }
-            continue;
-        }
-        lanes_pair_io<C> io = {im.in + (size_t)(y0 - 1) * im.pitch, im.pitch, xb, lane};
-        unsigned char *o0 = im.out + (size_t)y0 * im.pitch + xb;
-        unsigned q0[NQ], q1[NQ], q2[NQ], q3[NQ];
-        row_words<1> a, b;
-        io.fetch(0, a);
-        io.fetch(1, b);
-        halo_words(a);
-        lanes_of<C>(a, q0);
-        halo_words(b);
-        lanes_of<C>(b, q1);
-        io.fetch(2, a);
-        io.fetch(3, b);
-        for (int y = 0; y < S; y += 4) {
-            /* rows y + 1, y + 2 arrive (q2, q3): outputs y, y + 1 from q0..q3 */
-            halo_words(a);
-            lanes_of<C>(a, q2);
-            halo_words(b);
-            lanes_of<C>(b, q3);
-            io.fetch(y + 4, a);
-            io.fetch(y + 5, b);
-            pair_out<C>(q0, q1, q2, q3, o0 + (size_t)y * im.pitch, im.pitch);
-            /* rows y + 3, y + 4 (into q0, q1): outputs y + 2, y + 3 from q2, q3, q0, q1 */
-            halo_words(a);
-            lanes_of<C>(a, q0);
-            halo_words(b);
-            lanes_of<C>(b, q1);
-            io.fetch(y + 6, a);
-            io.fetch(y + 7, b);
-            pair_out<C>(q2, q3, q0, q1, o0 + (size_t)(y + 2) * im.pitch, im.pitch);
+    const int xb = (blockIdx.x * blockDim.x + threadIdx.x) * W;
+    if (xb - lane * W >= im.w * C) /* a whole warp past the row */
+        return;
+    for (int y0 = blockIdx.y * S; y0 < im.h; y0 += gridDim.y * S) { /* as many blocks as fit at once */
+        if (strip_inside<C, W>(im, xb, y0, 1, y0 + S + 2)) {
+            const strip_io<C, W, false> io = {im, xb, y0, 1, lane};
+            median_strip(io, S);
+        } else {
+            const strip_io<C, W, true> io = {im, xb, y0, 1, lane};
+            median_strip(io, S);
         }
     }
 }
 
-/* ---- convolution K x K --------------------------------------------- */
+/* ---- convolution 3 x 3 ----------------------------------------------- */
 template <int K>
 struct weights_t {
     float w[K * K];
@@ -391,61 +317,88 @@ __device__ __forceinline__ unsigned round_bits(float v)
     return (unsigned)min(max(bits, 0x4B000000), 0x4B0000FF);
 }
 
-/* K rows a loop turn, so the ring of rows is indexed at compile time;
- * each row's own words are loaded a row ahead. */
-template <int K, int C, int MINB>
-__global__ void __launch_bounds__(128, MINB) conv_stream(img_t im, const weights_t<K> W, int S)
+/* Row t's bytes as floats, byte -C .. W - 1 + C of the run. */
+template <int C, int W>
+__device__ __forceinline__ void floats_of(row_words<W> &r, float (&f)[W + 2 * C])
 {
-    enum { R = K / 2, HB = R * C, NH = (HB + 3) / 4, NF = 16 + 2 * HB };
-    const int xb = (blockIdx.x * blockDim.x + threadIdx.x) * 16;
-    if ((xb & ~511) >= im.w * C)
+    halo_words<W>(r);
+#pragma unroll
+    for (int e = 0; e < W + 2 * C; e++)
+        f[e] = sample_f(r.v, e - C + 4);
+}
+
+template <int C, int W, bool CHECKED>
+__device__ __forceinline__ void conv_row(const strip_io<C, W, CHECKED> &io, int t, const weights_t<3> &K3,
+                                         const float (&f0)[W + 2 * C], const float (&f1)[W + 2 * C],
+                                         const float (&f2)[W + 2 * C])
+{
+    unsigned res[W];
+#pragma unroll
+    for (int x = 0; x < W; x++) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int i = 0; i < 3; i++)
+            acc = fmaf(K3.w[i], f0[x + i * C], acc);
+#pragma unroll
+        for (int i = 0; i < 3; i++)
+            acc = fmaf(K3.w[3 + i], f1[x + i * C], acc);
+#pragma unroll
+        for (int i = 0; i < 3; i++)
+            acc = fmaf(K3.w[6 + i], f2[x + i * C], acc);
+        res[x] = round_bits(acc);
+    }
+    unsigned o[W / 4];
+#pragma unroll
+    for (int q = 0; q < W / 4; q++)
+        o[q] = __byte_perm(__byte_perm(res[4 * q], res[4 * q + 1], 0x0040u),
+                           __byte_perm(res[4 * q + 2], res[4 * q + 3], 0x0040u), 0x5410u);
+    io.store(t, o);
+}
+
+/* A strip of S rows (S % 3 == 0), three a turn (the ring of three rows of
+ * floats indexed at compile time), each row loaded a row ahead. */
+template <int C, int W, bool CHECKED>
+__device__ __forceinline__ void conv_strip(const strip_io<C, W, CHECKED> &io, int S, const weights_t<3> &K3)
+{
+    float f0[W + 2 * C], f1[W + 2 * C], f2[W + 2 * C];
+    row_words<W> r;
+    io.fetch(0, r);
+    floats_of<C, W>(r, f0);
+    io.fetch(1, r);
+    floats_of<C, W>(r, f1);
+    io.fetch(2, r);
+#pragma unroll 1
+    for (int t = 0; t < S; t += 3) {
+        row_words<W> cur = r;
+        io.fetch(t + 3, r);
+        floats_of<C, W>(cur, f2);
+        conv_row(io, t, K3, f0, f1, f2);
+        cur = r;
+        io.fetch(t + 4, r);
+        floats_of<C, W>(cur, f0);
+        conv_row(io, t + 1, K3, f1, f2, f0);
+        cur = r;
+        io.fetch(t + 5, r);
+        floats_of<C, W>(cur, f1);
+        conv_row(io, t + 2, K3, f2, f0, f1);
+    }
+}
+
+template <int C, int W, int MINB>
+__global__ void __launch_bounds__(128, MINB) conv3_strips(img_t im, const weights_t<3> K3, int S)
+{
+    const int lane = threadIdx.x & 31;
+    const int xb = (blockIdx.x * blockDim.x + threadIdx.x) * W;
+    if (xb - lane * W >= im.w * C)
         return;
     for (int y0 = blockIdx.y * S; y0 < im.h; y0 += gridDim.y * S) {
-    float f[K][NF];
-    row_words<NH> r;
-    own_words<C>(in_row(im, y0 - R), xb, im, r);
-#pragma unroll
-    for (int t = 0; t < K - 1; t++) {
-        const unsigned char *row = in_row(im, y0 - R + t);
-        halo_words(r);
-        row_words<NH> cur = r;
-        own_words<C>(in_row(im, y0 - R + t + 1), xb, im, r);
-#pragma unroll
-        for (int e = 0; e < NF; e++)
-            f[t][e] = sample_f(cur.v, e - HB + 4 * NH);
-    }
-#pragma unroll 1
-    for (int g = 0; g < S; g += K) {
-#pragma unroll
-        for (int u = 0; u < K; u++) {
-            const int y = y0 + g + u; /* output row; input row y + R arrives */
-            const unsigned char *row = in_row(im, y + R);
-            halo_words(r);
-            row_words<NH> cur = r;
-            own_words<C>(in_row(im, y + R + 1), xb, im, r);
-#pragma unroll
-            for (int e = 0; e < NF; e++)
-                f[(u + K - 1) % K][e] = sample_f(cur.v, e - HB + 4 * NH);
-            unsigned res[16];
-#pragma unroll
-            for (int x = 0; x < 16; x++) {
-                float acc = 0.0f;
-#pragma unroll
-                for (int j = 0; j < K; j++)
-#pragma unroll
-                    for (int i = 0; i < K; i++)
-                        acc = fmaf(W.w[j * K + i], f[(u + j) % K][x + HB + (i - R) * C], acc);
-                res[x] = round_bits(acc);
-            }
-            unsigned o[4];
-#pragma unroll
-            for (int q = 0; q < 4; q++)
-                o[q] = __byte_perm(__byte_perm(res[4 * q], res[4 * q + 1], 0x0040u),
-                                   __byte_perm(res[4 * q + 2], res[4 * q + 3], 0x0040u), 0x5410u);
-            if (g + u < S)
-                store16(im, y, xb, o);
+        if (strip_inside<C, W>(im, xb, y0, 1, y0 + S + 1)) {
+            const strip_io<C, W, false> io = {im, xb, y0, 1, lane};
+            conv_strip(io, S, K3);
+        } else {
+            const strip_io<C, W, true> io = {im, xb, y0, 1, lane};
+            conv_strip(io, S, K3);
         }
-    }
     }
 }
 
@@ -539,56 +492,42 @@ static size_t diff_count(const img_t &a, const unsigned char *ref, int *maxd)
 
 /* As many blocks as fit on the GPU at once (strips loop inside), or one
  * block a strip where that is fewer. */
-static dim3 grid_for(const void *kernel, const img_t &im, int S)
+static dim3 grid_for(const void *kernel, const img_t &im, int S, int W)
 {
     int dev, sms, per_sm;
     CK(cudaGetDevice(&dev));
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 128, 0));
-    const int bx = ((im.w * im.c + 15) / 16 + 127) / 128, strips = (im.h + S - 1) / S;
+    const int bx = ((im.w * im.c + W - 1) / W + 127) / 128, strips = (im.h + S - 1) / S;
     const int by = std::max(1, std::min(strips, (sms * per_sm + bx - 1) / bx));
     return dim3(bx, by);
 }
 
-template <int C, int MINB>
+template <int C, int W, int MINB>
 static void run_median(img_t im, unsigned char *ref, double bytes, float copy_ms, int reps, int S)
 {
-    const dim3 grid = grid_for((const void *)median3_stream<C, MINB>, im, S);
+    const dim3 grid = grid_for((const void *)median3_strips<C, W, MINB>, im, S, W);
     CK(cudaMemset(im.out, 0, im.pitch * im.h));
-    median3_stream<C, MINB><<<grid, 128>>>(im, S);
+    median3_strips<C, W, MINB><<<grid, 128>>>(im, S);
     CK(cudaDeviceSynchronize());
     int maxd;
     const size_t d = diff_count(im, ref, &maxd);
-    const float ms = time_ms([&] { median3_stream<C, MINB><<<grid, 128>>>(im, S); }, reps);
-    printf("median3 stream S=%-3d minb %d %dx%dx%d  %.4f ms  %6.0f GB/s  %5.1f%% of copy  diffs %zu\n", S, MINB,
+    const float ms = time_ms([&] { median3_strips<C, W, MINB><<<grid, 128>>>(im, S); }, reps);
+    printf("median3 W=%-2d S=%-3d minb %d %dx%dx%d  %.4f ms  %6.0f GB/s  %5.1f%% of copy  diffs %zu\n", W, S, MINB,
            im.w, im.h, C, ms, bytes / ms / 1e6, 100.0 * copy_ms / ms, d);
 }
 
-template <int C>
-static void run_median2(img_t im, unsigned char *ref, double bytes, float copy_ms, int reps, int S)
+template <int C, int W, int MINB>
+static void run_conv(img_t im, unsigned char *ref, const weights_t<3> &K3, double bytes, float copy_ms, int reps, int S)
 {
-    const dim3 grid = grid_for((const void *)median3_stream2<C>, im, S);
+    const dim3 grid = grid_for((const void *)conv3_strips<C, W, MINB>, im, S, W);
     CK(cudaMemset(im.out, 0, im.pitch * im.h));
-    median3_stream2<C><<<grid, 128>>>(im, S);
+    conv3_strips<C, W, MINB><<<grid, 128>>>(im, K3, S);
     CK(cudaDeviceSynchronize());
     int maxd;
     const size_t d = diff_count(im, ref, &maxd);
-    const float ms = time_ms([&] { median3_stream2<C><<<grid, 128>>>(im, S); }, reps);
-    printf("median3 stream2 S=%-3d %dx%dx%d  %.4f ms  %6.0f GB/s  %5.1f%% of copy  diffs %zu\n", S,
-           im.w, im.h, C, ms, bytes / ms / 1e6, 100.0 * copy_ms / ms, d);
-}
-
-template <int K, int C, int MINB>
-static void run_conv(img_t im, unsigned char *ref, const weights_t<K> &W, double bytes, float copy_ms, int reps, int S)
-{
-    const dim3 grid = grid_for((const void *)conv_stream<K, C, MINB>, im, S);
-    CK(cudaMemset(im.out, 0, im.pitch * im.h));
-    conv_stream<K, C, MINB><<<grid, 128>>>(im, W, S);
-    CK(cudaDeviceSynchronize());
-    int maxd;
-    const size_t d = diff_count(im, ref, &maxd);
-    const float ms = time_ms([&] { conv_stream<K, C, MINB><<<grid, 128>>>(im, W, S); }, reps);
-    printf("conv%d   stream S=%-3d minb %d %dx%dx%d  %.4f ms  %6.0f GB/s  %5.1f%% of copy  diffs %zu (max %d)\n", K, S,
+    const float ms = time_ms([&] { conv3_strips<C, W, MINB><<<grid, 128>>>(im, K3, S); }, reps);
+    printf("conv3   W=%-2d S=%-3d minb %d %dx%dx%d  %.4f ms  %6.0f GB/s  %5.1f%% of copy  diffs %zu (max %d)\n", W, S,
            MINB, im.w, im.h, C, ms, bytes / ms / 1e6, 100.0 * copy_ms / ms, d, maxd);
 }
 
@@ -627,8 +566,9 @@ static void run_size(int w, int h, int reps)
     median3_ref<<<rg, 256>>>(r);
     CK(cudaDeviceSynchronize());
     for (int S : {8, 16, 32}) {
-        run_median<C, 4>(im, ref, bytes, copy_ms, reps, S);
-        run_median2<C>(im, ref, bytes, copy_ms, reps, S);
+        run_median<C, 16, 4>(im, ref, bytes, copy_ms, reps, S);
+        run_median<C, 8, 4>(im, ref, bytes, copy_ms, reps, S);
+        run_median<C, 8, 8>(im, ref, bytes, copy_ms, reps, S);
     }
 
     weights_t<3> W3;
@@ -637,8 +577,9 @@ static void run_size(int w, int h, int reps)
     conv_ref<3><<<rg, 256>>>(r, W3);
     CK(cudaDeviceSynchronize());
     for (int S : {6, 12, 24}) {
-        run_conv<3, C, 4>(im, ref, W3, bytes, copy_ms, reps, S);
-        run_conv<3, C, 6>(im, ref, W3, bytes, copy_ms, reps, S);
+        run_conv<C, 16, 4>(im, ref, W3, bytes, copy_ms, reps, S);
+        run_conv<C, 8, 4>(im, ref, W3, bytes, copy_ms, reps, S);
+        run_conv<C, 8, 8>(im, ref, W3, bytes, copy_ms, reps, S);
     }
     CK(cudaFree(in));
     CK(cudaFree(out));
