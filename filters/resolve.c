@@ -121,11 +121,12 @@ int jf_row_runs(const jf_variant_row *row, const jf_device_info *dev, const jf_s
 }
 
 /* The first row of variant v that runs; NULL with the most telling reason
- * its rows gave. */
+ * its rows gave (where none runs this k, the widest range of k a row has:
+ * a special row for one k says less of what the variant does). */
 static const jf_variant_row *first_row(const jf_family *f, jf_variant v, const jf_device_info *dev,
                                        const jf_shape *s, int k, char *why, size_t n)
 {
-    int i, best = -1;
+    int i, best = -1, span = -1;
     for (i = 0; i < f->row_count; i++) {
         const jf_variant_row *row = &f->rows[i];
         char w[160];
@@ -134,9 +135,10 @@ static const jf_variant_row *first_row(const jf_family *f, jf_variant v, const j
             continue;
         if ((level = row_check(row, dev, s, k, w, sizeof w)) == RUNS)
             return row;
-        if (level > best) {
+        if (level > best || (level == NO_K && best == NO_K && row->kmax - row->kmin > span)) {
             snprintf(why, n, "%s", w);
             best = level;
+            span = row->kmax - row->kmin;
         }
     }
     if (best < 0)
