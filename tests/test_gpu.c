@@ -162,6 +162,109 @@ static void test_median_all_variants(void **state)
     assert_true(cases >= NSIZES * 2 * JF_BORDER_COUNT * NKS * 2);
 }
 
+/* The fast median of src in each of n block shapes, byte for byte against
+ * the CPU; the cases run. */
+static int fast_median_blocks(const jf_image *src, int k, jf_border border, const int (*shapes)[2], int n)
+{
+    jf_median_options mo = t_median_opts(k, border, JF_VARIANT_CPU);
+    jf_image want = {0};
+    int i;
+    assert_int_equal(jf_median(g_cpu, src, &want, &mo), JF_OK);
+    for (i = 0; i < n; i++) {
+        jf_image got = t_poisoned_like(src, 3);
+        mo.variant = JF_VARIANT_FAST;
+        mo.block_x = shapes[i][0];
+        mo.block_y = shapes[i][1];
+        assert_int_equal(jf_median(g_gpu, src, &got, &mo), JF_OK);
+        if (!t_images_equal(&got, &want))
+            fail_msg("median fast k=%d %dx%dx%d block %dx%d differs from the CPU", k, src->width,
+                     src->height, src->channels, shapes[i][0], shapes[i][1]);
+        jf_image_free(&got);
+    }
+    jf_image_free(&want);
+    return n;
+}
+
+/* The fast median at k = 3, 8 bits, where it runs as strips of rows
+ * through registers (compute capability 9.0, not under the Nano's limits):
+ * strips inside the image and at its edges (rows of bytes that are no
+ * multiple of the 8 or 16 a thread owns, heights short of a strip, warps
+ * past the row), 1 to 4 channels, every border, with and without ties;
+ * blocks other than the default (a 256-thread block, and 12 threads, which
+ * the networks take); an RGB image just under 32 M samples, and a grey one
+ * just over (the networks).  Byte for byte against the CPU. */
+static void test_median_strips(void **state)
+{
+    static const int sizes[][2] = {{1, 1}, {7, 5}, {17, 3}, {33, 17}, {129, 9}, {200, 64}, {1031, 70}, {2050, 33}};
+    static const int big[][3] = {{4000, 2790, 3}, {8200, 4100, 1}};
+    jf_device_info d;
+    jf_resolve_in in;
+    jf_choice c;
+    int s, ch, b, i, cases = 0;
+    (void)state;
+    assert_int_equal(jf_context_device(g_gpu, &d), JF_OK);
+    memset(&in, 0, sizeof in);
+    in.family = &jf_median_family;
+    in.fn = "test";
+    in.dev = &d;
+    in.shape.width = 1031;
+    in.shape.height = 70;
+    in.shape.channels = 3;
+    in.shape.sample = JF_SAMPLE_U8;
+    in.k = 3;
+    in.asked = JF_VARIANT_FAST;
+    assert_int_equal(jf_resolve(&in, &c), JF_OK);
+    if (d.limited || d.cc_major * 10 + d.cc_minor < JF_MEDIAN_LANES2_MIN_CC) {
+        assert_string_not_equal(c.row->kernel, "median_fast_strip_kernel");
+        skip();
+    }
+    assert_string_equal(c.row->kernel, "median_fast_strip_kernel");
+    for (s = 0; s < 8; s++)
+        for (ch = 1; ch <= 4; ch++) {
+            jf_image src = t_random_image(sizes[s][0], sizes[s][1], ch, 3, (uint64_t)(900 + 10 * s + ch));
+            if ((s + ch) % 2) /* four levels: windows full of ties */
+                t_map_bytes(&src, 6);
+            for (b = 0; b < JF_BORDER_COUNT; b++) {
+                jf_median_options mo = t_median_opts(3, (jf_border)b, JF_VARIANT_CPU);
+                jf_image want = {0}, got = t_poisoned_like(&src, 3);
+                assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
+                mo.variant = JF_VARIANT_FAST;
+                assert_int_equal(jf_median(g_gpu, &src, &got, &mo), JF_OK);
+                if (!t_images_equal(&got, &want))
+                    fail_msg("median strips %s %dx%dx%d differs from the CPU", jf_border_name((jf_border)b),
+                             src.width, src.height, ch);
+                jf_image_free(&got);
+                jf_image_free(&want);
+                cases++;
+            }
+            jf_image_free(&src);
+        }
+    { /* other blocks: 256 threads; 12 (not whole warps: the networks) */
+        static const int shapes[][2] = {{256, 1}, {64, 4}, {12, 1}};
+        jf_image src = t_random_image(2100, 77, 3, 0, 977);
+        cases += fast_median_blocks(&src, 3, JF_BORDER_MIRROR, shapes, 3);
+        jf_image_free(&src);
+    }
+    for (i = 0; i < (g_quick ? 1 : 2); i++) { /* either side of 32 M samples */
+        jf_image src = t_random_image(big[i][0], big[i][1], big[i][2], 0, (uint64_t)(990 + i));
+        jf_median_options mo = t_median_opts(3, i ? JF_BORDER_ZERO : JF_BORDER_REFLECT, JF_VARIANT_CPU);
+        jf_image want = {0}, got = t_poisoned_like(&src, 3);
+        assert_int_equal(jf_median_strips_run(src.width, src.height, src.channels, 128), i == 0);
+        assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
+        mo.variant = JF_VARIANT_FAST;
+        assert_int_equal(jf_median(g_gpu, &src, &got, &mo), JF_OK);
+        if (!t_images_equal(&got, &want))
+            fail_msg("median strips %dx%dx%d (32 M samples either side) differs from the CPU", src.width,
+                     src.height, src.channels);
+        jf_image_free(&got);
+        jf_image_free(&want);
+        jf_image_free(&src);
+        cases++;
+    }
+    print_message("median strips: %d cases byte-identical\n", cases);
+    assert_int_equal(cases, 8 * 4 * JF_BORDER_COUNT + 3 + (g_quick ? 1 : 2));
+}
+
 /* The fast median at k = 3, 5 and 7 on grey 8-bit images, at sizes whose
  * blocks (256 x 32 outputs for the k = 3 video kernel the Nano runs, whose
  * blocks inside the image read it directly and the others through a tile;
@@ -218,22 +321,7 @@ static void test_median_fast_video_grey(void **state)
         { /* other blocks: narrower, wider, a row of threads */
             static const int shapes[][2] = {{64, 1}, {16, 2}, {4, 8}, {32, 4}};
             jf_image src = t_random_image(2100, 77, 1, 5, (uint64_t)(770 + k));
-            jf_median_options mo = t_median_opts(k, JF_BORDER_REFLECT, JF_VARIANT_CPU);
-            jf_image want = {0};
-            assert_int_equal(jf_median(g_cpu, &src, &want, &mo), JF_OK);
-            for (s = 0; s < 4; s++) {
-                jf_image got = t_poisoned_like(&src, 3);
-                mo.variant = JF_VARIANT_FAST;
-                mo.block_x = shapes[s][0];
-                mo.block_y = shapes[s][1];
-                assert_int_equal(jf_median(g_gpu, &src, &got, &mo), JF_OK);
-                if (!t_images_equal(&got, &want))
-                    fail_msg("median fast k=%d block %dx%d differs from the CPU", k, shapes[s][0],
-                             shapes[s][1]);
-                jf_image_free(&got);
-                cases++;
-            }
-            jf_image_free(&want);
+            cases += fast_median_blocks(&src, k, JF_BORDER_REFLECT, shapes, 4);
             jf_image_free(&src);
         }
         print_message("median fast k=%d grey (%s): byte-identical\n", k, c.row->kernel);
@@ -1927,6 +2015,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_pad_exact),
         cmocka_unit_test(test_median_all_variants),
         cmocka_unit_test(test_median_fast_video_grey),
+        cmocka_unit_test(test_median_strips),
         cmocka_unit_test(test_block_shapes),
         cmocka_unit_test(test_conv_all_variants),
         cmocka_unit_test(test_conv_separable),

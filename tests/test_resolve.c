@@ -95,8 +95,15 @@ static void test_median_auto(void **state)
     const jf_device_info big = h100(), nano_ = nano(), lim = h100_nano_limits(), h2 = h200();
     jf_choice c;
     (void)state;
-    /* 4K grey k = 3 on an H100: the networks, two samples a register, 32 x 4 */
+    /* 4K grey k = 3 on an H100: strips through registers, blocks of 128
+     * threads, no shared memory */
     assert_int_equal(auto_variant(&jf_median_family, &big, 3840, 2160, 1, JF_SAMPLE_U8, 3, &c), JF_VARIANT_FAST);
+    assert_int_equal(c.row->lanes, 2);
+    assert_string_equal(c.row->kernel, "median_fast_strip_kernel");
+    assert_int_equal(c.block_x * c.block_y, 128);
+    assert_int_equal(c.smem, 0);
+    /* 16-bit there: the networks, two samples a register, 32 x 4 */
+    assert_int_equal(auto_variant(&jf_median_family, &big, 3840, 2160, 1, JF_SAMPLE_U16, 3, &c), JF_VARIANT_FAST);
     assert_int_equal(c.row->lanes, 2);
     assert_string_equal(c.row->kernel, "median_fast_kernel");
     assert_int_equal(c.block_x, 32);

@@ -19,7 +19,7 @@ jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, j
                               jf_image *dst);
 
 /* The fast variant's kernels (jf_variant_row.impl). */
-enum jf_median_impl { JF_MEDIAN_NETWORKS = 0, JF_MEDIAN_VIDEO, JF_MEDIAN_VIDEO_NETWORKS };
+enum jf_median_impl { JF_MEDIAN_NETWORKS = 0, JF_MEDIAN_VIDEO, JF_MEDIAN_VIDEO_NETWORKS, JF_MEDIAN_STRIPS };
 
 #ifdef JF_HAVE_CUDA
 struct jf_choice;
@@ -46,6 +46,15 @@ jf_status jf_median_video_launch(jf_context *ctx, const struct jf_filter_in *in,
                                  const jf_choice *c, const jf_dview *out);
 jf_status jf_median_fast_video_launch(jf_context *ctx, const struct jf_filter_in *in, int k,
                                       const jf_choice *c, const jf_dview *out);
+/* k = 3, 8 bits, compute capability 9.0: strips through registers
+ * (median_fast_strip.cu); what the strips do not take (large images,
+ * blocks of part warps: jf_median_strips_run; inputs or outputs not
+ * 16-byte aligned) goes to the two-lane networks in their default block
+ * (jf_median_fast_networks_launch). */
+jf_status jf_median_strip_launch(jf_context *ctx, const struct jf_filter_in *in, const jf_choice *c,
+                                 const jf_dview *out);
+jf_status jf_median_fast_networks_launch(jf_context *ctx, const struct jf_filter_in *in, int k,
+                                         const jf_dview *out);
 jf_status jf_median_shared_launch(jf_context *ctx, const struct jf_filter_in *in, int k,
                                   const jf_choice *c, const jf_dview *out);
 #endif

@@ -21,6 +21,8 @@ extern "C" jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_ima
         st = jf_median_global_launch(ctx, &in, opt->ksize, c, &out);
     else if (c->variant == JF_VARIANT_FAST && c->row->impl == JF_MEDIAN_VIDEO)
         st = jf_median_video_launch(ctx, &in, c, &out);
+    else if (c->variant == JF_VARIANT_FAST && c->row->impl == JF_MEDIAN_STRIPS)
+        st = jf_median_strip_launch(ctx, &in, c, &out);
     else if (c->variant == JF_VARIANT_FAST && c->row->impl == JF_MEDIAN_VIDEO_NETWORKS)
         st = jf_median_fast_video_launch(ctx, &in, opt->ksize, c, &out);
     else if (c->variant == JF_VARIANT_FAST)

@@ -19,6 +19,25 @@ static inline int jf_median_fast_rows(int k) { return JF_MEDIAN_FAST_ROWS(k); }
  * architectures for which median_fast.cu compiles the two-lane kernels. */
 #define JF_MEDIAN_LANES2_MIN_CC 90
 
+/* Fast variant at k = 3, 8 bits, compute capability 9.0
+ * (median_fast_strip.cu): each thread owns 8 bytes of a row.  It runs on
+ * images below 32 M samples in blocks of whole warps; at 8K the networks
+ * measured as fast for grey and faster for RGB, and 16 bytes a thread did
+ * not change that (RESULTS.md, "Column strips through registers"), so
+ * larger images take the networks. */
+#define JF_MEDIAN_STRIP_BYTES 8
+static inline int jf_median_strips_run(int w, int h, int ch, int threads)
+{
+    return (double)w * h * ch < 32.0 * 1024 * 1024 && threads % 32 == 0;
+}
+/* Rows a strip: 8, or 4 where strips of 8 would give the GPU fewer blocks
+ * (bx a strip) than fit on it at once (`fit`): a strip waits for its rows
+ * once a turn of 4. */
+static inline int jf_median_strip_rows(int bx, int h, int fit)
+{
+    return (double)bx * ((h + 7) / 8) >= fit ? 8 : 4;
+}
+
 /* Fast variant at k = 3, 8-bit grey, where video min/max is one instruction
  * (compute capability 5.x and 6.x: median_fast_video.cu): 8 x 32 outputs a
  * thread, read straight from the image in blocks inside it, elsewhere from

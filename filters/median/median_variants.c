@@ -149,6 +149,21 @@ static void video_net_launches(const jf_device_info *dev, const jf_shape *s, int
     emit(user, name, bx, by, fast1_smem(s, k, bx, by));
 }
 
+/* The strips, or where they do not run (large images, blocks that are
+ * not whole warps) the two-lane networks in their own block. */
+static void strip_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                           jf_emit_fn emit, void *user)
+{
+    char name[64];
+    (void)dev;
+    if (!jf_median_strips_run(s->width, s->height, s->channels, bx * by)) {
+        fast_launch(s, k, 2, 32, 4, emit, user);
+        return;
+    }
+    snprintf(name, sizeof name, "median_fast_strip_kernel<(int)%d>", s->channels);
+    emit(user, name, bx * by, 1, 0);
+}
+
 static const jf_variant_row ROWS[] = {
     {.variant = JF_VARIANT_CPU, .kernel = "", .kmin = 1, .kmax = JF_MEDIAN_MAX_KSIZE,
      .samples = S8 | S16, .what = "the CPU reference"},
@@ -162,6 +177,13 @@ static const jf_variant_row ROWS[] = {
     {.variant = JF_VARIANT_SHARED, .kernel = "median_shared_hist_kernel", .kmin = 5,
      .kmax = JF_MEDIAN_MAX_KSIZE, .samples = S8, .what = "sliding histograms", .block_x = 32,
      .block_y = 2, .smem = hist_smem, .launches = hist_launches},
+    /* k = 3, 8 bits, where 16-bit SIMD min/max and its three-input form are
+     * one instruction: strips of rows through registers, ahead of the
+     * networks (RESULTS.md, "Column strips through registers") */
+    {.variant = JF_VARIANT_FAST, .kernel = "median_fast_strip_kernel", .kmin = 3, .kmax = 3,
+     .samples = S8, .min_cc = JF_MEDIAN_LANES2_MIN_CC, .full_device = 1,
+     .what = "strips of rows through registers, two samples a register", .block_x = 128,
+     .block_y = 1, .launches = strip_launches, .impl = JF_MEDIAN_STRIPS, .lanes = 2},
     /* two samples a register where 16-bit SIMD min/max is one instruction */
     {.variant = JF_VARIANT_FAST, .kernel = "median_fast_kernel", .kmin = 3, .kmax = 11,
      .samples = S8 | S16, .min_cc = JF_MEDIAN_LANES2_MIN_CC, .full_device = 1,
