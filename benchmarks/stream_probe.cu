@@ -1,29 +1,27 @@
 /*
- * Probe (issue 37): the 3 x 3 median and convolution as column strips
- * streamed through registers (no shared tile, no barrier), against a
- * 16-byte copy of the same image, 8-bit grey or interleaved RGB, edges
- * replicated.  Not part of the library: what it measured is in
- * benchmarks/RESULTS.md ("Column strips through registers").
+ * Probe (issue 37): the 3 x 3 convolution as column strips streamed
+ * through registers (no shared tile, no barrier), against a 16-byte copy
+ * of the same image, 8-bit grey or interleaved RGB, edges replicated.  Not
+ * part of the library: what it measured is in benchmarks/RESULTS.md
+ * ("Column strips through registers").  Its median, measured with it at
+ * commit 75a8792, went into the library (filters/median/median_fast_strip.cu),
+ * where `jetfilter bench` times it.
  *
  *   scripts/gpu.sh stream-probe [WxH ...]     (on the GPU machine)
  *
  * Each thread owns W bytes of a row (8 or 16: 8 or 16 grey pixels, or
- * 2 2/3 or 5 1/3 RGB pixels: the filters are blind to channels, a byte's
+ * 2 2/3 or 5 1/3 RGB pixels: the filter is blind to channels, a byte's
  * neighbours are C bytes away) and walks a strip of S rows down, one 8- or
  * 16-byte load a row issued a turn ahead of its use; the bytes beside its
  * own come from the neighbouring lanes (warp shuffles), at a warp's ends
  * from memory, loaded with the row.  Blocks loop over strips, as many
  * blocks as fit on the GPU at once; a warp whose strip lies inside the
  * image runs without checks, the others clamp rows and replicate bytes
- * past the row's ends.  The median keeps two samples a register (bytes x
- * and x + W/2 in the high bytes of 16-bit lanes: min.u16x2 / max.u16x2 and
- * their three-input forms are one instruction each on sm_90), sorts each
- * column of three once for two output rows and takes the median of the
- * sorted columns.  The convolution keeps three rows as floats and sums in
- * the CPU reference's order.  MINB is the blocks an SM the registers are
- * cut for (__launch_bounds__).  Every result is checked against a
- * one-thread-a-byte kernel before it is timed (the "diffs" column must be
- * 0).
+ * past the row's ends.  The convolution keeps three rows as floats and
+ * sums in the CPU reference's order.  MINB is the blocks an SM the
+ * registers are cut for (__launch_bounds__).  Every result is checked
+ * against a one-thread-a-byte kernel before it is timed (the "diffs"
+ * column must be 0).
  */
 #include <algorithm>
 #include <cstdio>
@@ -181,125 +179,6 @@ __device__ __forceinline__ bool strip_inside(const img_t &im, int xb, int y0, in
     return __all_sync(0xffffffffu, in);
 }
 
-/* ---- median 3 x 3 ---------------------------------------------------- */
-__device__ __forceinline__ unsigned mn(unsigned a, unsigned b) { return __vminu2(a, b); }
-__device__ __forceinline__ unsigned mx(unsigned a, unsigned b) { return __vmaxu2(a, b); }
-__device__ __forceinline__ unsigned med3(unsigned a, unsigned b, unsigned c)
-{
-    return mx(mn(a, b), mn(mx(a, b), c));
-}
-
-/* q[x + C] = bytes x and x + W/2 of the thread's run in the high bytes of
- * two 16-bit lanes, x = -C .. W/2 - 1 + C. */
-template <int C, int W>
-__device__ __forceinline__ void lanes_of(row_words<W> &r, unsigned (&q)[W / 2 + 2 * C])
-{
-    halo_words<W>(r);
-#pragma unroll
-    for (int x = -C; x < W / 2 + C; x++) {
-        const int a = x + 4, b = x + W / 2 + 4; /* byte indices in r.v */
-        const unsigned sel = (unsigned)((a & 3) | ((a & 3) << 4) | ((4 + (b & 3)) << 8) | ((4 + (b & 3)) << 12));
-        q[x + C] = __byte_perm(r.v[a >> 2], r.v[b >> 2], sel);
-    }
-}
-
-/* The median of each output register's windows from its sorted columns,
- * packed as W bytes in memory order. */
-template <int C, int W>
-__device__ __forceinline__ void median_out(const unsigned (&lo)[W / 2 + 2 * C], const unsigned (&mi)[W / 2 + 2 * C],
-                                           const unsigned (&hi)[W / 2 + 2 * C], unsigned (&o)[W / 4])
-{
-    unsigned res[W / 2];
-#pragma unroll
-    for (int x = 0; x < W / 2; x++) {
-        const unsigned L = __vimax3_u16x2(lo[x], lo[x + C], lo[x + 2 * C]);
-        const unsigned H = __vimin3_u16x2(hi[x], hi[x + C], hi[x + 2 * C]);
-        const unsigned M = med3(mi[x], mi[x + C], mi[x + 2 * C]);
-        res[x] = med3(L, M, H);
-    }
-#pragma unroll
-    for (int g = 0; g < W / 8; g++) {
-        const unsigned A = __byte_perm(res[4 * g], res[4 * g + 1], 0x7351u);
-        const unsigned B = __byte_perm(res[4 * g + 2], res[4 * g + 3], 0x7351u);
-        o[g] = __byte_perm(A, B, 0x5410u);
-        o[g + W / 8] = __byte_perm(A, B, 0x7632u);
-    }
-}
-
-/* Outputs t and t + 1 from rows t .. t + 3 (qa .. qd): the middle pair
- * sorted once for both. */
-template <int C, int W, bool CHECKED>
-__device__ __forceinline__ void pair_out(const strip_io<C, W, CHECKED> &io, int t,
-                                         const unsigned (&qa)[W / 2 + 2 * C], const unsigned (&qb)[W / 2 + 2 * C],
-                                         const unsigned (&qc)[W / 2 + 2 * C], const unsigned (&qd)[W / 2 + 2 * C])
-{
-    enum { NQ = W / 2 + 2 * C };
-    unsigned lo[NQ], mi[NQ], hi[NQ], lo2[NQ], mi2[NQ], hi2[NQ];
-#pragma unroll
-    for (int i = 0; i < NQ; i++) {
-        const unsigned pmin = mn(qb[i], qc[i]), pmax = mx(qb[i], qc[i]);
-        lo[i] = mn(pmin, qa[i]);
-        hi[i] = mx(pmax, qa[i]);
-        mi[i] = mx(pmin, mn(pmax, qa[i]));
-        lo2[i] = mn(pmin, qd[i]);
-        hi2[i] = mx(pmax, qd[i]);
-        mi2[i] = mx(pmin, mn(pmax, qd[i]));
-    }
-    unsigned o[W / 4];
-    median_out<C, W>(lo, mi, hi, o);
-    io.store(t, o);
-    median_out<C, W>(lo2, mi2, hi2, o);
-    io.store(t + 1, o);
-}
-
-/* A strip of S rows (S % 4 == 0), four a turn so the four rows of lanes
- * change roles without copies; each turn's rows are loaded during the
- * turn before. */
-template <int C, int W, bool CHECKED>
-__device__ __forceinline__ void median_strip(const strip_io<C, W, CHECKED> &io, int S)
-{
-    enum { NQ = W / 2 + 2 * C };
-    unsigned q0[NQ], q1[NQ], q2[NQ], q3[NQ];
-    row_words<W> a, b;
-    io.fetch(0, a);
-    io.fetch(1, b);
-    lanes_of<C, W>(a, q0);
-    lanes_of<C, W>(b, q1);
-    io.fetch(2, a);
-    io.fetch(3, b);
-#pragma unroll 1
-    for (int t = 0; t < S; t += 4) {
-        lanes_of<C, W>(a, q2);
-        lanes_of<C, W>(b, q3);
-        io.fetch(t + 4, a);
-        io.fetch(t + 5, b);
-        pair_out(io, t, q0, q1, q2, q3);
-        lanes_of<C, W>(a, q0);
-        lanes_of<C, W>(b, q1);
-        io.fetch(t + 6, a);
-        io.fetch(t + 7, b);
-        pair_out(io, t + 2, q2, q3, q0, q1);
-    }
-}
-
-template <int C, int W, int MINB>
-__global__ void __launch_bounds__(128, MINB) median3_strips(img_t im, int S)
-{
-    const int lane = threadIdx.x & 31;
-    const int xb = (blockIdx.x * blockDim.x + threadIdx.x) * W;
-    if (xb - lane * W >= im.w * C) /* a whole warp past the row */
-        return;
-    for (int y0 = blockIdx.y * S; y0 < im.h; y0 += gridDim.y * S) { /* as many blocks as fit at once */
-        if (strip_inside<C, W>(im, xb, y0, 1, y0 + S + 2)) {
-            const strip_io<C, W, false> io = {im, xb, y0, 1, lane};
-            median_strip(io, S);
-        } else {
-            const strip_io<C, W, true> io = {im, xb, y0, 1, lane};
-            median_strip(io, S);
-        }
-    }
-}
-
 /* ---- convolution 3 x 3 ----------------------------------------------- */
 template <int K>
 struct weights_t {
@@ -408,26 +287,6 @@ __device__ unsigned char px_at(const img_t &im, int x, int y, int ch)
     return im.in[(size_t)clampi(y, 0, im.h - 1) * im.pitch + clampi(x, 0, im.w - 1) * im.c + ch];
 }
 
-__global__ void median3_ref(img_t im)
-{
-    const int e = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-    if (e >= im.w * im.c)
-        return;
-    const int x = e / im.c, ch = e % im.c;
-    unsigned char v[9];
-    for (int j = 0; j < 3; j++)
-        for (int i = 0; i < 3; i++)
-            v[j * 3 + i] = px_at(im, x + i - 1, y + j - 1, ch);
-    for (int a = 0; a < 9; a++)
-        for (int b = a + 1; b < 9; b++)
-            if (v[b] < v[a]) {
-                unsigned char t = v[a];
-                v[a] = v[b];
-                v[b] = t;
-            }
-    im.out[(size_t)y * im.pitch + e] = v[4];
-}
-
 template <int K>
 __global__ void conv_ref(img_t im, const weights_t<K> W)
 {
@@ -504,20 +363,6 @@ static dim3 grid_for(const void *kernel, const img_t &im, int S, int W)
 }
 
 template <int C, int W, int MINB>
-static void run_median(img_t im, unsigned char *ref, double bytes, float copy_ms, int reps, int S)
-{
-    const dim3 grid = grid_for((const void *)median3_strips<C, W, MINB>, im, S, W);
-    CK(cudaMemset(im.out, 0, im.pitch * im.h));
-    median3_strips<C, W, MINB><<<grid, 128>>>(im, S);
-    CK(cudaDeviceSynchronize());
-    int maxd;
-    const size_t d = diff_count(im, ref, &maxd);
-    const float ms = time_ms([&] { median3_strips<C, W, MINB><<<grid, 128>>>(im, S); }, reps);
-    printf("median3 W=%-2d S=%-3d minb %d %dx%dx%d  %.4f ms  %6.0f GB/s  %5.1f%% of copy  diffs %zu\n", W, S, MINB,
-           im.w, im.h, C, ms, bytes / ms / 1e6, 100.0 * copy_ms / ms, d);
-}
-
-template <int C, int W, int MINB>
 static void run_conv(img_t im, unsigned char *ref, const weights_t<3> &K3, double bytes, float copy_ms, int reps, int S)
 {
     const dim3 grid = grid_for((const void *)conv3_strips<C, W, MINB>, im, S, W);
@@ -563,14 +408,6 @@ static void run_size(int w, int h, int reps)
     img_t r = im;
     r.out = ref;
     const dim3 rg((w * C + 255) / 256, h);
-    median3_ref<<<rg, 256>>>(r);
-    CK(cudaDeviceSynchronize());
-    for (int S : {8, 16, 32}) {
-        run_median<C, 16, 4>(im, ref, bytes, copy_ms, reps, S);
-        run_median<C, 8, 4>(im, ref, bytes, copy_ms, reps, S);
-        run_median<C, 8, 8>(im, ref, bytes, copy_ms, reps, S);
-    }
-
     weights_t<3> W3;
     for (int i = 0; i < 9; i++)
         W3.w[i] = (float)(1 + (i * 7) % 5) / 27.0f - (i == 4 ? 0.05f : 0.0f);

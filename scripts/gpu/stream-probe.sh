@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The k = 3 median and convolution as column strips through registers
+# The k = 3 convolution as column strips through registers
 # (benchmarks/stream_probe.cu, built here with this machine's nvcc for
-# sm_90) against a copy of the same image, then the library's fast kernels
-# on the same sizes (jetfilter bench).  Carry build-gpu/jetfilter and
-# build-gpu/lib.
+# sm_90) against a copy of the same image, then the library's fast k = 3
+# median (strips, median_fast_strip.cu) and convolution on the same sizes
+# (jetfilter bench).  Carry build-gpu/jetfilter and build-gpu/lib.
 #   scripts/gpu.sh stream-probe [WxH ...]   (default 7680x4320 3840x2160 1023x577 7x5)
 set -u
 export LD_LIBRARY_PATH=$PWD/build-gpu/lib
