@@ -50,11 +50,11 @@ jf_status jf_median_fast_video_launch(jf_context *ctx, const struct jf_filter_in
  * (median_fast_strip.cu); what the strips do not take (large images,
  * blocks of part warps: jf_median_strips_run; inputs or outputs not
  * 16-byte aligned) goes to the two-lane networks in their default block
- * (jf_median_fast_networks_launch). */
+ * (jf_median_fast_networks3_launch). */
 jf_status jf_median_strip_launch(jf_context *ctx, const struct jf_filter_in *in, const jf_choice *c,
                                  const jf_dview *out);
-jf_status jf_median_fast_networks_launch(jf_context *ctx, const struct jf_filter_in *in, int k,
-                                         const jf_dview *out);
+jf_status jf_median_fast_networks3_launch(jf_context *ctx, const struct jf_filter_in *in,
+                                          const jf_dview *out);
 jf_status jf_median_shared_launch(jf_context *ctx, const struct jf_filter_in *in, int k,
                                   const jf_choice *c, const jf_dview *out);
 #endif

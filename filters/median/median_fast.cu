@@ -503,12 +503,9 @@ jf_status jf_median_fast_launch(jf_context *ctx, const jf_filter_in *in, int k, 
     }
 }
 
-jf_status jf_median_fast_networks_launch(jf_context *ctx, const jf_filter_in *in, int k,
-                                         const jf_dview *out)
+jf_status jf_median_fast_networks3_launch(jf_context *ctx, const jf_filter_in *in, const jf_dview *out)
 {
-    if (k != 3)
-        return jf_fail(JF_ERR_INTERNAL, "median fast networks: only k = 3 stands in for the strips");
-    return launch_sample<3, 2>(ctx, in, 32, 4, out);
+    return launch_sample<3, 2>(ctx, in, JF_MEDIAN_FAST_BLOCK_X, JF_MEDIAN_FAST_BLOCK_Y, out);
 }
 
 jf_status jf_median_fast_video_launch(jf_context *ctx, const jf_filter_in *in, int k,

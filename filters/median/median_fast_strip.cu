@@ -377,7 +377,7 @@ jf_status jf_median_strip_launch(jf_context *ctx, const jf_filter_in *in, const 
      * take the networks */
     if (!jf_median_strips_run(shape->width, shape->height, shape->channels, threads) ||
         in->src.align < 16 || jf_out_piece(out->ptr, out->pitch) < 16)
-        return jf_median_fast_networks_launch(ctx, in, 3, out);
+        return jf_median_fast_networks3_launch(ctx, in, out);
     switch (shape->channels) {
     case 1: return launch<1>(ctx, in, threads, out);
     case 2: return launch<2>(ctx, in, threads, out);

@@ -13,6 +13,10 @@
 #define JF_MEDIAN_FAST_COLS 8
 #define JF_MEDIAN_FAST_ROWS(k) ((k) == 3 ? 4 : 2)
 static inline int jf_median_fast_rows(int k) { return JF_MEDIAN_FAST_ROWS(k); }
+/* The two-lane networks' default block (median_variants.c), the block the
+ * k = 3 strips fall back to them in (median_fast_strip.cu). */
+#define JF_MEDIAN_FAST_BLOCK_X 32
+#define JF_MEDIAN_FAST_BLOCK_Y 4
 
 /* Two samples a register where 16-bit SIMD min/max is one instruction
  * (compute capability 9.0): the variant table's condition, and the

@@ -157,7 +157,7 @@ static void strip_launches(const jf_device_info *dev, const jf_shape *s, int k, 
     char name[64];
     (void)dev;
     if (!jf_median_strips_run(s->width, s->height, s->channels, bx * by)) {
-        fast_launch(s, k, 2, 32, 4, emit, user);
+        fast_launch(s, k, 2, JF_MEDIAN_FAST_BLOCK_X, JF_MEDIAN_FAST_BLOCK_Y, emit, user);
         return;
     }
     snprintf(name, sizeof name, "median_fast_strip_kernel<(int)%d>", s->channels);
@@ -188,7 +188,7 @@ static const jf_variant_row ROWS[] = {
     {.variant = JF_VARIANT_FAST, .kernel = "median_fast_kernel", .kmin = 3, .kmax = 11,
      .samples = S8 | S16, .min_cc = JF_MEDIAN_LANES2_MIN_CC, .full_device = 1,
      .what = "min/max networks shared by blocks of outputs, two samples a register",
-     .block_x = 32, .block_y = 4, .smem = fast2_smem, .launches = fast2_launches, .lanes = 2},
+     .block_x = JF_MEDIAN_FAST_BLOCK_X, .block_y = JF_MEDIAN_FAST_BLOCK_Y, .smem = fast2_smem, .launches = fast2_launches, .lanes = 2},
     /* k = 3, grey, 8 bits where video min/max with a second operation is
      * one instruction (the Nano): ahead of the networks below there */
     {.variant = JF_VARIANT_FAST, .kernel = "median_fast_video_kernel", .kmin = 3, .kmax = 3,
