@@ -755,6 +755,42 @@ static int count_sos(const membuf *m)
     return n;
 }
 
+/* Entropy-coded data ends at the first marker that is not a stuffed 0xFF00,
+ * a restart marker or a fill byte; the pre-scan counts the scans and finds
+ * the end past such bytes wherever they fall, also in the last bytes. */
+static void test_prescan_skips_entropy_data(void **state)
+{
+    static const unsigned char sos[] = {0xFF, 0xDA, 0x00, 0x08, 1, 1, 0, 0, 63, 0};
+    static const unsigned char data[] = {0x12, 0xFF, 0x00, 0x34, 0xFF, 0xD3, 0x56, 0xFF,
+                                         0xD7, 0xFF, 0x00, 0xFF, 0x00, 0x9A};
+    unsigned char b[256];
+    jf_jpeg_scan js;
+    size_t n, cut;
+    int scans, fill;
+    (void)state;
+    for (scans = 1; scans <= 3; scans++)
+        for (fill = 0; fill <= 2; fill++) {
+            n = 0;
+            b[n++] = 0xFF, b[n++] = 0xD8;
+            for (int i = 0; i < scans; i++) {
+                memcpy(b + n, sos, sizeof sos), n += sizeof sos;
+                memcpy(b + n, data, sizeof data), n += sizeof data;
+                for (int f = 0; f < fill; f++) /* fill bytes before the next marker */
+                    b[n++] = 0xFF;
+            }
+            b[n++] = 0xFF, b[n++] = 0xD9;
+            assert_int_equal(jf_jpeg_prescan(b, n, &js), JF_OK);
+            assert_int_equal(js.scans, scans);
+            assert_int_equal(js.complete, 1);
+            /* cut anywhere in the last scan's data: no end, the same scans */
+            for (cut = n - 2 - fill - sizeof data; cut < n; cut++) {
+                assert_int_equal(jf_jpeg_prescan(b, cut, &js), JF_OK);
+                assert_int_equal(js.scans, scans);
+                assert_int_equal(js.complete, cut == n);
+            }
+        }
+}
+
 /* What the pre-scan reads from a file's structure is what the encoder put
  * there: a JPEG's size (both bytes of each), components, progression, scans,
  * APPn/COM markers and their bytes, its end; a PNG's header and tRNS.  Each
@@ -1285,6 +1321,7 @@ int main(void)
         cmocka_unit_test(test_metadata_survives),
         cmocka_unit_test(test_jpeg_markers_kept),
         cmocka_unit_test(test_prescan_reads_the_structure),
+        cmocka_unit_test(test_prescan_skips_entropy_data),
         cmocka_unit_test(test_damaged_files_refused),
         cmocka_unit_test(test_entropy_check_as_strict_as_the_cpu),
         cmocka_unit_test(test_scan_walk_proves_clean_files_clean),
