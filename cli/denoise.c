@@ -166,7 +166,7 @@ int cli_denoise(cli_settings *s)
         rc = cli_batch(s, &run, denoise_one);
     jf_op_plan_free(&run.plan);
     if (s->verbose && !cli_quiet) {
-        char line[256];
+        char line[512];
         if (jf_nvjpeg_tally(s->device, line, sizeof line))
             cli_log("jetfilter denoise: nvJPEG %s", line);
     }

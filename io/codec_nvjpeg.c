@@ -196,7 +196,10 @@ typedef struct nvj_request {
     int width, height, channels, css, quality; /* encoding */
     unsigned char *bits; /* encoded: malloc'ed, the caller's */
     size_t len;
-    int state;           /* 0 queued, 1 done, -1 not taken (decode) or failed (encode) */
+    int state;           /* 0 queued, 1 done, -1 not taken (decode) or failed (encode);
+                          * set under g_lock: the job may return as soon as it changes */
+    int result;          /* the state to be, as the service thread found it */
+    double queued_at, taken_at, done_at; /* jf_now_ms(): what the tally adds up */
     int status;          /* nvJPEG's status of a failed encode */
     jf_status error;     /* or the CUDA or memory failure */
     struct nvj_request *next;
@@ -208,6 +211,20 @@ typedef struct nvj_request {
  * handle and 0.15-0.4 s for the first decoder state). */
 enum { NVJ_ENGINE_STARTING, NVJ_ENGINE_READY, NVJ_ENGINE_NONE };
 
+/* An encoder of the service: every encode runs on one of these threads
+ * (measured: 3,350 1080p images/s on one thread and 4,990 on two, while
+ * jobs each calling nvJPEG slowed one another's decodes and encodes to 116
+ * and 28 ms a file at -j 16). */
+#define NVJ_ENCODERS 2
+typedef struct nvj_encoder {
+    struct nvj_service *service;
+    pthread_t thread;
+    jf_context *ctx;      /* its device and stream */
+    nvj_enc_state state;
+    nvj_enc_params params;
+    int failed;
+} nvj_encoder;
+
 typedef struct nvj_service {
     int users, stop, running, closing;
     int kept;             /* one of the users is a probe's, for the next context */
@@ -217,11 +234,11 @@ typedef struct nvj_service {
     pthread_cond_t work, done;
     nvj_request *head, *tail;
     jf_context *ctx;      /* the decoder's device and stream */
-    /* the encoder's thread and stream, beside the decoder's (measured: one
-     * thread for both was busy 892 of 900 ms at -j 16) */
-    pthread_t enc_thread;
-    jf_context *enc_ctx;
-    int enc_running;
+    /* the encoders' threads, each with its stream and state, beside the
+     * decoder's (measured: one thread for both was busy 892 of 900 ms at -j
+     * 16); jobs' encodes come in bursts, one a file of each decoded batch */
+    nvj_encoder enc[NVJ_ENCODERS];
+    int enc_running;      /* encoders' threads started */
     nvj_handle hw;        /* NULL: the device has no hardware decoder */
     /* nvJPEG's default backend, for every context on the device: the hybrid
      * decoder and the encoder (a handle is thread-safe, the states are per
@@ -229,13 +246,6 @@ typedef struct nvj_service {
      * about 4 to 69 ms) */
     nvj_handle coder;
     int coder_failed;
-    /* the encoder, when the device has the service's threads: every encode
-     * runs on the encoder's, one after another (measured: 3,350 1080p
-     * images/s on one thread, while jobs each calling nvJPEG slowed one
-     * another's decodes and encodes to 116 and 28 ms a file at -j 16) */
-    nvj_enc_state enc_state;
-    nvj_enc_params enc_params;
-    int enc_failed;
     /* a decoder state per output format (Y, RGBI), initialised for each
      * batch's size: a state per batch size cost about 110 ms each to make,
      * over a second before 16 jobs' batches had every size */
@@ -255,6 +265,9 @@ static nvj_service g_services[NVJ_MAX_DEVICES];
 typedef struct nvj_tally {
     double open_ms, opened_at, decode_ms, encode_ms;
     double decode_calls_ms; /* of decode_ms, inside nvJPEG's calls */
+    /* summed over requests: waiting to be taken, then in the service's
+     * hands, then until the job ran again; decodes [0], encodes [1] */
+    double queued_ms[2], served_ms[2], woken_ms[2];
     long batches, decoded, encoded;
 } nvj_tally;
 static nvj_tally g_tally[NVJ_MAX_DEVICES];
@@ -291,7 +304,7 @@ static double service_decode(nvj_service *s, nvj_request **batch, int n)
     calls_ms = jf_now_ms() - calls_ms;
     ok = jf_context_sync(s->ctx) == JF_OK && ok;
     for (i = 0; i < n; i++)
-        batch[i]->state = ok ? 1 : -1;
+        batch[i]->result = ok ? 1 : -1;
     return calls_ms;
 }
 
@@ -346,33 +359,37 @@ static int make_encoder(nvj_handle h, nvj_enc_state *state, nvj_enc_params *para
            nv.enc_params_create(h, params, stream) == 0;
 }
 
-/* Encode a batch of requests, one after another, with the service's encoder. */
-static void service_encode(nvj_service *s, nvj_request **batch, int n)
+/* Encode the requests taken, one after another, with one of the service's
+ * encoders. */
+static void service_encode(nvj_encoder *e, nvj_request **batch, int n)
 {
-    void *stream = jf_context_stream(s->enc_ctx);
+    void *stream = jf_context_stream(e->ctx);
     int i;
-    if (!s->enc_state && !s->enc_failed &&
-        !make_encoder(service_coder(s), &s->enc_state, &s->enc_params, stream))
-        s->enc_failed = 1;
+    if (!e->state && !e->failed &&
+        !make_encoder(service_coder(e->service), &e->state, &e->params, stream))
+        e->failed = 1;
     for (i = 0; i < n; i++) {
         nvj_request *r = batch[i];
         r->error = JF_OK;
-        r->status = s->enc_failed ? 9 /* not supported */
-                                  : encode_image(s->enc_ctx, s->coder, s->enc_state, s->enc_params,
-                                                 r, &r->bits, &r->len, &r->error);
-        r->state = r->status == 0 && r->error == JF_OK ? 1 : -1;
+        r->status = e->failed ? 9 /* not supported */
+                              : encode_image(e->ctx, e->service->coder, e->state, e->params, r,
+                                             &r->bits, &r->len, &r->error);
+        r->result = r->status == 0 && r->error == JF_OK ? 1 : -1;
     }
 }
 
 /* Take the queued requests of one kind (g_lock held): decodes of the first
- * one's output format, or encodes; up to NVJ_MAX_BATCH. */
+ * one's output format, up to NVJ_MAX_BATCH; or one encode, so that the
+ * encoders share a burst. */
 static int service_take(nvj_service *s, int encodes, nvj_request **batch)
 {
     nvj_request **link, *r;
     int n = 0, format = 0;
-    for (link = &s->head; (r = *link) != NULL && n < NVJ_MAX_BATCH;) {
+    const int most = encodes ? 1 : NVJ_MAX_BATCH;
+    for (link = &s->head; (r = *link) != NULL && n < most;) {
         if ((r->format == NVJ_ENCODE) == encodes && (n == 0 || r->format == format)) {
             format = r->format;
+            r->taken_at = jf_now_ms();
             *link = r->next;
             batch[n++] = r;
         } else {
@@ -385,12 +402,13 @@ static int service_take(nvj_service *s, int encodes, nvj_request **batch)
     return n;
 }
 
-/* A service thread: the decoder's (batches) or the encoder's. */
-static void service_loop(nvj_service *s, int encodes)
+/* A service thread: the decoder's (batches; `e` NULL) or an encoder's. */
+static void service_loop(nvj_service *s, nvj_encoder *e)
 {
     nvj_request *batch[NVJ_MAX_BATCH];
     jf_status st;
-    int n, prev = jf_gpu_enter(encodes ? s->enc_ctx : s->ctx, &st);
+    const int encodes = e != NULL;
+    int n, prev = jf_gpu_enter(encodes ? e->ctx : s->ctx, &st);
     (void)prev; /* this thread stays on the device */
     pthread_mutex_lock(&g_lock);
     for (;;) {
@@ -404,18 +422,26 @@ static void service_loop(nvj_service *s, int encodes)
         {
             nvj_tally *t = &g_tally[s - g_services];
             const double t0 = jf_now_ms();
-            double calls_ms = 0;
+            double calls_ms = 0, t1;
+            int i;
             if (encodes)
-                service_encode(s, batch, n);
+                service_encode(e, batch, n);
             else
                 calls_ms = service_decode(s, batch, n);
+            t1 = jf_now_ms();
             pthread_mutex_lock(&g_lock);
+            for (i = 0; i < n; i++) {
+                batch[i]->done_at = t1;
+                t->queued_ms[encodes] += batch[i]->taken_at - batch[i]->queued_at;
+                t->served_ms[encodes] += t1 - batch[i]->taken_at;
+                batch[i]->state = batch[i]->result;
+            }
             t->decode_calls_ms += calls_ms;
             if (encodes) {
-                t->encode_ms += jf_now_ms() - t0;
+                t->encode_ms += t1 - t0;
                 t->encoded += n;
             } else {
-                t->decode_ms += jf_now_ms() - t0;
+                t->decode_ms += t1 - t0;
                 t->decoded += n;
                 t->batches++;
             }
@@ -449,7 +475,7 @@ static void *decoder_main(void *arg)
     pthread_cond_broadcast(&s->done);
     pthread_mutex_unlock(&g_lock);
     if (ok)
-        service_loop(s, 0);
+        service_loop(s, NULL);
     return NULL;
 }
 
@@ -470,7 +496,8 @@ static int service_engine(nvj_service *s, int wait)
 
 static void *encoder_main(void *arg)
 {
-    service_loop((nvj_service *)arg, 1);
+    nvj_encoder *e = (nvj_encoder *)arg;
+    service_loop(e->service, e);
     return NULL;
 }
 
@@ -485,8 +512,8 @@ static void service_close(nvj_service *s)
         pthread_cond_broadcast(&s->work);
         pthread_mutex_unlock(&g_lock);
         pthread_join(s->thread, NULL);
-        if (s->enc_running)
-            pthread_join(s->enc_thread, NULL);
+        for (f = 0; f < s->enc_running; f++)
+            pthread_join(s->enc[f].thread, NULL);
         pthread_mutex_lock(&g_lock);
     }
     if (s->ctx) {
@@ -494,12 +521,15 @@ static void service_close(nvj_service *s)
         for (f = 0; f < 2; f++)
             if (s->states[f])
                 nv.state_destroy(s->states[f]);
-        if (s->enc_params) nv.enc_params_destroy(s->enc_params);
-        if (s->enc_state) nv.enc_state_destroy(s->enc_state);
+        for (f = 0; f < NVJ_ENCODERS; f++) {
+            if (s->enc[f].params) nv.enc_params_destroy(s->enc[f].params);
+            if (s->enc[f].state) nv.enc_state_destroy(s->enc[f].state);
+        }
         if (s->hw) nv.destroy(s->hw);
         if (s->coder) nv.destroy(s->coder);
         jf_gpu_leave(prev);
-        jf_context_destroy(s->enc_ctx);
+        for (f = 0; f < NVJ_ENCODERS; f++)
+            jf_context_destroy(s->enc[f].ctx);
         jf_context_destroy(s->ctx);
     }
     pthread_cond_destroy(&s->work);
@@ -516,6 +546,7 @@ static nvj_service *service_open(int device)
 {
     jf_context_options o = jf_context_defaults();
     nvj_service *s;
+    int i;
     if (device < 0 || device >= NVJ_MAX_DEVICES)
         return NULL;
     s = &g_services[device];
@@ -539,8 +570,14 @@ static nvj_service *service_open(int device)
     s->running = pthread_create(&s->thread, NULL, decoder_main, s) == 0;
     if (!s->running)
         s->engine = NVJ_ENGINE_NONE;
-    s->enc_running = s->running && jf_context_create(&o, &s->enc_ctx) == JF_OK &&
-                     pthread_create(&s->enc_thread, NULL, encoder_main, s) == 0;
+    for (i = 0; s->running && i < NVJ_ENCODERS; i++) {
+        nvj_encoder *e = &s->enc[i];
+        e->service = s;
+        if (jf_context_create(&o, &e->ctx) != JF_OK ||
+            pthread_create(&e->thread, NULL, encoder_main, e) != 0)
+            break; /* those started serve; a context made is destroyed on closing */
+        s->enc_running++;
+    }
     return s;
 }
 
@@ -564,6 +601,7 @@ static int service_submit(nvj_service *s, nvj_request *r, int max_waiting)
     }
     if (r->format != NVJ_ENCODE)
         s->waiting++;
+    r->queued_at = jf_now_ms();
     if (s->tail)
         s->tail->next = r;
     else
@@ -582,6 +620,7 @@ static int service_wait(nvj_service *s, nvj_request *r)
     while (r->state == 0)
         pthread_cond_wait(&s->done, &g_lock);
     state = r->state;
+    g_tally[s - g_services].woken_ms[r->format == NVJ_ENCODE] += jf_now_ms() - r->done_at;
     pthread_mutex_unlock(&g_lock);
     return state;
 }
@@ -965,6 +1004,11 @@ jf_status jf_codec_probe(jf_codec codec, int device, char *detail, size_t detail
     return codec == JF_CODEC_AUTO ? JF_OK : st;
 }
 
+static double per(double sum, long count)
+{
+    return count ? sum / (double)count : 0.0;
+}
+
 int jf_nvjpeg_tally(int device, char *out, size_t size)
 {
     nvj_tally t;
@@ -979,9 +1023,14 @@ int jf_nvjpeg_tally(int device, char *out, size_t size)
         return 0;
     snprintf(out, size,
              "engine: %ld files in %ld batches (%.1f a batch), its thread busy %.0f of %.0f ms "
-             "(%.0f in nvJPEG's calls); encoder: %ld images, its thread busy %.0f ms",
+             "(%.0f in nvJPEG's calls), a file queued %.2f ms, in its batch %.2f, its job woken "
+             "%.2f later; encoders: %ld images, their threads busy %.0f ms, an image queued %.2f "
+             "ms, encoding %.2f, its job woken %.2f later",
              t.decoded, t.batches, t.batches ? (double)t.decoded / t.batches : 0.0, t.decode_ms,
-             t.open_ms, t.decode_calls_ms, t.encoded, t.encode_ms);
+             t.open_ms, t.decode_calls_ms, per(t.queued_ms[0], t.decoded),
+             per(t.served_ms[0], t.decoded), per(t.woken_ms[0], t.decoded), t.encoded,
+             t.encode_ms, per(t.queued_ms[1], t.encoded), per(t.served_ms[1], t.encoded),
+             per(t.woken_ms[1], t.encoded));
     return 1;
 }
 

@@ -73,8 +73,9 @@ jf_status jf_nvjpeg_decode(jf_context *ctx, const unsigned char *bytes, size_t s
                            int height, int channels, int check, jf_image *out, int *engine);
 
 /* What device `device`'s nvJPEG service did in this process, as a line
- * for -v (engine batches, how busy its decoder's and encoder's threads
- * were); 0 when it did nothing. */
+ * for -v (engine batches, how busy its decoder's and encoders' threads
+ * were, how long a request waited to be taken, was served and waited for
+ * its job to run again); 0 when it did nothing.  512 bytes hold it. */
 int jf_nvjpeg_tally(int device, char *out, size_t size);
 
 /* "default", "none", "sub", "up", "avg", "paeth", "adaptive" (jf_png_filter order) */

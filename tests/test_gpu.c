@@ -20,6 +20,7 @@
 #include "io/io.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1895,7 +1896,7 @@ static void test_nvjpeg_decode(void **state)
     printf("nvJPEG: %d damaged files refused as on the CPU\n", damaged_refused);
     if (strstr(detail, "hardware")) {
         /* -v's line on the engine's service counts what it decoded */
-        char tally[256];
+        char tally[512];
         long files = 0;
         assert_true(hw > 0);
         assert_int_equal(jf_nvjpeg_tally(0, tally, sizeof tally), 1);
@@ -2009,6 +2010,86 @@ static void test_nvjpeg_encode(void **state)
     jf_context_destroy(nv);
 }
 
+/* Jobs encoding at once share the service's encoders: each job's images
+ * come back as the bytes one job alone gets for them (no state shared
+ * between encoders, no request answered with another's image). */
+#define ENC_JOBS 8
+#define ENC_EACH 6
+typedef struct enc_job {
+    const jf_image *src[ENC_EACH];
+    unsigned char *bytes[ENC_EACH];
+    size_t size[ENC_EACH];
+    int failed;
+} enc_job;
+
+static void *encode_job(void *arg)
+{
+    enc_job *j = (enc_job *)arg;
+    jf_context_options o = t_context_opts(JF_BACKEND_CUDA, 0, JF_MEMORY_AUTO);
+    jf_context *ctx = NULL;
+    int i;
+    o.codec = JF_CODEC_NVJPEG;
+    j->failed = jf_context_create(&o, &ctx) != JF_OK;
+    for (i = 0; i < ENC_EACH && !j->failed; i++) {
+        jf_picture pic;
+        jf_encode_options e = jf_encode_defaults();
+        int on_gpu = 0;
+        memset(&pic, 0, sizeof pic);
+        e.format = JF_FORMAT_JPEG;
+        j->failed = jf_context_frame(ctx, 3, j->src[i]->width, j->src[i]->height,
+                                     j->src[i]->channels, &pic.color) != JF_OK ||
+                    jf_image_transfer(ctx, j->src[i], &pic.color) != JF_OK ||
+                    jf_picture_encode_frame(ctx, &pic, &e, &j->bytes[i], &j->size[i], &on_gpu) !=
+                        JF_OK ||
+                    !on_gpu;
+    }
+    jf_context_destroy(ctx);
+    return NULL;
+}
+
+static void test_nvjpeg_encode_concurrent(void **state)
+{
+    jf_picture photo;
+    jf_image src[ENC_JOBS * ENC_EACH];
+    enc_job alone, jobs[ENC_JOBS];
+    pthread_t tid[ENC_JOBS];
+    int i, k;
+    (void)state;
+    if (jf_codec_probe(JF_CODEC_NVJPEG, 0, NULL, 0) != JF_OK) {
+        printf("nvJPEG encoders at once: not tested: %s\n", jf_last_error());
+        return;
+    }
+    assert_int_equal(jf_picture_read(t_source_path("samples/images/retina.jpg"), &photo), JF_OK);
+    for (i = 0; i < ENC_JOBS * ENC_EACH; i++) /* every image its own crop and size */
+        src[i] = photo_crop(&photo.color, 401 + 37 * (i % 7), 233 + 19 * i, 3, i);
+    memset(jobs, 0, sizeof jobs);
+    for (k = 0; k < ENC_JOBS; k++)
+        for (i = 0; i < ENC_EACH; i++)
+            jobs[k].src[i] = &src[k * ENC_EACH + i];
+    for (k = 0; k < ENC_JOBS; k++)
+        assert_int_equal(pthread_create(&tid[k], NULL, encode_job, &jobs[k]), 0);
+    for (k = 0; k < ENC_JOBS; k++)
+        pthread_join(tid[k], NULL);
+    for (k = 0; k < ENC_JOBS; k++) {
+        assert_false(jobs[k].failed);
+        memset(&alone, 0, sizeof alone);
+        memcpy(alone.src, jobs[k].src, sizeof alone.src);
+        encode_job(&alone); /* one job, nothing beside it */
+        assert_false(alone.failed);
+        for (i = 0; i < ENC_EACH; i++) {
+            assert_int_equal(jobs[k].size[i], alone.size[i]);
+            assert_memory_equal(jobs[k].bytes[i], alone.bytes[i], alone.size[i]);
+            free(jobs[k].bytes[i]);
+            free(alone.bytes[i]);
+        }
+    }
+    printf("nvJPEG encoders at once: %d jobs x %d images, each as encoded alone\n", ENC_JOBS,
+           ENC_EACH);
+    for (i = 0; i < ENC_JOBS * ENC_EACH; i++)
+        jf_image_free(&src[i]);
+    jf_picture_free(&photo);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -2036,6 +2117,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_big_user_blocks),
         cmocka_unit_test(test_nvjpeg_decode),
         cmocka_unit_test(test_nvjpeg_encode),
+        cmocka_unit_test(test_nvjpeg_encode_concurrent),
 #ifdef JF_HAVE_CUDA
         cmocka_unit_test(test_fused_border),
         cmocka_unit_test(test_frame_loop_async),
