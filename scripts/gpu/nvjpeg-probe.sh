@@ -5,7 +5,8 @@
 # (benchmarks/nvimgcodec_cvcuda.py, batches of 32 and 128), over 400 1080p
 # JPEGs made as scripts/gpu.sh nvjpeg makes them.  Carry build-gpu/jetfilter,
 # build-gpu/lib and the peers (.device-carry/peers).
-#   scripts/gpu.sh nvjpeg-probe [N]      (N files, default 400)
+#   [PROBE_BESIDE=1] scripts/gpu.sh nvjpeg-probe [N]      (N files, default 400;
+#   PROBE_BESIDE: the engine with CPU threads and encoders beside it too)
 set -u
 export LD_LIBRARY_PATH=$PWD/build-gpu/lib
 J=$PWD/build-gpu/jetfilter
