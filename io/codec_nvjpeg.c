@@ -226,6 +226,7 @@ typedef struct nvj_encoder {
 } nvj_encoder;
 
 typedef struct nvj_service {
+    int open;             /* started and not yet closed (users may be 0: kept) */
     int users, stop, running, closing;
     int kept;             /* one of the users is a probe's, for the next context */
     int engine;           /* NVJ_ENGINE_*: whether the hardware decoder runs */
@@ -256,6 +257,8 @@ typedef struct nvj_service {
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_closed = PTHREAD_COND_INITIALIZER; /* a service finished closing */
 static nvj_service g_services[NVJ_MAX_DEVICES];
+/* jf_nvjpeg_keep: services stay open without users (g_lock) */
+static int g_keep;
 
 /* What each device's service threads did, over the process (g_lock): how
  * busy the decoder's and encoder's threads were against the time the
@@ -556,8 +559,9 @@ static nvj_service *service_open(int device)
         s->kept = 0;
         return s;
     }
-    if (s->users++ > 0)
-        return s;
+    if (s->users++ > 0 || s->open)
+        return s; /* open, or kept open between batches (jf_nvjpeg_keep) */
+    s->open = 1;
     pthread_cond_init(&s->work, NULL);
     pthread_cond_init(&s->done, NULL);
     g_tally[device].opened_at = jf_now_ms();
@@ -584,7 +588,7 @@ static nvj_service *service_open(int device)
 static void service_release(nvj_service *s)
 {
     pthread_mutex_lock(&g_lock);
-    if (--s->users == 0)
+    if (--s->users == 0 && !g_keep)
         service_close(s);
     pthread_mutex_unlock(&g_lock);
 }
@@ -1004,6 +1008,34 @@ jf_status jf_codec_probe(jf_codec codec, int device, char *detail, size_t detail
     return codec == JF_CODEC_AUTO ? JF_OK : st;
 }
 
+void jf_nvjpeg_keep(int keep)
+{
+    int d;
+    pthread_mutex_lock(&g_lock);
+    g_keep = keep;
+    for (d = 0; !keep && d < NVJ_MAX_DEVICES; d++) {
+        nvj_service *s = &g_services[d];
+        if (s->kept) { /* a probe's reference that no context took over */
+            s->kept = 0;
+            s->users--;
+        }
+        if (s->open && s->users == 0)
+            service_close(s);
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+int jf_nvjpeg_running(int device)
+{
+    int running;
+    if (device < 0 || device >= NVJ_MAX_DEVICES)
+        return 0;
+    pthread_mutex_lock(&g_lock);
+    running = g_services[device].open && g_services[device].engine != NVJ_ENGINE_NONE;
+    pthread_mutex_unlock(&g_lock);
+    return running;
+}
+
 static double per(double sum, long count)
 {
     return count ? sum / (double)count : 0.0;
@@ -1016,7 +1048,7 @@ int jf_nvjpeg_tally(int device, char *out, size_t size)
         return 0;
     pthread_mutex_lock(&g_lock);
     t = g_tally[device];
-    if (g_services[device].users) /* still open */
+    if (g_services[device].open)
         t.open_ms += jf_now_ms() - t.opened_at;
     pthread_mutex_unlock(&g_lock);
     if (t.decoded == 0 && t.encoded == 0)
@@ -1039,6 +1071,17 @@ int jf_nvjpeg_tally(int device, char *out, size_t size)
 int jf_nvjpeg_tally(int device, char *out, size_t size)
 {
     (void)device, (void)out, (void)size;
+    return 0;
+}
+
+void jf_nvjpeg_keep(int keep)
+{
+    (void)keep;
+}
+
+int jf_nvjpeg_running(int device)
+{
+    (void)device;
     return 0;
 }
 
