@@ -25,9 +25,6 @@
 #define JF_GIT_REVISION "unknown"
 #endif
 
-int cli_argc;
-char **cli_argv;
-
 typedef struct bench {
     cli_settings *s;
     jf_sweep sw;

@@ -23,7 +23,8 @@ enum {
     CMD_BENCH = 1 << 4,
     CMD_REPORT = 1 << 5,
     CMD_STREAM = 1 << 6,
-    CMD_CALIBRATE = 1 << 7
+    CMD_CALIBRATE = 1 << 7,
+    CMD_SERVE = 1 << 8
 };
 
 typedef enum out_format { OUT_SAME, OUT_PNG, OUT_JPEG } out_format;
@@ -168,6 +169,11 @@ int cli_bench(cli_settings *s);
 int cli_report(cli_settings *s);
 int cli_stream(cli_settings *s);
 int cli_calibrate(cli_settings *s);
+int cli_serve(cli_settings *s);
+
+/* One command line as `jetfilter ARGS...` runs it (argv[0] the program),
+ * its exit status returned: main() calls it once, serve once a request. */
+int cli_dispatch(int argc, char **argv);
 
 /* Tuning profiles (cli/calibrate.c): the folder ($XDG_CACHE_HOME/jetfilter,
  * else ~/.cache/jetfilter; 0 when neither is set), pointing the library at

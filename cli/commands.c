@@ -49,6 +49,21 @@ const cli_command cli_commands[] = {
      "  (under a minute on a desktop GPU), and writes the fastest of each as the\n"
      "  profile `auto` follows on this device in this power mode.\n",
      "0 written, 1 no GPU or a measurement failed, 2 usage error"},
+    {"serve", CMD_SERVE, cli_serve,
+     "run command after command in one process, the GPU kept ready (JSON lines)",
+     "< REQUESTS   (one JSON line a request; answers on standard output)",
+     "  Reads one request a line, a JSON array of a command's arguments:\n"
+     "    [\"denoise\", \"photos/\", \"-o\", \"clean/\", \"-k\", \"5\"]\n"
+     "  or an object {\"args\": [...], \"stdout\": FILE, \"stderr\": FILE} that sends\n"
+     "  what the command prints to those files; answers each with one line,\n"
+     "    {\"exit\": 0, \"seconds\": 0.41}\n"
+     "  (\"error\" too when the request itself is wrong).  A command's own output\n"
+     "  goes to serve's standard error unless the request names files; its\n"
+     "  standard input is empty.  CUDA, the GPU's JPEG engine and its encoders\n"
+     "  start once, as serve starts (about 1 s on a server GPU), and stay until\n"
+     "  the input ends: batch after batch runs warm.  The Python package's\n"
+     "  jetfilter.Worker speaks this.\n",
+     "0 the input ended (each request's status is in its answer), 2 usage error"},
 };
 const int cli_command_count = (int)(sizeof cli_commands / sizeof cli_commands[0]);
 

@@ -1,47 +1,11 @@
 /* jetfilter: the command-line tool.  One file per command (cli/denoise.c,
- * ...); the options in the table of cli/options.c. */
+ * ...); the options in the table of cli/options.c; cli/dispatch.c dispatches. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
 #include "io/io.h"
 
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-static void usage(FILE *out)
-{
-    int i;
-    fprintf(out, "usage: jetfilter COMMAND [options]   (jetfilter COMMAND --help for details)\n\n"
-                 "commands:\n");
-    for (i = 0; i < cli_command_count; i++)
-        fprintf(out, "  %-9s %s\n", cli_commands[i].name, cli_commands[i].summary);
-    fprintf(out, "\n  -V, --version  print the version\n"
-                 "\nOne file:  jetfilter denoise in.jpg -o out.png     (- for standard input or output)\n"
-                 "A folder:  jetfilter denoise photos/ -o clean/     (the tree is mirrored)\n");
-}
-
-/* The resource limits of jetfilter.h from the command line. */
-static int apply_limits(const cli_settings *s, const char *cmd)
-{
-    jf_limits l = jf_limits_defaults();
-    l.max_pixels = (uint64_t)(s->max_mpix * 1e6);
-    if (s->max_metadata_mb > 0) {
-        l.max_metadata_bytes = (uint64_t)(s->max_metadata_mb * 1048576.0);
-        l.max_chunk_bytes = l.max_metadata_bytes / 2 ? l.max_metadata_bytes / 2 : 1;
-    }
-    if (s->max_scans > 0)
-        l.max_scans = s->max_scans;
-    if (s->max_markers > 0)
-        l.max_markers = s->max_markers;
-    if (jf_set_limits(&l) != JF_OK) {
-        fprintf(stderr, "jetfilter %s: %s\n", cmd, jf_last_error());
-        return JF_EXIT_USAGE;
-    }
-    jf_set_sync_writes(!s->no_sync);
-    jf_set_gpu_jpeg_check(!s->trust_input);
-    return 0;
-}
 
 /* Remove half-written outputs, then die of the signal as usual. */
 static void on_signal(int sig)
@@ -54,59 +18,6 @@ static void on_signal(int sig)
 int main(int argc, char **argv)
 {
     struct sigaction sa;
-    cli_settings s;
-    int i, rc;
-
-    cli_argc = argc;
-    cli_argv = argv;
-    if (argc < 2) {
-        usage(stderr);
-        return JF_EXIT_USAGE;
-    }
-    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0 ||
-        strcmp(argv[1], "version") == 0) {
-        printf("jetfilter %s (%s)\n", jf_version(), jf_built_with_cuda() ? "CPU and CUDA" : "CPU only");
-        return JF_EXIT_OK;
-    }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
-        if (argc > 2)
-            for (i = 0; i < cli_command_count; i++)
-                if (strcmp(argv[2], cli_commands[i].name) == 0) {
-                    cli_help(stdout, cli_commands[i].bit, cli_commands[i].name);
-                    return JF_EXIT_OK;
-                }
-        usage(stdout);
-        return JF_EXIT_OK;
-    }
-    for (i = 0; i < cli_command_count; i++)
-        if (strcmp(argv[1], cli_commands[i].name) == 0)
-            break;
-    if (i == cli_command_count) {
-        fprintf(stderr, "jetfilter: unknown command '%s'\n", argv[1]);
-        usage(stderr);
-        return JF_EXIT_USAGE;
-    }
-    rc = cli_parse(cli_commands[i].bit, cli_commands[i].name, argc - 2, argv + 2, &s);
-    if (rc == 0 && s.quiet && s.verbose) {
-        fprintf(stderr, "jetfilter %s: --quiet and --verbose contradict each other\n", argv[1]);
-        rc = JF_EXIT_USAGE;
-    }
-    if (rc != 0) {
-        free(s.inputs);
-        return rc;
-    }
-    if (s.help) {
-        cli_help(stdout, cli_commands[i].bit, cli_commands[i].name);
-        free(s.inputs);
-        return JF_EXIT_OK;
-    }
-    cli_quiet = s.quiet;
-    if (cli_commands[i].bit != CMD_REPORT && cli_commands[i].bit != CMD_CALIBRATE &&
-        (rc = apply_limits(&s, argv[1])) != 0) {
-        free(s.inputs);
-        return rc;
-    }
-
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
@@ -114,10 +25,5 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN); /* a reader that goes away is a write error, reported */
-
-    if (cli_commands[i].bit & (CMD_DENOISE | CMD_METRICS | CMD_INFO | CMD_BENCH | CMD_STREAM))
-        cli_use_profiles(); /* commands with CUDA contexts: `auto` follows a calibrated profile */
-    rc = cli_commands[i].run(&s);
-    free(s.inputs);
-    return rc;
+    return cli_dispatch(argc, argv);
 }

@@ -565,6 +565,69 @@ static void test_metadata_notes(void **state)
     free(png);
 }
 
+/* `jetfilter serve`: requests as JSON lines, one answer line each and
+ * nothing else on standard output; each request runs as the same command
+ * line would alone (no setting carries over to the next: limits, --quiet),
+ * its output where it asked; bad requests answered, not fatal. */
+static void test_serve(void **state)
+{
+    static const char *const requests[] = {
+        "[\"denoise\", \"in/rocket.jpg\", \"-o\", \"serve_a\", \"-k\", \"5\", \"--backend\", \"cpu\", \"--quiet\"]",
+        "",
+        "[\"denoise\", \"in/rocket.jpg\", \"-o\", \"serve_b\", \"--max-mpix\", \"0.01\", \"--backend\", \"cpu\"]",
+        "{\"args\": [\"denoise\", \"in/rocket.jpg\", \"-o\", \"serve_b\", \"--backend\", \"cpu\"], \"stderr\": \"serve_err.txt\"}",
+        "[\"info\"]",
+        "[\"serve\"]",
+        "[\"denoise\", 5]",
+        "not json",
+        "{\"args\": [\"info\"], \"stdin\": \"x\"}",
+        "[\"denoise\", \"in/rocket.jpg\", \"-o\", \"serve_c\", \"-k\", \"4\"]",
+    };
+    static const char *const answers[] = {
+        "{\"exit\":0,", "{\"exit\":1,", "{\"exit\":0,", "{\"exit\":0,", "{\"exit\":2,",
+        "{\"exit\":2,", "{\"exit\":2,", "{\"exit\":2,", "{\"exit\":2,",
+    };
+    char path[512], *line, *next;
+    unsigned char *text;
+    size_t n, i;
+    FILE *f;
+    (void)state;
+    snprintf(path, sizeof path, "%s/requests.txt", g_dir);
+    assert_non_null(f = fopen(path, "w"));
+    for (i = 0; i < sizeof requests / sizeof requests[0]; i++)
+        fprintf(f, "%s\n", requests[i]);
+    fclose(f);
+    assert_int_equal(shell("$J serve < requests.txt > serve_answers.txt 2> serve_log.txt"), 0);
+    snprintf(path, sizeof path, "%s/serve_answers.txt", g_dir);
+    assert_non_null(text = read_all(path, &n));
+    for (i = 0, line = (char *)text; line && *line; i++, line = next) {
+        next = strchr(line, '\n');
+        assert_non_null(next);
+        *next++ = '\0';
+        assert_true(i < sizeof answers / sizeof answers[0]);
+        if (strncmp(line, answers[i], strlen(answers[i])) != 0)
+            fail_msg("answer %zu: '%s', not '%s...'", i, line, answers[i]);
+        assert_non_null(strstr(line, "\"seconds\":"));
+    }
+    assert_int_equal(i, sizeof answers / sizeof answers[0]); /* the blank line: no answer */
+    free(text);
+    /* the reasons, in the answers */
+    assert_int_equal(shell("grep -c '\"error\"' serve_answers.txt"), 0);
+    assert_int_equal(atoi(g_out), 4); /* the usage error's message is the command's */
+    assert_int_equal(shell("grep -F 'serve runs other commands' serve_answers.txt && "
+                           "grep -F 'not JSON' serve_answers.txt && "
+                           "grep -F 'nothing else' serve_answers.txt"), 0);
+    /* the same pixels as the command alone */
+    assert_int_equal(run("denoise in/rocket.jpg -o alone_a -k 5 --backend cpu --quiet"), 0);
+    assert_true(files_equal("serve_a/rocket.jpg", "alone_a/rocket.jpg"));
+    assert_true(exists("serve_b/rocket.jpg")); /* the limit of the request before did not stay */
+    /* each command's output where it went: --quiet did not stay either */
+    assert_int_equal(shell("grep -c 'denoise: 1 ok' serve_err.txt"), 0);
+    assert_int_equal(shell("grep -F 'exceeds the limit' serve_log.txt && grep -F 'backends:' serve_log.txt "
+                           "&& grep -F 'ksize' serve_log.txt"), 0);
+    assert_false(exists("serve_c"));
+}
+
 /* One file in, one file out, and pipes, as convert and ffmpeg take them:
  * the same pixels as the folder form, nothing but the image on standard
  * output, and the cases that do not fit refused before anything is made. */
@@ -997,6 +1060,7 @@ int main(void)
         cmocka_unit_test(test_reference_json_skip_and_jobs),
         cmocka_unit_test(test_format_and_suffix),
         cmocka_unit_test(test_single_file_and_pipes),
+        cmocka_unit_test(test_serve),
         cmocka_unit_test(test_noise_formats_and_references),
         cmocka_unit_test(test_bench_cpu),
         cmocka_unit_test(test_bench_options),
