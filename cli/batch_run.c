@@ -159,7 +159,7 @@ static jf_codec cli_codec(const cli_settings *s, const jf_batch *b, cli_run *run
         return (jf_codec)s->codec;
     jf_batch_jpeg_inputs(b, &files, &bytes);
     jf_codec_choose(&m, files, bytes / 1048576.0, s->jobs, cores, !s->trust_input,
-                    &run->codec_choice);
+                    jf_nvjpeg_running(s->device), &run->codec_choice);
     run->codec_chosen = 1;
     return run->codec_choice.gpu ? JF_CODEC_AUTO : JF_CODEC_CPU;
 }

@@ -13,7 +13,7 @@ jf_codec_costs jf_codec_costs_measured(void)
 }
 
 void jf_codec_choose(const jf_codec_costs *m, int files, double jpeg_mb, int jobs, int cores,
-                     int check, jf_codec_choice *out)
+                     int check, int engine_running, jf_codec_choice *out)
 {
     const int workers = jobs < cores ? (jobs > 0 ? jobs : 1) : (cores > 0 ? cores : 1);
     const double per_mb = check ? m->gpu_core_ms_per_mb : m->trust_core_ms_per_mb;
@@ -23,11 +23,12 @@ void jf_codec_choose(const jf_codec_costs *m, int files, double jpeg_mb, int job
     out->cpu_s = jpeg_mb * m->cpu_core_ms_per_mb / workers / 1e3;
     cores_s = jpeg_mb * per_mb / workers / 1e3;
     engine_s = m->engine_mb_per_s > 0 ? jpeg_mb / m->engine_mb_per_s : 0.0;
-    out->gpu_s = m->gpu_start_s + (cores_s > engine_s ? cores_s : engine_s);
+    out->gpu_s = (engine_running ? 0.0 : m->gpu_start_s) + (cores_s > engine_s ? cores_s : engine_s);
     out->gpu = files > 0 && out->gpu_s < out->cpu_s;
     snprintf(out->reason, sizeof out->reason,
-             "%s: predicted %.2f s against %.2f s for the %s (%d JPEG%s, %.0f MB, %d job%s; %s)",
+             "%s: predicted %.2f s against %.2f s for the %s (%d JPEG%s, %.0f MB, %d job%s%s; %s)",
              out->gpu ? "the GPU's" : "the CPU's", out->gpu ? out->gpu_s : out->cpu_s,
              out->gpu ? out->cpu_s : out->gpu_s, out->gpu ? "CPU's" : "GPU's", files,
-             files == 1 ? "" : "s", jpeg_mb, workers, workers == 1 ? "" : "s", m->source);
+             files == 1 ? "" : "s", jpeg_mb, workers, workers == 1 ? "" : "s",
+             engine_running ? ", the engine running" : "", m->source);
 }

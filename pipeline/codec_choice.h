@@ -28,12 +28,14 @@ jf_codec_costs jf_codec_costs_measured(void);
 typedef struct jf_codec_choice {
     int gpu;             /* 1: the GPU's codecs take part (JF_CODEC_AUTO); 0: the CPU's */
     double cpu_s, gpu_s; /* predicted seconds of each path */
-    char reason[200];
+    char reason[256];
 } jf_codec_choice;
 
 /* `files` JPEGs of `jpeg_mb` megabytes in all, `jobs` jobs on `cores`
- * cores; `check`: the damaged-data check is on. */
+ * cores; `check`: the damaged-data check is on; `engine_running`: the
+ * process has the engine started already (jetfilter serve after its
+ * start), so the GPU path has no start-up to pay back. */
 void jf_codec_choose(const jf_codec_costs *m, int files, double jpeg_mb, int jobs, int cores,
-                     int check, jf_codec_choice *out);
+                     int check, int engine_running, jf_codec_choice *out);
 
 #endif

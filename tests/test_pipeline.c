@@ -313,38 +313,46 @@ static void test_codec_choice(void **state)
     char *results;
     size_t n;
     (void)state;
-    jf_codec_choose(&fake, 5, 5.0, 16, 16, 1, &c); /* 5 files of 1 MB */
+    jf_codec_choose(&fake, 5, 5.0, 16, 16, 1, 0, &c); /* 5 files of 1 MB */
     assert_int_equal(c.gpu, 0);
     assert_true(fabs(c.cpu_s - 5 * 40.0 / 16 / 1e3) < 1e-9);
     assert_true(fabs(c.gpu_s - (1.0 + 5 * 20.0 / 16 / 1e3)) < 1e-9);
     assert_non_null(strstr(c.reason, "the CPU's: predicted 0.01 s against 1.01 s"));
     assert_non_null(strstr(c.reason, "5 JPEGs, 5 MB, 16 jobs; made up"));
-    jf_codec_choose(&fake, 2000, 2000.0, 16, 16, 1, &c);
+    jf_codec_choose(&fake, 2000, 2000.0, 16, 16, 1, 0, &c);
     assert_int_equal(c.gpu, 1);
     assert_true(fabs(c.cpu_s - 5.0) < 1e-9 && fabs(c.gpu_s - 3.5) < 1e-9);
     assert_non_null(strstr(c.reason, "the GPU's: predicted 3.50 s against 5.00 s for the CPU's"));
     /* paid back at 1.0 s = N x (40 - 20) / 16 ms: N = 800 */
-    jf_codec_choose(&fake, 790, 790.0, 16, 16, 1, &c);
+    jf_codec_choose(&fake, 790, 790.0, 16, 16, 1, 0, &c);
     assert_int_equal(c.gpu, 0);
-    jf_codec_choose(&fake, 810, 810.0, 16, 16, 1, &c);
+    jf_codec_choose(&fake, 810, 810.0, 16, 16, 1, 0, &c);
     assert_int_equal(c.gpu, 1);
     /* trusting the input: the engine's ceiling (0.7 s) instead of the cores' 0.875 s */
-    jf_codec_choose(&fake, 700, 700.0, 16, 16, 1, &c);
-    jf_codec_choose(&fake, 700, 700.0, 16, 16, 0, &d);
+    jf_codec_choose(&fake, 700, 700.0, 16, 16, 1, 0, &c);
+    jf_codec_choose(&fake, 700, 700.0, 16, 16, 0, 0, &d);
     assert_int_equal(c.gpu, 0);
     assert_int_equal(d.gpu, 1);
     assert_true(fabs(d.gpu_s - 1.7) < 1e-9);
     slow_engine.engine_mb_per_s = 100.0; /* 2000 MB: 20 s on the engine */
-    jf_codec_choose(&slow_engine, 2000, 2000.0, 16, 16, 0, &c);
+    jf_codec_choose(&slow_engine, 2000, 2000.0, 16, 16, 0, 0, &c);
     assert_int_equal(c.gpu, 0);
     assert_true(fabs(c.gpu_s - 21.0) < 1e-9);
     /* 64 jobs on 16 cores work as 16; 4 jobs pay the start-up back sooner */
-    jf_codec_choose(&fake, 790, 790.0, 64, 16, 1, &c);
+    jf_codec_choose(&fake, 790, 790.0, 64, 16, 1, 0, &c);
     assert_int_equal(c.gpu, 0);
     assert_non_null(strstr(c.reason, "16 jobs"));
-    jf_codec_choose(&fake, 300, 300.0, 4, 16, 1, &c);
+    jf_codec_choose(&fake, 300, 300.0, 4, 16, 1, 0, &c);
     assert_int_equal(c.gpu, 1);
-    jf_codec_choose(&fake, 0, 0.0, 16, 16, 1, &c);
+    jf_codec_choose(&fake, 0, 0.0, 16, 16, 1, 0, &c);
+    assert_int_equal(c.gpu, 0);
+    /* the engine already running (jetfilter serve): nothing to pay back, so
+     * a handful of files goes to the GPU where it costs the cores less */
+    jf_codec_choose(&fake, 5, 5.0, 16, 16, 1, 1, &c);
+    assert_int_equal(c.gpu, 1);
+    assert_true(fabs(c.gpu_s - 5 * 20.0 / 16 / 1e3) < 1e-9);
+    assert_non_null(strstr(c.reason, "16 jobs, the engine running; made up"));
+    jf_codec_choose(&fake, 0, 0.0, 16, 16, 1, 1, &c);
     assert_int_equal(c.gpu, 0);
     /* the measured figures: the GPU path costs the cores less a file, and
      * starting it costs time; they say where they come from */
