@@ -164,28 +164,107 @@ def _cli_args(options):
     return args
 
 
-def _batch(command, inputs, output, options):
+def _batch_args(command, inputs, output, options, report):
     if isinstance(inputs, (str, bytes)) or hasattr(inputs, "__fspath__"):
         inputs = [inputs]
     inputs = [_os.fspath(p) if hasattr(_os, "fspath") else p for p in inputs]
+    return [command] + list(inputs) + ["-o", output] + _cli_args(options) + \
+        ["--json", report, "--quiet"]
+
+
+def _batch(command, inputs, output, options, run=None):
+    """Run a batch command (in a fresh process, or with `run` a Worker's)
+    and return its --json report; the errors as exceptions."""
     fd, report = _tempfile.mkstemp(prefix="jetfilter-", suffix=".json")
     _os.close(fd)
     _os.unlink(report)  # the command writes it whole, or not at all
     try:
-        args = [_cli.executable(), command] + list(inputs) + ["-o", output] + _cli_args(options) + \
-               ["--json", report, "--quiet"]
-        proc = _subprocess.run(args, stdout=_subprocess.PIPE, stderr=_subprocess.PIPE,
-                               universal_newlines=True)
-        if proc.returncode == 2:
-            raise ArgumentError(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip()
+        args = _batch_args(command, inputs, output, options, report)
+        if run is None:
+            proc = _subprocess.run([_cli.executable()] + args, stdout=_subprocess.PIPE,
+                                   stderr=_subprocess.PIPE, universal_newlines=True)
+            code, errors = proc.returncode, proc.stderr
+        else:
+            code, errors = run(args)
+        if code == 2:
+            raise ArgumentError(errors.strip().splitlines()[-1] if errors.strip()
                                 else "jetfilter %s: usage error" % command)
         if not _os.path.exists(report):
-            raise Error(proc.stderr.strip() or "jetfilter %s failed (exit %d)" % (command, proc.returncode))
+            raise Error(errors.strip() or "jetfilter %s failed (exit %d)" % (command, code))
         with open(report, encoding="utf-8", errors="surrogateescape") as f:
             return _json.load(f)
     finally:
         if _os.path.exists(report):
             _os.unlink(report)
+
+
+class Worker(object):
+    """A jetfilter process kept for batch after batch (`jetfilter serve`):
+    CUDA, the GPU's JPEG engine and its encoders start once, as the worker
+    starts, instead of once a call (about a second of every fresh process
+    on a server GPU).  Its denoise() and noise_files() are the module's;
+    calls from several threads take turns.
+
+        with jetfilter.Worker() as w:
+            for folder in folders:
+                w.denoise(folder, out_dir(folder), ksize=5)
+    """
+
+    def __init__(self):
+        import threading
+        self._lock = threading.Lock()
+        self._proc = _subprocess.Popen([_cli.executable(), "serve"], stdin=_subprocess.PIPE,
+                                       stdout=_subprocess.PIPE, universal_newlines=True)
+
+    def _run(self, args):
+        """One command line; (exit status, what it printed to stderr)."""
+        fd, errors = _tempfile.mkstemp(prefix="jetfilter-", suffix=".err")
+        _os.close(fd)
+        try:
+            request = {"args": args, "stdout": _os.devnull, "stderr": errors}
+            with self._lock:
+                if self._proc is None:
+                    raise Error("this jetfilter.Worker is closed")
+                self._proc.stdin.write(_json.dumps(request) + "\n")
+                self._proc.stdin.flush()
+                line = self._proc.stdout.readline()
+            if not line:
+                raise Error("the jetfilter worker ended (exit %s)" % self._proc.poll())
+            answer = _json.loads(line)
+            with open(errors, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            return answer["exit"], answer.get("error") or text
+        finally:
+            _os.unlink(errors)
+
+    def denoise(self, inputs, output, **options):
+        """jetfilter.denoise(), in this worker."""
+        return _batch("denoise", inputs, output, options, self._run)
+
+    def noise_files(self, inputs, output, **options):
+        """jetfilter.noise_files(), in this worker."""
+        return _batch("noise", inputs, output, options, self._run)
+
+    def close(self):
+        """End the worker (it finishes the call in hand first)."""
+        with self._lock:
+            proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.stdin.close()
+            proc.wait()
+            proc.stdout.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
 
 
 def denoise(inputs, output, **options):
@@ -205,7 +284,7 @@ def noise_files(inputs, output, **options):
     return _batch("noise", inputs, output, options)
 
 
-__all__ = ["Context", "DeviceArray", "Picture", "Error", "ArgumentError", "FileError", "DecodeError",
+__all__ = ["Context", "DeviceArray", "Picture", "Worker", "Error", "ArgumentError", "FileError", "DecodeError",
            "EncodeError", "UnsupportedError", "LimitError", "OutOfMemoryError", "CudaError",
            "NoDeviceError", "InternalError", "operations", "read", "write", "frame", "from_dlpack",
            "denoise", "noise_files", "default_context", "built_with_cuda", "device_count"] + _OPERATIONS

@@ -52,6 +52,36 @@ def test_denoise_batch_report(tmp):
     assert n["summary"]["ok"] == 1
 
 
+def test_worker_runs_batch_after_batch(tmp):
+    """A Worker is one process for every call: the reports and pixels of
+    jetfilter.denoise, the same exceptions, no setting kept from a call
+    before, and nothing once closed."""
+    src = os.path.join(tmp, "in")
+    os.makedirs(src)
+    shutil.copy(os.path.join(PHOTOS, "rocket.jpg"), src)
+    with open(os.path.join(src, "broken.jpg"), "wb") as f:
+        f.write(b"\xff\xd8\xff garbage")
+    out = lambda name: os.path.join(tmp, name)  # noqa: E731
+    with jf.Worker() as w:
+        pid = w._proc.pid
+        a = w.denoise(src, out("a"), ksize=5, backend="cpu", format="png")
+        small = w.denoise(src, out("b"), backend="cpu", max_mpix=0.01)
+        with pytest.raises(jf.ArgumentError, match="ksize 4"):
+            w.denoise(src, out("bad"), ksize=4)
+        n = w.noise_files(os.path.join(PHOTOS, "chelsea.png"), out("noisy.png"), salt_pepper=0.2, seed=3)
+        again = w.denoise(src, out("c"), backend="cpu")
+        assert w._proc.pid == pid and w._proc.poll() is None
+    plain = jf.denoise(src, out("plain"), ksize=5, backend="cpu", format="png")
+    assert (a["summary"]["ok"], a["summary"]["failed"]) == (1, 1) == \
+        (plain["summary"]["ok"], plain["summary"]["failed"])
+    assert np.array_equal(jf.read(out("a/rocket.png")).pixels, jf.read(out("plain/rocket.png")).pixels)
+    assert "broken.jpg" in [r["error"] for r in a["files"] if r["status"] == "failed"][0]
+    assert small["summary"]["failed"] == 2 and again["summary"]["ok"] == 1  # the limit did not stay
+    assert n["summary"]["ok"] == 1 and not os.path.exists(out("bad"))
+    with pytest.raises(jf.Error, match="closed"):
+        w.denoise(src, out("d"))
+
+
 def test_the_command_comes_with_the_package():
     rc, out, _ = cli("-V")
     assert rc == 0 and out.startswith("jetfilter " + jf.__version__)
