@@ -223,13 +223,14 @@ class Worker(object):
         try:
             request = {"args": args, "stdout": _os.devnull, "stderr": errors}
             with self._lock:
-                if self._proc is None:
+                proc = self._proc  # close() from another thread may clear it once we let go
+                if proc is None:
                     raise Error("this jetfilter.Worker is closed")
-                self._proc.stdin.write(_json.dumps(request) + "\n")
-                self._proc.stdin.flush()
-                line = self._proc.stdout.readline()
+                proc.stdin.write(_json.dumps(request) + "\n")
+                proc.stdin.flush()
+                line = proc.stdout.readline()
             if not line:
-                raise Error("the jetfilter worker ended (exit %s)" % self._proc.poll())
+                raise Error("the jetfilter worker ended (exit %s)" % proc.poll())
             answer = _json.loads(line)
             with open(errors, encoding="utf-8", errors="replace") as f:
                 text = f.read()
