@@ -57,8 +57,8 @@ static jf_context *g_cpu, *g_gpu, *g_managed;
 
 static const int FULL_SIZES[][2] = {{1, 1}, {7, 5}, {33, 17}, {1023, 577}, {1920, 1080}};
 static const int QUICK_SIZES[][2] = {{1, 1}, {7, 5}, {33, 17}, {161, 97}};
-static const int FULL_KS[] = {1, 3, 5, 7, 9, 11, 15, 21, 31};
-static const int QUICK_KS[] = {1, 3, 5, 7, 15, 31};
+static const int FULL_KS[] = {1, 3, 5, 7, 9, 11, 13, 15, 21, 31};
+static const int QUICK_KS[] = {1, 3, 5, 7, 15, 21, 31};
 /* every variant by name, and auto; a variant asked for where it has no
  * kernel (the median's networks beyond k = 11, say) must be refused */
 static const jf_variant VARIANTS[] = {JF_VARIANT_GLOBAL, JF_VARIANT_SHARED, JF_VARIANT_FAST,
@@ -67,7 +67,7 @@ static const jf_variant VARIANTS[] = {JF_VARIANT_GLOBAL, JF_VARIANT_SHARED, JF_V
 
 #define NSIZES (g_quick ? 4 : 5)
 #define SIZE(i) (g_quick ? QUICK_SIZES[i] : FULL_SIZES[i])
-#define NKS (g_quick ? 6 : 9)
+#define NKS (g_quick ? 7 : 10)
 #define KS(i) (g_quick ? QUICK_KS[i] : FULL_KS[i])
 
 static jf_context *make_context(jf_backend backend, jf_memory memory)
@@ -359,7 +359,7 @@ static void test_block_shapes(void **state)
                     continue;
                 }
                 if (mo.variant == JF_VARIANT_SHARED && ks[k] >= 5 &&
-                    shapes[s][0] * shapes[s][1] * (ks[k] <= 15 ? 256 : 512) > d.shared_per_block_optin) {
+                    jf_median_hist_bytes(shapes[s][0] * shapes[s][1], ks[k]) > (size_t)d.shared_per_block_optin) {
                     assert_int_equal(jf_median(g_gpu, &src, &got, &mo), JF_ERR_ARG);
                     assert_non_null(strstr(jf_last_error(), "shared memory"));
                     jf_image_free(&got);

@@ -15,6 +15,10 @@
  *   updates and a short walk of the median marker (Huang), instead of the
  *   8k^2 compares that selecting each window afresh costs (which is what the
  *   global variant does; that work, not memory traffic, bounds it for k >= 5).
+ *   The updates are atomic adds nobody waits for (count_add): 1.1x faster at
+ *   k = 5 to 2.4x at k = 63 than a load, add and store each; with the tile,
+ *   k = 5 to 29 run their rows with k a constant (slide_strip), 2-11% more
+ *   (RESULTS.md, "Histogram updates nobody waits for").
  *
  *      tile in shared memory          histograms in shared memory
  *      +----------------------+       word w of thread t at [w * threads + t]
@@ -91,6 +95,30 @@ __device__ __forceinline__ int word_sum(unsigned int w)
     return (int)((w & 0xFFFFu) + (w >> 16));
 }
 
+/* Counter updates are shared-memory atomic adds whose results nobody reads,
+ * so a thread issues a row's 2k of them without waiting on any.  As a load,
+ * an add and a store, each update waited for the one before (the compiler
+ * cannot tell two bins apart, so it keeps them in order): about three
+ * shared-memory latencies an update.  The counters stay private to their
+ * thread; the atomics are for the issue, not for sharing.  `dec` adds minus
+ * one: the counter is at least one, so no borrow crosses into the next.
+ * The funnel shift takes its count modulo 32: v * BITS is the bin's shift. */
+template <int BITS>
+__device__ __forceinline__ void count_add(unsigned int *hist, int nt, unsigned v, bool dec)
+{
+    enum { PER = 32 / BITS };
+    atomicAdd((unsigned int *)((char *)hist + (v / PER) * (unsigned)(nt * 4)),
+              __funnelshift_l(0u, dec ? ~0u : 1u, v * BITS));
+}
+
+/* 1 if a sample v is below m (both 0..256): v - m is then negative. */
+__device__ __forceinline__ int below(unsigned v, int m) { return -(((int)v - m) >> 31); }
+
+/* Samples are read BATCH at a time before their updates: a load after an
+ * update waits for it (the same memory), so a load just before each update
+ * put a load's latency between every two. */
+#define BATCH 8
+
 /* The counters of the window whose k rows start at t (stride apart), added
  * to zeroed counters, and its median: m, with lt the count below it. */
 template <int BITS>
@@ -98,11 +126,21 @@ __device__ __forceinline__ void first_median(unsigned int *hist, int nt, const u
                                              size_t stride, int k, int rank, int &m, int &lt)
 {
     enum { PER = 32 / BITS };
-    for (int j = 0; j < k; j++)
-        for (int i = 0; i < k; i++) {
-            const unsigned v = t[j * stride + i];
-            hist[(v / PER) * nt] += 1u << ((v % PER) * BITS);
+    for (int j = 0; j < k; j++) {
+        const unsigned char *row = t + j * stride;
+        int i = 0;
+        for (; i + BATCH <= k; i += BATCH) {
+            unsigned v[BATCH];
+#pragma unroll
+            for (int b = 0; b < BATCH; b++)
+                v[b] = row[i + b];
+#pragma unroll
+            for (int b = 0; b < BATCH; b++)
+                count_add<BITS>(hist, nt, v[b], false);
         }
+        for (; i < k; i++)
+            count_add<BITS>(hist, nt, row[i], false);
+    }
     /* whole words of counters at a time, then single bins */
     for (int n; m < 256 && lt + (n = word_sum<BITS>(hist[(m / PER) * nt])) <= rank; m += PER)
         lt += n;
@@ -111,24 +149,90 @@ __device__ __forceinline__ void first_median(unsigned int *hist, int nt, const u
 }
 
 /* One row down: the row `gone` leaves the window, `come` enters; m and lt
- * follow (Huang's walk). */
-template <int BITS>
+ * follow (Huang's walk).  K > 0: k is K, and the row's 2K samples are all
+ * read before the first update (no loop, no tail read one by one). */
+template <int BITS, int K>
 __device__ __forceinline__ void slide_median(unsigned int *hist, int nt, const unsigned char *gone,
                                              const unsigned char *come, int k, int rank, int &m,
                                              int &lt)
 {
-    enum { PER = 32 / BITS };
-    for (int i = 0; i < k; i++) {
+    int i = 0;
+    if (K > 0) {
+        unsigned vo[K > 0 ? K : 1], vi[K > 0 ? K : 1];
+#pragma unroll
+        for (int b = 0; b < K; b++) {
+            vo[b] = gone[b];
+            vi[b] = come[b];
+        }
+#pragma unroll
+        for (int b = 0; b < K; b++) {
+            count_add<BITS>(hist, nt, vo[b], true);
+            count_add<BITS>(hist, nt, vi[b], false);
+            lt += below(vi[b], m) - below(vo[b], m);
+        }
+        i = K;
+    }
+    for (; K == 0 && i + BATCH <= k; i += BATCH) {
+        unsigned vo[BATCH], vi[BATCH];
+#pragma unroll
+        for (int b = 0; b < BATCH; b++) {
+            vo[b] = gone[i + b];
+            vi[b] = come[i + b];
+        }
+#pragma unroll
+        for (int b = 0; b < BATCH; b++) {
+            count_add<BITS>(hist, nt, vo[b], true);
+            count_add<BITS>(hist, nt, vi[b], false);
+            lt += below(vi[b], m) - below(vo[b], m);
+        }
+    }
+    for (; K == 0 && i < k; i++) {
         const unsigned vo = gone[i], vi = come[i];
-        hist[(vo / PER) * nt] -= 1u << ((vo % PER) * BITS);
-        hist[(vi / PER) * nt] += 1u << ((vi % PER) * BITS);
-        lt += ((int)vi < m) - ((int)vo < m);
+        count_add<BITS>(hist, nt, vo, true);
+        count_add<BITS>(hist, nt, vi, false);
+        lt += below(vi, m) - below(vo, m);
     }
     while (lt > rank)
         lt -= bin_count<BITS>(hist, nt, --m);
     while (lt + bin_count<BITS>(hist, nt, m) <= rank)
         lt += bin_count<BITS>(hist, nt, m++);
 }
+
+/* Rows 1.. of a strip whose first window is counted (slide_median's K). */
+template <int BITS, int K>
+__device__ __forceinline__ void slide_strip(unsigned int *hist, int nt, const unsigned char *t,
+                                            size_t stride, int k, int rank, int m, int lt,
+                                            unsigned char *o, size_t out_pitch, int rows)
+{
+    for (int r = 1; r < rows; r++) {
+        slide_median<BITS, K>(hist, nt, t + (r - 1) * stride, t + (r + k - 1) * stride, k, rank, m,
+                              lt);
+        o[(size_t)r * out_pitch] = (unsigned char)m;
+    }
+}
+
+/* slide_strip with k a constant where k is one of K, K + 2, ..., KMAX,
+ * else with k at run time. */
+template <int BITS, int K, int KMAX, bool PAST = (K > KMAX)>
+struct strip_k {
+    static __device__ __forceinline__ void run(unsigned int *hist, int nt, const unsigned char *t,
+                                               size_t stride, int k, int rank, int m, int lt,
+                                               unsigned char *o, size_t out_pitch, int rows)
+    {
+        if (k == K)
+            return slide_strip<BITS, K>(hist, nt, t, stride, k, rank, m, lt, o, out_pitch, rows);
+        strip_k<BITS, K + 2, KMAX>::run(hist, nt, t, stride, k, rank, m, lt, o, out_pitch, rows);
+    }
+};
+template <int BITS, int K, int KMAX>
+struct strip_k<BITS, K, KMAX, true> {
+    static __device__ __forceinline__ void run(unsigned int *hist, int nt, const unsigned char *t,
+                                               size_t stride, int k, int rank, int m, int lt,
+                                               unsigned char *o, size_t out_pitch, int rows)
+    {
+        slide_strip<BITS, 0>(hist, nt, t, stride, k, rank, m, lt, o, out_pitch, rows);
+    }
+};
 
 /* TILED: the window rows come from the tile in shared memory, loaded from
  * `src`; else straight from the padded planes (large k on a device with
@@ -170,10 +274,10 @@ __global__ void median_shared_hist_kernel(const jf_tile_src src,
         hist[i * nt] = 0u;
     first_median<BITS>(hist, nt, t, stride, k, rank, m, lt);
     o[0] = (unsigned char)m;
-    for (int r = 1; r < rows; r++) {
-        slide_median<BITS>(hist, nt, t + (r - 1) * stride, t + (r + k - 1) * stride, k, rank, m, lt);
-        o[(size_t)r * out_pitch] = (unsigned char)m;
-    }
+    if (TILED) /* k = 5..15 (8-bit counters), 17..29 (16-bit) as constants */
+        return strip_k<BITS, BITS == 8 ? 5 : 17, BITS == 8 ? 15 : 29>::run(
+            hist, nt, t, stride, k, rank, m, lt, o, out_pitch, rows);
+    slide_strip<BITS, 0>(hist, nt, t, stride, k, rank, m, lt, o, out_pitch, rows);
 }
 
 /* Long strips at large k (16-bit counters): the block's bx x by threads
@@ -227,7 +331,7 @@ __global__ void median_shared_ring_kernel(const jf_tile_src src, int w, int h, i
             r = 1;
         }
         for (; r < r1; r++) {
-            slide_median<BITS>(hist, nt, gone, come, k, rank, m, lt);
+            slide_median<BITS, 0>(hist, nt, gone, come, k, rank, m, lt);
             o[(size_t)r * out_pitch] = (unsigned char)m;
             gone = gone + stride == end ? base : gone + stride;
             come = come + stride == end ? base : come + stride;
@@ -252,10 +356,11 @@ static int choose_strip(const jf_image *shape, int bx, int by, int sms)
     return strip;
 }
 
-/* The histogram kernel for this k: 8- or 16-bit counters, tiled or not. */
+/* The histogram kernel for this k: 8- or 16-bit counters
+ * (jf_median_hist_bits), tiled or not. */
 static const void *hist_kernel(int k, bool tiled)
 {
-    if (k <= 15)
+    if (jf_median_hist_bits(k) == 8)
         return tiled ? (const void *)median_shared_hist_kernel<8, true>
                      : (const void *)median_shared_hist_kernel<8, false>;
     return tiled ? (const void *)median_shared_hist_kernel<16, true>
@@ -344,9 +449,9 @@ static jf_status launch_hist(jf_context *ctx, const jf_filter_in *in, int k, int
                               dim3((unsigned)bx, (unsigned)(by * strip)));
 #define JF_HIST_ARGS in->src, planes.ptr, planes.pitch, plane_rows, shape->width, shape->height, \
                      shape->channels, k, out->ptr, out->pitch, tile_w, strip
-    if (k <= 15 && tiled)
+    if (jf_median_hist_bits(k) == 8 && tiled)
         median_shared_hist_kernel<8, true><<<grid, block, smem, ctx->gpu->stream>>>(JF_HIST_ARGS);
-    else if (k <= 15)
+    else if (jf_median_hist_bits(k) == 8)
         median_shared_hist_kernel<8, false><<<grid, block, smem, ctx->gpu->stream>>>(JF_HIST_ARGS);
     else if (tiled)
         median_shared_hist_kernel<16, true><<<grid, block, smem, ctx->gpu->stream>>>(JF_HIST_ARGS);
