@@ -415,9 +415,12 @@ void jf_op_auto_rule(const jf_op *op, char *out, size_t n)
     for (i = 0; i < f->pref_count; i++) {
         const jf_auto_pref *p = &f->prefs[i];
         char ks[48];
-        int rows = 0;
+        int rows = 0, said = 0;
         if (op->max_ksize && p->kmin > op->max_ksize)
             continue;
+        for (j = 0; j < i; j++) /* a variant's kernels are named once */
+            said |= f->prefs[j].variant == p->variant &&
+                    !(op->max_ksize && f->prefs[j].kmin > op->max_ksize);
         k_words(op, p->kmin, p->kmax, ks, sizeof ks);
         appendf(out, n, &used, "%s%s", used ? "; then " : "", jf_variant_name(p->variant));
         if (strcmp(ks, "every k") != 0)
@@ -427,7 +430,7 @@ void jf_op_auto_rule(const jf_op *op, char *out, size_t n)
         for (j = 0; j < f->row_count; j++) { /* where its kernels run */
             const jf_variant_row *r = &f->rows[j];
             char rk[48];
-            if (r->variant != p->variant || (op->max_ksize && r->kmin > op->max_ksize))
+            if (said || r->variant != p->variant || (op->max_ksize && r->kmin > op->max_ksize))
                 continue;
             k_words(op, r->kmin, r->kmax, rk, sizeof rk);
             appendf(out, n, &used, "%s%s", rows++ ? ", " : " (", r->what);
@@ -465,7 +468,7 @@ void jf_op_samples_rule(const jf_op *op, char *out, size_t n)
 #define MAX_OPS 32
 static jf_op_info g_info[MAX_OPS];
 static jf_param_info *g_params[MAX_OPS];
-static char g_auto[MAX_OPS][512], g_samples[MAX_OPS][96];
+static char g_auto[MAX_OPS][1024], g_samples[MAX_OPS][96];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void make_info(void)

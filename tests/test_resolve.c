@@ -185,7 +185,11 @@ static void test_median_auto(void **state)
     /* k = 1 is a copy */
     assert_int_equal(auto_variant(&jf_median_family, &big, 3840, 2160, 1, JF_SAMPLE_U8, 1, &c), JF_VARIANT_GLOBAL);
     /* k = 9, 11: networks only with two lanes (cc 9.0, full device) */
-    assert_int_equal(auto_variant(&jf_median_family, &h2, 1920, 1080, 3, JF_SAMPLE_U8, 11, &c), JF_VARIANT_FAST);
+    assert_int_equal(auto_variant(&jf_median_family, &h2, 1920, 1080, 1, JF_SAMPLE_U8, 11, &c), JF_VARIANT_FAST);
+    /* k = 11 from about 5 M samples: the histograms */
+    assert_int_equal(auto_variant(&jf_median_family, &h2, 1920, 1080, 3, JF_SAMPLE_U8, 11, &c), JF_VARIANT_SHARED);
+    assert_int_equal(auto_variant(&jf_median_family, &big, 7680, 4320, 1, JF_SAMPLE_U8, 11, &c), JF_VARIANT_SHARED);
+    assert_int_equal(auto_variant(&jf_median_family, &big, 7680, 4320, 1, JF_SAMPLE_U8, 9, &c), JF_VARIANT_FAST);
     assert_int_equal(auto_variant(&jf_median_family, &nano_, 1920, 1080, 1, JF_SAMPLE_U8, 9, &c), JF_VARIANT_SHARED);
     assert_non_null(strstr(c.reason, "compute capability 9.0")); /* why fast was passed over */
     assert_int_equal(auto_variant(&jf_median_family, &lim, 1920, 1080, 1, JF_SAMPLE_U8, 9, &c), JF_VARIANT_SHARED);
@@ -460,7 +464,8 @@ static void test_wording(void **state)
     const jf_op_info *median = jf_op_lookup("median"), *sw = jf_op_lookup("switching-median");
     (void)state;
     assert_non_null(median);
-    assert_non_null(strstr(median->auto_rule, "fast at k = 3 to 11"));
+    assert_non_null(strstr(median->auto_rule, "fast at k = 3 to 9"));
+    assert_non_null(strstr(median->auto_rule, "fast at k = 11 below 5 M samples"));
     assert_non_null(strstr(median->auto_rule, "compute capability 9.0"));
     assert_non_null(strstr(median->auto_rule, "global at k = 3 below 4 M samples"));
     assert_non_null(strstr(median->samples_rule, "not 'shared'"));

@@ -79,7 +79,7 @@ static void hist_launches(const jf_device_info *dev, const jf_shape *s, int k, i
     }
     if (!tiled)
         emit_pad_planes(s, emit, user);
-    snprintf(name, sizeof name, "median_shared_hist_kernel<(int)%d,(bool)%d>", k <= 15 ? 8 : 16, tiled);
+    snprintf(name, sizeof name, "median_shared_hist_kernel<(int)%d,(bool)%d>", jf_median_hist_bits(k), tiled);
     emit(user, name, bx, by, smem);
 }
 
@@ -208,14 +208,18 @@ static const jf_variant_row ROWS[] = {
      .block_x = 32, .block_y = 4, .smem = fast1_smem, .launches = fast1_launches, .lanes = 1},
 };
 
-/* From the sweeps in RESULTS.md ("fast median", "auto"): the networks
- * wherever they run, but below about 4 million samples at k = 3 the global
- * kernel (the networks' straight-line code costs a fixed time however small
- * the image); the histograms beyond the networks; a copy at k = 1. */
+/* From the sweeps in RESULTS.md ("fast median", "auto", "Histogram updates
+ * nobody waits for"): the networks wherever they run to k = 9, and at
+ * k = 11 below about 5 million samples (from there the histograms measured
+ * 3-24% faster: 1080p RGB, 4K and up), but below about 4 million samples at
+ * k = 3 the global kernel (the networks' straight-line code costs a fixed
+ * time however small the image); the histograms beyond the networks; a
+ * copy at k = 1. */
 static const jf_auto_pref PREFS[] = {
     {JF_VARIANT_GLOBAL, 1, 1, 0, "k = 1 is a copy"},
     {JF_VARIANT_GLOBAL, 3, 3, 4e6, "a small image at k = 3"},
-    {JF_VARIANT_FAST, 3, 11, 0, "the fastest measured where it runs"},
+    {JF_VARIANT_FAST, 3, 9, 0, "the fastest measured where it runs"},
+    {JF_VARIANT_FAST, 11, 11, 5e6, "below about 5 M samples at k = 11"},
     {JF_VARIANT_SHARED, 1, JF_MEDIAN_MAX_KSIZE, 0, "beyond the networks"},
     {JF_VARIANT_GLOBAL, 1, JF_MEDIAN_MAX_KSIZE, 0, "where nothing faster runs"},
 };
