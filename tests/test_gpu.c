@@ -1463,7 +1463,7 @@ static void test_median_large_k(void **state)
  * and four-level data. */
 static void test_median_ring(void **state)
 {
-    static const int ks[] = {31, 45, 63};
+    static const int ks[] = {31, 45, 63, 25}; /* 25: the ring on large images only */
     static const int sizes[][3] = {{1024, 37, 1}, {700, 13, 3}}; /* width, extra rows, channels */
     jf_device_info d;
     int s, k, b, cases = 0;
@@ -1477,8 +1477,17 @@ static void test_median_ring(void **state)
         jf_image src = t_random_image(sizes[s][0], h, sizes[s][2], 3, (uint64_t)(800 + s));
         if (s)
             t_map_bytes(&src, 6);
-        for (k = 0; k < (g_quick ? 2 : 3); k++) {
+        for (k = 0; k < (g_quick ? 2 : 4); k++) {
             int strip, chunk;
+            if (ks[k] < JF_MEDIAN_RING_MIN_K) {
+                /* as many rows again as the early ring asks for */
+                const double least = JF_MEDIAN_RING_EARLY_SAMPLES * d.multiprocessors / 132.0;
+                const int rows = (int)(least / ((double)src.width * src.channels)) + h;
+                jf_image_free(&src);
+                src = t_random_image(sizes[s][0], rows, sizes[s][2], 3, (uint64_t)(810 + s));
+                if (s)
+                    t_map_bytes(&src, 6);
+            }
             const size_t smem = jf_median_ring_plan(src.width, src.height, src.channels, 64, ks[k],
                                                     d.multiprocessors, jf_device_smem_limit(&d),
                                                     &strip, &chunk);

@@ -8,6 +8,7 @@
 #include "core/profile.h"
 #include "filters/conv/conv.h"
 #include "filters/median/median.h"
+#include "filters/median/median_shapes.h"
 #include "filters/ops.h"
 #include "filters/resolve.h"
 
@@ -219,6 +220,25 @@ static void test_median_blocks_fit(void **state)
         assert_true(c.block_y >= 1 && c.block_y <= 4);
         assert_true(c.smem <= 48 * 1024);
     }
+}
+
+/* The histogram median's long strips (the ring) from k = 31, and from
+ * k = 25 on images of 20 M samples and more (scaled by the SMs). */
+static void test_median_ring_rule(void **state)
+{
+    const jf_device_info big = h100();
+    const size_t limit = jf_device_smem_limit(&big);
+    int strip, chunk;
+    (void)state;
+    assert_true(jf_median_ring_plan(7680, 4320, 1, 64, 25, big.multiprocessors, limit, &strip, &chunk) > 0);
+    assert_true(strip > JF_MEDIAN_STRIP_MAX);
+    assert_true(jf_median_ring_plan(3840, 2160, 3, 64, 29, big.multiprocessors, limit, &strip, &chunk) > 0);
+    assert_int_equal(jf_median_ring_plan(7680, 4320, 1, 64, 23, big.multiprocessors, limit, &strip, &chunk), 0);
+    assert_int_equal(jf_median_ring_plan(3840, 2160, 1, 64, 25, big.multiprocessors, limit, &strip, &chunk), 0);
+    assert_int_equal(jf_median_ring_plan(1920, 1080, 3, 64, 29, big.multiprocessors, limit, &strip, &chunk), 0);
+    assert_true(jf_median_ring_plan(1920, 1080, 3, 64, 31, big.multiprocessors, limit, &strip, &chunk) > 0);
+    /* one SM: the threshold scales down */
+    assert_true(jf_median_ring_plan(640, 480, 1, 64, 25, 1, limit, &strip, &chunk) > 0);
 }
 
 static void test_explicit_variants_keep_their_word(void **state)
@@ -479,6 +499,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_median_auto),
         cmocka_unit_test(test_median_blocks_fit),
+        cmocka_unit_test(test_median_ring_rule),
         cmocka_unit_test(test_explicit_variants_keep_their_word),
         cmocka_unit_test(test_cpu),
         cmocka_unit_test(test_blocks),

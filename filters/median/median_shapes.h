@@ -100,10 +100,24 @@ static inline size_t jf_median_shared_tile_bytes(int bx, int rows, int k)
  * strip is left. */
 #define JF_MEDIAN_RING_MIN_K 31
 #define JF_MEDIAN_STRIP_LONG 256
+/* On images of at least 20 M samples (scaled by the SMs, an H100's 132)
+ * the ring starts at k = 25: there it measured 2-14% faster than the
+ * 32-row kernel at k = 25 to 29 (7680x4320, 5120x2880 and 3840x2160 RGB),
+ * and up to 23% slower on smaller images (1920x1080 RGB, 3840x2160 grey),
+ * whose grids its long strips leave short of blocks (RESULTS.md,
+ * "Histogram updates nobody waits for"). */
+#define JF_MEDIAN_RING_EARLY_K 25
+#define JF_MEDIAN_RING_EARLY_SAMPLES 20e6
+static inline int jf_median_ring_min_k(int w, int h, int ch, int sms)
+{
+    return (double)w * h * ch >= JF_MEDIAN_RING_EARLY_SAMPLES * (sms > 0 ? sms : 1) / 132.0
+               ? JF_MEDIAN_RING_EARLY_K
+               : JF_MEDIAN_RING_MIN_K;
+}
 static inline int jf_median_ring_strip(int w, int h, int ch, int columns, int k, int sms)
 {
     int strip = JF_MEDIAN_STRIP_LONG;
-    if (k < JF_MEDIAN_RING_MIN_K)
+    if (k < jf_median_ring_min_k(w, h, ch, sms))
         return 0;
     while (strip / 2 >= 4 * k)
         strip /= 2;

@@ -42,8 +42,9 @@
  *   runs the pad pass), and only the counters stay in shared memory, 32 KiB at most.  Never a failure for a
  *   large k.
  *
- * k >= 31 (JF_MEDIAN_RING_MIN_K), where a 32-row strip spends as much on
- *   filling its histogram (k^2 counts) as on sliding (2k a row): strips of
+ * k >= 31 (JF_MEDIAN_RING_MIN_K; 25 on large images), where a 32-row strip
+ *   spends as much on filling its histogram (k^2 counts) as on sliding (2k a
+ *   row): strips of
  *   up to 256 rows (median_shared_ring_kernel), the block's 64 threads side
  *   by side, the window rows passing through a ring of 32 + k tile rows
  *   refilled 32 rows at a time, so the tile stays small and each image row
