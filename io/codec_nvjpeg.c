@@ -1058,7 +1058,7 @@ int jf_nvjpeg_tally(int device, char *out, size_t size)
              "(%.0f in nvJPEG's calls), a file queued %.2f ms, in its batch %.2f, its job woken "
              "%.2f later; encoders: %ld images, their threads busy %.0f ms, an image queued %.2f "
              "ms, encoding %.2f, its job woken %.2f later",
-             t.decoded, t.batches, t.batches ? (double)t.decoded / t.batches : 0.0, t.decode_ms,
+             t.decoded, t.batches, per((double)t.decoded, t.batches), t.decode_ms,
              t.open_ms, t.decode_calls_ms, per(t.queued_ms[0], t.decoded),
              per(t.served_ms[0], t.decoded), per(t.woken_ms[0], t.decoded), t.encoded,
              t.encode_ms, per(t.queued_ms[1], t.encoded), per(t.served_ms[1], t.encoded),
