@@ -151,11 +151,12 @@ static int configure_ops(jf_sweep *sw, const cli_settings *s, int ks_given)
             return rc;
         sw->nops++;
     }
-    for (p = 0; p < count; p++) { /* a setting none of the filters has */
+    for (p = 0; p < count; p++) { /* a setting given that none of the filters has (defaults,
+                                    * such as the border, only go where they belong) */
         int taken = 0;
         for (i = 0; i < sw->nops; i++)
             taken |= jf_op_param_def(sw->ops[i], params[p].info.name) != NULL;
-        if (s->param[p] && !taken) {
+        if (s->param_given[p] && !taken) {
             fprintf(stderr, "jetfilter bench: --%s is not a setting of any --filter given\n",
                     params[p].info.name);
             return JF_EXIT_USAGE;

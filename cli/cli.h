@@ -39,6 +39,7 @@ typedef struct cli_settings {
      * per row of cli_params(), and the operation (--filter) */
     const char *filter;
     const char *param[CLI_MAX_PARAMS];
+    unsigned char param_given[CLI_MAX_PARAMS]; /* on the command line or from the environment, not a default */
     const jf_op *noise_op;   /* noise: --salt-pepper or --gaussian */
     double noise_amount;
     const char *backend;     /* a name, or a list (bench) */

@@ -342,11 +342,14 @@ static int set_value(const char *cmd, cli_settings *s, const cli_option *o, cons
     case OPT_PARAM:
         if (checked && o->type == OPT_PARAM && g_params[o->param].info.type == JF_PARAM_FILE) {
             *(const char **)field(s, o) = v; /* a file name: commas are part of it */
+            s->param_given[o->param] = 1;
             return 0;
         }
         if (checked && check_list(cmd, o, v))
             return JF_EXIT_USAGE;
         *(const char **)field(s, o) = v;
+        if (o->type == OPT_PARAM)
+            s->param_given[o->param] = (unsigned char)checked;
         return 0;
     case OPT_INT:
     case OPT_INT64:
@@ -729,7 +732,7 @@ int cli_plan_filter(const char *cmd, cli_settings *s, cli_run *run)
     }
     params = cli_params(&count);
     for (i = 0; i < count; i++) /* a setting the filter does not have */
-        if (s->param[i] && !jf_op_param_def(op, params[i].info.name)) {
+        if (s->param_given[i] && !jf_op_param_def(op, params[i].info.name)) {
             char takes[160] = "";
             size_t n = 0;
             int j;

@@ -420,6 +420,15 @@ static void test_bench_fixed_settings(void **state)
     assert_non_null(strstr(g_out, "holds a 5x5 kernel"));
     assert_int_equal(run("bench --backend cpu -f median --sigma 2"), 2);
     assert_non_null(strstr(g_out, "--sigma is not a setting of any --filter given"));
+    /* the border's and variant's defaults are no settings given: SSIM, which
+     * takes neither, runs; given, they are refused as any other */
+    assert_int_equal(run("bench --backend cpu --size 33x17 -f ssim --reps 1 --ceiling-mb 4 "
+                         "--photo %s --csv m.csv --quiet", photo), 0);
+    assert_int_equal(count_lines("m.csv"), 2);
+    assert_int_equal(run("bench --backend cpu -f ssim --variant fast"), 2);
+    assert_non_null(strstr(g_out, "--variant is not a setting of any --filter given"));
+    assert_int_equal(run("bench --backend cpu -f ssim --border zero"), 2);
+    assert_non_null(strstr(g_out, "--border is not a setting of any --filter given"));
     assert_int_equal(run("bench --backend cpu -f conv --kernel missing.txt"), 2);
     assert_non_null(strstr(g_out, "missing.txt"));
 }
