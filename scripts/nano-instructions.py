@@ -260,6 +260,50 @@ def count(ins, smem, threads, outputs):
     return network / outputs, minmax / outputs, tile, stores, len(real(blocks[0])) / outputs
 
 
+def bound_of(t921, t614, mem):
+    """What bounds a frame: t614 >= t921, so the slower clock is
+    instruction-bound first."""
+    if t921 > mem:
+        return 'instructions'
+    if t614 > mem:
+        return 'memory at 921 MHz, instructions at 614'
+    return 'memory'
+
+
+def hist_rows(ins, strip_rows):
+    """The histogram median's rows (median_shared_hist_kernel, tiled): for
+    each k its row is one straight-line block of 2k atomic adds (k a
+    constant), found by that count.  Per output: the shortest cycle from
+    that block back to it (a row down whose marker stays in its bin: the
+    2k updates, their samples' loads, the marker's checks, the store), the
+    walk's loop body (one bin the marker moves; the mean of the loops
+    between this row block and the next), and the strip's first window
+    (k^2 adds at the fill loop's instructions a sample) over the strip's
+    rows: [(k, row, walk a bin, strip start)]."""
+    blocks = blocks_of(ins)
+    succ = successors(blocks)
+    atoms = lambda i: sum(1 for t in real(blocks[i]) if opcode(t).startswith('ATOMS'))
+    loads = lambda i: sum(1 for t in real(blocks[i]) if opcode(t).startswith('LDS'))
+    looping = lambda i: i in succ[i]
+    fills = [len(real(blocks[i])) / float(atoms(i)) for i in range(len(blocks))
+             if looping(i) and atoms(i) >= 8]
+    fill = min(fills) if fills else None
+    heads = [i for i in range(len(blocks)) if atoms(i) >= 10 and atoms(i) % 2 == 0 and not looping(i)]
+    out = []
+    for n, i in enumerate(heads):
+        cycles = [shortest(blocks, succ, s, i) for s in succ[i]]
+        cycles = [c for c in cycles if c]
+        if not cycles:
+            continue
+        end = heads[n + 1] if n + 1 < len(heads) else len(blocks)
+        walks = [len(real(blocks[j])) for j in range(i + 1, end)
+                 if looping(j) and loads(j) and not atoms(j)]
+        k = atoms(i) // 2
+        out.append((k, min(c[0] for c in cycles), sum(walks) / float(len(walks)) if walks else 0.0,
+                    k * k * fill / strip_rows if fill else 0.0))
+    return sorted(out)
+
+
 def main():
     launches = open(sys.argv[1]).read()
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
@@ -295,13 +339,7 @@ def main():
         t921 = total * PIXELS / (128 * 921e6) * 1e3
         t614 = total * PIXELS / (128 * 614e6) * 1e3
         mem = 2.0 * (2 if depth == '16' else 1) * PIXELS / (COPY_GBS * 1e9) * 1e3
-        # t614 >= t921: the slower clock is instruction-bound first
-        if t921 > mem:
-            bound = 'instructions'
-        elif t614 > mem:
-            bound = 'memory at 921 MHz, instructions at 614'
-        else:
-            bound = 'memory'
+        bound = bound_of(t921, t614, mem)
         if 'replaced' in words:
             name += '` (before)'
         else:
@@ -329,6 +367,39 @@ def main():
     print('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
     for r in rows:
         print(r)
+    # the histogram median: what the Nano runs from k = 9 (jf_median_fast_runs)
+    strip = shapes['JF_MEDIAN_STRIP_MAX']
+    hist = []
+    for line in launches.splitlines():
+        name = line.split()[0] if line.strip() and not line.startswith('#') else ''
+        if name.startswith('median_shared_hist_kernel<') and name.endswith('(bool)1>') and name in fns:
+            bits = re.search(r'<\(int\)(\d+)', name).group(1)
+            for k, row, walk, start in hist_rows(fns[name], strip):
+                total = row + walk + start
+                t921 = total * PIXELS / (128 * 921e6) * 1e3
+                t614 = total * PIXELS / (128 * 614e6) * 1e3
+                mem = 2.0 * PIXELS / (COPY_GBS * 1e9) * 1e3
+                hist.append('| `%s` | %d | %s | %d | %.1f | %.1f | **%.1f** | %.2f / %.2f | %.2f | %s |' % (
+                    name, k, bits, row, walk, start, total, t921, t614, mem, bound_of(t921, t614, mem)))
+    if hist:
+        print()
+        print('## The histogram median (the Nano runs it from k = 9)')
+        print()
+        print('`median_shared_hist_kernel` with its tile, where each k up to 29 runs its rows')
+        print('with k a constant: per output, a row down (the shortest way round the row loop:')
+        print('2k atomic adds, their samples\' loads, the marker\'s checks, the store; the marker')
+        print('staying in its bin), the walk\'s loop body for each bin the marker moves, and the')
+        print("strip's first window (k^2 adds at the fill loop's cost a sample) shared by its")
+        print('%d rows. The total and the 1080p grey frame count one bin a row (a photo moves' % strip)
+        print('less: RESULTS.md, "On the Nano, on paper"); the first walk from bin 0 is left out.')
+        print('k = 5 and 7 are for comparison (the Nano runs the video networks there); from')
+        print('k = 25 a 1080p frame takes the long strips (`median_shared_ring_kernel`, k known')
+        print('only at run time), not in this table.')
+        print()
+        print('| kernel | k | counter bits | a row down | a bin walked | strip start | total | 1080p ms, 921 / 614 MHz | memory ms | bound |')
+        print('|---|---|---|---|---|---|---|---|---|---|')
+        for r in hist:
+            print(r)
 
 
 if __name__ == '__main__':
