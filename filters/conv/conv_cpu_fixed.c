@@ -31,6 +31,13 @@
 
 /* Outputs summed four taps a pass: a block's sums (1 KB) stay in L1. */
 #define FX_BLOCK 512
+/* Bytes of a row read between prefetches of the next row's same bytes. */
+#define FX_AHEAD 1024
+/* Up to this k the row pass reads the padded bytes themselves (b << 8 a
+ * tap); beyond, widening each tap's bytes costs more than one widened copy
+ * of the row (2 cores, 3840x2160: bytes 5-25% faster at k = 3 to 7, level at
+ * 9, 5-20% slower from 11). */
+#define FX_BYTE_TAPS_MAX 7
 
 typedef struct fx_job {
     const jf_image *src;
@@ -128,21 +135,29 @@ static inline unsigned hi16(uint16_t x, unsigned q)
  * g, first and to, so that each combination is one loop without branches
  * that the compiler vectorises (16 lanes a register on AVX2). */
 enum { TO_ACC, TO_U16, TO_U8 };
+/* Sample x of a row: 16-bit, or a byte b read as b << 8 (the row pass reads
+ * the padded bytes themselves: no widened copy of the row in memory). */
+#define FX_AT(r, x, bytes)                                                                  \
+    ((bytes) ? (uint16_t)(((const unsigned char *)(r))[x] << 8) : ((const uint16_t *)(r))[x])
 static inline __attribute__((always_inline)) void tap_pass(
-    uint16_t *a, uint16_t *out16, unsigned char *restrict out8, const uint16_t *restrict r0,
-    const uint16_t *restrict r1, const uint16_t *restrict r2, const uint16_t *restrict r3,
-    const uint16_t *q, int g, int first, int to, unsigned bias, size_t m)
+    uint16_t *a, uint16_t *out16, unsigned char *restrict out8, const void *restrict r0,
+    const void *restrict r1, const void *restrict r2, const void *restrict r3,
+    const void *restrict r4, const uint16_t *q, int g, int first, int to, int bytes,
+    unsigned bias, size_t m)
 {
-    const unsigned q0 = q[0], q1 = g > 1 ? q[1] : 0, q2 = g > 2 ? q[2] : 0, q3 = g > 3 ? q[3] : 0;
+    const unsigned q0 = q[0], q1 = g > 1 ? q[1] : 0, q2 = g > 2 ? q[2] : 0, q3 = g > 3 ? q[3] : 0,
+                   q4 = g > 4 ? q[4] : 0;
     size_t x;
     for (x = 0; x < m; x++) {
-        unsigned v = (first ? bias : a[x]) + hi16(r0[x], q0);
+        unsigned v = (first ? bias : a[x]) + hi16(FX_AT(r0, x, bytes), q0);
         if (g > 1)
-            v += hi16(r1[x], q1);
+            v += hi16(FX_AT(r1, x, bytes), q1);
         if (g > 2)
-            v += hi16(r2[x], q2);
+            v += hi16(FX_AT(r2, x, bytes), q2);
         if (g > 3)
-            v += hi16(r3[x], q3);
+            v += hi16(FX_AT(r3, x, bytes), q3);
+        if (g > 4)
+            v += hi16(FX_AT(r4, x, bytes), q4);
         if (to == TO_U8)
             out8[x] = (unsigned char)((uint16_t)v >> 8);
         else if (to == TO_U16)
@@ -154,33 +169,49 @@ static inline __attribute__((always_inline)) void tap_pass(
 
 /* out[x] = bias + sum over taps of hi16(in[t][x] * q[t]), x < n, as 16-bit
  * samples (out16) or shifted down 8 bits as bytes (out8): blocks of
- * FX_BLOCK outputs, four taps a pass over a block. */
+ * FX_BLOCK outputs, four taps a pass over a block, five where five are
+ * left (k = 5 in one pass: no sums stored and read back).  The rows:
+ * 16-bit (in) or bytes read as b << 8 (in8, the row pass: out16 only). */
 JF_WIDE_SIMD static void sum_taps16(uint16_t *out16, unsigned char *out8, const uint16_t *const *in,
-                                    const uint16_t *q, int taps, size_t n, unsigned bias)
+                                    const unsigned char *const *in8, const uint16_t *q, int taps,
+                                    size_t n, unsigned bias)
 {
     uint16_t a[FX_BLOCK];
     size_t x0;
-    int t;
+    int t, g;
     for (x0 = 0; x0 < n; x0 += FX_BLOCK) {
         const size_t m = n - x0 < FX_BLOCK ? n - x0 : FX_BLOCK;
-        for (t = 0; t < taps; t += 4) {
-            const int g = taps - t < 4 ? taps - t : 4, first = t == 0;
+        for (t = 0; t < taps; t += g) {
+            const int first = t == 0;
+            g = taps - t == 5 ? 5 : taps - t < 4 ? taps - t : 4;
             const int to = t + g < taps ? TO_ACC : out8 ? TO_U8 : TO_U16;
-            const uint16_t *r0 = in[t] + x0, *r1 = in[t + (g > 1)] + x0,
-                           *r2 = in[t + (g > 2 ? 2 : 0)] + x0, *r3 = in[t + (g > 3 ? 3 : 0)] + x0;
+            const int i1 = t + (g > 1), i2 = t + (g > 2 ? 2 : 0), i3 = t + (g > 3 ? 3 : 0),
+                      i4 = t + (g > 4 ? 4 : 0);
+            const void *r0, *r1, *r2, *r3, *r4;
             uint16_t *o16 = out16 ? out16 + x0 : NULL;
             unsigned char *o8 = out8 ? out8 + x0 : NULL;
-#define FX_PASS(G, F, TO) tap_pass(a, o16, o8, r0, r1, r2, r3, q + t, G, F, TO, bias, m)
+            if (in8)
+                r0 = in8[t] + x0, r1 = in8[i1] + x0, r2 = in8[i2] + x0, r3 = in8[i3] + x0,
+                r4 = in8[i4] + x0;
+            else
+                r0 = in[t] + x0, r1 = in[i1] + x0, r2 = in[i2] + x0, r3 = in[i3] + x0,
+                r4 = in[i4] + x0;
+#define FX_PASS(G, F, TO, B) tap_pass(a, o16, o8, r0, r1, r2, r3, r4, q + t, G, F, TO, B, bias, m)
 #define FX_PASSES(G)                                                                       \
     do {                                                                                   \
-        if (to == TO_ACC)                                                                  \
-            first ? FX_PASS(G, 1, TO_ACC) : FX_PASS(G, 0, TO_ACC);                         \
+        if (in8 && to == TO_ACC)                                                           \
+            first ? FX_PASS(G, 1, TO_ACC, 1) : FX_PASS(G, 0, TO_ACC, 1);                   \
+        else if (in8)                                                                      \
+            first ? FX_PASS(G, 1, TO_U16, 1) : FX_PASS(G, 0, TO_U16, 1);                   \
+        else if (to == TO_ACC)                                                             \
+            first ? FX_PASS(G, 1, TO_ACC, 0) : FX_PASS(G, 0, TO_ACC, 0);                   \
         else if (to == TO_U8)                                                              \
-            first ? FX_PASS(G, 1, TO_U8) : FX_PASS(G, 0, TO_U8);                           \
+            first ? FX_PASS(G, 1, TO_U8, 0) : FX_PASS(G, 0, TO_U8, 0);                     \
         else                                                                               \
-            first ? FX_PASS(G, 1, TO_U16) : FX_PASS(G, 0, TO_U16);                         \
+            first ? FX_PASS(G, 1, TO_U16, 0) : FX_PASS(G, 0, TO_U16, 0);                   \
     } while (0)
             switch (g) {
+            case 5: FX_PASSES(5); break;
             case 4: FX_PASSES(4); break;
             case 3: FX_PASSES(3); break;
             case 2: FX_PASSES(2); break;
@@ -210,26 +241,77 @@ static fx_rows band_scratch(const fx_job *job, int band)
     return b;
 }
 
-/* Padded row py as 16-bit samples x << 8 (jf_pad_row's bytes, widened). */
-JF_WIDE_SIMD static void wide_row(const fx_job *job, unsigned char *raw, uint16_t *wide, int py)
+/* A padded row's bytes as 16-bit samples x << 8 (k beyond FX_BYTE_TAPS_MAX). */
+JF_WIDE_SIMD static void widen(const unsigned char *raw, uint16_t *wide, size_t n)
 {
     size_t x;
-    jf_pad_row(job->src, job->ksize / 2, job->border, py, raw);
-    for (x = 0; x < job->padded_n; x++)
+    for (x = 0; x < n; x++)
         wide[x] = (uint16_t)(raw[x] << 8);
 }
 
-/* Ring slot py % k gets padded row py summed along the row. */
-static void fill_slot(const fx_job *job, const fx_rows *b, int py)
+/* The row pass over outputs [x0, x0 + m) of a slot; output x's first tap
+ * at p + x - shift, the others px bytes apart (bytes read as 16-bit
+ * samples x << 8: k up to FX_BYTE_TAPS_MAX). */
+static void row_pass(const fx_job *job, uint16_t *slot, const unsigned char *p, size_t shift,
+                     size_t x0, size_t m)
 {
     const size_t px = (size_t)job->src->channels;
-    const int k = job->ksize;
+    const unsigned char *in8[JF_CONV_MAX_KSIZE];
     int i;
-    wide_row(job, b->raw, b->wide, py);
-    for (i = 0; i < k; i++)
-        b->in[i] = b->wide + (size_t)i * px;
-    sum_taps16(b->ring + (size_t)(py % k) * job->slot, NULL, b->in, job->qrow, k, job->n,
-               job->row_bias);
+    for (i = 0; i < job->ksize; i++)
+        in8[i] = p + (x0 + (size_t)i * px - shift);
+    sum_taps16(slot + x0, NULL, NULL, in8, job->qrow, job->ksize, m, job->row_bias);
+}
+
+/* Ring slot py % k gets padded row py summed along the row.  Up to
+ * FX_BYTE_TAPS_MAX, where py is an image row and the image is 4r wide or
+ * more, the middle outputs read the row in place and only the ends go
+ * through a padded copy of 3r pixels each (r border pixels and the 2r they
+ * meet); else the whole padded row is made first (and beyond
+ * FX_BYTE_TAPS_MAX widened once). */
+static void fill_slot(const fx_job *job, const fx_rows *b, int py)
+{
+    const jf_image *src = job->src;
+    const size_t px = (size_t)src->channels;
+    const int k = job->ksize, r = k / 2, w = src->width;
+    const int sy = jf_border_index(py - r, src->height, job->border);
+    uint16_t *slot = b->ring + (size_t)(py % k) * job->slot;
+    if (k <= FX_BYTE_TAPS_MAX && sy >= 0 && w >= 4 * r) {
+        const unsigned char *row = src->data + (size_t)sy * src->stride;
+        const size_t e = (size_t)r * px; /* outputs at either end */
+        const unsigned char *next = sy + 1 < src->height ? row + src->stride : NULL;
+        size_t x, o;
+        unsigned char *left = b->raw, *right = b->raw + 3 * e;
+        jf_pad_row_border(row, w, px, r, job->border, left, right + 2 * e);
+        memcpy(left + e, row, 2 * e);
+        memcpy(right, row + job->n - 2 * e, 2 * e);
+        row_pass(job, slot, left, 0, 0, e);
+        /* the middle in pieces of FX_AHEAD bytes, each first asking for the
+         * same piece of the next image row, which the next slot reads: the
+         * hardware's prefetch stops at every 4 KB page, where a row's
+         * reads otherwise wait on memory (RESULTS.md, "The CPU convolution
+         * against OpenCV in one run") */
+        for (x = e; x < job->n - e; x += FX_AHEAD) {
+            const size_t m = job->n - e - x < FX_AHEAD ? job->n - e - x : FX_AHEAD;
+            if (next)
+                for (o = 0; o < m; o += 64)
+                    __builtin_prefetch(next + x + o);
+            row_pass(job, slot, row, e, x, m);
+        }
+        /* right holds padded columns w - r .. w + 2r - 1 */
+        row_pass(job, slot, right, job->n - e, job->n - e, e);
+        return;
+    }
+    jf_pad_row(src, r, job->border, py, b->raw);
+    if (k <= FX_BYTE_TAPS_MAX) {
+        row_pass(job, slot, b->raw, 0, 0, job->n);
+    } else {
+        int i;
+        widen(b->raw, b->wide, job->padded_n);
+        for (i = 0; i < k; i++)
+            b->in[i] = b->wide + (size_t)i * px;
+        sum_taps16(slot, NULL, b->in, NULL, job->qrow, k, job->n, job->row_bias);
+    }
 }
 
 static void fx_rows_run(void *arg, int y0, int y1, int band)
@@ -243,7 +325,7 @@ static void fx_rows_run(void *arg, int y0, int y1, int band)
             fill_slot(job, &b, y + j);
         for (j = 0; j < k; j++)
             b.in[j] = b.ring + (size_t)((y + j) % k) * job->slot;
-        sum_taps16(NULL, job->dst->data + (size_t)y * job->dst->stride, b.in, job->qcol, k,
+        sum_taps16(NULL, job->dst->data + (size_t)y * job->dst->stride, b.in, NULL, job->qcol, k,
                    job->n, 128 + job->col_bias);
     }
 }
