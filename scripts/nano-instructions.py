@@ -260,14 +260,20 @@ def count(ins, smem, threads, outputs):
     return network / outputs, minmax / outputs, tile, stores, len(real(blocks[0])) / outputs
 
 
-def bound_of(t921, t614, mem):
-    """What bounds a frame: t614 >= t921, so the slower clock is
-    instruction-bound first."""
+def frame(total, bytes_a_sample):
+    """A 1080p frame at `total` instructions an output: ms at 921 and 614
+    MHz, ms for its memory (a read and a write of each sample), and which
+    bounds it (t614 >= t921: the slower clock is instruction-bound first)."""
+    t921 = total * PIXELS / (128 * 921e6) * 1e3
+    t614 = total * PIXELS / (128 * 614e6) * 1e3
+    mem = 2.0 * bytes_a_sample * PIXELS / (COPY_GBS * 1e9) * 1e3
     if t921 > mem:
-        return 'instructions'
-    if t614 > mem:
-        return 'memory at 921 MHz, instructions at 614'
-    return 'memory'
+        bound = 'instructions'
+    elif t614 > mem:
+        bound = 'memory at 921 MHz, instructions at 614'
+    else:
+        bound = 'memory'
+    return t921, t614, mem, bound
 
 
 def hist_rows(ins, strip_rows):
@@ -336,10 +342,7 @@ def main():
         total = network + (tile or 0) + (stores or 0) + prologue
         k = re.search(r'k = (\d+)', words).group(1)
         depth = '16' if 'unsignedshort' in name else '8'
-        t921 = total * PIXELS / (128 * 921e6) * 1e3
-        t614 = total * PIXELS / (128 * 614e6) * 1e3
-        mem = 2.0 * (2 if depth == '16' else 1) * PIXELS / (COPY_GBS * 1e9) * 1e3
-        bound = bound_of(t921, t614, mem)
+        t921, t614, mem, bound = frame(total, 2 if depth == '16' else 1)
         if 'replaced' in words:
             name += '` (before)'
         else:
@@ -376,11 +379,9 @@ def main():
             bits = re.search(r'<\(int\)(\d+)', name).group(1)
             for k, row, walk, start in hist_rows(fns[name], strip):
                 total = row + walk + start
-                t921 = total * PIXELS / (128 * 921e6) * 1e3
-                t614 = total * PIXELS / (128 * 614e6) * 1e3
-                mem = 2.0 * PIXELS / (COPY_GBS * 1e9) * 1e3
+                t921, t614, mem, bound = frame(total, 1)
                 hist.append('| `%s` | %d | %s | %d | %.1f | %.1f | **%.1f** | %.2f / %.2f | %.2f | %s |' % (
-                    name, k, bits, row, walk, start, total, t921, t614, mem, bound_of(t921, t614, mem)))
+                    name, k, bits, row, walk, start, total, t921, t614, mem, bound))
     if hist:
         print()
         print('## The histogram median (the Nano runs it from k = 9)')

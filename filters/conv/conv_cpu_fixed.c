@@ -129,7 +129,7 @@ static inline unsigned hi16(uint16_t x, unsigned q)
     return ((unsigned)x * q) >> 16;
 }
 
-/* One pass of g taps (1 to 4) over m lanes: starts from bias (first) or
+/* One pass of g taps (1 to 5) over m lanes: starts from bias (first) or
  * from a, adds hi16(r[t][x] * q[t]) for each tap, and leaves the sum in a,
  * in out16 or, shifted down 8 bits, in out8 (to).  Inlined with constant
  * g, first and to, so that each combination is one loop without branches
