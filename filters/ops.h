@@ -216,6 +216,10 @@ int jf_op_all_params(jf_param_def *out, int max);
  * names `name` as the caller spells it. */
 jf_status jf_op_args_set(const jf_op *op, jf_op_args *args, const char *name, const char *value);
 
+/* A CUDA block shape "WxH" as the block parameter takes it (W a multiple
+ * of 4, W x H at most 1024): 0, or -1. */
+int jf_op_block_parse(const char *text, int *bx, int *by);
+
 /* Check the arguments against the operation's ranges and resolve them
  * (weights from presets or files).  Errors name the option. */
 jf_status jf_op_prepare(const jf_op *op, const jf_op_args *args, jf_op_plan *plan);

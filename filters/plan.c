@@ -12,6 +12,7 @@
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/names.h"
+#include "core/parse.h"
 
 #include <errno.h>
 #include <math.h>
@@ -57,10 +58,19 @@ static jf_status set_int(const jf_op *op, const jf_param_def *p, jf_op_args *a, 
     return JF_OK;
 }
 
+int jf_op_block_parse(const char *text, int *bx, int *by)
+{
+    int w, h;
+    if (jf_parse_wxh(text, 1024, &w, &h) || w < 4 || w % 4 || w * h > 1024)
+        return -1;
+    *bx = w;
+    *by = h;
+    return 0;
+}
+
 jf_status jf_op_args_set(const jf_op *op, jf_op_args *a, const char *name, const char *value)
 {
     const jf_param_def *p = jf_op_param_def(op, name);
-    char *end = NULL;
     if (!p) {
         char takes[160];
         param_list(op, takes, sizeof takes);
@@ -72,17 +82,13 @@ jf_status jf_op_args_set(const jf_op *op, jf_op_args *a, const char *name, const
     switch (p->info.type) {
     case JF_PARAM_INT: {
         long long v;
-        errno = 0;
-        v = strtoll(value, &end, 10);
-        if (end == value || *end || errno)
+        if (jf_parse_ll(value, &v))
             return bad_value(op, p, value);
         return set_int(op, p, a, v, value);
     }
     case JF_PARAM_DOUBLE: {
         double v;
-        errno = 0;
-        v = strtod(value, &end);
-        if (end == value || *end || errno || !(v >= p->info.min && v <= p->info.max))
+        if (jf_parse_real(value, &v) || !(v >= p->info.min && v <= p->info.max))
             return bad_value(op, p, value);
         *(double *)field(a, p) = v;
         return JF_OK;
@@ -108,9 +114,8 @@ jf_status jf_op_args_set(const jf_op *op, jf_op_args *a, const char *name, const
         *(const char **)field(a, p) = value;
         return JF_OK;
     case JF_PARAM_SIZE: {
-        int w = 0, h = 0, used = 0;
-        if (sscanf(value, "%5dx%5d%n", &w, &h, &used) != 2 || value[used] || w < 4 || w % 4 ||
-            h < 1 || w * h > 1024)
+        int w = 0, h = 0;
+        if (jf_op_block_parse(value, &w, &h))
             return jf_fail(JF_ERR_ARG, "%s: %s %s: want WxH, W a multiple of 4, W x H at most 1024",
                            op->name, name, value);
         a->block_x = w;
