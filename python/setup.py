@@ -106,7 +106,7 @@ setup(
     python_requires=">=3.6",
     packages=["jetfilter"],
     package_data={"jetfilter": ["bin/jetfilter", "py.typed", "*.pyi"]},
-    ext_modules=[Extension("jetfilter._jetfilter", [os.path.join("src", "_jetfilter.c")],
+    ext_modules=[Extension("jetfilter._jetfilter", [os.path.join("src", "_jetfilter.c"), os.path.join("src", "intake.c")],
                            py_limited_api=True, extra_compile_args=["-std=c99", "-D_POSIX_C_SOURCE=200809L", "-Wall", "-Wextra", "-Wno-unused-parameter",
                                                "-Wno-missing-field-initializers",
                                                # a call outside the limited API of 3.6 is not

@@ -27,6 +27,7 @@ while IFS= read -r file; do
   while IFS=: read -r line inc; do
     target=${inc%%/*}
     case "$inc" in jetfilter.h|jetfilter/*.h) continue ;; esac # the public API: layer 0
+    case "$inc" in */*) ;; *) [ -f "$(dirname "$file")/$inc" ] && continue ;; esac # beside the file
     rt=$(rank "$target")
     if [ "$rf" -eq 6 ] && [ "$target" != "$from" ]; then
       echo "$file:$line: $from/ is a binding and includes \"$inc\": the public API only (jetfilter.h)"

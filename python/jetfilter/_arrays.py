@@ -11,10 +11,8 @@ import sys
 
 from . import _jetfilter as _c
 
-_SAMPLES = {("u", 1): 0, ("u", 2): 1}           # (kind, itemsize) -> jf_sample
 _TYPESTR = {0: "|u1", 1: "<u2"}                  # jf_sample -> typestr
 _ITEMSIZE = {0: 1, 1: 2}
-_LITTLE = sys.byteorder == "little"
 
 try:  # NumPy makes host outputs and reads the buffer protocol; it is optional
     import numpy as _np
@@ -54,48 +52,12 @@ def _fail(message):
     raise _c.ArgumentError(message)
 
 
-def _sample_of(typestr, what):
-    if not isinstance(typestr, str) or len(typestr) < 3:
-        _fail("%s: unreadable type %r" % (what, typestr))
-    order, kind, size = typestr[0], typestr[1], int(typestr[2:])
-    sample = _SAMPLES.get((kind, size))
-    if sample is None:
-        _fail("%s: dtype %s is not taken: uint8 or uint16 images" % (what, typestr))
-    if size > 1 and (order == ">" or (order == "=" and not _LITTLE)):
-        _fail("%s: big-endian uint16: convert it to the machine's order (astype('<u2'))" % what)
-    return sample
-
-
-def _layout(shape, strides, itemsize, what):
-    """(width, height, channels, row stride in bytes) of an image whose
-    pixels are dense and interleaved; rows may be padded."""
-    n = len(shape)
-    if n == 2:
-        h, w = shape
-        c = 1
-    elif n == 3:
-        h, w, c = shape
-    else:
-        _fail("%s: %d dimensions; want (H, W) or (H, W, C)" % (what, n))
-    if not 1 <= c <= 4:
-        _fail("%s: %d channels; want 1 to 4 (grey, grey+alpha, RGB, RGBA or CMYK)" % (what, c))
-    if h < 1 or w < 1:
-        _fail("%s: an empty image (%s)" % (what, "x".join(str(x) for x in shape)))
-    row = w * c * itemsize
-    if strides is None:
-        return w, h, c, row
-    if not ((n == 2 or c == 1 or strides[2] == itemsize) and
-            (w == 1 or strides[1] == c * itemsize) and
-            (h == 1 or (strides[0] >= row and strides[0] % itemsize == 0))):
-        _fail("%s: strides %s: the pixels of a row must be dense and interleaved (rows may be "
-              "padded); make it contiguous first" % (what, tuple(strides)))
-    return w, h, c, strides[0] if h > 1 else row
-
-
-def _host_spec(ptr, shape, strides, typestr, location, device, what):
-    sample = _sample_of(typestr, what)
-    w, h, c, stride = _layout(shape, strides, _ITEMSIZE[sample], what)
-    return (ptr, location, w, h, c, stride, sample, device), sample
+def _intake(what, writable, data, shape, strides, dtype, readonly, location, device):
+    """The one checked description of an array (the extension's intake):
+    a NULL pointer, a lying shape or strides, a dtype other than uint8 or
+    uint16, a read-only out= are refused there, naming `what`."""
+    spec = _c.intake(what, writable, data, shape, strides, dtype, readonly, location, device)
+    return spec, spec[6]
 
 
 def _framework(obj):
@@ -135,13 +97,11 @@ def describe(obj, writable=False, what="image"):
             return img
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is not None:
-        ptr, readonly = cai["data"]
-        if writable and readonly:
-            _fail("%s: a read-only device array cannot be written" % what)
-        if ptr == 0:
-            _fail("%s: a device array with no memory" % what)
+        ptr, readonly, shape, strides, typestr = _interface_fields(cai, what)
         fw = _framework(obj)
-        if fw in ("cupy", "torch"):  # device memory of a known device: no question to CUDA
+        if not isinstance(ptr, int) or ptr == 0:
+            loc, dev = _c.LOC_DEVICE, 0  # refused by the intake
+        elif fw in ("cupy", "torch"):  # device memory of a known device: no question to CUDA
             loc, dev = _c.LOC_DEVICE, _device_of(obj, ptr)
         else:
             loc, dev = _c.memory_locate(ptr)
@@ -152,8 +112,10 @@ def describe(obj, writable=False, what="image"):
                 dev = said  # the producer says which GPU
             elif dev < 0:
                 dev = 0  # unknown: the current device
-        spec, sample = _host_spec(ptr, cai["shape"], cai.get("strides"), cai["typestr"], loc, dev, what)
+        spec, sample = _intake(what, writable, ptr, shape, strides, typestr, readonly, loc, dev)
         stream = cai.get("stream") if cai.get("version", 0) >= 3 else None
+        if stream is not None and (not isinstance(stream, int) or isinstance(stream, bool) or stream < 0):
+            _fail("%s: __cuda_array_interface__ stream %r is not a stream" % (what, stream))
         if stream is None:
             # no stream said (PyTorch's interface is version 2): its current
             # stream, else the legacy default stream, which others sync with
@@ -161,7 +123,7 @@ def describe(obj, writable=False, what="image"):
                 stream = sys.modules["torch"].cuda.current_stream(dev).cuda_stream or 1
             else:
                 stream = 1
-        return Image(spec, tuple(cai["shape"]), sample, loc, dev, stream, obj,
+        return Image(spec, tuple(shape), sample, loc, dev, stream, obj,
                      "jetfilter" if isinstance(obj, DeviceArray) else fw or "cuda",
                      sys.modules.get(fw or "", None))
     ai = getattr(obj, "__array_interface__", None)
@@ -178,12 +140,26 @@ def describe(obj, writable=False, what="image"):
         if obj.dtype == object:
             _fail("%s: not an image array" % what)
         ai = obj.__array_interface__
-    ptr, readonly = ai["data"]
-    if writable and readonly:
-        _fail("%s: a read-only array cannot be written (out= must be writable)" % what)
-    spec, sample = _host_spec(ptr, ai["shape"], ai.get("strides"), ai["typestr"], _c.LOC_HOST, -1,
-                              what)
-    return Image(spec, tuple(ai["shape"]), sample, _c.LOC_HOST, -1, None, obj, "numpy", _np)
+    ptr, readonly, shape, strides, typestr = _interface_fields(ai, what)
+    spec, sample = _intake(what, writable, ptr, shape, strides, typestr, readonly, _c.LOC_HOST, -1)
+    return Image(spec, tuple(shape), sample, _c.LOC_HOST, -1, None, obj, "numpy", _np)
+
+
+def _interface_fields(iface, what):
+    """(ptr, readonly, shape, strides, typestr) of an array interface dict,
+    as the producer gave them (the intake checks them)."""
+    if not isinstance(iface, dict):
+        _fail("%s: the array interface is not a dict" % what)
+    data = iface.get("data")
+    if isinstance(data, tuple) and len(data) == 2:
+        ptr, readonly = data
+    elif data is None and "data" in iface:
+        ptr, readonly = 0, False
+    else:
+        _fail("%s: the array interface's data is not (pointer, read-only)" % what)
+    if iface.get("mask") is not None:
+        _fail("%s: masked arrays are not taken" % what)
+    return ptr, bool(readonly), iface.get("shape"), iface.get("strides"), iface.get("typestr")
 
 
 def locate_host(img):
@@ -198,44 +174,37 @@ def locate_host(img):
 
 def _numpy_image(x, writable, what):
     """NumPy arrays from their attributes (cheaper than the interface dict)."""
-    dt = x.dtype
-    if dt.kind != "u" or dt.itemsize > 2 or (dt.itemsize == 2 and dt.byteorder == (">" if _LITTLE else "<")):
-        return None  # the general path says what is wrong
-    if writable and not x.flags.writeable:
-        _fail("%s: a read-only array cannot be written (out= must be writable)" % what)
-    w, h, c, stride = _layout(x.shape, x.strides, dt.itemsize, what)
-    sample = dt.itemsize - 1
-    spec = (x.__array_interface__["data"][0], _c.LOC_HOST, w, h, c, stride, sample, -1)
+    spec, sample = _intake(what, writable, x.__array_interface__["data"][0], x.shape, x.strides, x.dtype.str,
+                           not x.flags.writeable, _c.LOC_HOST, -1)
     return Image(spec, x.shape, sample, _c.LOC_HOST, -1, None, x, "numpy", _np)
 
 
 def _cupy_image(x, writable, what):
     """CuPy arrays without building their interface dict (the call's cost)."""
-    if x.dtype.kind != "u" or x.dtype.itemsize > 2:
-        _fail("%s: dtype %s is not taken: uint8 or uint16 images" % (what, x.dtype))
-    sample = x.dtype.itemsize - 1
-    w, h, c, stride = _layout(x.shape, x.strides, x.dtype.itemsize, what)
     dev = x.data.device_id
+    spec, sample = _intake(what, writable, x.data.ptr, x.shape, x.strides, x.dtype.str, False,
+                           _c.LOC_DEVICE, dev)
     stream = sys.modules["cupy"].cuda.get_current_stream()
-    spec = (x.data.ptr, _c.LOC_DEVICE, w, h, c, stride, sample, dev)
     img = Image(spec, x.shape, sample, _c.LOC_DEVICE, dev, stream.ptr or 1, x, "cupy",
                 sys.modules["cupy"])
     img.stream_owner = stream  # held while the context uses the stream
     return img
 
 
+_TORCH_TYPESTR = {"torch.uint8": "|u1", "torch.uint16": "=u2"}
+
+
 def _torch_image(t, writable, what):
     torch = sys.modules["torch"]
     if not t.is_cuda:
         return describe(t.numpy(), writable, what)  # host tensors: through NumPy, no copy
-    if t.dtype not in (torch.uint8, getattr(torch, "uint16", None)):
-        _fail("%s: dtype %s is not taken: uint8 or uint16 images" % (what, t.dtype))
     isz = t.element_size()
-    w, h, c, stride = _layout(t.shape, tuple(s * isz for s in t.stride()), isz, what)
     dev = t.device.index or 0
+    spec, sample = _intake(what, writable, t.data_ptr(), tuple(t.shape),
+                           tuple(st * isz for st in t.stride()),
+                           _TORCH_TYPESTR.get(str(t.dtype), str(t.dtype)), False, _c.LOC_DEVICE, dev)
     stream = torch.cuda.current_stream(dev)
-    spec = (t.data_ptr(), _c.LOC_DEVICE, w, h, c, stride, isz - 1, dev)
-    img = Image(spec, tuple(t.shape), isz - 1, _c.LOC_DEVICE, dev, stream.cuda_stream or 1, t,
+    img = Image(spec, tuple(t.shape), sample, _c.LOC_DEVICE, dev, stream.cuda_stream or 1, t,
                 "torch", torch)
     img.stream_owner = stream
     return img
@@ -264,27 +233,17 @@ _FAST = _Fast()
 
 
 def _from_dlpack(obj, writable, what):
-    dev_type, dev_id = obj.__dlpack_device__()
+    try:
+        dev_type, dev_id = obj.__dlpack_device__()
+    except Exception as e:  # a producer without __dlpack_device__, or a broken one
+        _fail("%s: __dlpack_device__() failed: %s" % (what, e))
     if dev_type == 2:  # CUDA: the producer orders its work before the legacy default stream
         capsule = obj.__dlpack__(stream=1)
     else:
         capsule = obj.__dlpack__()
-    holder, ptr, dev_type, dev_id, shape, strides, code, bits = _c.from_dlpack_capsule(capsule)
-    if code != 1:  # kDLUInt
-        _fail("%s: DLPack type code %d, %d bits: uint8 or uint16 images" % (what, code, bits))
-    itemsize = bits // 8
-    byte_strides = None if strides is None else tuple(s * itemsize for s in strides)
-    typestr = "|u1" if itemsize == 1 else "<u2"
-    if dev_type in (1, 3):  # CPU, CUDA host (pinned)
-        loc, dev = (_c.LOC_HOST, -1) if dev_type == 1 else (_c.LOC_MAPPED, dev_id)
-    elif dev_type == 2:
-        loc, dev = _c.LOC_DEVICE, dev_id
-    elif dev_type == 13:
-        loc, dev = _c.LOC_MANAGED, dev_id
-    else:
-        _fail("%s: DLPack device type %d (not CPU or CUDA)" % (what, dev_type))
-    spec, sample = _host_spec(ptr, shape, byte_strides, typestr, loc, dev, what)
-    return Image(spec, tuple(shape), sample, loc, dev, 1 if dev_type == 2 else None, (holder, obj),
+    holder, spec, shape = _c.from_dlpack_capsule(capsule, what, writable)
+    loc, dev = spec[1], spec[7]
+    return Image(spec, shape, spec[6], loc, dev, 1 if loc == _c.LOC_DEVICE else None, (holder, obj),
                  "dlpack")
 
 

@@ -22,6 +22,13 @@ class Context(_c.Context):
     stream their producer reports.
     """
 
+    # what a context that was never made (its __init__ failed) says: the
+    # library refuses it by name at the first call
+    is_cuda = False
+    device = -1
+    _stream = 0
+    _stream_owner = None
+
     def __init__(self, backend="auto", device=0, threads=0, memory="auto", stream=None, stats=0):
         s = _arrays.stream_of(stream) or 0
         _c.Context.__init__(self, backend, device, threads, memory, s, stats)

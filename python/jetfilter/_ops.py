@@ -44,8 +44,11 @@ def _weights_bytes(value, name):
 
 def plan(op_name, values, defaults):
     """The prepared Plan for these values (cached: made once per setting)."""
-    key = (op_name, values)
-    p = _PLANS.get(key)
+    try:  # the types too: True == 1 and 5.0 == 5, but they are not the same argument
+        key = (op_name, values, tuple(type(v) for _, v in values))
+        p = _PLANS.get(key)
+    except TypeError:  # an unhashable value: the plan refuses it by name
+        key, p = None, None
     if p is None:
         params = {}
         for (name, value), default in zip(values, defaults):
@@ -53,6 +56,8 @@ def plan(op_name, values, defaults):
                 continue  # the table's default: left unset, as the command line leaves it
             params[name] = value
         p = _c.Plan(op_name, params)
+        if key is None:
+            return p
         if len(_PLANS) >= _PLAN_CACHE_MAX:
             _PLANS.clear()
         _PLANS[key] = p

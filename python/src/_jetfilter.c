@@ -21,6 +21,8 @@
 
 #include <jetfilter.h>
 
+#include "intake.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <time.h>
@@ -75,7 +77,9 @@ static PyObject *utf8_of(PyObject *s)
 
 /* ---- image descriptions -------------------------------------------------------- */
 
-/* (ptr, location, width, height, channels, stride, sample, device) */
+/* (ptr, location, width, height, channels, stride, sample, device): a
+ * description intake() made; checked again, as a caller of this private
+ * module may hand in any tuple. */
 static int parse_image(PyObject *spec, jf_image *img)
 {
     unsigned long long ptr, stride;
@@ -83,6 +87,12 @@ static int parse_image(PyObject *spec, jf_image *img)
     if (!PyArg_ParseTuple(spec, "KiiiiKii;an image description", &ptr, &loc, &w, &h, &c, &stride,
                           &sample, &device))
         return -1;
+    if (!ptr || w < 1 || h < 1 || c < 1 || c > 4 || (sample != JF_SAMPLE_U8 && sample != JF_SAMPLE_U16) ||
+        loc < 0 || loc >= JF_LOC_COUNT ||
+        stride < (unsigned long long)w * (unsigned long long)c * (sample == JF_SAMPLE_U16 ? 2u : 1u)) {
+        PyErr_SetString(PyExc_ValueError, "not an image description jetfilter made");
+        return -1;
+    }
     memset(img, 0, sizeof *img);
     img->data = (unsigned char *)(uintptr_t)ptr;
     img->location = (jf_location)loc;
@@ -100,6 +110,127 @@ static PyObject *describe_image(const jf_image *img)
     return Py_BuildValue("(KiiiiKii)", (unsigned long long)(uintptr_t)img->data, (int)img->location,
                          img->width, img->height, img->channels, (unsigned long long)img->stride,
                          (int)img->sample, img->device);
+}
+
+/* A whole number from Python (an int, or anything with __index__: NumPy's
+ * integers; not a bool, a float or a string); -1 with an exception set. */
+static int whole_number(PyObject *v, const char *what, const char *field, long long *out)
+{
+    PyObject *i;
+    int overflow = 0;
+    if (PyBool_Check(v) || PyFloat_Check(v) || PyUnicode_Check(v) || PyBytes_Check(v) ||
+        !(i = PyNumber_Index(v))) {
+        PyErr_Clear();
+        PyErr_Format(g_errors[-JF_ERR_ARG], "%s: the %s holds a %s, not a whole number", what, field,
+                     Py_TYPE(v) == &PyFloat_Type ? "float" : "value of another type");
+        return -1;
+    }
+    *out = PyLong_AsLongLongAndOverflow(i, &overflow);
+    Py_DECREF(i);
+    if (overflow || (*out == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        PyErr_Format(g_errors[-JF_ERR_ARG], "%s: a %s value beyond 64 bits", what, field);
+        return -1;
+    }
+    return 0;
+}
+
+/* Up to 8 whole numbers of a tuple or list; the count, or -1. */
+static long long number_list(PyObject *seq, const char *what, const char *field, int64_t *out)
+{
+    Py_ssize_t n, i;
+    if (!PyTuple_Check(seq) && !PyList_Check(seq)) {
+        PyErr_Format(g_errors[-JF_ERR_ARG], "%s: the %s is not a tuple", what, field);
+        return -1;
+    }
+    n = PySequence_Size(seq);
+    if (n < 0 || n > 8) {
+        if (n > 8)
+            PyErr_Format(g_errors[-JF_ERR_ARG], "%s: %zd dimensions; want (H, W) or (H, W, C)", what, n);
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        PyObject *item = PySequence_GetItem(seq, i);
+        long long v;
+        int rc = item ? whole_number(item, what, field, &v) : -1;
+        Py_XDECREF(item);
+        if (rc < 0)
+            return -1;
+        out[i] = v;
+    }
+    return n;
+}
+
+/* Raise the intake's refusal, or describe the image. */
+static PyObject *intake_result(int rc, const jf_image *img, const char *why)
+{
+    if (rc != 0) {
+        PyErr_SetString(g_errors[-JF_ERR_ARG], why);
+        return NULL;
+    }
+    return describe_image(img);
+}
+
+/* intake(what, writable, data, shape, strides, dtype, readonly, location, device) -> description:
+ * every producer's array comes in here (jetfilter/_arrays.py) */
+static PyObject *py_intake(PyObject *mod, PyObject *args)
+{
+    const char *what;
+    int writable, readonly, location, device;
+    PyObject *data, *shape, *strides, *dtype, *dtype_text;
+    int64_t shape_v[8], strides_v[8];
+    long long ptr, nd, ns = 0;
+    jfpy_array a;
+    jf_image img;
+    char why[512];
+    int rc;
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "spOOOOpii", &what, &writable, &data, &shape, &strides, &dtype,
+                          &readonly, &location, &device))
+        return NULL;
+    if (PyLong_Check(data) && !PyBool_Check(data)) {
+        unsigned long long u = PyLong_AsUnsignedLongLong(data);
+        if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyErr_Format(g_errors[-JF_ERR_ARG], "%s: the data pointer is not an address", what);
+            return NULL;
+        }
+        ptr = (long long)u;
+    } else if (data == Py_None) {
+        ptr = 0;
+    } else {
+        PyErr_Format(g_errors[-JF_ERR_ARG], "%s: the data pointer is not an int", what);
+        return NULL;
+    }
+    if ((nd = number_list(shape, what, "shape", shape_v)) < 0)
+        return NULL;
+    if (strides != Py_None && (ns = number_list(strides, what, "strides", strides_v)) < 0)
+        return NULL;
+    if (strides != Py_None && ns != nd) {
+        PyErr_Format(g_errors[-JF_ERR_ARG], "%s: %lld strides for %lld dimensions", what, ns, nd);
+        return NULL;
+    }
+    if (!(dtype_text = PyObject_Str(dtype)))
+        return NULL;
+    {
+        PyObject *b = PyUnicode_AsUTF8String(dtype_text);
+        Py_DECREF(dtype_text);
+        if (!b)
+            return NULL;
+        memset(&a, 0, sizeof a);
+        a.data = (uint64_t)ptr;
+        a.ndim = nd;
+        a.shape = shape_v;
+        a.strides = strides == Py_None ? NULL : strides_v;
+        a.dtype = PyBytes_AsString(b);
+        a.lanes = 1;
+        a.readonly = readonly;
+        a.location = location;
+        a.device = device;
+        rc = jfpy_intake(&a, writable, what, &img, why, sizeof why);
+        Py_DECREF(b);
+    }
+    return intake_result(rc, &img, why);
 }
 
 /* ---- Context ------------------------------------------------------------------- */
@@ -146,8 +277,12 @@ static int Context_init(PyObject *self_, PyObject *args, PyObject *kw)
     o.threads = threads;
     o.stats = stats;
     o.stream = (void *)(uintptr_t)stream;
-    if (self->ctx) {
+    if (self->ctx || self->lock) {
         PyErr_SetString(PyExc_RuntimeError, "Context.__init__ called twice");
+        return -1;
+    }
+    if (!(self->lock = PyThread_allocate_lock())) {
+        PyErr_NoMemory();
         return -1;
     }
     Py_BEGIN_ALLOW_THREADS
@@ -155,10 +290,6 @@ static int Context_init(PyObject *self_, PyObject *args, PyObject *kw)
     Py_END_ALLOW_THREADS
     if (st != JF_OK) {
         raise_status(st);
-        return -1;
-    }
-    if (!(self->lock = PyThread_allocate_lock())) {
-        PyErr_NoMemory();
         return -1;
     }
     return 0;
@@ -181,19 +312,6 @@ static void Context_dealloc(PyObject *self_)
         Py_DECREF(type);
 }
 
-static jf_context *context_of(PyObject *obj)
-{
-    if (!PyObject_TypeCheck(obj, (PyTypeObject *)g_context_type)) {
-        PyErr_SetString(PyExc_TypeError, "a jetfilter.Context is needed");
-        return NULL;
-    }
-    if (!((ContextObject *)obj)->ctx) {
-        PyErr_SetString(PyExc_ValueError, "the context is closed");
-        return NULL;
-    }
-    return ((ContextObject *)obj)->ctx;
-}
-
 /* The context's lock, taken with the GIL released (another thread may hold
  * it while it waits for the GPU). */
 static void lock_context(ContextObject *c)
@@ -205,19 +323,43 @@ static void lock_context(ContextObject *c)
     }
 }
 
+/* A context for one call: its lock held for the whole call, so that
+ * close() on another thread waits for the call, and a call after close()
+ * is refused; NULL with an exception set.  Give it back with
+ * release_context(). */
+static jf_context *acquire_context(PyObject *obj)
+{
+    ContextObject *c = (ContextObject *)obj;
+    if (!PyObject_TypeCheck(obj, (PyTypeObject *)g_context_type)) {
+        PyErr_SetString(PyExc_TypeError, "a jetfilter.Context is needed");
+        return NULL;
+    }
+    if (!c->lock) {
+        PyErr_SetString(PyExc_ValueError, "the context was never made (Context.__init__ failed)");
+        return NULL;
+    }
+    lock_context(c);
+    if (!c->ctx) {
+        PyThread_release_lock(c->lock);
+        PyErr_SetString(PyExc_ValueError, "the context is closed");
+        return NULL;
+    }
+    return c->ctx;
+}
+
+static void release_context(PyObject *obj) { PyThread_release_lock(((ContextObject *)obj)->lock); }
+
 static PyObject *Context_sync(PyObject *self, PyObject *unused)
 {
-    ContextObject *c = (ContextObject *)self;
-    jf_context *ctx = context_of(self);
+    jf_context *ctx = acquire_context(self);
     jf_status st;
     (void)unused;
     if (!ctx)
         return NULL;
-    lock_context(c);
     Py_BEGIN_ALLOW_THREADS
     st = jf_context_sync(ctx);
     Py_END_ALLOW_THREADS
-    PyThread_release_lock(c->lock);
+    release_context(self);
     if (st != JF_OK)
         return raise_status(st);
     Py_RETURN_NONE;
@@ -227,18 +369,14 @@ static PyObject *Context_sync(PyObject *self, PyObject *unused)
 static PyObject *with_stream(PyObject *self, PyObject *arg,
                              jf_status (*call)(jf_context *, void *))
 {
-    ContextObject *c = (ContextObject *)self;
-    jf_context *ctx = context_of(self);
+    jf_context *ctx;
     unsigned long long stream;
     jf_status st;
-    if (!ctx)
-        return NULL;
     stream = PyLong_AsUnsignedLongLong(arg);
-    if (PyErr_Occurred())
+    if (PyErr_Occurred() || !(ctx = acquire_context(self)))
         return NULL;
-    lock_context(c);
     st = call(ctx, (void *)(uintptr_t)stream);
-    PyThread_release_lock(c->lock);
+    release_context(self);
     if (st != JF_OK)
         return raise_status(st);
     Py_RETURN_NONE;
@@ -258,25 +396,38 @@ static PyObject *Context_close(PyObject *self, PyObject *unused)
 {
     ContextObject *c = (ContextObject *)self;
     (void)unused;
-    if (c->ctx) {
-        jf_context *ctx = c->ctx;
+    if (c->lock) { /* waits for a call in flight on another thread */
+        jf_context *ctx;
         lock_context(c);
+        ctx = c->ctx;
         c->ctx = NULL;
-        Py_BEGIN_ALLOW_THREADS
-        jf_context_destroy(ctx);
-        Py_END_ALLOW_THREADS
+        if (ctx) {
+            Py_BEGIN_ALLOW_THREADS
+            jf_context_destroy(ctx);
+            Py_END_ALLOW_THREADS
+        }
         PyThread_release_lock(c->lock);
     }
     Py_RETURN_NONE;
 }
 
+static PyObject *context_info(jf_context *ctx);
+
 static PyObject *Context_info(PyObject *self, PyObject *unused)
 {
-    jf_context *ctx = context_of(self);
-    jf_device_info d;
+    jf_context *ctx = acquire_context(self);
+    PyObject *info;
     (void)unused;
     if (!ctx)
         return NULL;
+    info = context_info(ctx);
+    release_context(self);
+    return info;
+}
+
+static PyObject *context_info(jf_context *ctx)
+{
+    jf_device_info d;
     if (jf_context_backend(ctx) != JF_BACKEND_CUDA || jf_context_device(ctx, &d) != JF_OK)
         return Py_BuildValue("{sssisKsssssi}", "backend", jf_backend_name(jf_context_backend(ctx)),
                              "device", -1, "stream", 0ULL, "note", jf_context_note(ctx),
@@ -295,7 +446,7 @@ static PyObject *Context_info(PyObject *self, PyObject *unused)
  * running totals of a context made with stats > 0 (after sync()). */
 static PyObject *Context_stats(PyObject *self, PyObject *unused)
 {
-    jf_context *ctx = context_of(self);
+    jf_context *ctx = acquire_context(self);
     jf_stat_total t[64];
     size_t n, i;
     PyObject *list;
@@ -303,6 +454,7 @@ static PyObject *Context_stats(PyObject *self, PyObject *unused)
     if (!ctx)
         return NULL;
     n = jf_stats_totals(ctx, t, 64);
+    release_context(self);
     if (!(list = PyList_New(0)))
         return NULL;
     for (i = 0; i < n && i < 64; i++) {
@@ -354,42 +506,96 @@ typedef struct {
 
 static PyObject *g_plan_type;
 
-/* One parameter from a Python value: bool and int as whole numbers, float,
- * str as the command line takes it, bytes as float32 weights. */
+/* One parameter from a Python value, typed as the table says: an int
+ * parameter takes whole numbers (int, NumPy's integers: anything with
+ * __index__ but a bool), a float one numbers too, a choice, file or size one
+ * a str, weights bytes of float32.  A value of another type is a TypeError
+ * naming the parameter.  JF_ERR_INTERNAL: a Python exception is set. */
 static jf_status set_param(jf_plan *plan, const char *name, PyObject *v)
 {
-    if (PyBool_Check(v) || PyLong_Check(v)) {
-        long long n = PyLong_AsLongLong(v);
-        if (n == -1 && PyErr_Occurred())
-            return JF_ERR_INTERNAL;
-        return jf_plan_set_int(plan, name, n);
-    }
-    if (PyFloat_Check(v))
-        return jf_plan_set_double(plan, name, PyFloat_AsDouble(v));
-    if (PyUnicode_Check(v)) {
-        PyObject *b = utf8_of(v);
-        jf_status st;
-        if (!b)
-            return JF_ERR_INTERNAL;
-        st = jf_plan_set(plan, name, PyBytes_AsString(b));
-        Py_DECREF(b);
-        return st;
-    }
-    if (PyBytes_Check(v)) {
-        char *data;
-        Py_ssize_t n;
-        int k;
-        if (PyBytes_AsStringAndSize(v, &data, &n) < 0)
-            return JF_ERR_INTERNAL;
-        k = (int)lround(sqrt((double)n / sizeof(float)));
-        if ((Py_ssize_t)k * k * (Py_ssize_t)sizeof(float) != n) {
-            PyErr_Format(g_errors[-JF_ERR_ARG], "%s: %zd bytes are not k x k float32 weights", name, n);
-            return JF_ERR_INTERNAL;
+    const jf_param_info *info = jf_op_param(jf_plan_op(plan), name);
+    const char *want = NULL;
+    if (!info) /* the library names what the operation takes */
+        return jf_plan_set(plan, name, "");
+    switch (info->type) {
+    case JF_PARAM_INT:
+    case JF_PARAM_DOUBLE:
+        if (!PyBool_Check(v) && !PyUnicode_Check(v) && !PyBytes_Check(v)) {
+            if (info->type == JF_PARAM_DOUBLE && (PyFloat_Check(v) || PyLong_Check(v) ||
+                                                  PyNumber_Check(v))) {
+                double d = PyFloat_AsDouble(v);
+                if (d == -1.0 && PyErr_Occurred())
+                    return JF_ERR_INTERNAL;
+                return jf_plan_set_double(plan, name, d);
+            }
+            if (!PyFloat_Check(v)) {
+                PyObject *i = PyNumber_Index(v);
+                if (i) {
+                    int overflow = 0;
+                    long long n = PyLong_AsLongLongAndOverflow(i, &overflow);
+                    Py_DECREF(i);
+                    if (overflow) {
+                        char text[32];
+                        snprintf(text, sizeof text, "%s1e19", overflow < 0 ? "-" : "");
+                        return jf_plan_set(plan, name, text); /* the library's range message */
+                    }
+                    if (n == -1 && PyErr_Occurred())
+                        return JF_ERR_INTERNAL;
+                    return jf_plan_set_int(plan, name, n);
+                }
+                PyErr_Clear();
+            }
         }
-        return jf_plan_set_weights(plan, (const float *)data, k);
+        want = info->type == JF_PARAM_INT ? "a whole number (int)" : "a number";
+        break;
+    case JF_PARAM_CHOICE:
+    case JF_PARAM_FILE:
+    case JF_PARAM_SIZE:
+        if (PyUnicode_Check(v) || (info->type == JF_PARAM_FILE && PyBytes_Check(v))) {
+            PyObject *b = PyUnicode_Check(v) ? utf8_of(v) : (Py_INCREF(v), v);
+            jf_status st;
+            if (!b)
+                return JF_ERR_INTERNAL;
+            if (strlen(PyBytes_AsString(b)) != (size_t)PyBytes_Size(b)) {
+                Py_DECREF(b);
+                PyErr_Format(g_errors[-JF_ERR_ARG], "%s: a NUL character in the value", name);
+                return JF_ERR_INTERNAL;
+            }
+            st = jf_plan_set(plan, name, PyBytes_AsString(b));
+            Py_DECREF(b);
+            return st;
+        }
+        want = info->type == JF_PARAM_SIZE ? "a str \"WxH\"" : "a str";
+        break;
+    case JF_PARAM_WEIGHTS:
+        if (PyBytes_Check(v)) {
+            char *data;
+            Py_ssize_t n;
+            int k;
+            if (PyBytes_AsStringAndSize(v, &data, &n) < 0)
+                return JF_ERR_INTERNAL;
+            k = (int)lround(sqrt((double)n / sizeof(float)));
+            if (n == 0 || (Py_ssize_t)k * k * (Py_ssize_t)sizeof(float) != n) {
+                PyErr_Format(g_errors[-JF_ERR_ARG], "%s: %zd bytes are not k x k float32 weights",
+                             name, n);
+                return JF_ERR_INTERNAL;
+            }
+            return jf_plan_set_weights(plan, (const float *)data, k);
+        }
+        want = "k x k weights";
+        break;
+    default:
+        break;
     }
-    PyErr_Format(PyExc_TypeError, "%s: want a number or a string, not %s", name,
-                 Py_TYPE(v) ? "that type" : "nothing");
+    {
+        PyObject *tn = PyObject_GetAttrString((PyObject *)Py_TYPE(v), "__name__");
+        PyObject *tb = tn ? PyUnicode_AsUTF8String(tn) : NULL;
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s: want %s, not %s", name, want ? want : "a value",
+                     tb ? PyBytes_AsString(tb) : "that type");
+        Py_XDECREF(tn);
+        Py_XDECREF(tb);
+    }
     return JF_ERR_INTERNAL;
 }
 
@@ -506,17 +712,18 @@ static PyObject *py_run(PyObject *mod, PyObject *args)
     jf_status st;
     (void)mod;
     if (!PyArg_ParseTuple(args, "OOOO", &ctx_obj, &plan_obj, &src_spec, &dst_spec) ||
-        !(ctx = context_of(ctx_obj)) || !(plan = plan_of(plan_obj)) || parse_image(src_spec, &src) < 0)
+        !(plan = plan_of(plan_obj)) || parse_image(src_spec, &src) < 0)
         return NULL;
     if (dst_spec == Py_None)
         memset(&dst, 0, sizeof dst);
     else if (parse_image(dst_spec, &dst) < 0)
         return NULL;
-    lock_context((ContextObject *)ctx_obj);
+    if (!(ctx = acquire_context(ctx_obj)))
+        return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = jf_plan_run(ctx, plan, &src, dst_spec == Py_None ? NULL : &dst, &r);
     Py_END_ALLOW_THREADS
-    PyThread_release_lock(((ContextObject *)ctx_obj)->lock);
+    release_context(ctx_obj);
     if (st != JF_OK)
         return raise_status(st);
     return Py_BuildValue("(sssd)", jf_variant_name(r.variant), r.kernel, r.decision, r.estimate);
@@ -537,8 +744,8 @@ static PyObject *py_c_call_loop(PyObject *mod, PyObject *args)
     struct timespec t0, t1;
     (void)mod;
     if (!PyArg_ParseTuple(args, "OOOOi", &ctx_obj, &plan_obj, &src_spec, &dst_spec, &calls) ||
-        !(ctx = context_of(ctx_obj)) || !(plan = plan_of(plan_obj)) || parse_image(src_spec, &src) < 0 ||
-        parse_image(dst_spec, &dst) < 0)
+        !(plan = plan_of(plan_obj)) || parse_image(src_spec, &src) < 0 ||
+        parse_image(dst_spec, &dst) < 0 || !(ctx = acquire_context(ctx_obj)))
         return NULL;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (i = 0; i < calls && st == JF_OK; i++)
@@ -546,6 +753,7 @@ static PyObject *py_c_call_loop(PyObject *mod, PyObject *args)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (st == JF_OK)
         st = jf_context_sync(ctx);
+    release_context(ctx_obj);
     if (st != JF_OK)
         return raise_status(st);
     return PyFloat_FromDouble(((t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3) /
@@ -563,14 +771,13 @@ static PyObject *py_measure(PyObject *mod, PyObject *args)
     jf_status st;
     (void)mod;
     if (!PyArg_ParseTuple(args, "OOOO", &ctx_obj, &plan_obj, &a_spec, &b_spec) ||
-        !(ctx = context_of(ctx_obj)) || !(plan = plan_of(plan_obj)) || parse_image(a_spec, &a) < 0 ||
-        parse_image(b_spec, &b) < 0)
+        !(plan = plan_of(plan_obj)) || parse_image(a_spec, &a) < 0 || parse_image(b_spec, &b) < 0 ||
+        !(ctx = acquire_context(ctx_obj)))
         return NULL;
-    lock_context((ContextObject *)ctx_obj);
     Py_BEGIN_ALLOW_THREADS
     st = jf_plan_measure(ctx, plan, &a, &b, &value);
     Py_END_ALLOW_THREADS
-    PyThread_release_lock(((ContextObject *)ctx_obj)->lock);
+    release_context(ctx_obj);
     if (st != JF_OK)
         return raise_status(st);
     return PyFloat_FromDouble(value);
@@ -584,17 +791,17 @@ static PyObject *py_copy(PyObject *mod, PyObject *args)
     jf_image src, dst;
     jf_status st;
     (void)mod;
-    if (!PyArg_ParseTuple(args, "OOO", &ctx_obj, &src_spec, &dst_spec) || !(ctx = context_of(ctx_obj)) ||
-        parse_image(src_spec, &src) < 0 || parse_image(dst_spec, &dst) < 0)
+    if (!PyArg_ParseTuple(args, "OOO", &ctx_obj, &src_spec, &dst_spec) ||
+        parse_image(src_spec, &src) < 0 || parse_image(dst_spec, &dst) < 0 ||
+        !(ctx = acquire_context(ctx_obj)))
         return NULL;
-    lock_context((ContextObject *)ctx_obj);
     Py_BEGIN_ALLOW_THREADS
     if (src.location == JF_LOC_HOST && dst.location == JF_LOC_HOST)
         st = src.sample == dst.sample ? jf_image_copy(&src, &dst) : jf_image_convert(&src, &dst);
     else
         st = jf_image_transfer(ctx, &src, &dst);
     Py_END_ALLOW_THREADS
-    PyThread_release_lock(((ContextObject *)ctx_obj)->lock);
+    release_context(ctx_obj);
     if (st != JF_OK)
         return raise_status(st);
     Py_RETURN_NONE;
@@ -698,16 +905,18 @@ static PyObject *py_alloc(PyObject *mod, PyObject *args)
     BufferObject *b;
     jf_status st;
     (void)mod;
-    if (!PyArg_ParseTuple(args, "Oiiiii", &ctx_obj, &w, &h, &c, &sample, &loc) ||
-        !(ctx = context_of(ctx_obj)) || !(b = new_buffer()))
+    if (!PyArg_ParseTuple(args, "Oiiiii", &ctx_obj, &w, &h, &c, &sample, &loc) || !(b = new_buffer()))
         return NULL;
-    lock_context((ContextObject *)ctx_obj);
+    if (!(ctx = acquire_context(ctx_obj))) {
+        Py_DECREF(b);
+        return NULL;
+    }
     Py_BEGIN_ALLOW_THREADS
     st = loc == JF_LOC_HOST ? jf_image_alloc_as(&b->img, w, h, c, (jf_sample)sample)
                             : jf_image_alloc_on_as(ctx, &b->img, w, h, c, (jf_location)loc,
                                                    (jf_sample)sample);
     Py_END_ALLOW_THREADS
-    PyThread_release_lock(((ContextObject *)ctx_obj)->lock);
+    release_context(ctx_obj);
     if (st != JF_OK) {
         Py_DECREF(b);
         return raise_status(st);
@@ -916,22 +1125,36 @@ static PyType_Slot DLHolder_slots[] = {
 static PyType_Spec DLHolder_spec = {"jetfilter._jetfilter.DLPackHolder", sizeof(DLHolderObject), 0,
                                     Py_TPFLAGS_DEFAULT, DLHolder_slots};
 
-/* from_dlpack_capsule(capsule) -> (holder, ptr, device_type, device_id, shape, strides, code, bits)
- * strides in elements (None: C order), as DLPack gives them. */
-static PyObject *py_from_dlpack_capsule(PyObject *mod, PyObject *capsule)
+/* from_dlpack_capsule(capsule, what, writable) -> (holder, description, shape): the
+ * capsule's tensor through the one intake; the holder keeps it alive (and
+ * releases a refused one at once). */
+static PyObject *py_from_dlpack_capsule(PyObject *mod, PyObject *args)
 {
+    PyObject *capsule, *shape, *out;
+    const char *what;
+    int writable, i, location, rc;
     DLManagedTensor *t;
     DLHolderObject *h;
-    PyObject *shape, *strides, *out;
+    DLTensor *d;
     allocfunc alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)g_holder_type, Py_tp_alloc);
-    int i;
+    int64_t strides[3];
+    char dtype[48], why[512];
+    jfpy_array a;
+    jf_image img;
     (void)mod;
+    if (!PyArg_ParseTuple(args, "Osp", &capsule, &what, &writable))
+        return NULL;
     if (!PyCapsule_IsValid(capsule, "dltensor")) {
-        PyErr_SetString(PyExc_TypeError, "not an unused DLPack capsule ('dltensor')");
+        PyErr_Format(g_errors[-JF_ERR_ARG], "%s: not an unused DLPack capsule ('dltensor')", what);
         return NULL;
     }
     t = (DLManagedTensor *)PyCapsule_GetPointer(capsule, "dltensor");
-    if (!t || !(h = (DLHolderObject *)alloc((PyTypeObject *)g_holder_type, 0)))
+    if (!t) {
+        PyErr_Clear();
+        PyErr_Format(g_errors[-JF_ERR_ARG], "%s: a DLPack capsule holding nothing", what);
+        return NULL;
+    }
+    if (!(h = (DLHolderObject *)alloc((PyTypeObject *)g_holder_type, 0)))
         return NULL;
     h->t = t;
     if (PyCapsule_SetName(capsule, "used_dltensor") < 0) { /* ours now: the holder deletes it */
@@ -939,21 +1162,48 @@ static PyObject *py_from_dlpack_capsule(PyObject *mod, PyObject *capsule)
         Py_DECREF(h);
         return NULL;
     }
-    shape = PyTuple_New(t->dl_tensor.ndim);
-    strides = t->dl_tensor.strides ? PyTuple_New(t->dl_tensor.ndim) : (Py_INCREF(Py_None), Py_None);
-    for (i = 0; shape && strides && i < t->dl_tensor.ndim; i++) {
-        PyTuple_SetItem(shape, i, PyLong_FromLongLong(t->dl_tensor.shape[i]));
-        if (strides != Py_None)
-            PyTuple_SetItem(strides, i, PyLong_FromLongLong(t->dl_tensor.strides[i]));
+    d = &t->dl_tensor;
+    switch (d->device.device_type) {
+    case DL_CPU: location = JF_LOC_HOST; break;
+    case DL_CUDA: location = JF_LOC_DEVICE; break;
+    case DL_CUDA_HOST: location = JF_LOC_MAPPED; break;
+    case DL_CUDA_MANAGED: location = JF_LOC_MANAGED; break;
+    default:
+        Py_DECREF(h);
+        PyErr_Format(g_errors[-JF_ERR_ARG], "%s: DLPack device type %d (not CPU or CUDA)", what,
+                     (int)d->device.device_type);
+        return NULL;
     }
-    out = shape && strides
-              ? Py_BuildValue("(OKiiOOii)", (PyObject *)h,
-                              (unsigned long long)((uintptr_t)t->dl_tensor.data + t->dl_tensor.byte_offset),
-                              t->dl_tensor.device.device_type, t->dl_tensor.device.device_id, shape,
-                              strides, t->dl_tensor.dtype.code, t->dl_tensor.dtype.bits)
-              : NULL;
+    jfpy_dlpack_dtype(d->dtype.code, d->dtype.bits, dtype, sizeof dtype);
+    memset(&a, 0, sizeof a);
+    a.data = (uint64_t)(uintptr_t)d->data;
+    a.ndim = d->ndim;
+    a.shape = d->ndim >= 2 && d->ndim <= 3 ? d->shape : NULL;
+    a.dtype = dtype;
+    a.lanes = d->dtype.lanes;
+    a.location = location;
+    a.device = location == JF_LOC_HOST ? -1 : d->device.device_id;
+    if (a.data > UINT64_MAX - d->byte_offset)
+        a.data = 0; /* refused below as having no data */
+    else if (a.data)
+        a.data += d->byte_offset;
+    if (d->strides && a.shape) { /* elements to bytes */
+        const int64_t isz = d->dtype.bits / 8 > 0 ? d->dtype.bits / 8 : 1;
+        for (i = 0; i < d->ndim; i++)
+            strides[i] = d->strides[i] > INT64_MAX / isz || d->strides[i] < INT64_MIN / isz
+                             ? -1 : d->strides[i] * isz;
+        a.strides = strides;
+    }
+    if ((rc = jfpy_intake(&a, writable, what, &img, why, sizeof why)) != 0) {
+        Py_DECREF(h);
+        PyErr_SetString(g_errors[-JF_ERR_ARG], why);
+        return NULL;
+    }
+    shape = d->ndim == 2 ? Py_BuildValue("(LL)", (long long)d->shape[0], (long long)d->shape[1])
+                         : Py_BuildValue("(LLL)", (long long)d->shape[0], (long long)d->shape[1],
+                                         (long long)d->shape[2]);
+    out = shape ? Py_BuildValue("(ONO)", (PyObject *)h, describe_image(&img), shape) : NULL;
     Py_XDECREF(shape);
-    Py_XDECREF(strides);
     Py_DECREF(h);
     return out;
 }
@@ -1088,7 +1338,10 @@ static PyMethodDef module_methods[] = {
     {"read", py_read, METH_VARARGS, "read(path) -> Buffer holding the decoded picture."},
     {"write", py_write, METH_VARARGS, "write(path, image, alpha, like, format, quality, level, filter)."},
     {"ops", py_ops, METH_NOARGS, "The operation table: every operation and its parameters."},
-    {"from_dlpack_capsule", py_from_dlpack_capsule, METH_O, "Take a DLPack capsule's tensor."},
+    {"from_dlpack_capsule", py_from_dlpack_capsule, METH_VARARGS,
+     "from_dlpack_capsule(capsule, what, writable) -> (holder, description, shape)."},
+    {"intake", py_intake, METH_VARARGS,
+     "intake(what, writable, data, shape, strides, dtype, readonly, location, device) -> description."},
     {"to_dlpack_capsule", py_to_dlpack_capsule, METH_VARARGS, "A DLPack capsule over memory."},
     {"version", py_version, METH_NOARGS, "The C library's version."},
     {"built_with_cuda", py_built_with_cuda, METH_NOARGS, "Whether the library has CUDA kernels."},

@@ -1,0 +1,241 @@
+"""Hostile callers: producers that lie about their arrays, DLPack capsules
+that are broken, parameters of the wrong type, and threads that close a
+context while another uses it.  Each is refused with a jetfilter exception
+(or a TypeError for a wrong type), never a crash, a leak or a silent
+success."""
+import ctypes
+import threading
+
+import numpy as np
+import pytest
+
+import jetfilter as jf
+from conftest import random_image
+
+
+class Iface(object):
+    """Any __array_interface__ a producer might hand in."""
+
+    def __init__(self, **fields):
+        d = {"shape": (4, 4), "typestr": "|u1", "data": (0, False), "strides": None, "version": 3}
+        d.update(fields)
+        self.__array_interface__ = d
+
+
+@pytest.mark.parametrize("fields,words", [
+    ({"data": (0, False)}, "NULL"),
+    ({"data": None}, "NULL"),
+    ({"data": ("0x1000", False)}, "pointer"),
+    ({"data": (-5, False)}, "pointer"),
+    ({"data": (1 << 70, False)}, "pointer"),
+    ({"shape": None}, "shape"),
+    ({"shape": (4, -4)}, "negative"),
+    ({"shape": (4, 4.0)}, "whole number"),
+    ({"shape": (True, 4)}, "whole number"),
+    ({"shape": (1 << 40, 4)}, "too large"),
+    ({"shape": (4,) * 9}, "dimensions"),
+    ({"typestr": "|u4"}, "uint8 or uint16"),
+    ({"typestr": "<f4"}, "uint8 or uint16"),
+    ({"typestr": "garbage"}, "uint8 or uint16"),
+    ({"typestr": None}, "uint8 or uint16"),
+    ({"strides": (4, 1, 1)}, "strides"),
+    ({"strides": (-4, 1)}, "reversed"),
+    ({"strides": (1 << 62, 1), "shape": (8, 4)}, "overflows"),
+    ({"mask": object()}, "masked"),
+])
+def test_lying_array_interfaces(fields, words, cpu):
+    buf = np.arange(64, dtype=np.uint8)
+    f = {"data": (buf.ctypes.data, False)}
+    f.update(fields)
+    bad = Iface(**f)
+    with pytest.raises(jf.ArgumentError) as e:
+        jf.median(bad, context=cpu)
+    assert words in str(e.value)
+
+
+def test_out_with_a_null_pointer_is_refused(cpu):
+    """It once returned success, wrote nothing and leaked an image a call."""
+    img = random_image(30, 20)
+    with pytest.raises(jf.ArgumentError, match="out: the array's data pointer is NULL"):
+        jf.median(img, out=Iface(shape=(30, 20), data=(0, False)), context=cpu)
+
+
+def test_uint16_at_an_odd_address_is_refused(cpu):
+    raw = np.zeros(2 * 16 + 1, np.uint8)
+    bad = Iface(shape=(4, 4), typestr="<u2", data=(raw.ctypes.data + 1, False))
+    with pytest.raises(jf.ArgumentError, match="odd address"):
+        jf.median(bad, context=cpu)
+
+
+# ---- DLPack capsules made by hand -------------------------------------------------
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class DLManagedTensor(ctypes.Structure):
+    pass
+
+
+DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))
+DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
+                            ("deleter", DELETER)]
+
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+
+class Producer(object):
+    """A DLPack producer whose tensor says whatever the test wants; counts
+    how often its deleter runs (exactly once, taken or refused)."""
+
+    def __init__(self, array, ndim=None, shape=True, code=1, bits=None, lanes=1, device=1, offset=0):
+        self.array = array
+        self.deleted = 0
+        self._shape = (ctypes.c_int64 * 3)(*(list(array.shape) + [0, 0, 0])[:3])
+        t = DLManagedTensor()
+        t.dl_tensor.data = array.ctypes.data
+        t.dl_tensor.device = DLDevice(device, 0)
+        t.dl_tensor.ndim = array.ndim if ndim is None else ndim
+        t.dl_tensor.dtype = DLDataType(code, 8 * array.itemsize if bits is None else bits, lanes)
+        t.dl_tensor.shape = ctypes.cast(self._shape, ctypes.POINTER(ctypes.c_int64)) if shape else None
+        t.dl_tensor.strides = None
+        t.dl_tensor.byte_offset = offset
+
+        def deleter(_):
+            self.deleted += 1
+        self._deleter = DELETER(deleter)
+        t.deleter = self._deleter
+        self.tensor = t
+
+    def __dlpack_device__(self):
+        return (self.tensor.dl_tensor.device.device_type, 0)
+
+    def __dlpack__(self, stream=None):
+        return _capsule_new(ctypes.addressof(self.tensor), b"dltensor", None)
+
+
+@pytest.mark.parametrize("kw,words", [
+    ({"shape": False}, "no shape"),
+    ({"ndim": -1}, "-1 dimensions"),
+    ({"ndim": 7}, "7 dimensions"),
+    ({"bits": 4}, "uint4"),
+    ({"bits": 64}, "uint8 or uint16"),
+    ({"code": 2, "bits": 32}, "<f4"),
+    ({"lanes": 4}, "lanes"),
+    ({"device": 8}, "device type 8"),
+    ({"offset": (1 << 64) - 1}, "NULL"),
+])
+def test_broken_dlpack_capsules(kw, words, cpu):
+    p = Producer(random_image(6, 5), **kw)
+    with pytest.raises(jf.ArgumentError) as e:
+        jf.median(p, context=cpu)
+    assert words in str(e.value)
+    assert p.deleted == 1  # the refused tensor is given back, once
+
+
+def test_a_good_hand_made_capsule(cpu):
+    img = random_image(6, 5)
+    p = Producer(img)
+    out = jf.median(p, context=cpu)
+    assert np.array_equal(out, jf.median(img, context=cpu))
+    del out
+    import gc
+    gc.collect()
+    assert p.deleted == 1
+
+
+def test_uint64_through_dlpack_is_refused_not_truncated(cpu):
+    a = np.arange(20, dtype=np.uint64).reshape(4, 5)
+    if not hasattr(a, "__dlpack__"):
+        pytest.skip("NumPy without DLPack")
+
+    class Only(object):  # DLPack alone, no array interface to fall back on
+        def __dlpack__(self, stream=None):
+            return a.__dlpack__()
+
+        def __dlpack_device__(self):
+            return a.__dlpack_device__()
+    with pytest.raises(jf.ArgumentError, match="uint8 or uint16"):
+        jf.median(Only(), context=cpu)
+
+
+# ---- parameters typed as the table says -------------------------------------------
+
+@pytest.mark.parametrize("value", ["5", 5.0, True, b"5", None.__class__, [5]])
+def test_int_parameters_take_whole_numbers_only(value, cpu):
+    with pytest.raises(TypeError, match="ksize"):
+        jf.median(random_image(9, 9), ksize=value, context=cpu)
+
+
+def test_numpy_integers_are_integers(cpu):
+    img = random_image(9, 9)
+    want = jf.median(img, ksize=5, context=cpu)
+    for v in (np.int64(5), np.uint8(5), np.int32(5)):
+        assert np.array_equal(jf.median(img, ksize=v, context=cpu), want)
+    assert np.array_equal(jf.gauss(img, sigma=np.float32(1.5), context=cpu),
+                          jf.gauss(img, sigma=1.5, context=cpu))
+    assert np.array_equal(jf.gauss(img, sigma=np.int64(2), context=cpu),
+                          jf.gauss(img, sigma=2.0, context=cpu))
+    with pytest.raises(jf.ArgumentError, match="ksize"):
+        jf.median(img, ksize=np.int64(1) << 40, context=cpu)
+    with pytest.raises(TypeError, match="border"):
+        jf.median(img, border=1, context=cpu)
+
+
+def test_block_overflow_is_refused(cpu):
+    for block in ("65536x65536", "4x0", "x8", "8x", "-4x8", "4x 8", "99999999999999999999x4"):
+        with pytest.raises(jf.ArgumentError, match="block"):
+            jf.median(random_image(9, 9), block=block, context=cpu)
+
+
+# ---- contexts closed under a call --------------------------------------------------
+
+def test_closing_a_context_while_another_thread_calls(cpu):
+    """Every call either runs whole or is refused as closed; nothing crashes
+    or hangs (it was a use after free)."""
+    img = random_image(64, 64, 3)
+    for _ in range(30):
+        ctx = jf.Context(backend="cpu", threads=1)
+        results = []
+
+        def worker():
+            for _ in range(20):
+                try:
+                    jf.median(img, ksize=5, context=ctx)
+                    results.append("ok")
+                except ValueError as e:
+                    assert "closed" in str(e)
+                    results.append("closed")
+        threads = [threading.Thread(target=worker) for _ in range(3)]
+        for t in threads:
+            t.start()
+        ctx.close()
+        for t in threads:
+            t.join(30)
+            assert not t.is_alive()
+        assert len(results) == 60
+        with pytest.raises(ValueError, match="closed"):
+            jf.median(img, context=ctx)
+    with pytest.raises(ValueError, match="closed"):
+        ctx.info()
+    with pytest.raises(ValueError, match="closed"):
+        ctx.sync()
+    ctx.close()  # twice is fine
+
+
+def test_a_context_never_made():
+    c = jf.Context.__new__(jf.Context)
+    with pytest.raises(ValueError, match="never made"):
+        jf.median(random_image(4, 4), context=c)
