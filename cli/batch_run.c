@@ -17,15 +17,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* mkdir -p the folder that will hold `path`. */
-static jf_status make_parent(const char *path)
+/* mkdir -p the folder that will hold `path`, through no link inside the
+ * output folder `root`. */
+static jf_status make_parent(const char *root, const char *path)
 {
     char dir[4096];
     const char *slash = strrchr(path, '/');
     if (!slash)
         return JF_OK;
     snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    return jf_mkdirs(dir);
+    return root ? jf_mkdirs_below(root, dir) : jf_mkdirs(dir);
 }
 
 void cli_item_note(jf_batch_item *it, const char *note)
@@ -97,7 +98,7 @@ jf_status cli_write_output(jf_batch_item *it, const cli_settings *s, jf_picture 
         return st;
     }
     to_stdout = strcmp(it->output, "-") == 0;
-    if (!to_stdout && (st = make_parent(it->output)) != JF_OK)
+    if (!to_stdout && (st = make_parent(s->output, it->output)) != JF_OK)
         return st;
     st = jf_picture_encode_frame(ctx, pic, &e, &bytes, &size, &on_gpu);
     if (st == JF_OK && to_stdout)
@@ -260,6 +261,21 @@ static int format_of_name(const char *path)
  * it is "-" (standard output), has an image's extension, or is a file that
  * exists; the input is then one file or "-" (standard input).  Sets
  * *single; a usage message and JF_EXIT_USAGE when the two do not fit. */
+/* One file in and a new -o without an extension: a file or a folder?  A
+ * folder only when the name says so (a trailing '/'). */
+static int folder_meant(const char *verb, const cli_settings *s)
+{
+    struct stat sb;
+    const char *out = s->output;
+    if (!out || !out[0] || out[strlen(out) - 1] == '/' || stat(out, &sb) == 0 ||
+        s->input_count != 1 || strcmp(s->inputs[0], "-") == 0 || stat(s->inputs[0], &sb) != 0 ||
+        S_ISDIR(sb.st_mode))
+        return 0;
+    cli_error("jetfilter %s: -o %s: no such folder, and the name has no image extension; "
+            "end it in .png or .jpg for one file, or in / for a folder to be made", verb, out);
+    return JF_EXIT_USAGE;
+}
+
 static int decide_single(cli_run *run, cli_settings *s, int *single)
 {
     const char *out = s->output, *verb = run->verb;
@@ -274,8 +290,8 @@ static int decide_single(cli_run *run, cli_settings *s, int *single)
     file_out = strcmp(out, "-") == 0 ||
                (out_exists ? !S_ISDIR(sb.st_mode) : format_of_name(out) != OUT_SAME);
     if (stdin_inputs && (s->input_count > 1 || !file_out)) {
-        fprintf(stderr, "jetfilter %s: '-' reads one image from standard input: give it alone, "
-                "with -o FILE or -o - (standard output)\n", verb);
+        cli_error("jetfilter %s: '-' reads one image from standard input: give it alone, "
+                "with -o FILE or -o - (standard output)", verb);
         return JF_EXIT_USAGE;
     }
     if (!file_out) {
@@ -285,44 +301,44 @@ static int decide_single(cli_run *run, cli_settings *s, int *single)
         size_t k;
         for (k = 0; dot && (!slash || dot > slash) && k < sizeof others / sizeof others[0]; k++)
             if (strcasecmp(dot, others[k]) == 0) {
-                fprintf(stderr, "jetfilter %s: -o %s: jetfilter writes PNG and JPEG, not %s; name "
-                        "a .png or .jpg file, or a folder\n", verb, out, others[k] + 1);
+                cli_error("jetfilter %s: -o %s: jetfilter writes PNG and JPEG, not %s; name "
+                        "a .png or .jpg file, or a folder", verb, out, others[k] + 1);
                 return JF_EXIT_USAGE;
             }
         return 0;
     }
     if (s->input_count > 1 || (!stdin_inputs && s->input_count == 1 &&
                                stat(s->inputs[0], &sb) == 0 && S_ISDIR(sb.st_mode))) {
-        fprintf(stderr, "jetfilter %s: -o %s names a file, but the input%s %s; give a folder to -o "
-                "(it is made if missing)\n", verb, out, s->input_count > 1 ? "s" : "",
+        cli_error("jetfilter %s: -o %s names a file, but the input%s %s; give a folder to -o "
+                "(it is made if missing)", verb, out, s->input_count > 1 ? "s" : "",
                 s->input_count > 1 ? "are several" : "is a folder");
         return JF_EXIT_USAGE;
     }
     if (s->suffix || s->shard) {
-        fprintf(stderr, "jetfilter %s: %s names outputs in a folder; -o %s names one file\n", verb,
+        cli_error("jetfilter %s: %s names outputs in a folder; -o %s names one file", verb,
                 s->suffix ? "--suffix" : "--shard", out);
         return JF_EXIT_USAGE;
     }
     if (strcmp(out, "-") != 0) {
         const int named = format_of_name(out);
         if (named == OUT_SAME) {
-            fprintf(stderr, "jetfilter %s: -o %s: the name says no format; end it in .png or .jpg\n",
+            cli_error("jetfilter %s: -o %s: the name says no format; end it in .png or .jpg",
                     verb, out);
             return JF_EXIT_USAGE;
         }
         if (s->format_given && s->format != OUT_SAME && s->format != named) {
-            fprintf(stderr, "jetfilter %s: --format %s, but -o %s names the other format\n", verb,
+            cli_error("jetfilter %s: --format %s, but -o %s names the other format", verb,
                     s->format == OUT_PNG ? "png" : "jpg", out);
             return JF_EXIT_USAGE;
         }
         s->format = named;
     } else if (isatty(STDOUT_FILENO)) {
-        fprintf(stderr, "jetfilter %s: -o -: standard output is a terminal; pipe it on "
-                "(| display, > out.png) or name a file\n", verb);
+        cli_error("jetfilter %s: -o -: standard output is a terminal; pipe it on "
+                "(| display, > out.png) or name a file", verb);
         return JF_EXIT_USAGE;
     } else if (s->json && strcmp(s->json, "-") == 0) {
-        fprintf(stderr, "jetfilter %s: -o - and --json - both want standard output; write the "
-                "report to a file\n", verb);
+        cli_error("jetfilter %s: -o - and --json - both want standard output; write the "
+                "report to a file", verb);
         return JF_EXIT_USAGE;
     }
     *single = 1;
@@ -344,7 +360,7 @@ int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
     if (s->shard) {
         char why[256];
         if (jf_shard_parse(s->shard, &b.opt.shard, why, sizeof why) != 0) {
-            fprintf(stderr, "jetfilter %s: --shard %s\n", run->verb, why);
+            cli_error("jetfilter %s: --shard %s", run->verb, why);
             return JF_EXIT_USAGE;
         }
     }
@@ -361,21 +377,21 @@ int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
         b.opt.device_count = 1; /* no GPU: one list of jobs */
     if (b.opt.context.backend == JF_BACKEND_CUDA && jf_device_count() <= 0) {
         /* said before any folder is made */
-        cli_log("jetfilter %s: --backend cuda: %s", run->verb, jf_last_error());
+        cli_error("jetfilter %s: --backend cuda: %s", run->verb, jf_last_error());
         return JF_EXIT_FAILED;
     }
     {
         cli_outputs o = {run->verb, s->inputs, s->input_count,
                          {{"--json", s->json, CLI_OUT_REPORT}, {"-o", s->output, CLI_OUT_IMAGE}},
                          single ? 2 : 1, s->force};
-        if (cli_outputs_check(&o) != 0)
+        if (cli_outputs_check(&o) != 0 || (!single && folder_meant(run->verb, s)))
             return JF_EXIT_USAGE;
     }
     if ((st = jf_batch_collect(&b)) != JF_OK) {
         if (st == JF_ERR_ARG)
-            fprintf(stderr, "jetfilter %s: %s\n", run->verb, jf_last_error());
+            cli_error("jetfilter %s: %s", run->verb, jf_last_error());
         else
-            cli_log("jetfilter: %s", jf_last_error());
+            cli_error("jetfilter: %s", jf_last_error());
         jf_batch_free(&b);
         return st == JF_ERR_ARG ? JF_EXIT_USAGE : JF_EXIT_FAILED;
     }
@@ -392,7 +408,7 @@ int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
         cli_log("jetfilter %s: shard %d/%d (%s): %d of the %d files found", run->verb,
                 b.opt.shard.index, b.opt.shard.count, b.opt.shard.source, b.count, b.walk_files);
     if (jf_batch_run(&b, work) != JF_OK) {
-        cli_log("jetfilter: %s", jf_last_error());
+        cli_error("jetfilter: %s", jf_last_error());
         jf_batch_free(&b);
         return JF_EXIT_FAILED;
     }

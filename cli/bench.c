@@ -8,6 +8,7 @@
 #include "benchmarks/sweep.h"
 #include "calib/power.h"
 #include "cli/cli.h"
+#include "core/parse.h"
 #include "cli/json.h"
 #include "core/names.h"
 #include "core/util.h"
@@ -43,14 +44,13 @@ static int parse_ints(const char *text, int *out, int max, const char *what)
     snprintf(buf, sizeof buf, "%s", text);
     n = cli_split(buf, tok, JF_SWEEP_MAX + 1);
     if (n > max) {
-        fprintf(stderr, "jetfilter bench: at most %d %s values\n", max, what);
+        cli_error("jetfilter bench: at most %d %s values", max, what);
         return -1;
     }
     for (i = 0; i < n; i++) {
-        char *end;
-        long v = strtol(tok[i], &end, 10);
-        if (end == tok[i] || *end || v < 1 || v > 100000) {
-            fprintf(stderr, "jetfilter bench: bad %s list '%s'\n", what, text);
+        long long v;
+        if (jf_parse_ll(tok[i], &v) || v < 1 || v > 100000) {
+            cli_error("jetfilter bench: bad %s list '%s'", what, text);
             return -1;
         }
         out[i] = (int)v;
@@ -65,10 +65,9 @@ static int parse_sizes(const char *text, int (*out)[2], int max)
     snprintf(buf, sizeof buf, "%s", text);
     n = cli_split(buf, tok, JF_SWEEP_MAX + 1);
     for (i = 0; i < n; i++) {
-        int w, h, used = 0;
-        if (i == max || sscanf(tok[i], "%6dx%6d%n", &w, &h, &used) != 2 || tok[i][used] || w < 1 ||
-            h < 1) {
-            fprintf(stderr, "jetfilter bench: bad size list '%s' (want WxH,WxH,...)\n", text);
+        int w, h;
+        if (i == max || jf_parse_wxh(tok[i], 999999, &w, &h)) {
+            cli_error("jetfilter bench: bad size list '%s' (want WxH,WxH,...)", text);
             return -1;
         }
         out[i][0] = w;
@@ -115,7 +114,7 @@ static int fixed_k(const jf_sweep *sw, int oi, int ks_given, int *k)
         if (ks_given && a.ksize > sw->ops[oi]->max_ksize)
             continue;
         if (jf_op_prepare(sw->ops[oi], &a, &plan) != JF_OK) {
-            fprintf(stderr, "jetfilter bench: --filter %s: %s\n", sw->ops[oi]->name, jf_last_error());
+            cli_error("jetfilter bench: --filter %s: %s", sw->ops[oi]->name, jf_last_error());
             return JF_EXIT_USAGE;
         }
         if (!ks_given)
@@ -136,7 +135,7 @@ static int configure_ops(jf_sweep *sw, const cli_settings *s, int ks_given)
     for (i = 0; i < n; i++) {
         const jf_op *op = jf_op_find(tok[i]);
         if (!op || op->kind == JF_OP_NOISE) {
-            fprintf(stderr, "jetfilter bench: --filter %s: not something the bench measures\n", tok[i]);
+            cli_error("jetfilter bench: --filter %s: not something the bench measures", tok[i]);
             return JF_EXIT_USAGE;
         }
         sw->ops[sw->nops] = op;
@@ -144,7 +143,7 @@ static int configure_ops(jf_sweep *sw, const cli_settings *s, int ks_given)
         for (p = 0; p < count; p++)
             if (s->param[p] && !swept(params[p].info.name) && jf_op_param_def(op, params[p].info.name) &&
                 jf_op_args_set(op, &sw->op_args[sw->nops], params[p].info.name, s->param[p]) != JF_OK) {
-                fprintf(stderr, "jetfilter bench: %s\n", jf_last_error());
+                cli_error("jetfilter bench: %s", jf_last_error());
                 return JF_EXIT_USAGE;
             }
         if ((rc = fixed_k(sw, sw->nops, ks_given, &sw->op_k[sw->nops])) != 0)
@@ -157,7 +156,7 @@ static int configure_ops(jf_sweep *sw, const cli_settings *s, int ks_given)
         for (i = 0; i < sw->nops; i++)
             taken |= jf_op_param_def(sw->ops[i], params[p].info.name) != NULL;
         if (s->param_given[p] && !taken) {
-            fprintf(stderr, "jetfilter bench: --%s is not a setting of any --filter given\n",
+            cli_error("jetfilter bench: --%s is not a setting of any --filter given",
                     params[p].info.name);
             return JF_EXIT_USAGE;
         }
@@ -185,7 +184,7 @@ static int configure(bench *b, cli_settings *s)
             return JF_EXIT_USAGE;
         for (i = 0; i < sw->nks; i++)
             if (sw->ks[i] % 2 == 0) {
-                fprintf(stderr, "jetfilter bench: kernel size %d is even\n", sw->ks[i]);
+                cli_error("jetfilter bench: kernel size %d is even", sw->ks[i]);
                 return JF_EXIT_USAGE;
             }
     } else {
@@ -207,7 +206,7 @@ static int configure(bench *b, cli_settings *s)
             return JF_EXIT_USAGE;
         for (i = 0; i < sw->nchannels; i++)
             if (sw->channels[i] != 1 && sw->channels[i] != 3) {
-                fprintf(stderr, "jetfilter bench: channels are 1 or 3\n");
+                cli_error("jetfilter bench: channels are 1 or 3");
                 return JF_EXIT_USAGE;
             }
     } else {
@@ -219,7 +218,7 @@ static int configure(bench *b, cli_settings *s)
             return JF_EXIT_USAGE;
         for (i = 0; i < sw->ndepths; i++)
             if (sw->depths[i] != 8 && sw->depths[i] != 16) {
-                fprintf(stderr, "jetfilter bench: --depth: 8 or 16 bits\n");
+                cli_error("jetfilter bench: --depth: 8 or 16 bits");
                 return JF_EXIT_USAGE;
             }
     }
@@ -231,8 +230,8 @@ static int configure(bench *b, cli_settings *s)
         sw->backends[0] = jf_device_count() > 0 ? JF_BACKEND_CUDA : JF_BACKEND_CPU;
         sw->nbackends = 1;
     }
-    if (block && sscanf(block, "%dx%d", &sw->block_x, &sw->block_y) != 2) { /* checked by the parser */
-        fprintf(stderr, "jetfilter bench: --block %s: one WxH\n", block);
+    if (block && jf_op_block_parse(block, &sw->block_x, &sw->block_y) != 0) { /* checked by the parser */
+        cli_error("jetfilter bench: --block %s: one WxH", block);
         return JF_EXIT_USAGE;
     }
     return 0;
@@ -452,7 +451,7 @@ static int write_json(const bench *b, const bench_meta *m)
     json_raw(&j, "\n");
     ok = !j.fail && cli_json_write(b->s->json, j.data, j.len);
     if (!ok)
-        cli_log("jetfilter bench: %s", j.fail ? "out of memory for JSON" : jf_last_error());
+        cli_error("jetfilter bench: %s", j.fail ? "out of memory for JSON" : jf_last_error());
     free(j.data);
     return ok;
 }
@@ -544,22 +543,22 @@ int cli_bench(cli_settings *s)
             return JF_EXIT_USAGE;
     }
     if (!s->random && !default_photo(s, b.photo_path, sizeof b.photo_path)) {
-        cli_log("jetfilter bench: the default photo (retina.jpg) is neither installed beside the "
+        cli_error("jetfilter bench: the default photo (retina.jpg) is neither installed beside the "
                 "tool nor in its source tree; give --photo FILE or --random");
         return JF_EXIT_FAILED;
     }
     if (!s->random && jf_picture_read(b.photo_path, &b.photo) != JF_OK) {
-        cli_log("jetfilter bench: %s (give --photo FILE or --random)", jf_last_error());
+        cli_error("jetfilter bench: %s (give --photo FILE or --random)", jf_last_error());
         return JF_EXIT_FAILED;
     }
     if (!s->random && b.photo.color.channels != 3) {
-        cli_log("jetfilter bench: the photo must be RGB");
+        cli_error("jetfilter bench: the photo must be RGB");
         jf_picture_free(&b.photo);
         return JF_EXIT_FAILED;
     }
     if (s->csv && (jf_atomic_open(s->csv, &b.csv_file) != JF_OK ||
                    !(b.csv = fdopen(b.csv_file.fd, "w")))) { /* appears complete, at the end */
-        cli_log("jetfilter bench: %s", jf_last_error());
+        cli_error("jetfilter bench: %s", jf_last_error());
         jf_atomic_abort(&b.csv_file);
         jf_picture_free(&b.photo);
         return JF_EXIT_FAILED;
@@ -581,19 +580,19 @@ int cli_bench(cli_settings *s)
     print_header(&b, &m);
     sweep_settings(&b, s);
     if (jf_sweep_run(&b.sw) != JF_OK) {
-        cli_log("jetfilter bench: %s", jf_last_error());
+        cli_error("jetfilter bench: %s", jf_last_error());
         rc = JF_EXIT_FAILED;
     }
     if (s->json && !write_json(&b, &m))
         rc = JF_EXIT_FAILED;
     if (b.sw.failures) {
-        cli_log("jetfilter bench: %d cell(s) failed verification or did not run", b.sw.failures);
+        cli_error("jetfilter bench: %d cell(s) failed verification or did not run", b.sw.failures);
         rc = JF_EXIT_FAILED;
     }
     if (b.csv) { /* the table is written whole or not at all */
         if (fflush(b.csv) != 0 || (b.csv_file.fd = dup(fileno(b.csv))) < 0 ||
             jf_atomic_commit(&b.csv_file) != JF_OK) {
-            cli_log("jetfilter bench: %s: %s", s->csv, jf_last_error());
+            cli_error("jetfilter bench: %s: %s", s->csv, jf_last_error());
             jf_atomic_abort(&b.csv_file);
             rc = JF_EXIT_FAILED;
         }

@@ -182,7 +182,7 @@ static int write_profile(const char *path, const jf_profile *p)
         st = jf_write_file_atomic(path, (const unsigned char *)text, len);
     free(text);
     if (st != JF_OK) {
-        fprintf(stderr, "jetfilter calibrate: %s\n", jf_last_error());
+        cli_error("jetfilter calibrate: %s", jf_last_error());
         return 0;
     }
     return 1;
@@ -209,7 +209,7 @@ int cli_calibrate(cli_settings *s)
     co.threads = s->threads;
     co.stats = 64;
     if (jf_context_create(&co, &ctx) != JF_OK || jf_context_device(ctx, &dev) != JF_OK) {
-        fprintf(stderr, "jetfilter calibrate: %s\n", jf_last_error());
+        cli_error("jetfilter calibrate: %s", jf_last_error());
         jf_context_destroy(ctx);
         return JF_EXIT_FAILED;
     }
@@ -227,8 +227,8 @@ int cli_calibrate(cli_settings *s)
         snprintf(path, sizeof path, "%s", s->output);
     else if (!cli_profile_dir(dir, sizeof dir) || jf_mkdirs(dir) != JF_OK ||
              snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
-        fprintf(stderr, "jetfilter calibrate: no cache folder (set XDG_CACHE_HOME or HOME, or "
-                "give --output FILE)%s%s\n", jf_last_error()[0] ? ": " : "", jf_last_error());
+        cli_error("jetfilter calibrate: no cache folder (set XDG_CACHE_HOME or HOME, or "
+                "give --output FILE)%s%s", jf_last_error()[0] ? ": " : "", jf_last_error());
         jf_context_destroy(ctx);
         return JF_EXIT_FAILED;
     }
@@ -243,7 +243,7 @@ int cli_calibrate(cli_settings *s)
             jf_image src = {0}, dst = {0};
             if (random_image(ctx, w, h, ch, &src) != JF_OK ||
                 jf_image_alloc_on_as(ctx, &dst, w, h, ch, JF_LOC_DEVICE, JF_SAMPLE_U8) != JF_OK) {
-                fprintf(stderr, "jetfilter calibrate: %dx%dx%d: %s\n", w, h, ch, jf_last_error());
+                cli_error("jetfilter calibrate: %dx%dx%d: %s", w, h, ch, jf_last_error());
                 rc = JF_EXIT_FAILED;
             }
             for (oi = 0; oi < nlist && rc == JF_EXIT_OK; oi++)
@@ -292,7 +292,7 @@ int cli_calibrate(cli_settings *s)
                         }
                     builtin = measure(ctx, t, &src, &dst, k, weights, JF_VARIANT_AUTO, 0, 0, g.reps);
                     if (best.ms < 0 || builtin < 0) {
-                        fprintf(stderr, "jetfilter calibrate: %s k=%d %dx%dx%d: %s\n", op, k, w, h,
+                        cli_error("jetfilter calibrate: %s k=%d %dx%dx%d: %s", op, k, w, h,
                                 ch, jf_last_error());
                         rc = JF_EXIT_FAILED;
                         break;

@@ -90,6 +90,7 @@ typedef struct cli_settings {
     int quick;               /* calibrate --quick */
     double impulses;
     double ceiling_mb;
+    double max_request_mb;   /* serve: the longest request line */
     int help;
     /* positional arguments */
     const char **inputs;
@@ -240,6 +241,16 @@ jf_status cli_write_output(struct jf_batch_item *it, const cli_settings *s, jf_p
 int cli_batch(cli_settings *s, cli_run *run,
               jf_status (*work)(struct jf_batch *b, struct jf_batch_item *it, jf_context *ctx));
 
+/* An error: printed as cli_log prints, and the first of a command line
+ * kept (serve's answers carry it); cli_error_reset() forgets it. */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+const char *cli_error_first(void);
+void cli_error_reset(void);
+
 /* Logging to stderr (clears the progress line first); names are printed
  * with control bytes escaped. */
 void cli_log(const char *fmt, ...)
@@ -272,7 +283,8 @@ typedef enum cli_out_kind {
     CLI_OUT_TABLE,   /* --csv: ours when it opens with the bench's header */
     CLI_OUT_PROFILE, /* calibrate -o */
     CLI_OUT_IMAGE,   /* an image written atomically; may replace an older output */
-    CLI_OUT_STREAM   /* a stream written atomically; may replace an older output */
+    CLI_OUT_STREAM,  /* a stream written atomically; may replace an older output */
+    CLI_OUT_LOG      /* appended to (serve's "stdout" and "stderr"): any file but an image */
 } cli_out_kind;
 typedef struct cli_output {
     const char *option; /* "--json", "-o" */
@@ -289,6 +301,12 @@ typedef struct cli_outputs {
     int force;
 } cli_outputs;
 int cli_outputs_check(const cli_outputs *o);
+
+/* Every file or folder a parsed command line reads (its positional
+ * inputs, --reference, -i, --kernel, --photo), at most max into out; how
+ * many. */
+#define CLI_MAX_INPUTS_LISTED 4100
+int cli_inputs_of(const cli_settings *s, const char **out, int max);
 /* How the bench's CSV starts (its first fields), so it is known as ours. */
 #define CLI_CSV_FIRST_FIELDS "tag,backend,width,height,"
 

@@ -138,13 +138,13 @@ static int check_codec(const cli_settings *s)
     if (s->codec != JF_CODEC_NVJPEG)
         return 0;
     if (s->backend && strcmp(s->backend, "cpu") == 0) {
-        fprintf(stderr, "jetfilter denoise: --codec nvjpeg needs the CUDA backend (not --backend cpu)\n");
+        cli_error("jetfilter denoise: --codec nvjpeg needs the CUDA backend (not --backend cpu)");
         return JF_EXIT_USAGE;
     }
     /* the words only with -v: asking nvJPEG for the engines takes time */
     if (jf_codec_probe(JF_CODEC_NVJPEG, s->device, s->verbose ? detail : NULL,
                        sizeof detail) != JF_OK) {
-        cli_log("jetfilter denoise: --codec nvjpeg: %s", jf_last_error());
+        cli_error("jetfilter denoise: --codec nvjpeg: %s", jf_last_error());
         return JF_EXIT_FAILED;
     }
     if (s->verbose && !cli_quiet)

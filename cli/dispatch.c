@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "io/io.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,12 +40,24 @@ static int apply_limits(const cli_settings *s, const char *cmd)
     if (s->max_markers > 0)
         l.max_markers = s->max_markers;
     if (jf_set_limits(&l) != JF_OK) {
-        fprintf(stderr, "jetfilter %s: %s\n", cmd, jf_last_error());
+        cli_error("jetfilter %s: %s", cmd, jf_last_error());
         return JF_EXIT_USAGE;
     }
     jf_set_sync_writes(!s->no_sync);
     jf_set_gpu_jpeg_check(!s->trust_input);
     return 0;
+}
+
+/* What a command printed to standard output reached it, else the command
+ * failed: a full disk or a closed pipe is an error, never a silent exit 0. */
+static int stdout_flushed(const char *cmd, int rc)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    cli_error("jetfilter %s: could not write to standard output: %s", cmd,
+            errno ? strerror(errno) : "write error");
+    clearerr(stdout);
+    return rc == JF_EXIT_OK ? JF_EXIT_FAILED : rc;
 }
 
 int cli_dispatch(int argc, char **argv)
@@ -61,7 +74,7 @@ int cli_dispatch(int argc, char **argv)
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0 ||
         strcmp(argv[1], "version") == 0) {
         printf("jetfilter %s (%s)\n", jf_version(), jf_built_with_cuda() ? "CPU and CUDA" : "CPU only");
-        return JF_EXIT_OK;
+        return stdout_flushed(argv[1], JF_EXIT_OK);
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         if (argc > 2)
@@ -77,13 +90,13 @@ int cli_dispatch(int argc, char **argv)
         if (strcmp(argv[1], cli_commands[i].name) == 0)
             break;
     if (i == cli_command_count) {
-        fprintf(stderr, "jetfilter: unknown command '%s'\n", argv[1]);
+        cli_error("jetfilter: unknown command '%s'", argv[1]);
         usage(stderr);
         return JF_EXIT_USAGE;
     }
     rc = cli_parse(cli_commands[i].bit, cli_commands[i].name, argc - 2, argv + 2, &s);
     if (rc == 0 && s.quiet && s.verbose) {
-        fprintf(stderr, "jetfilter %s: --quiet and --verbose contradict each other\n", argv[1]);
+        cli_error("jetfilter %s: --quiet and --verbose contradict each other", argv[1]);
         rc = JF_EXIT_USAGE;
     }
     if (rc != 0) {
@@ -106,5 +119,5 @@ int cli_dispatch(int argc, char **argv)
         cli_use_profiles(); /* commands with CUDA contexts: `auto` follows a calibrated profile */
     rc = cli_commands[i].run(&s);
     free(s.inputs);
-    return rc;
+    return stdout_flushed(argv[1], rc);
 }

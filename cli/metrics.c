@@ -25,7 +25,7 @@ static int report(const cli_settings *s, const jf_picture *a, double psnr, doubl
         ok = !j.fail && cli_json_write(s->json, j.data, j.len);
         free(j.data);
         if (!ok) {
-            fprintf(stderr, "jetfilter metrics: cannot write the JSON: %s\n",
+            cli_error("jetfilter metrics: cannot write the JSON: %s",
                     j.fail ? "out of memory" : jf_last_error());
             return JF_EXIT_FAILED;
         }
@@ -55,11 +55,11 @@ int cli_metrics(cli_settings *s)
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
     if (s->input_count != 2) {
-        fprintf(stderr, "jetfilter metrics: needs exactly two images, A and B\n");
+        cli_error("jetfilter metrics: needs exactly two images, A and B");
         return JF_EXIT_USAGE;
     }
     if (s->backend && strchr(s->backend, ',')) {
-        fprintf(stderr, "jetfilter metrics: --backend takes one value here\n");
+        cli_error("jetfilter metrics: --backend takes one value here");
         return JF_EXIT_USAGE;
     }
     {
@@ -70,16 +70,16 @@ int cli_metrics(cli_settings *s)
     }
     opt = cli_context_options(s);
     if (jf_context_create(&opt, &ctx) != JF_OK) {
-        fprintf(stderr, "jetfilter: %s\n", jf_last_error());
+        cli_error("jetfilter: %s", jf_last_error());
         return JF_EXIT_FAILED;
     }
     if (jf_picture_read(s->inputs[0], &a) != JF_OK || jf_picture_read(s->inputs[1], &b) != JF_OK) {
-        cli_log("jetfilter: %s", jf_last_error());
+        cli_error("jetfilter: %s", jf_last_error());
         goto done;
     }
     if (a.color.width != b.color.width || a.color.height != b.color.height ||
         a.color.channels != b.color.channels) {
-        cli_log("jetfilter: %s is %dx%dx%d but %s is %dx%dx%d; cannot compare", s->inputs[0],
+        cli_error("jetfilter: %s is %dx%dx%d but %s is %dx%dx%d; cannot compare", s->inputs[0],
                 a.color.width, a.color.height, a.color.channels, s->inputs[1], b.color.width,
                 b.color.height, b.color.channels);
         goto done;
@@ -87,7 +87,7 @@ int cli_metrics(cli_settings *s)
     if (jf_psnr(ctx, &a.color, &b.color, &psnr, &mse) != JF_OK ||
         (a.color.width >= 11 && a.color.height >= 11 &&
          jf_ssim(ctx, &a.color, &b.color, &ssim) != JF_OK)) {
-        cli_log("jetfilter: %s", jf_last_error());
+        cli_error("jetfilter: %s", jf_last_error());
         goto done;
     }
     rc = report(s, &a, psnr, ssim, mse);

@@ -58,7 +58,7 @@ int cli_noise(cli_settings *s)
     jf_op_args args;
     int rc;
     if (!s->noise_op) {
-        fprintf(stderr, "jetfilter noise: give one of --salt-pepper D or --gaussian SIGMA\n");
+        cli_error("jetfilter noise: give one of --salt-pepper D or --gaussian SIGMA");
         return JF_EXIT_USAGE;
     }
     memset(&run, 0, sizeof run);
@@ -67,7 +67,7 @@ int cli_noise(cli_settings *s)
     if ((rc = cli_op_args("noise", s, s->noise_op, &args)) != 0)
         return rc;
     if (jf_op_prepare(s->noise_op, &args, &run.plan) != JF_OK) {
-        fprintf(stderr, "jetfilter noise: %s\n", jf_last_error());
+        cli_error("jetfilter noise: %s", jf_last_error());
         return JF_EXIT_USAGE;
     }
     s->backend = "cpu"; /* noise is made on the host */

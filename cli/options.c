@@ -11,6 +11,7 @@
  */
 #include "cli/cli.h"
 #include "core/names.h"
+#include "core/parse.h"
 #include "io/io.h"
 
 #include <errno.h>
@@ -113,6 +114,7 @@ static const cli_option GENERIC[] = {
     {"no-sync", 0, OPT_FLAG, NULL, "do not flush outputs to disk before renaming them (faster; a power cut may leave empty files)", NULL, 0, 0, NULL, AT(no_sync), RUN, NULL, 0, NULL},
     {"quiet", 0, OPT_FLAG, NULL, "print errors only", NULL, 0, 0, NULL, AT(quiet), ALL | CMD_REPORT | CMD_STREAM | CMD_CALIBRATE, NULL, 0, NULL},
     {"verbose", 'v', OPT_FLAG, NULL, "print a line per file, and every entry passed over", NULL, 0, 0, NULL, AT(verbose), RUN, NULL, 0, NULL},
+    {"max-request", 0, OPT_DOUBLE, "MB", "the longest request line read; a longer one is answered with an error and skipped", "4", 0.001, 1024, NULL, AT(max_request_mb), CMD_SERVE, NULL, 0, NULL},
     {"help", 'h', OPT_FLAG, NULL, "show this help", NULL, 0, 0, NULL, AT(help), ALL | CMD_REPORT | CMD_STREAM | CMD_CALIBRATE | CMD_SERVE, NULL, 0, NULL},
     /* the bench's old spellings, for one release */
     {"sizes", 0, OPT_STRING, "LIST", NULL, NULL, 0, 0, NULL, AT(sizes), CMD_BENCH, "size", 0, NULL},
@@ -220,18 +222,15 @@ static void *field(cli_settings *s, const cli_option *o) { return (char *)s + o-
 
 static int bad_number(const char *cmd, const cli_option *o, const char *v, int whole)
 {
-    fprintf(stderr, "jetfilter %s: --%s wants %s from %g to %g, not '%s'\n", cmd, o->name,
+    cli_error("jetfilter %s: --%s wants %s from %g to %g, not '%s'", cmd, o->name,
             whole ? "a whole number" : "a number", o->min, o->max, v);
     return JF_EXIT_USAGE;
 }
 
 static int check_int(const char *cmd, const cli_option *o, const char *v, long long *out)
 {
-    char *end = NULL;
     long long n;
-    errno = 0;
-    n = strtoll(v, &end, 10);
-    if (end == v || *end || errno || n < (long long)o->min || (double)n > o->max)
+    if (jf_parse_ll(v, &n) || (double)n < o->min || (double)n > o->max)
         return bad_number(cmd, o, v, 1);
     *out = n;
     return 0;
@@ -239,11 +238,8 @@ static int check_int(const char *cmd, const cli_option *o, const char *v, long l
 
 static int check_double(const char *cmd, const cli_option *o, const char *v, double *out)
 {
-    char *end = NULL;
     double d;
-    errno = 0;
-    d = strtod(v, &end);
-    if (end == v || *end || errno || !(d >= o->min && d <= o->max))
+    if (jf_parse_real(v, &d) || !(d >= o->min && d <= o->max))
         return bad_number(cmd, o, v, 0);
     *out = d;
     return 0;
@@ -251,11 +247,13 @@ static int check_double(const char *cmd, const cli_option *o, const char *v, dou
 
 static int bad_choice(const char *cmd, const cli_option *o, const char *v, const char *const *choices)
 {
+    char list[512];
+    size_t used = 0;
     int i;
-    fprintf(stderr, "jetfilter %s: --%s: '%s' is not one of", cmd, o->name, v);
-    for (i = 0; choices[i]; i++)
-        fprintf(stderr, "%s %s", i ? "," : "", choices[i]);
-    fprintf(stderr, "\n");
+    list[0] = '\0';
+    for (i = 0; choices[i] && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s %s", i ? "," : "", choices[i]);
+    cli_error("jetfilter %s: --%s: '%s' is not one of%s", cmd, o->name, v, list);
     return JF_EXIT_USAGE;
 }
 
@@ -281,7 +279,7 @@ static int check_list(const char *cmd, const cli_option *o, const char *v)
     char buf[1024], *tok[64];
     int n, i;
     if (snprintf(buf, sizeof buf, "%s", v) >= (int)sizeof buf) {
-        fprintf(stderr, "jetfilter %s: --%s: list too long\n", cmd, o->name);
+        cli_error("jetfilter %s: --%s: list too long", cmd, o->name);
         return JF_EXIT_USAGE;
     }
     n = cli_split(buf, tok, 64);
@@ -289,12 +287,12 @@ static int check_list(const char *cmd, const cli_option *o, const char *v)
         long long iv;
         double dv;
         if (!tok[i][0]) {
-            fprintf(stderr, "jetfilter %s: --%s: empty item in '%s'\n", cmd, o->name, v);
+            cli_error("jetfilter %s: --%s: empty item in '%s'", cmd, o->name, v);
             return JF_EXIT_USAGE;
         }
         if (o->type == OPT_OPS && !jf_op_find(tok[i])) {
             char names[256];
-            fprintf(stderr, "jetfilter %s: --%s: no filter '%s' (filters: %s)\n", cmd, o->name,
+            cli_error("jetfilter %s: --%s: no filter '%s' (filters: %s)", cmd, o->name,
                     tok[i], jf_op_names(JF_OP_FILTER, names, sizeof names));
             return JF_EXIT_USAGE;
         }
@@ -302,18 +300,16 @@ static int check_list(const char *cmd, const cli_option *o, const char *v)
             return bad_choice(cmd, o, tok[i], o->choices);
         if (o->type == OPT_PARAM) {
             const jf_param_def *p = &g_params[o->param];
-            int w, h, used = 0;
+            int w, h;
             if (p->info.type == JF_PARAM_INT && check_int(cmd, o, tok[i], &iv))
                 return JF_EXIT_USAGE;
             if (p->info.type == JF_PARAM_DOUBLE && check_double(cmd, o, tok[i], &dv))
                 return JF_EXIT_USAGE;
             if (p->info.type == JF_PARAM_CHOICE && jf_name_index(p->info.choices, tok[i]) < 0)
                 return bad_choice(cmd, o, tok[i], p->info.choices);
-            if (p->info.type == JF_PARAM_SIZE &&
-                (sscanf(tok[i], "%5dx%5d%n", &w, &h, &used) != 2 || tok[i][used] || w < 4 ||
-                 w % 4 || h < 1 || w * h > 1024)) {
-                fprintf(stderr, "jetfilter %s: --%s %s: want WxH, W a multiple of 4, W x H at "
-                        "most 1024\n", cmd, o->name, tok[i]);
+            if (p->info.type == JF_PARAM_SIZE && jf_op_block_parse(tok[i], &w, &h)) {
+                cli_error("jetfilter %s: --%s %s: want WxH, W a multiple of 4, W x H at "
+                        "most 1024", cmd, o->name, tok[i]);
                 return JF_EXIT_USAGE;
             }
         }
@@ -372,7 +368,7 @@ static int set_value(const char *cmd, cli_settings *s, const cli_option *o, cons
         return 0;
     case OPT_NOISE:
         if (s->noise_op && s->noise_op != o->op) {
-            fprintf(stderr, "jetfilter %s: give one kind of noise: --%s or --%s\n", cmd,
+            cli_error("jetfilter %s: give one kind of noise: --%s or --%s", cmd,
                     s->noise_op->name, o->op->name);
             return JF_EXIT_USAGE;
         }
@@ -444,25 +440,24 @@ static int parse_devices(int command, const char *cmd, cli_settings *s)
         buf[0] = '\0';
     n = cli_split(buf, tok, CLI_MAX_DEVICES + 1);
     for (i = 0; i < n; i++) {
-        char *end = NULL;
-        long d = strtol(tok[i], &end, 10);
-        if (!tok[i][0] || *end || tok[i][0] == '-' || tok[i][0] == '+' || d > 1023 ||
+        long long d = -1;
+        if (jf_parse_ll(tok[i], &d) || tok[i][0] == '-' || tok[i][0] == '+' || d > 1023 ||
             n > CLI_MAX_DEVICES) {
-            fprintf(stderr, "jetfilter %s: --device %s: want %s\n", cmd, s->device_text,
+            cli_error("jetfilter %s: --device %s: want %s", cmd, s->device_text,
                     command == CMD_DENOISE ? "an index (0, 1, ...), a list such as 0,2, or all"
                                            : "one index (0, 1, ...)");
             return JF_EXIT_USAGE;
         }
         for (j = 0; j < i; j++)
             if (s->devices[j] == (int)d) {
-                fprintf(stderr, "jetfilter %s: --device %s: device %ld named twice\n", cmd,
+                cli_error("jetfilter %s: --device %s: device %lld named twice", cmd,
                         s->device_text, d);
                 return JF_EXIT_USAGE;
             }
         s->devices[i] = (int)d;
     }
     if (n > 1 && command != CMD_DENOISE) {
-        fprintf(stderr, "jetfilter %s: --device %s: %s measures one device at a time\n", cmd,
+        cli_error("jetfilter %s: --device %s: %s measures one device at a time", cmd,
                 s->device_text, cmd);
         return JF_EXIT_USAGE;
     }
@@ -478,19 +473,24 @@ int cli_parse(int command, const char *cmd, int argc, char **argv, cli_settings 
     memset(s, 0, sizeof *s);
     s->inputs = (const char **)calloc((size_t)argc + 1, sizeof *s->inputs);
     if (!s->inputs) {
-        fprintf(stderr, "jetfilter: out of memory\n");
+        cli_error("jetfilter: out of memory");
         return JF_EXIT_USAGE;
     }
     for (i = 0; i < g_option_count; i++)
         if (g_options[i].def && !g_options[i].alias_of && (g_options[i].commands & command))
             if ((rc = set_value(cmd, s, &g_options[i], g_options[i].def, 0)) != 0)
                 return rc;
-    /* per-machine defaults from the environment, held to the options' rules */
+    /* per-machine defaults from the environment, held to the options' rules;
+     * a bad value is refused by every command, also one that does not use it */
     for (i = 0; i < g_option_count; i++) {
         const cli_option *o = &g_options[i];
-        const char *v = o->env && (o->commands & command) ? getenv(o->env) : NULL;
-        if (v && *v && (rc = set_value(cmd, s, o, v, 1)) != 0) {
-            fprintf(stderr, "jetfilter %s: (that value came from the environment: %s=%s)\n", cmd,
+        const char *v = o->env ? getenv(o->env) : NULL;
+        cli_settings scratch;
+        if (!v || !*v || o->alias_of)
+            continue;
+        memset(&scratch, 0, sizeof scratch);
+        if ((rc = set_value(cmd, (o->commands & command) ? s : &scratch, o, v, 1)) != 0) {
+            cli_error("jetfilter %s: (that value came from the environment: %s=%s)", cmd,
                     o->env, v);
             return rc;
         }
@@ -521,20 +521,20 @@ int cli_parse(int command, const char *cmd, int argc, char **argv, cli_settings 
                 o = NULL;
         }
         if (!o) {
-            fprintf(stderr, "jetfilter %s: unknown option '%s' (see jetfilter %s --help)\n", cmd,
+            cli_error("jetfilter %s: unknown option '%s' (see jetfilter %s --help)", cmd,
                     a, cmd);
             return JF_EXIT_USAGE;
         }
         if (o->type == OPT_FLAG) {
             if (value) {
-                fprintf(stderr, "jetfilter %s: --%s takes no value\n", cmd, o->name);
+                cli_error("jetfilter %s: --%s takes no value", cmd, o->name);
                 return JF_EXIT_USAGE;
             }
         } else if (o->type == OPT_JSON && !value && !json_takes_next(command, i + 1 < argc ? argv[i + 1] : NULL)) {
             value = "-";
         } else if (!value) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "jetfilter %s: --%s needs a value (%s)\n", cmd, o->name, o->arg);
+                cli_error("jetfilter %s: --%s needs a value (%s)", cmd, o->name, o->arg);
                 return JF_EXIT_USAGE;
             }
             value = argv[++i];
@@ -565,12 +565,12 @@ int cli_op_args(const char *cmd, const cli_settings *s, const jf_op *op, jf_op_a
         if (!v || !jf_op_param_def(op, params[i].info.name))
             continue;
         if (params[i].info.type != JF_PARAM_FILE && strchr(v, ',')) {
-            fprintf(stderr, "jetfilter %s: --%s takes one value here, not the list '%s'\n", cmd,
+            cli_error("jetfilter %s: --%s takes one value here, not the list '%s'", cmd,
                     params[i].info.name, v);
             return JF_EXIT_USAGE;
         }
         if (jf_op_args_set(op, args, params[i].info.name, v) != JF_OK) {
-            fprintf(stderr, "jetfilter %s: %s\n", cmd, jf_last_error());
+            cli_error("jetfilter %s: %s", cmd, jf_last_error());
             return JF_EXIT_USAGE;
         }
     }
@@ -726,7 +726,7 @@ int cli_plan_filter(const char *cmd, cli_settings *s, cli_run *run)
     op = jf_op_find(s->filter);
     if (!op || op->kind != JF_OP_FILTER || strchr(s->filter, ',')) {
         char names[256];
-        fprintf(stderr, "jetfilter %s: --filter %s: one of %s\n", cmd, s->filter,
+        cli_error("jetfilter %s: --filter %s: one of %s", cmd, s->filter,
                 jf_op_names(JF_OP_FILTER, names, sizeof names));
         return JF_EXIT_USAGE;
     }
@@ -740,14 +740,14 @@ int cli_plan_filter(const char *cmd, cli_settings *s, cli_run *run)
                 if (op->params[j].id != JF_P_WEIGHTS && n < sizeof takes)
                     n += (size_t)snprintf(takes + n, sizeof takes - n, "%s--%s", n ? ", " : "",
                                           op->params[j].info.name);
-            fprintf(stderr, "jetfilter %s: --%s is not a setting of --filter %s (it takes %s)\n",
+            cli_error("jetfilter %s: --%s is not a setting of --filter %s (it takes %s)",
                     cmd, params[i].info.name, op->name, takes[0] ? takes : "none");
             return JF_EXIT_USAGE;
         }
     if ((rc = cli_op_args(cmd, s, op, &args)) != 0)
         return rc;
     if (jf_op_prepare(op, &args, &run->plan) != JF_OK) {
-        fprintf(stderr, "jetfilter %s: %s\n", cmd, jf_last_error());
+        cli_error("jetfilter %s: %s", cmd, jf_last_error());
         return JF_EXIT_USAGE;
     }
     return 0;

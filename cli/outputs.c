@@ -62,8 +62,9 @@ static int ours(const char *path, cli_out_kind kind)
         return 0;
     n = read(fd, head, sizeof head - 1);
     close(fd);
-    if (n == 0)
-        return 1; /* an empty file holds nothing to lose */
+    if (n == 0) /* an empty report or table holds nothing to lose; an empty file
+                   named as an image output is not one jetfilter wrote */
+        return kind != CLI_OUT_IMAGE;
     if (n < 0)
         return 0;
     head[n] = '\0';
@@ -96,9 +97,9 @@ static int is_input(const char *real_out, const struct stat *osb, const char *in
 static int refuse(const cli_outputs *o, const char *fmt, const char *a, const char *b,
                   const char *c)
 {
-    fprintf(stderr, "jetfilter %s: ", o->cmd);
-    fprintf(stderr, fmt, a, b, c);
-    fputc('\n', stderr);
+    char msg[8192];
+    snprintf(msg, sizeof msg, fmt, a, b, c);
+    cli_error("jetfilter %s: %s", o->cmd, msg);
     return JF_EXIT_USAGE;
 }
 
@@ -165,4 +166,20 @@ int cli_outputs_check(const cli_outputs *o)
         }
     }
     return 0;
+}
+
+int cli_inputs_of(const cli_settings *s, const char **out, int max)
+{
+    const char *extra[4];
+    int i, n = 0;
+    extra[0] = s->reference;
+    extra[1] = s->input;
+    extra[2] = cli_param(s, "kernel");
+    extra[3] = s->photo;
+    for (i = 0; i < s->input_count && n < max; i++)
+        out[n++] = s->inputs[i];
+    for (i = 0; i < 4 && n < max; i++)
+        if (extra[i])
+            out[n++] = extra[i];
+    return n;
 }

@@ -44,6 +44,31 @@ static void put_escaped(FILE *f, const char *s)
     }
 }
 
+/* The first error of the command line being run (serve answers with it). */
+static char g_first_error[1024];
+
+void cli_error(const char *fmt, ...)
+{
+    char msg[12288];
+    va_list ap;
+    cli_progress_clear();
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!g_first_error[0]) { /* the reason, cut to the answer's size */
+        size_t n = strlen(msg) < sizeof g_first_error ? strlen(msg) : sizeof g_first_error - 1;
+        memcpy(g_first_error, msg, n);
+        g_first_error[n] = '\0';
+    }
+    put_escaped(stderr, msg);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
+const char *cli_error_first(void) { return g_first_error; }
+
+void cli_error_reset(void) { g_first_error[0] = '\0'; }
+
 void cli_log(const char *fmt, ...)
 {
     char msg[12288]; /* two whole paths and a reason */
@@ -92,7 +117,7 @@ void cli_batch_done(jf_batch *b, jf_batch_item *it)
         if (s->verbose && !cli_quiet)
             cli_log("skip %s (exists: %s)", it->input, it->output);
     } else if (it->status != JF_OK) {
-        cli_log("jetfilter: %s", it->message ? it->message : jf_status_str(it->status));
+        cli_error("jetfilter: %s", it->message ? it->message : jf_status_str(it->status));
     } else if (s->verbose && !cli_quiet) {
         char ref[160] = "";
         if (it->have_ref)
@@ -440,7 +465,7 @@ static int write_report(const jf_batch *b, const cli_run *run, double secs, cons
     json_close(&j, '}');
     json_raw(&j, "\n");
     if (j.fail || !cli_json_write(run->s->json, j.data, j.len)) {
-        cli_log("jetfilter: %s", j.fail ? "out of memory for the JSON report" : jf_last_error());
+        cli_error("jetfilter: %s", j.fail ? "out of memory for the JSON report" : jf_last_error());
         rc = 1;
     }
     free(j.data);

@@ -441,11 +441,11 @@ int cli_report(cli_settings *s)
     double seconds = 0, seconds_sum = 0, mpix = 0;
 
     if (s->input_count < 1 || strcmp(s->inputs[0], "merge") != 0) {
-        fprintf(stderr, "jetfilter report: want 'report merge REPORT.json...' (see jetfilter report --help)\n");
+        cli_error("jetfilter report: want 'report merge REPORT.json...' (see jetfilter report --help)");
         return JF_EXIT_USAGE;
     }
     if (n < 1) {
-        fprintf(stderr, "jetfilter report merge: name the --json reports to merge\n");
+        cli_error("jetfilter report merge: name the --json reports to merge");
         return JF_EXIT_USAGE;
     }
     {

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE /* F_SETPIPE_SZ */
 #include "cli/cli.h"
+#include "core/parse.h"
 #include "cli/json.h"
 #include "core/names.h"
 #include "core/util.h"
@@ -126,7 +127,7 @@ static int open_output(const char *path, out_file *o)
                     removed, removed == 1 ? "" : "s");
     }
     if (jf_atomic_open(path, &o->atomic) != JF_OK) {
-        cli_log("jetfilter stream: %s", jf_last_error());
+        cli_error("jetfilter stream: %s", jf_last_error());
         return -1;
     }
     o->fd = o->atomic.fd;
@@ -286,15 +287,15 @@ int cli_stream(cli_settings *s)
     run.s = s;
     run.verb = "stream";
     if (s->input_count > 0) {
-        fprintf(stderr, "jetfilter stream: unexpected argument '%s' (the input is -i FILE)\n", s->inputs[0]);
+        cli_error("jetfilter stream: unexpected argument '%s' (the input is -i FILE)", s->inputs[0]);
         return JF_EXIT_USAGE;
     }
     if ((s->raw != NULL) != (s->pix_fmt != NULL)) {
-        fprintf(stderr, "jetfilter stream: --raw WxH and --pix-fmt go together\n");
+        cli_error("jetfilter stream: --raw WxH and --pix-fmt go together");
         return JF_EXIT_USAGE;
     }
-    if (s->raw && (sscanf(s->raw, "%9dx%9d", &w, &h) != 2 || w < 1 || h < 1)) {
-        fprintf(stderr, "jetfilter stream: --raw %s: want WxH, such as 1920x1080\n", s->raw);
+    if (s->raw && jf_parse_wxh(s->raw, 1 << 20, &w, &h)) {
+        cli_error("jetfilter stream: --raw %s: want WxH, such as 1920x1080", s->raw);
         return JF_EXIT_USAGE;
     }
     {
@@ -306,17 +307,17 @@ int cli_stream(cli_settings *s)
             return JF_EXIT_USAGE;
     }
     if (strcmp(s->input, "-") == 0 && isatty(STDIN_FILENO)) {
-        fprintf(stderr, "jetfilter stream: standard input is a terminal: pipe a stream in "
-                "(e.g. ffmpeg ... -f yuv4mpegpipe - | jetfilter stream), or give -i FILE\n");
+        cli_error("jetfilter stream: standard input is a terminal: pipe a stream in "
+                "(e.g. ffmpeg ... -f yuv4mpegpipe - | jetfilter stream), or give -i FILE");
         return JF_EXIT_USAGE;
     }
     if (s->output && strcmp(s->output, "-") == 0 && isatty(STDOUT_FILENO)) {
-        fprintf(stderr, "jetfilter stream: standard output is a terminal: pipe the stream on, or "
-                "give -o FILE\n");
+        cli_error("jetfilter stream: standard output is a terminal: pipe the stream on, or "
+                "give -o FILE");
         return JF_EXIT_USAGE;
     }
     if (s->reference && strcmp(s->reference, "-") == 0 && strcmp(s->input, "-") == 0) {
-        fprintf(stderr, "jetfilter stream: the input and the reference cannot both be standard input\n");
+        cli_error("jetfilter stream: the input and the reference cannot both be standard input");
         return JF_EXIT_USAGE;
     }
     if ((rc = cli_plan_filter("stream", s, &run)) != 0)
@@ -325,7 +326,7 @@ int cli_stream(cli_settings *s)
     co.stats = 64;
     rc = JF_EXIT_FAILED;
     if (jf_context_create(&co, &ctx) != JF_OK) {
-        cli_log("jetfilter stream: %s", jf_last_error());
+        cli_error("jetfilter stream: %s", jf_last_error());
         goto out;
     }
     /* a consumer that quits is an error of write(), not a signal */
@@ -334,7 +335,7 @@ int cli_stream(cli_settings *s)
         goto out;
     widen_pipe(in_fd);
     if ((st = open_reader(s, in_fd, s->input, w, h, &in)) != JF_OK) {
-        cli_log("jetfilter stream: %s", jf_last_error());
+        cli_error("jetfilter stream: %s", jf_last_error());
         goto out;
     }
     if (s->reference) {
@@ -375,7 +376,7 @@ int cli_stream(cli_settings *s)
     widen_pipe(of.fd);
     if ((st = jf_video_writer_open(of.fd, s->output, jf_video_reader_format(in),
                                    jf_video_reader_header(in), &out)) != JF_OK) {
-        cli_log("jetfilter stream: %s", jf_last_error());
+        cli_error("jetfilter stream: %s", jf_last_error());
         goto out;
     }
     if (s->json) {
@@ -384,7 +385,7 @@ int cli_stream(cli_settings *s)
             c.json = stdout;
         } else if (jf_atomic_open(s->json, &c.json_file) != JF_OK ||
                    !(c.json = fdopen(c.json_file.fd, "w"))) {
-            cli_log("jetfilter stream: %s", jf_last_error());
+            cli_error("jetfilter stream: %s", jf_last_error());
             jf_atomic_abort(&c.json_file);
             goto out;
         } else {
@@ -414,9 +415,9 @@ int cli_stream(cli_settings *s)
     if (c.live)
         fputs("\r\033[K", stderr);
     if (r.status != JF_OK)
-        cli_log("jetfilter stream: %s", r.message);
+        cli_error("jetfilter stream: %s", r.message);
     if (close_output(&of, r.status == JF_OK) != JF_OK) {
-        cli_log("jetfilter stream: %s", jf_last_error());
+        cli_error("jetfilter stream: %s", jf_last_error());
         r.status = JF_ERR_IO;
     }
     have_out = 0;

@@ -346,6 +346,19 @@ int jf_remove_stale_temporaries(const char *folder, long long before)
     return removed;
 }
 
+jf_status jf_mkdirs(const char *path);
+
+/* jf_mkdirs of the first n bytes of path */
+static jf_status jf_mkdirs_n(const char *path, size_t n)
+{
+    char buf[PATH_MAX];
+    if (n >= sizeof buf)
+        return jf_fail(JF_ERR_IO, "%.64s...: path too long", path);
+    memcpy(buf, path, n);
+    buf[n] = '\0';
+    return jf_mkdirs(buf);
+}
+
 jf_status jf_mkdirs(const char *path)
 {
     char buf[PATH_MAX];
@@ -364,6 +377,37 @@ jf_status jf_mkdirs(const char *path)
             return jf_fail(JF_ERR_IO, "%s: cannot create folder: %s", buf, strerror(errno));
         if (stat(buf, &sb) != 0 || !S_ISDIR(sb.st_mode))
             return jf_fail(JF_ERR_IO, "%s: exists and is not a folder", buf);
+        if (i < n)
+            buf[i] = '/';
+    }
+    return JF_OK;
+}
+
+jf_status jf_mkdirs_below(const char *root, const char *path)
+{
+    char buf[PATH_MAX];
+    size_t r = strlen(root), i, n = strlen(path);
+    struct stat sb;
+    while (r > 1 && root[r - 1] == '/')
+        r--;
+    if (strncmp(path, root, r) != 0 || (path[r] != '/' && path[r] != '\0'))
+        return jf_mkdirs(path);
+    if ((r && jf_mkdirs_n(root, r) != JF_OK) || n >= sizeof buf)
+        return n >= sizeof buf ? jf_fail(JF_ERR_IO, "%s: path too long", path) : JF_ERR_IO;
+    memcpy(buf, path, n + 1);
+    for (i = r + 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        if (buf[i - 1] == '/') /* "a//b" */
+            continue;
+        buf[i] = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return jf_fail(JF_ERR_IO, "%s: cannot create folder: %s", buf, strerror(errno));
+        if (lstat(buf, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            return jf_fail(JF_ERR_IO, "%s: %s; outputs are not written through links inside "
+                           "the output folder", buf,
+                           lstat(buf, &sb) == 0 && S_ISLNK(sb.st_mode) ? "a symbolic link"
+                                                                       : "not a folder");
         if (i < n)
             buf[i] = '/';
     }

@@ -172,6 +172,13 @@ int jf_remove_stale_temporaries(const char *folder, long long before);
 /* Create a folder and its parents (mode 0777 & ~umask). */
 jf_status jf_mkdirs(const char *path);
 
+/* The same for a folder inside `root` (the output folder): root as
+ * jf_mkdirs makes it, and every folder below it made or found as a real
+ * folder: a symbolic link there (to a folder elsewhere) is an error that
+ * names it, so that no output lands outside the tree.  A path not inside
+ * root: jf_mkdirs. */
+jf_status jf_mkdirs_below(const char *root, const char *path);
+
 /* Is `path` a whole JPEG or PNG file: its signature first and its end
  * marker last (EOI; the IEND chunk)?  Reads the first and last bytes only:
  * a file cut short, or left empty, is not whole.  0 with the reason in

@@ -339,7 +339,8 @@ void jf_stream_run(const jf_stream_options *opt, jf_stream_result *res)
     if ((st = alloc_slots(s, loc)) != JF_OK ||
         (opt->ref && (st = jf_context_create(NULL, &s->metrics_ctx)) != JF_OK)) {
         res->status = st;
-        snprintf(res->message, sizeof res->message, "%s", jf_last_error());
+        snprintf(res->message, sizeof res->message, "the stream's %dx%d %s frames (%d in flight): %s",
+                 s->fmt->width, s->fmt->height, s->fmt->layout, JF_STREAM_SLOTS, jf_last_error());
         goto done;
     }
     s->t0 = s->t_last = jf_now_ms();

@@ -139,24 +139,24 @@ static void test_cuda_backend_without_device(void **state)
     (void)state;
     if (jf_built_with_cuda() && jf_device_count() > 0)
         skip();
-    assert_int_equal(run("denoise in/rocket.jpg -o cuda_out --backend cuda"), 1);
+    assert_int_equal(run("denoise in/rocket.jpg -o cuda_out/ --backend cuda"), 1);
     assert_true(NO_GPU_TEXT(g_out));
     assert_false(exists("cuda_out")); /* not even the folder */
-    assert_int_equal(run("denoise in/rocket.jpg -o env_out"), 0);
-    assert_int_equal(run("denoise in/rocket.jpg -o auto_out"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o env_out/"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o auto_out/"), 0);
     if (jf_built_with_cuda()) {
         assert_non_null(strstr(g_out, "using the CPU"));
         assert_null(strstr(strstr(g_out, "using the CPU") + 1, "using the CPU")); /* once */
     } else {
         assert_null(strstr(g_out, "using the CPU"));
-        assert_int_equal(run("denoise in/rocket.jpg -o auto_out -v"), 0);
+        assert_int_equal(run("denoise in/rocket.jpg -o auto_out/ -v"), 0);
         assert_non_null(strstr(g_out, "using the CPU"));
     }
-    assert_int_equal(run("denoise in/rocket.jpg -o auto_out --quiet"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o auto_out/ --quiet"), 0);
     assert_string_equal(g_out, "");
     assert_true(exists("auto_out/rocket.jpg"));
     /* so does --device all, with no device to spread over */
-    assert_int_equal(run("denoise in/rocket.jpg -o all_out --device all -j 2 -v"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o all_out/ --device all -j 2 -v"), 0);
     assert_non_null(strstr(g_out, "using the CPU"));
     assert_true(exists("all_out/rocket.jpg"));
     /* calibrate measures the GPU: without one it says so and writes nothing */
@@ -177,19 +177,19 @@ static void test_environment_defaults(void **state)
     assert_non_null(strstr(g_out, "JETFILTER_BACKEND"));
     assert_non_null(strstr(g_out, "JETFILTER_THREADS"));
     setenv("JETFILTER_BACKEND", "cuda", 1);
-    assert_int_equal(run("denoise in/rocket.jpg -o env_cuda"), 1); /* as --backend cuda */
+    assert_int_equal(run("denoise in/rocket.jpg -o env_cuda/"), 1); /* as --backend cuda */
     assert_true(NO_GPU_TEXT(g_out));
-    assert_int_equal(run("denoise in/rocket.jpg -o env_cpu --backend cpu"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o env_cpu/ --backend cpu"), 0);
     assert_null(strstr(g_out, "using the CPU"));
     setenv("JETFILTER_BACKEND", "gpu", 1);
-    assert_int_equal(run("denoise in/rocket.jpg -o env_bad"), 2);
+    assert_int_equal(run("denoise in/rocket.jpg -o env_bad/"), 2);
     assert_non_null(strstr(g_out, "JETFILTER_BACKEND=gpu"));
     setenv("JETFILTER_BACKEND", "cpu", 1);
     setenv("JETFILTER_THREADS", "-3", 1);
     assert_int_equal(run("metrics in/rocket.jpg in/rocket.jpg"), 2);
     assert_non_null(strstr(g_out, "JETFILTER_THREADS=-3"));
     unsetenv("JETFILTER_THREADS");
-    assert_int_equal(run("denoise in/rocket.jpg -o env_ok -v"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o env_ok/ -v"), 0);
     assert_null(strstr(g_out, "using the CPU")); /* asked for: nothing to say */
     unsetenv("JETFILTER_BACKEND");
 }
@@ -225,7 +225,7 @@ static void test_median_output_exact_every_border(void **state)
     for (b = 0; b < 4; b++) {
         jf_picture in, out;
         jf_image want;
-        assert_int_equal(run("denoise in/sub/grey.png -o med_%s -k 5 -b %s --backend cpu",
+        assert_int_equal(run("denoise in/sub/grey.png -o med_%s/ -k 5 -b %s --backend cpu",
                              borders[b], borders[b]), 0);
         snprintf(path, sizeof path, "%s/in/sub/grey.png", g_dir);
         assert_int_equal(jf_picture_read(path, &in), JF_OK);
@@ -520,7 +520,7 @@ static void test_odd_names(void **state)
     assert_non_null(strstr(text, "two\\u000alines.png"));
     free(text);
     write_bytes("odd/broken\nname.png", "not a png", 9);
-    assert_int_equal(run("denoise \"$(printf 'odd/broken\\nname.png')\" -o odd_out2"), 1);
+    assert_int_equal(run("denoise \"$(printf 'odd/broken\\nname.png')\" -o odd_out2/"), 1);
     assert_non_null(strstr(g_out, "broken\\x0aname.png"));
     /* refused -o inside the input: no folder made */
     assert_int_equal(run("denoise odd -o odd/new/deeper"), 2);
@@ -562,7 +562,7 @@ static void test_metadata_notes(void **state)
     memcpy(out + 37 + m, crc, 4);
     memcpy(out + 41 + m, png + 33, n - 33);
     write_bytes("texted.png", out, n + m + 8);
-    assert_int_equal(run("denoise texted.png -o as_jpg --format jpg -v --json notes.json"), 0);
+    assert_int_equal(run("denoise texted.png -o as_jpg/ --format jpg -v --json notes.json"), 0);
     assert_non_null(strstr(g_out, "1 PNG text chunk not written"));
     snprintf(path, sizeof path, "%s/notes.json", g_dir);
     report = (char *)read_all(path, &n);
@@ -581,16 +581,16 @@ static void test_metadata_notes(void **state)
 static void test_serve(void **state)
 {
     static const char *const requests[] = {
-        "[\"denoise\", \"in/rocket.jpg\", \"-o\", \"serve_a\", \"-k\", \"5\", \"--backend\", \"cpu\", \"--quiet\"]",
+        "[\"denoise\", \"in/rocket.jpg\", \"-o\", \"serve_a/\", \"-k\", \"5\", \"--backend\", \"cpu\", \"--quiet\"]",
         "",
-        "[\"denoise\", \"in/rocket.jpg\", \"-o\", \"serve_b\", \"--max-mpix\", \"0.01\", \"--backend\", \"cpu\"]",
-        "{\"args\": [\"denoise\", \"in/rocket.jpg\", \"-o\", \"serve_b\", \"--backend\", \"cpu\"], \"stderr\": \"serve_err.txt\"}",
+        "[\"denoise\", \"in/rocket.jpg\", \"-o\", \"serve_b/\", \"--max-mpix\", \"0.01\", \"--backend\", \"cpu\"]",
+        "{\"args\": [\"denoise\", \"in/rocket.jpg\", \"-o\", \"serve_b/\", \"--backend\", \"cpu\"], \"stderr\": \"serve_err.txt\"}",
         "[\"info\"]",
         "[\"serve\"]",
         "[\"denoise\", 5]",
         "not json",
         "{\"args\": [\"info\"], \"stdin\": \"x\"}",
-        "[\"denoise\", \"in/rocket.jpg\", \"-o\", \"serve_c\", \"-k\", \"4\"]",
+        "[\"denoise\", \"in/rocket.jpg\", \"-o\", \"serve_c/\", \"-k\", \"4\"]",
     };
     static const char *const answers[] = {
         "{\"exit\":0,", "{\"exit\":1,", "{\"exit\":0,", "{\"exit\":0,", "{\"exit\":2,",
@@ -622,12 +622,14 @@ static void test_serve(void **state)
     free(text);
     /* the reasons, in the answers */
     assert_int_equal(shell("grep -c '\"error\"' serve_answers.txt"), 0);
-    assert_int_equal(atoi(g_out), 4); /* the usage error's message is the command's */
+    assert_int_equal(atoi(g_out), 6); /* every failure says why: the command's own last message */
+    assert_int_equal(shell("grep -F 'exceeds the limit' serve_answers.txt && "
+                           "grep -F 'ksize 4' serve_answers.txt"), 0);
     assert_int_equal(shell("grep -F 'serve runs other commands' serve_answers.txt && "
                            "grep -F 'not JSON' serve_answers.txt && "
                            "grep -F 'nothing else' serve_answers.txt"), 0);
     /* the same pixels as the command alone */
-    assert_int_equal(run("denoise in/rocket.jpg -o alone_a -k 5 --backend cpu --quiet"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o alone_a/ -k 5 --backend cpu --quiet"), 0);
     assert_true(files_equal("serve_a/rocket.jpg", "alone_a/rocket.jpg"));
     assert_true(exists("serve_b/rocket.jpg")); /* the limit of the request before did not stay */
     /* each command's output where it went: --quiet did not stay either */
@@ -646,9 +648,9 @@ static void test_single_file_and_pipes(void **state)
     assert_int_equal(run("denoise in/rocket.jpg -o one.png"), 0);
     assert_string_equal(g_out, ""); /* quiet, as convert is */
     assert_int_equal(shell("test -f one.png && head -c 8 one.png | od -An -c | grep -q P"), 0);
-    assert_int_equal(run("denoise in/rocket.jpg -o folder --format png"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o folder/ --format png"), 0);
     assert_int_equal(shell("cmp one.png folder/rocket.png"), 0);
-    assert_int_equal(run("denoise in/rocket.jpg -o folder_same"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o folder_same/"), 0);
     /* -o -: the image alone on standard output, in the input's format */
     assert_int_equal(shell("$J denoise in/rocket.jpg -o - > std.jpg 2> err.txt && cmp std.jpg "
                            "folder_same/rocket.jpg && test ! -s err.txt"), 0);
@@ -707,10 +709,10 @@ static void test_noise_formats_and_references(void **state)
     assert_int_equal(run("noise in/rocket.jpg in/CHELSEA.PNG -o np --salt-pepper 0.2"), 0);
     assert_true(exists("np/rocket.png") && exists("np/CHELSEA.PNG") && !exists("np/rocket.jpg"));
     assert_non_null(strstr(g_out, "written as PNG"));
-    assert_int_equal(run("noise in/rocket.jpg -o nj --salt-pepper 0.2 --format same"), 0);
+    assert_int_equal(run("noise in/rocket.jpg -o nj/ --salt-pepper 0.2 --format same"), 0);
     assert_true(exists("nj/rocket.jpg"));
     assert_non_null(strstr(g_out, "no longer 0 and 255"));
-    assert_int_equal(run("noise in/CHELSEA.PNG -o nq --salt-pepper 0.2"), 0);
+    assert_int_equal(run("noise in/CHELSEA.PNG -o nq/ --salt-pepper 0.2"), 0);
     assert_null(strstr(g_out, "PNG")); /* nothing to say: PNG in, PNG out */
     /* the PNG's impulses are exact: the estimate finds the density */
     assert_int_equal(run("denoise np/ -o dp -f auto-impulse --reference in --json dp.json -v"), 0);
@@ -731,14 +733,14 @@ static void test_noise_formats_and_references(void **state)
     assert_int_equal(shell("mkdir two"), 0);
     copy_in("samples/images/rocket.jpg", "two/rocket.jpg", 0);
     copy_in("samples/images/rocket.jpg", "two/rocket.JPEG", 0);
-    assert_int_equal(run("denoise np/rocket.png -o dt --reference two"), 0);
+    assert_int_equal(run("denoise np/rocket.png -o dt/ --reference two"), 0);
     assert_non_null(strstr(g_out, "no reference"));
 }
 
 static void test_format_and_suffix(void **state)
 {
     (void)state;
-    assert_int_equal(run("denoise in/rocket.jpg -o as_png --format png"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o as_png/ --format png"), 0);
     assert_true(exists("as_png/rocket.png"));
     assert_int_equal(run("denoise in/sub -o in/sub --suffix _dn"), 0);
     assert_true(exists("in/sub/grey_dn.png"));
@@ -746,7 +748,7 @@ static void test_format_and_suffix(void **state)
     assert_int_equal(run("denoise in/sub -o in/sub --suffix _dn"), 0);
     assert_false(exists("in/sub/grey_dn_dn.png"));
     /* an output that would replace its input is refused */
-    assert_int_equal(run("denoise in/rocket.jpg -o in"), 1);
+    assert_int_equal(run("denoise in/rocket.jpg -o in/"), 1);
     assert_non_null(strstr(g_out, "refusing to overwrite the input"));
 }
 
@@ -758,18 +760,18 @@ static void test_identity_passes_through(void **state)
 {
     (void)state;
     write_bytes("identity.txt", "0 0 0\n0 1 0\n0 0 0\n", 18);
-    assert_int_equal(run("denoise in/CHELSEA.PNG -o id_median -k 1 --stats --json id_median.json"), 0);
+    assert_int_equal(run("denoise in/CHELSEA.PNG -o id_median/ -k 1 --stats --json id_median.json"), 0);
     assert_int_equal(shell("grep -q '\"stages\":\\[{\"name\":\"decode\"[^]]*\"name\":\"encode\"[^]]*\\]' "
                            "id_median.json && ! grep -q '\"name\":\"median\"' id_median.json"), 0);
     assert_int_equal(run("metrics in/CHELSEA.PNG id_median/CHELSEA.PNG"), 0);
     assert_non_null(strstr(g_out, "inf"));
-    assert_int_equal(run("denoise in/rocket.jpg -o id_conv --filter conv --kernel identity.txt --format png "
+    assert_int_equal(run("denoise in/rocket.jpg -o id_conv/ --filter conv --kernel identity.txt --format png "
                          "--stats --json id_conv.json"), 0);
     assert_int_equal(shell("! grep -q '\"name\":\"conv\"' id_conv.json"), 0);
     assert_int_equal(run("metrics in/rocket.jpg id_conv/rocket.png"), 0);
     assert_non_null(strstr(g_out, "inf"));
     /* a kernel that is not the identity still runs */
-    assert_int_equal(run("denoise in/CHELSEA.PNG -o k3 -k 3 --stats --json k3.json"), 0);
+    assert_int_equal(run("denoise in/CHELSEA.PNG -o k3/ -k 3 --stats --json k3.json"), 0);
     assert_int_equal(shell("grep -q '\"name\":\"median\"' k3.json"), 0);
 }
 
@@ -838,11 +840,11 @@ static void test_memory_estimate_follows_peak(void **state)
         for (o = 0; o < 7; o++) {
             const char *about;
             double estimate_mb, peak_mb;
-            snprintf(args, sizeof args, "denoise %s -o mem_out %s --max-memory 16", files[f], ops[o]);
+            snprintf(args, sizeof args, "denoise %s -o mem_out/ %s --max-memory 16", files[f], ops[o]);
             assert_int_equal(run("%s", args), 1);
             assert_non_null(about = strstr(g_out, "needs about "));
             estimate_mb = atof(about + 12) + 0.5; /* the message rounds down */
-            assert_int_equal(run("denoise %s -o mem_out_%d_%d %s -j 1 --json mem.json", files[f], f, o,
+            assert_int_equal(run("denoise %s -o mem_out_%d_%d/ %s -j 1 --json mem.json", files[f], f, o,
                                  ops[o]), 0);
             peak_mb = report_peak_mb("mem.json");
             print_message("memory: %-13s %-28s estimate %6.1f MB, peak %6.1f MB (%.2fx)\n", files[f],
@@ -858,8 +860,8 @@ static void test_png_level_and_filter(void **state)
     unsigned char *a, *b;
     char path[600];
     (void)state;
-    assert_int_equal(run("denoise in/sub/grey.png -o png_fast -k 1 --png-level 1 --png-filter none"), 0);
-    assert_int_equal(run("denoise in/sub/grey.png -o png_small -k 1 --png-level 9 --png-filter adaptive"), 0);
+    assert_int_equal(run("denoise in/sub/grey.png -o png_fast/ -k 1 --png-level 1 --png-filter none"), 0);
+    assert_int_equal(run("denoise in/sub/grey.png -o png_small/ -k 1 --png-level 9 --png-filter adaptive"), 0);
     assert_int_equal(run("metrics png_fast/grey.png png_small/grey.png --json -"), 0);
     assert_non_null(strstr(g_out, "\"psnr_db\":null,\"psnr_db_infinite\":true"));
     snprintf(path, sizeof path, "%s/png_fast/grey.png", g_dir);
@@ -871,8 +873,8 @@ static void test_png_level_and_filter(void **state)
         fail_msg("level 9 adaptive %zu bytes, level 1 none %zu bytes", small, fast);
     free(a);
     free(b);
-    assert_int_equal(run("denoise in/sub/grey.png -o png_x --png-level 10"), 2);
-    assert_int_equal(run("denoise in/sub/grey.png -o png_x --png-filter best"), 2);
+    assert_int_equal(run("denoise in/sub/grey.png -o png_x/ --png-level 10"), 2);
+    assert_int_equal(run("denoise in/sub/grey.png -o png_x/ --png-filter best"), 2);
     assert_false(exists("png_x"));
 }
 
@@ -882,15 +884,15 @@ static void test_png_level_and_filter(void **state)
 static void test_codec_option(void **state)
 {
     (void)state;
-    assert_int_equal(run("denoise in/rocket.jpg -o codec_cpu --codec cpu --backend cpu"), 0);
-    assert_int_equal(run("denoise in/rocket.jpg -o codec_auto --codec auto --backend cpu"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o codec_cpu/ --codec cpu --backend cpu"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o codec_auto/ --codec auto --backend cpu"), 0);
     assert_true(files_equal("codec_cpu/rocket.jpg", "codec_auto/rocket.jpg"));
-    assert_int_equal(run("denoise in/rocket.jpg -o codec_x --codec nvjpeg --backend cpu"), 2);
+    assert_int_equal(run("denoise in/rocket.jpg -o codec_x/ --codec nvjpeg --backend cpu"), 2);
     assert_non_null(strstr(g_out, "--codec nvjpeg needs the CUDA backend"));
-    assert_int_equal(run("denoise in/rocket.jpg -o codec_x --codec turbo"), 2);
+    assert_int_equal(run("denoise in/rocket.jpg -o codec_x/ --codec turbo"), 2);
     assert_non_null(strstr(g_out, "--codec"));
     if (!jf_built_with_cuda()) {
-        assert_int_equal(run("denoise in/rocket.jpg -o codec_x --codec nvjpeg"), 1);
+        assert_int_equal(run("denoise in/rocket.jpg -o codec_x/ --codec nvjpeg"), 1);
         assert_non_null(strstr(g_out, "nvJPEG needs a CUDA build"));
     }
     assert_false(exists("codec_x"));
@@ -996,14 +998,14 @@ static void test_mixed_depths_and_cmyk(void **state)
     assert_int_equal(got.color.channels, 3);
     jf_picture_free(&got);
     /* JPEG holds 8 bits: refused unless --depth 8 asks for the rounding */
-    assert_int_equal(run("denoise mixed/deep.png -o jpgout --format jpg --backend cpu"), 1);
+    assert_int_equal(run("denoise mixed/deep.png -o jpgout/ --format jpg --backend cpu"), 1);
     assert_non_null(strstr(g_out, "16-bit image cannot be written as JPEG"));
-    assert_int_equal(run("denoise mixed/deep.png -o jpgout --format jpg --depth 8 --backend cpu"), 0);
+    assert_int_equal(run("denoise mixed/deep.png -o jpgout/ --format jpg --depth 8 --backend cpu"), 0);
     got = read_picture("jpgout/deep.jpg");
     assert_int_equal(got.color.sample, JF_SAMPLE_U8);
     assert_int_equal(got.format, JF_FORMAT_JPEG);
     jf_picture_free(&got);
-    assert_int_equal(run("denoise mixed/small.png -o wide --depth 16 -k 1 --backend cpu"), 0);
+    assert_int_equal(run("denoise mixed/small.png -o wide/ --depth 16 -k 1 --backend cpu"), 0);
     got = read_picture("wide/small.png");
     {
         jf_picture small = read_picture("mixed/small.png");

@@ -297,7 +297,7 @@ static void expect(const char *file, int ok, const char *why)
 {
     char args[1024];
     outcome r;
-    snprintf(args, sizeof args, "denoise in/%s -o out --backend cpu -k 3", file);
+    snprintf(args, sizeof args, "denoise in/%s -o out/ --backend cpu -k 3", file);
     r = run_capped(args);
     if (!r.exited)
         fail_msg("%s: killed (signal %d) after %.1f s; output: %s", file, r.signal, r.seconds, r.out);
@@ -453,7 +453,7 @@ static void test_png_many_texts(void **state)
     png_end(&b);
     save("texts_2000.png", &b);
     expect("texts_2000.png", 1, NULL);
-    r = run_capped("denoise in/texts_2000.png -o out2 --backend cpu -v");
+    r = run_capped("denoise in/texts_2000.png -o out2/ --backend cpu -v");
     assert_int_equal(r.code, 0);
     assert_non_null(strstr(r.out, "left out"));
     free(b.d);
@@ -593,12 +593,12 @@ static void test_pixel_limit_exact(void **state)
     idat(&b, 1000, 1000);
     png_end(&b);
     save("megapixel.png", &b);
-    r = run_capped("denoise in/megapixel.png -o out3 --backend cpu -k 31 --max-mpix 1");
+    r = run_capped("denoise in/megapixel.png -o out3/ --backend cpu -k 31 --max-mpix 1");
     assert_int_equal(r.code, 0);
-    r = run_capped("denoise in/megapixel.png -o out4 --backend cpu --max-mpix 0.999");
+    r = run_capped("denoise in/megapixel.png -o out4/ --backend cpu --max-mpix 0.999");
     assert_int_equal(r.code, 1);
     assert_non_null(strstr(r.out, "exceeds the limit"));
-    r = run_capped("denoise in/megapixel.png -o out5 --backend cpu --max-memory 16");
+    r = run_capped("denoise in/megapixel.png -o out5/ --backend cpu --max-memory 16");
     assert_int_equal(r.code, 0);
     free(b.d);
     /* a file that alone needs more than the budget: refused with the reason */
@@ -608,7 +608,7 @@ static void test_pixel_limit_exact(void **state)
     idat(&b, 4000, 2000);
     png_end(&b);
     save("wide.png", &b);
-    r = run_capped("denoise in/wide.png -o out6 --backend cpu --max-memory 16");
+    r = run_capped("denoise in/wide.png -o out6/ --backend cpu --max-memory 16");
     assert_int_equal(r.code, 1);
     assert_non_null(strstr(r.out, "over the memory budget"));
     free(b.d);
@@ -622,11 +622,11 @@ static void test_fifos_refused(void **state)
     (void)state;
     snprintf(path, sizeof path, "%s/in/pipe.png", g_dir);
     assert_int_equal(mkfifo(path, 0644), 0);
-    r = run_capped("denoise in/pipe.png -o out7 --backend cpu");
+    r = run_capped("denoise in/pipe.png -o out7/ --backend cpu");
     assert_true(r.exited);
     assert_int_equal(r.code, 1);
     assert_non_null(strstr(r.out, "not a regular file"));
-    r = run_capped("denoise in/texts_2000.png -o out8 -f conv --kernel in/pipe.png");
+    r = run_capped("denoise in/texts_2000.png -o out8/ -f conv --kernel in/pipe.png");
     assert_true(r.exited);
     assert_int_equal(r.code, 2);
     assert_non_null(strstr(r.out, "not a regular file"));

@@ -64,15 +64,50 @@ static int same_as_source(const char *rel, const char *source)
     return same;
 }
 
+/* Outputs a user did not mean: an empty file at -o is not replaced without
+ * --force; a link inside the output folder is not written through; a new
+ * name without an extension for one input file is a question, not a folder;
+ * a failed write to standard output is a failure (exit 1, named); a bad
+ * value in the environment is refused by every command. */
+static void test_outputs_not_meant(void **state)
+{
+    char cmd[4096];
+    (void)state;
+    write_bytes("empty.png", "", 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o empty.png"), 2);
+    assert_non_null(strstr(g_out, "empty.png exists and is not an image"));
+    assert_int_equal(run("denoise in/rocket.jpg -o empty.png --force"), 0);
+    assert_int_equal(run("denoise in/rocket.jpg -o noext"), 2);
+    assert_non_null(strstr(g_out, "-o noext: no such folder"));
+    assert_false(exists("noext"));
+    assert_int_equal(run("denoise in/rocket.jpg -o noext/"), 0);
+    assert_true(exists("noext/rocket.jpg"));
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/links/out %s/foreign && ln -s %s/foreign %s/links/out/sub",
+             g_dir, g_dir, g_dir, g_dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(run("denoise in -o links/out"), 1);
+    assert_non_null(strstr(g_out, "links/out/sub: a symbolic link"));
+    assert_false(exists("foreign/grey.png"));
+    assert_true(exists("links/out/rocket.jpg"));
+    assert_int_equal(shell("$J metrics in/rocket.jpg in/rocket.jpg > /dev/full"), 1);
+    assert_non_null(strstr(g_out, "could not write to standard output"));
+    assert_int_equal(shell("$J info > /dev/full"), 1);
+    assert_int_equal(shell("$J info --json - > /dev/full"), 1);
+    assert_int_equal(shell("JETFILTER_BACKEND=bogus $J info"), 2);
+    assert_non_null(strstr(g_out, "JETFILTER_BACKEND=bogus"));
+    assert_int_equal(run("denoise in -o o2 --block 65536x65536"), 2);
+    assert_non_null(strstr(g_out, "--block 65536x65536"));
+}
+
 /* --json naming an input (given, inside an input folder, or through a link)
  * is refused before any work, naming both; the input is untouched. */
 static void test_report_never_over_an_input(void **state)
 {
     (void)state;
     /* a shell glob of photos puts the first one after --json */
-    assert_int_equal(run("denoise --json in/rocket.jpg in/sub/grey.png -o out"), 2);
+    assert_int_equal(run("denoise --json in/rocket.jpg in/sub/grey.png -o out/"), 2);
     assert_non_null(strstr(g_out, "--json in/rocket.jpg is an image, not a report"));
-    assert_int_equal(run("denoise --json in/rocket.jpg in/sub/grey.png -o out --force"), 2);
+    assert_int_equal(run("denoise --json in/rocket.jpg in/sub/grey.png -o out/ --force"), 2);
     assert_false(exists("out"));
     assert_int_equal(run("denoise in -o out --json in/sub/grey.png"), 2);
     assert_non_null(strstr(g_out, "would write over the input in"));
@@ -360,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_report_never_over_an_input),
         cmocka_unit_test(test_outputs_never_over_inputs),
         cmocka_unit_test(test_existing_files_and_names),
+        cmocka_unit_test(test_outputs_not_meant),
         cmocka_unit_test(test_nothing_passed_over_in_silence),
         cmocka_unit_test(test_earlier_outputs_counted_apart),
         cmocka_unit_test(test_skip_existing_checks_outputs),
