@@ -159,6 +159,8 @@ def _cli_args(options):
             args.append(flag)
         elif isinstance(value, (list, tuple)):
             args += [flag, ",".join(str(v) for v in value)]
+        elif isinstance(value, bytes) or hasattr(value, "__fspath__"):
+            args += [flag, _os.fsencode(value)]  # a file name, as its bytes
         else:
             args += [flag, str(value)]
     return args
@@ -167,9 +169,39 @@ def _cli_args(options):
 def _batch_args(command, inputs, output, options, report):
     if isinstance(inputs, (str, bytes)) or hasattr(inputs, "__fspath__"):
         inputs = [inputs]
-    inputs = [_os.fspath(p) if hasattr(_os, "fspath") else p for p in inputs]
-    return [command] + list(inputs) + ["-o", output] + _cli_args(options) + \
+    inputs = [_os.fsencode(p) for p in inputs]  # str, bytes or a path: the file name's bytes
+    return [command] + list(inputs) + ["-o", _os.fsencode(output)] + _cli_args(options) + \
         ["--json", report, "--quiet"]
+
+
+class BatchError(Error):
+    """Files of a batch failed (each damaged or missing file is named in the
+    report, and the batch went on with the others).  `report` holds the
+    whole --json report: what was written, and why each failure failed."""
+
+    def __init__(self, message, report):
+        Error.__init__(self, message)
+        self.report = report
+
+
+def _check_report(command, report):
+    """The report, or BatchError when any file failed."""
+    s = report.get("summary", {})
+    failed = [r for r in report.get("files", []) if r.get("status") == "failed"]
+    if s.get("failed") or failed:
+        first = failed[0].get("error") if failed else "see the report"
+        raise BatchError("%s: %d of %d files failed; the first: %s"
+                         % (command, s.get("failed", len(failed)), s.get("files", 0), first), report)
+    return report
+
+
+def _usage_error(command, message, options):
+    """A usage error of the command line as the exception Python raises:
+    an option it does not know is an unexpected keyword (TypeError)."""
+    for key in options:
+        if ("unknown option '--%s'" % key.replace("_", "-")) in message:
+            return TypeError("%s() got an unexpected keyword argument '%s'" % (command, key))
+    return ArgumentError(message)
 
 
 def _batch(command, inputs, output, options, run=None):
@@ -182,20 +214,33 @@ def _batch(command, inputs, output, options, run=None):
         args = _batch_args(command, inputs, output, options, report)
         if run is None:
             proc = _subprocess.run([_cli.executable()] + args, stdout=_subprocess.PIPE,
-                                   stderr=_subprocess.PIPE, universal_newlines=True)
-            code, errors = proc.returncode, proc.stderr
+                                   stderr=_subprocess.PIPE)
+            code, errors = proc.returncode, proc.stderr.decode("utf-8", "replace")
         else:
             code, errors = run(args)
         if code == 2:
-            raise ArgumentError(errors.strip().splitlines()[-1] if errors.strip()
-                                else "jetfilter %s: usage error" % command)
+            raise _usage_error(command if command != "noise" else "noise_files",
+                               errors.strip().splitlines()[-1] if errors.strip()
+                               else "jetfilter %s: usage error" % command, options)
         if not _os.path.exists(report):
             raise Error(errors.strip() or "jetfilter %s failed (exit %d)" % (command, code))
         with open(report, encoding="utf-8", errors="surrogateescape") as f:
-            return _json.load(f)
+            return _check_report(command, _json.load(f))
     finally:
         if _os.path.exists(report):
             _os.unlink(report)
+
+
+def _request_arg(arg):
+    """An argument as serve takes it: a str, or the bytes of a file name
+    that is not UTF-8 as {"b64": ...}."""
+    if isinstance(arg, str):
+        arg = _os.fsencode(arg)
+    try:
+        return arg.decode("utf-8")
+    except UnicodeDecodeError:
+        import base64
+        return {"b64": base64.b64encode(arg).decode("ascii")}
 
 
 class Worker(object):
@@ -221,7 +266,8 @@ class Worker(object):
         fd, errors = _tempfile.mkstemp(prefix="jetfilter-", suffix=".err")
         _os.close(fd)
         try:
-            request = {"args": args, "stdout": _os.devnull, "stderr": errors}
+            request = {"args": [_request_arg(a) for a in args], "stdout": _os.devnull,
+                       "stderr": errors}
             with self._lock:
                 proc = self._proc  # close() from another thread may clear it once we let go
                 if proc is None:
@@ -275,17 +321,23 @@ def denoise(inputs, output, **options):
     named and passed over, inputs never written over.  Returns the --json
     report as a dict: "files" (one record per file: status, error,
     timings, PSNR/SSIM), "summary"; docs/report.schema.json describes it.
-    With one input file, `output` may name the output file."""
+    With one input file, `output` may name the output file.
+
+    A file that fails (damaged, missing, over a limit) does not stop the
+    others; once all are done, jetfilter.BatchError is raised, naming the
+    first failure, with the whole report in its `report` attribute.  A
+    wrong option is an ArgumentError, an unknown keyword a TypeError."""
     return _batch("denoise", inputs, output, options)
 
 
 def noise_files(inputs, output, **options):
     """Noisy copies of files and folders, as `jetfilter noise` makes them
-    (salt_pepper=0.1 or gaussian=20, seed=1, ...); the --json report."""
+    (salt_pepper=0.1 or gaussian=20, seed=1, ...); the --json report.
+    Failures raise jetfilter.BatchError, as in denoise()."""
     return _batch("noise", inputs, output, options)
 
 
-__all__ = ["Context", "DeviceArray", "Picture", "Worker", "Error", "ArgumentError", "FileError", "DecodeError",
+__all__ = ["Context", "DeviceArray", "Picture", "Worker", "Error", "BatchError", "ArgumentError", "FileError", "DecodeError",
            "EncodeError", "UnsupportedError", "LimitError", "OutOfMemoryError", "CudaError",
            "NoDeviceError", "InternalError", "operations", "read", "write", "frame", "from_dlpack",
            "denoise", "noise_files", "default_context", "built_with_cuda", "device_count"] + _OPERATIONS

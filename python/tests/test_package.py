@@ -29,7 +29,9 @@ def test_denoise_batch_report(tmp):
     shutil.copy(os.path.join(PHOTOS, "chelsea.png"), os.path.join(src, "sub"))
     with open(os.path.join(src, "broken.jpg"), "wb") as f:
         f.write(b"\xff\xd8\xff garbage")
-    report = jf.denoise(src, os.path.join(tmp, "out"), ksize=5, backend="cpu", format="png")
+    with pytest.raises(jf.BatchError, match="1 of 3 files failed; the first: .*broken.jpg") as e:
+        jf.denoise(src, os.path.join(tmp, "out"), ksize=5, backend="cpu", format="png")
+    report = e.value.report
     s = report["summary"]
     assert (s["files"], s["ok"], s["failed"]) == (3, 2, 1)
     by = {r["path"]: r for r in report["files"]}
@@ -45,8 +47,11 @@ def test_denoise_batch_report(tmp):
     assert r["summary"]["ok"] == 1 and os.path.isfile(os.path.join(tmp, "one.png"))
     with pytest.raises(jf.ArgumentError, match="ksize 4"):
         jf.denoise(src, os.path.join(tmp, "bad"), ksize=4)
-    with pytest.raises(jf.ArgumentError, match="unknown option"):
+    with pytest.raises(TypeError, match="denoise.. got an unexpected keyword argument 'colour'"):
         jf.denoise(src, os.path.join(tmp, "bad"), colour="red")
+    with pytest.raises(jf.BatchError, match="nothere.*No such file") as e:
+        jf.denoise(os.path.join(tmp, "nothere"), os.path.join(tmp, "x"), backend="cpu")
+    assert e.value.report["summary"]["failed"] == 1
     n = jf.noise_files(os.path.join(PHOTOS, "chelsea.png"), os.path.join(tmp, "noisy.png"),
                        salt_pepper=0.2, seed=3)
     assert n["summary"]["ok"] == 1
@@ -64,14 +69,24 @@ def test_worker_runs_batch_after_batch(tmp):
     out = lambda name: os.path.join(tmp, name)  # noqa: E731
     with jf.Worker() as w:
         pid = w._proc.pid
-        a = w.denoise(src, out("a"), ksize=5, backend="cpu", format="png")
-        small = w.denoise(src, out("b"), backend="cpu", max_mpix=0.01)
+        with pytest.raises(jf.BatchError) as e:
+            w.denoise(src, out("a"), ksize=5, backend="cpu", format="png")
+        a = e.value.report
+        with pytest.raises(jf.BatchError) as e:
+            w.denoise(src, out("b"), backend="cpu", max_mpix=0.01)
+        small = e.value.report
+        with pytest.raises(TypeError, match="colour"):
+            w.denoise(src, out("bad"), colour="red")
         with pytest.raises(jf.ArgumentError, match="ksize 4"):
             w.denoise(src, out("bad"), ksize=4)
         n = w.noise_files(os.path.join(PHOTOS, "chelsea.png"), out("noisy.png"), salt_pepper=0.2, seed=3)
-        again = w.denoise(src, out("c"), backend="cpu")
+        with pytest.raises(jf.BatchError) as e:
+            w.denoise(src, out("c"), backend="cpu")
+        again = e.value.report
         assert w._proc.pid == pid and w._proc.poll() is None
-    plain = jf.denoise(src, out("plain"), ksize=5, backend="cpu", format="png")
+    with pytest.raises(jf.BatchError) as e:
+        jf.denoise(src, out("plain"), ksize=5, backend="cpu", format="png")
+    plain = e.value.report
     assert (a["summary"]["ok"], a["summary"]["failed"]) == (1, 1) == \
         (plain["summary"]["ok"], plain["summary"]["failed"])
     assert np.array_equal(jf.read(out("a/rocket.png")).pixels, jf.read(out("plain/rocket.png")).pixels)
@@ -80,6 +95,46 @@ def test_worker_runs_batch_after_batch(tmp):
     assert n["summary"]["ok"] == 1 and not os.path.exists(out("bad"))
     with pytest.raises(jf.Error, match="closed"):
         w.denoise(src, out("d"))
+
+
+def test_file_names_that_are_not_utf8(tmp):
+    """denoise() and a Worker take the same names: any bytes a file system
+    holds, given as bytes or as str with surrogate escapes."""
+    src = os.path.join(tmp.encode(), b"in-\xff")
+    os.makedirs(src)
+    shutil.copy(os.path.join(PHOTOS, "rocket.jpg").encode(), os.path.join(src, b"r\xe9.jpg"))
+    want = jf.denoise(src, os.path.join(tmp.encode(), b"out-\xfe"), backend="cpu")
+    assert want["summary"]["ok"] == 1
+    assert os.path.isfile(os.path.join(tmp.encode(), b"out-\xfe", b"r\xe9.jpg"))
+    with jf.Worker() as w:
+        got = w.denoise(os.fsdecode(src), os.fsdecode(os.path.join(tmp.encode(), b"w-\xfe")),
+                        backend="cpu")
+    assert got["summary"]["ok"] == 1
+    assert os.path.isfile(os.path.join(tmp.encode(), b"w-\xfe", b"r\xe9.jpg"))
+
+
+def test_serve_answers_every_failure_with_its_reason(tmp):
+    """serve: the request's log files are checked like any output (never an
+    input), a failure's answer says why, an over-long line is refused."""
+    import json
+    img = os.path.join(tmp, "in.png")
+    shutil.copy(os.path.join(PHOTOS, "chelsea.png"), img)
+    before = open(img, "rb").read()
+    lines = [{"args": ["denoise", img, "-o", os.path.join(tmp, "o"), "-v"], "stderr": img},
+             ["denoise", img, "-o", os.path.join(tmp, "o.png"), "--bogus"],
+             {"args": ["metrics", img, img], "stdout": "/dev/full"},
+             ["denoise", os.path.join(tmp, "nothere.png"), "-o", os.path.join(tmp, "n.png")]]
+    text = "".join(json.dumps(x) + "\n" for x in lines) + "[" + "x" * 70000 + "]\n"
+    p = subprocess.run([jf._cli.executable(), "serve", "--max-request", "0.05"], input=text.encode(),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    answers = [json.loads(x) for x in p.stdout.decode().splitlines()]
+    assert [a["exit"] for a in answers] == [2, 2, 1, 1, 2]
+    assert "would write over the input" in answers[0]["error"]
+    assert "--bogus" in answers[1]["error"]
+    assert "standard output" in answers[2]["error"]
+    assert "nothere.png" in answers[3]["error"]
+    assert "over 0.05 MB" in answers[4]["error"]
+    assert open(img, "rb").read() == before
 
 
 def test_the_command_comes_with_the_package():
