@@ -20,6 +20,9 @@
 #include <string.h>
 
 #define CHUNK (1u << 20)
+static size_t g_chunk = CHUNK; /* the window grows by this (report_read_set_chunk) */
+
+void report_read_set_chunk(size_t bytes) { g_chunk = bytes >= 16 && bytes <= CHUNK ? bytes : CHUNK; }
 #define MAX_VALUE ((size_t)64 << 20) /* one value of a report: a file's record, settings */
 
 typedef struct scan {
@@ -50,8 +53,8 @@ static int have(scan *s, size_t need)
             s->len -= s->pos;
             s->pos = 0;
         }
-        if (s->cap - s->len < CHUNK) {
-            size_t cap = s->cap ? 2 * s->cap : 2 * CHUNK;
+        if (s->cap - s->len < g_chunk) {
+            size_t cap = s->cap ? 2 * s->cap : 2 * g_chunk;
             char *grown;
             if (cap > MAX_VALUE + 2 * CHUNK)
                 return bad(s, "a value longer than %zu MB", MAX_VALUE >> 20), 0;

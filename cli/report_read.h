@@ -21,4 +21,9 @@ int report_read(const char *path, const report_callbacks *cb, void *user, char *
 /* The same from an open stream, read to its end (not closed). */
 int report_read_stream(FILE *f, const report_callbacks *cb, void *user, char *why, size_t why_n);
 
+/* The step the reading window grows by (16 bytes to 1 MB, the default): a
+ * fuzzer sets a small one, which is faster there and slides the window
+ * often. */
+void report_read_set_chunk(size_t bytes);
+
 #endif

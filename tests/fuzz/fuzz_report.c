@@ -71,6 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int a, b;
     if (size == 0)
         return 0;
+    report_read_set_chunk(64);
     a = read_all(data, size, 1, &parsed);
     b = read_all(data, size, 0, &raw);
     if (a == 0 && (b != 0 || raw.files != parsed.files || raw.members != parsed.members))
