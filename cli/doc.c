@@ -71,7 +71,7 @@ static void man_option(FILE *out, const cli_option_view *o)
         fputs(" [", out);
         for (i = 0; o->choices[i]; i++) {
             if (i)
-                fputc('|', out);
+                fputs(" | ", out); /* spaces: a long list breaks and adjusts */
             roff(out, o->choices[i]);
         }
         fputc(']', out);

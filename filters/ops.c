@@ -1,6 +1,7 @@
 /* The operation table (see ops.h): every operation, declared once. */
 #include "filters/ops.h"
 #include "filters/conv/conv.h"
+#include "filters/denoise/denoise.h"
 #include "filters/median/median.h"
 #include "filters/filters.h"
 #include "core/errors.h"
@@ -21,6 +22,7 @@
 
 static const char *const FILTER_VARIANTS[] = {"auto", "cpu", "global", "shared", "fast", NULL};
 static const char *const IMPULSE_VARIANTS[] = {"auto", "cpu", "global", NULL};
+static const char *const DENOISE_VARIANTS[] = {"auto", "cpu", "global", "fast", NULL};
 
 #define P_KSIZE(def, lo, hi) \
     {{"ksize", 'k', JF_PARAM_INT, "K", "kernel size, odd", def, lo, hi, 1, NULL}, JF_P_KSIZE, ARG(ksize), NULL}
@@ -50,6 +52,35 @@ static const char *const IMPULSE_VARIANTS[] = {"auto", "cpu", "global", NULL};
 #define P_SEED \
     {{"seed", 0, JF_PARAM_INT, "N", "noise seed (same seed, same noise)", "1", 0, 9.2e18, 0, NULL}, \
       JF_P_SEED, ARG(seed), NULL}
+#define P_NOISE_SIGMA \
+    {{"noise-sigma", 0, JF_PARAM_DOUBLE, "S", "the noise's standard deviation in 8-bit levels " \
+      "(x 257 at 16 bits); not given: estimated from each image", NULL, 0.01, 255, 0, NULL}, \
+      JF_P_NOISE_SIGMA, ARG(noise_sigma), NULL}
+#define P_STRENGTH \
+    {{"strength", 0, JF_PARAM_DOUBLE, "X", "how hard to smooth: a factor on the weights' width", "1", \
+      0.1, 10, 0, NULL}, JF_P_STRENGTH, ARG(strength), NULL}
+#define P_SEARCH \
+    {{"search", 0, JF_PARAM_INT, "K", "side of the window searched for similar patches, odd", "21", 3, \
+      JF_NLM_MAX_SEARCH, 1, NULL}, JF_P_SEARCH, ARG(search), NULL}
+#define P_PATCH \
+    {{"patch", 0, JF_PARAM_INT, "K", "side of the patches compared, odd; not given: from the noise " \
+      "(3 below 15 levels, 5 below 40, else 7)", NULL, 1, JF_NLM_MAX_PATCH, 1, NULL}, JF_P_PATCH, \
+      ARG(patch), NULL}
+#define P_SIGMA_COLOR \
+    {{"sigma-color", 0, JF_PARAM_DOUBLE, "S", "how far two colours may differ and still be averaged, " \
+      "8-bit levels; not given: 2.5 x the estimated noise", NULL, 0.1, 1000, 0, NULL}, \
+      JF_P_SIGMA_COLOR, ARG(sigma_color), NULL}
+#define P_SIGMA_SPACE \
+    {{"sigma-space", 0, JF_PARAM_DOUBLE, "S", "how far in pixels; not given: ksize / 3", NULL, 0.1, \
+      100, 0, NULL}, JF_P_SIGMA_SPACE, ARG(sigma_space), NULL}
+#define P_EPS \
+    {{"eps", 0, JF_PARAM_DOUBLE, "E", "variance below which a window is flattened, 8-bit levels " \
+      "squared; not given: twice the estimated noise's", NULL, 0.001, 1e6, 0, NULL}, JF_P_EPS, \
+      ARG(eps), NULL}
+static const char *const SPEEDS[] = {"quality", "fast", NULL};
+#define P_SPEED \
+    {{"speed", 0, JF_PARAM_CHOICE, "S", "quality (non-local means) or fast (the guided filter, " \
+      "for video rates)", "quality", 0, 0, 0, SPEEDS}, JF_P_SPEED, ARG(speed), NULL}
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static const jf_param_def MEDIAN_P[] = {P_KSIZE("3", 1, JF_MEDIAN_MAX_KSIZE), P_BORDER,
@@ -64,6 +95,13 @@ static const jf_param_def LAPLACE_P[] = {P_KSIZE("3", 3, 3), P_BORDER, P_VARIANT
                                          P_BLOCK};
 static const jf_param_def CONV_P[] = {P_KSIZE(NULL, 1, JF_CONV_MAX_KSIZE), P_KERNEL, P_WEIGHTS,
                                       P_BORDER, P_VARIANT(FILTER_VARIANTS), P_BLOCK};
+static const jf_param_def NLMEANS_P[] = {P_NOISE_SIGMA, P_STRENGTH, P_SEARCH, P_PATCH, P_BORDER,
+                                         P_VARIANT(DENOISE_VARIANTS)};
+static const jf_param_def BILATERAL_P[] = {P_KSIZE("5", 1, JF_BILATERAL_MAX_KSIZE), P_SIGMA_COLOR,
+                                           P_SIGMA_SPACE, P_BORDER, P_VARIANT(DENOISE_VARIANTS)};
+static const jf_param_def GUIDED_P[] = {P_KSIZE("5", 1, JF_GUIDED_MAX_KSIZE), P_EPS, P_BORDER,
+                                        P_VARIANT(DENOISE_VARIANTS)};
+static const jf_param_def AUTO_P[] = {P_SPEED, P_BORDER, P_VARIANT(DENOISE_VARIANTS)};
 static const jf_param_def PAD_P[] = {P_KSIZE("3", 1, 8193), P_BORDER};
 static const jf_param_def SALT_P[] = {
     P_AMOUNT("density", "D", "fraction of pixels set to 0 or the top level", "0.05", 1.0), P_SEED};
@@ -78,6 +116,7 @@ jf_op_args jf_op_args_defaults(void)
     a.border = JF_BORDER_REPLICATE;
     a.variant = JF_VARIANT_AUTO;
     a.seed = 1;
+    a.strength = 1.0;
     return a;
 }
 
@@ -264,6 +303,30 @@ const jf_op jf_ops[] = {
      .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(CONV_P), .stat = "conv",
      .family = &jf_conv_family, .default_ksize = 0, .max_ksize = JF_CONV_MAX_KSIZE,
      .npp = JF_NPP_FILTER, .prepare = conv_prepare, .apply = conv_apply},
+    {.name = "nlmeans",
+     .summary = "non-local means (sensor noise): each pixel the mean of those whose patches look alike",
+     .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(NLMEANS_P), .stat = "nlmeans",
+     .family = &jf_nlmeans_family, .max_ksize = JF_NLM_MAX_SEARCH, .estimate_name = "noise_sigma",
+     .apply_noted = jf_op_nlmeans},
+    {.name = "bilateral",
+     .summary = "bilateral filter: neighbours weighted by distance and by how alike their colours are",
+     .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(BILATERAL_P), .stat = "bilateral",
+     .family = &jf_bilateral_family, .default_ksize = 5, .max_ksize = JF_BILATERAL_MAX_KSIZE,
+     .estimate_name = "noise_sigma", .apply_noted = jf_op_bilateral},
+    {.name = "guided",
+     .summary = "guided filter (the image its own guide): edge-preserving, constant time in k",
+     .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(GUIDED_P), .stat = "guided",
+     .family = &jf_guided_family, .default_ksize = 5, .max_ksize = JF_GUIDED_MAX_KSIZE,
+     .estimate_name = "noise_sigma", .apply_noted = jf_op_guided},
+    {.name = "auto",
+     .summary = "the denoiser chosen per image from its estimated noise: impulses, camera noise, or none",
+     .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(AUTO_P), .stat = "nlmeans",
+     .family = &jf_nlmeans_family, .max_ksize = JF_NLM_MAX_SEARCH, .estimate_name = "estimate",
+     .apply_noted = jf_op_auto},
+    {.name = "estimate",
+     .summary = "the noise of one image: Gaussian level, Poisson-Gaussian model, impulse density",
+     .kind = JF_OP_ESTIMATE, .samples = S8 | S16, .stat = "estimate", .family = &jf_estimate_family,
+     .estimate = jf_estimate_noise},
     {.name = "pad", .summary = "pad by k/2 on every side (what the filters read)", .kind = JF_OP_PAD,
      .samples = S8 | S16, .exact = 1, PARAMS(PAD_P), .stat = "pad", .family = &jf_pad_family,
      .default_ksize = 3, .max_ksize = 8193, .apply = pad_apply},
@@ -282,7 +345,8 @@ const int jf_op_total = COUNT(jf_ops);
 
 const jf_family *const jf_families[] = {&jf_median_family, &jf_conv_family, &jf_impulse_family,
                                        &jf_pad_family, &jf_psnr_family, &jf_ssim_family,
-                                       &jf_noise_family};
+                                       &jf_noise_family, &jf_nlmeans_family, &jf_bilateral_family,
+                                       &jf_guided_family, &jf_estimate_family};
 const int jf_family_total = COUNT(jf_families);
 
 const jf_family *jf_family_find(const char *name)
@@ -540,6 +604,6 @@ const jf_param_info *jf_op_param(const jf_op_info *info, const char *name)
 
 const char *jf_op_kind_name(jf_op_kind kind)
 {
-    static const char *const names[] = {"filter", "pad", "metric", "noise"};
+    static const char *const names[] = {"filter", "pad", "metric", "noise", "estimate"};
     return (unsigned)kind < JF_OP_KIND_COUNT ? names[kind] : "unknown";
 }

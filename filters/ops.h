@@ -40,7 +40,15 @@ enum jf_param_id {
     JF_P_BLOCK = 1 << 6,
     JF_P_MAX_KSIZE = 1 << 7, /* largest window of a window that grows */
     JF_P_AMOUNT = 1 << 8,    /* noise density or strength */
-    JF_P_SEED = 1 << 9
+    JF_P_SEED = 1 << 9,
+    JF_P_NOISE_SIGMA = 1 << 10, /* the denoisers: the noise, when not estimated */
+    JF_P_STRENGTH = 1 << 11,
+    JF_P_SEARCH = 1 << 12,      /* non-local means: the search window */
+    JF_P_PATCH = 1 << 13,       /* and the patches compared */
+    JF_P_SIGMA_COLOR = 1 << 14, /* bilateral */
+    JF_P_SIGMA_SPACE = 1 << 15,
+    JF_P_EPS = 1 << 16,         /* guided */
+    JF_P_SPEED = 1 << 17        /* auto: quality or speed */
 };
 
 /* The value of every parameter; each operation reads the ones it takes. */
@@ -56,6 +64,15 @@ typedef struct jf_op_args {
     double amount;           /* noise */
     long long seed;          /* noise */
     int max_ksize;           /* impulse filters; 0: the operation's default */
+    double noise_sigma;      /* denoisers: 8-bit levels; 0: estimated */
+    double strength;         /* non-local means: a factor on h */
+    int search, patch;       /* non-local means; 0: from the noise */
+    double sigma_color, sigma_space; /* bilateral; 0: from the noise, from k */
+    double eps;              /* guided; 0: from the noise */
+    int speed;               /* auto: 0 quality, 1 fast */
+    unsigned given;          /* JF_P_* of the values set through jf_op_args_set; a
+                                numeric parameter neither given nor set in the
+                                struct takes its row's default (jf_op_prepare) */
 } jf_op_args;
 
 /* Defaults of jf_op_args (border replicate, variant auto, seed 1, ...). */
@@ -179,6 +196,8 @@ typedef struct jf_op {
                              jf_image *dst, jf_op_note *note);
     /* METRIC: the number */
     jf_status (*measure)(jf_context *ctx, const jf_image *a, const jf_image *b, double *value);
+    /* ESTIMATE: what the image's noise is */
+    jf_status (*estimate)(jf_context *ctx, const jf_image *img, jf_noise_estimate *out);
 } jf_op;
 
 extern const jf_op jf_ops[];
@@ -251,7 +270,8 @@ int jf_op_has_variant(const jf_op *op, jf_variant v, int k);
 
 /* The families (each in its folder's *_variants.c). */
 extern const jf_family jf_median_family, jf_conv_family, jf_impulse_family, jf_pad_family,
-    jf_psnr_family, jf_ssim_family, jf_noise_family;
+    jf_psnr_family, jf_ssim_family, jf_noise_family, jf_nlmeans_family, jf_bilateral_family,
+    jf_guided_family, jf_estimate_family;
 
 extern const jf_family *const jf_families[];
 extern const int jf_family_total;

@@ -68,7 +68,18 @@ int jf_op_block_parse(const char *text, int *bx, int *by)
     return 0;
 }
 
+static jf_status args_set(const jf_op *op, jf_op_args *a, const char *name, const char *value);
+
 jf_status jf_op_args_set(const jf_op *op, jf_op_args *a, const char *name, const char *value)
+{
+    const jf_status st = args_set(op, a, name, value);
+    const jf_param_def *p = st == JF_OK ? jf_op_param_def(op, name) : NULL;
+    if (p)
+        a->given |= p->id;
+    return st;
+}
+
+static jf_status args_set(const jf_op *op, jf_op_args *a, const char *name, const char *value)
 {
     const jf_param_def *p = jf_op_param_def(op, name);
     if (!p) {
@@ -161,6 +172,31 @@ static jf_status check_int_field(const jf_op *op, unsigned id, int v)
     return JF_OK;
 }
 
+/* Every number the rows give a default and the caller left alone (not
+ * set, not given): the row's default, so that a default is written once
+ * (the table's text is what --help, Python and the plan all show). */
+static jf_status row_defaults(const jf_op *op, jf_op_args *a)
+{
+    int i;
+    for (i = 0; i < op->param_count; i++) {
+        const jf_param_def *p = &op->params[i];
+        const void *field = (const char *)a + p->offset;
+        int unset;
+        if (!p->info.default_text || (a->given & p->id))
+            continue;
+        if (p->info.type == JF_PARAM_INT)
+            unset = p->id == JF_P_SEED ? *(const long long *)field == 0 : *(const int *)field == 0;
+        else if (p->info.type == JF_PARAM_DOUBLE)
+            unset = *(const double *)field == 0.0;
+        else
+            continue; /* choices start at their default (jf_op_args_defaults) */
+        if (unset && args_set(op, a, p->info.name, p->info.default_text) != JF_OK)
+            return jf_fail(JF_ERR_INTERNAL, "%s: the default '%s' of %s is out of its own range",
+                           op->name, p->info.default_text, p->info.name);
+    }
+    return JF_OK;
+}
+
 jf_status jf_op_prepare(const jf_op *op, const jf_op_args *args, jf_op_plan *plan)
 {
     const jf_param_def *variant;
@@ -170,6 +206,9 @@ jf_status jf_op_prepare(const jf_op *op, const jf_op_args *args, jf_op_plan *pla
         return jf_fail(JF_ERR_ARG, "jf_op_prepare: NULL argument");
     plan->op = op;
     plan->args = *args;
+    if ((st = row_defaults(op, &plan->args)) != JF_OK)
+        return st;
+    args = &plan->args;
     plan->ksize = args->ksize ? args->ksize : op->default_ksize;
     if (jf_op_takes(op, JF_P_MAX_KSIZE)) /* the window's largest size is its k */
         plan->ksize = args->max_ksize ? args->max_ksize : op->default_ksize;
@@ -467,6 +506,26 @@ void jf_op_plan_value(const jf_op_plan *q, const jf_param_def *def, char *out, s
     case JF_P_SEED:
         snprintf(out, n, "%lld", q->args.seed);
         break;
+    case JF_P_NOISE_SIGMA: /* "" when left to the estimate, as a not-given patch */
+    case JF_P_SIGMA_COLOR:
+    case JF_P_SIGMA_SPACE:
+    case JF_P_EPS:
+    case JF_P_STRENGTH: {
+        const double v = *(const double *)((const char *)&q->args + def->offset);
+        if (v > 0.0)
+            snprintf(out, n, "%.17g", v);
+        break;
+    }
+    case JF_P_SEARCH:
+    case JF_P_PATCH: {
+        const int v = *(const int *)((const char *)&q->args + def->offset);
+        if (v > 0)
+            snprintf(out, n, "%d", v);
+        break;
+    }
+    case JF_P_SPEED:
+        snprintf(out, n, "%s", def->info.choices[q->args.speed]);
+        break;
     }
 }
 
@@ -515,6 +574,8 @@ jf_status jf_plan_run(jf_context *ctx, const jf_plan *p, jf_image *src, jf_image
         return jf_fail(JF_ERR_ARG, "jf_plan_run: result size %zu is too small", result->size);
     if (p->op->kind == JF_OP_METRIC)
         return jf_fail(JF_ERR_ARG, "jf_plan_run: %s is a metric: use jf_plan_measure", p->op->name);
+    if (p->op->kind == JF_OP_ESTIMATE)
+        return jf_fail(JF_ERR_ARG, "jf_plan_run: %s is an estimate: use jf_plan_estimate", p->op->name);
     if ((st = jf_op_apply(ctx, &p->plan, src, dst, &note)) == JF_OK)
         fill_result(ctx, &note, result);
     return st;
@@ -530,6 +591,16 @@ jf_status jf_plan_measure(jf_context *ctx, const jf_plan *p, const jf_image *a, 
     if (!value)
         return jf_fail(JF_ERR_ARG, "jf_plan_measure: value is NULL");
     return p->op->measure(ctx, a, b, value);
+}
+
+jf_status jf_plan_estimate(jf_context *ctx, const jf_plan *p, const jf_image *img,
+                           jf_noise_estimate *out)
+{
+    if (!p || !p->prepared)
+        return jf_fail(JF_ERR_ARG, "jf_plan_estimate: %s", p ? "prepare the plan first" : "plan is NULL");
+    if (p->op->kind != JF_OP_ESTIMATE || !p->op->estimate)
+        return jf_fail(JF_ERR_ARG, "jf_plan_estimate: %s is not an estimate", p->op->name);
+    return p->op->estimate(ctx, img, out);
 }
 
 void jf_plan_free(jf_plan *p)

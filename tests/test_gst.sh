@@ -39,7 +39,7 @@ inspect=$(bounded gst-inspect-1.0 jetfilter 2>&1) || no "gst-inspect-1.0 jetfilt
 filters=$("$J" info --json - | python3 -c 'import json,sys; print(" ".join(json.load(sys.stdin)["operations"]))')
 n=0
 for op in $filters; do
-  case $op in pad|psnr|ssim|salt-pepper|gaussian) continue ;; esac  # not filters
+  case $op in pad|psnr|ssim|salt-pepper|gaussian|estimate) continue ;; esac  # not filters
   grep -qE "\): $op +- $op\$" <<< "$inspect" || no "gst-inspect: filter value $op missing"
   n=$((n + 1))
 done

@@ -38,6 +38,7 @@ typedef enum jf_op_kind {
     JF_OP_PAD,        /**< image in, a larger image out (k / 2 on every side) */
     JF_OP_METRIC,     /**< two images in, a number out */
     JF_OP_NOISE,      /**< an image changed in place */
+    JF_OP_ESTIMATE,   /**< one image in, what its noise is out (since 1.8) */
     JF_OP_KIND_COUNT
 } jf_op_kind;
 
@@ -93,7 +94,7 @@ JF_API const jf_op_info *jf_op_get(int index);
 JF_API const jf_op_info *jf_op_lookup(const char *name);
 /** The parameter called `name` of `op`, or NULL. */
 JF_API const jf_param_info *jf_op_param(const jf_op_info *op, const char *name);
-/** "filter", "pad", "metric", "noise" ("unknown" otherwise). */
+/** "filter", "pad", "metric", "noise", "estimate" ("unknown" otherwise). */
 JF_API const char *jf_op_kind_name(jf_op_kind kind);
 
 /** An operation with its parameters: made once, run on many images. */
@@ -166,6 +167,10 @@ JF_API jf_status jf_plan_run(jf_context *ctx, const jf_plan *plan, jf_image *src
 /** Run a METRIC plan: the number for `a` (reference) and `b`. */
 JF_API jf_status jf_plan_measure(jf_context *ctx, const jf_plan *plan, const jf_image *a,
                                  const jf_image *b, double *value);
+
+/** Run an ESTIMATE plan: the noise of `img` (jf_estimate_noise). */
+JF_API jf_status jf_plan_estimate(jf_context *ctx, const jf_plan *plan, const jf_image *img,
+                                  jf_noise_estimate *out);
 
 /** Release a plan.  NULL is fine. */
 JF_API void jf_plan_free(jf_plan *plan);

@@ -1,0 +1,354 @@
+/*
+ * The denoisers of camera noise as the operation table runs them:
+ * non-local means, bilateral, guided, the per-image `auto`, and the noise
+ * estimate (jf_estimate_noise).  Each checks its images, resolves its
+ * variant, reads the image's noise where a setting is left to it, chooses
+ * its parameters from it and runs on the CPU or the GPU.
+ */
+#include "filters/denoise/denoise.h"
+#include "filters/denoise/denoise_math.h"
+#include "filters/filters.h"
+#include "filters/ops.h"
+#include "filters/resolve.h"
+#include "core/context.h"
+#include "core/errors.h"
+#include "core/image.h"
+#include "core/stats.h"
+#include "core/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- the estimate, wherever the image lives ------------------------------------ */
+
+static jf_status estimate_any(jf_context *ctx, const char *fn, const jf_image *img,
+                              jf_noise_estimate *out)
+{
+    jf_status st;
+    if (img->location == JF_LOC_DEVICE) { /* the CPU reads a host copy */
+        jf_image host;
+        memset(&host, 0, sizeof host);
+        if ((st = jf_image_alloc_as(&host, img->width, img->height, img->channels, img->sample)) != JF_OK)
+            return st;
+        if ((st = jf_image_transfer(ctx, img, &host)) == JF_OK)
+            st = jf_estimate_host(ctx, &host, out);
+        jf_image_free(&host);
+        return st;
+    }
+    if (img->location != JF_LOC_HOST && jf_context_backend(ctx) == JF_BACKEND_CUDA &&
+        (st = jf_context_sync(ctx)) != JF_OK) /* mapped or managed: earlier GPU work first */
+        return st;
+    (void)fn;
+    return jf_estimate_host(ctx, img, out);
+}
+
+static jf_status estimate_impl(jf_context *ctx, const jf_image *img, jf_noise_estimate *out)
+{
+    jf_status st;
+    double t0 = jf_now_ms();
+    if (!out)
+        return jf_fail(JF_ERR_ARG, "jf_estimate_noise: out is NULL");
+    if ((st = jf_check_image("jf_estimate_noise", "image", img,
+                             jf_context_backend(ctx) == JF_BACKEND_CUDA)) != JF_OK ||
+        (st = jf_check_sample("jf_estimate_noise", img)) != JF_OK)
+        return st;
+    if ((st = estimate_any(ctx, "jf_estimate_noise", img, out)) == JF_OK)
+        jf_record(ctx, "estimate", "cpu", 0, img, jf_now_ms() - t0,
+                  (uint64_t)img->width * img->height * img->channels * jf_sample_size(img->sample), 0);
+    return st;
+}
+
+jf_status jf_estimate_noise(jf_context *ctx, const jf_image *img, jf_noise_estimate *out)
+{
+    JF_WITH_CONTEXT(ctx, estimate_impl(ctx, img, out));
+}
+
+/* ---- what every denoiser does first --------------------------------------------- */
+
+/* 8-bit levels of a sample type's level (the parameters are chosen by how
+ * visible the noise is, at any depth). */
+static double to8(const jf_image *img) { return 255.0 / jf_sample_max(img->sample); }
+
+/* Images checked; with a family, the variant chosen (else later). */
+static jf_status begin(jf_context *ctx, const jf_family *family, const char *fn, const jf_image *src,
+                       const jf_image *dst, int k, jf_variant variant, jf_choice *choice)
+{
+    const int on_gpu = jf_use_gpu(ctx, variant);
+    jf_status st;
+    if ((st = jf_check_image(fn, "source", src, on_gpu)) != JF_OK ||
+        (st = jf_check_sample(fn, src)) != JF_OK ||
+        (dst->data && (st = jf_check_image(fn, "output", dst, on_gpu)) != JF_OK))
+        return st;
+    return family ? jf_choose(ctx, family, fn, src, k, 0, variant, 0, 0, choice) : JF_OK;
+}
+
+static jf_status make_output(const jf_image *src, jf_image *dst)
+{
+    return jf_image_prepare(dst, src->width, src->height, src->channels, src->sample);
+}
+
+/* The noise, given (8-bit levels, scaled to the image's) or estimated. */
+static jf_status noise_of(jf_context *ctx, const char *fn, const jf_image *src, double given8,
+                          jf_noise_estimate *est)
+{
+    memset(est, 0, sizeof *est);
+    if (given8 > 0.0) {
+        est->sigma = given8 / to8(src);
+        est->poisson_b = est->sigma * est->sigma;
+        return JF_OK;
+    }
+    return estimate_any(ctx, fn, src, est);
+}
+
+/* ---- non-local means ---------------------------------------------------------------- */
+
+/* The patch side and the weights' width for noise of `sigma8` 8-bit levels:
+ * 3 x 3 patches below 15, 5 x 5 below 40, 7 x 7 above, and h a fraction
+ * of sigma that shrinks as the patch grows (the patch distance of larger
+ * patches varies less): measured on photos against OpenCV's non-local
+ * means (benchmarks/RESULTS.md, "Camera noise"). */
+static int nlm_patch(double sigma8) { return sigma8 < 15.0 ? 3 : sigma8 < 40.0 ? 5 : 7; }
+static double nlm_hfactor(int patch)
+{
+    return patch <= 1 ? 1.2 : patch == 3 ? 0.8 : patch == 5 ? 0.6 : patch == 7 ? 0.5 : 0.45;
+}
+
+/* `known`: the image's noise when the caller estimated it already (auto). */
+static jf_status nlmeans_run(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_image *dst,
+                             const jf_noise_estimate *known, jf_op_note *note)
+{
+    const char *fn = "nlmeans";
+    jf_noise_estimate est;
+    jf_choice choice;
+    jf_plane_map map;
+    jf_nlm_params prm;
+    double sigma8, t0 = jf_now_ms();
+    jf_status st;
+    const int search = p->args.search ? p->args.search : 21;
+    if ((st = begin(ctx, NULL, fn, src, dst, 0, p->args.variant, &choice)) != JF_OK)
+        return st;
+    if (known)
+        est = *known;
+    else if ((st = noise_of(ctx, fn, src, p->args.noise_sigma, &est)) != JF_OK)
+        return st;
+    memset(&map, 0, sizeof map);
+    map.colour = src->channels >= 3 ? 3 : 1;
+    map.decorrelate = map.colour == 3;
+    map.vst = p->args.noise_sigma <= 0.0 && est.signal_dependent;
+    map.a = (float)est.poisson_a;
+    map.b = (float)est.poisson_b;
+    prm.search = search;
+    if (map.vst) {
+        /* noise of level 1 after the transform: the parameters by the level
+         * it has against the transformed range */
+        const double range = jf_gat_forward((float)jf_sample_max(src->sample), map.a, map.b) -
+                             jf_gat_forward(0.0f, map.a, map.b);
+        sigma8 = range > 0.0 ? 255.0 / range : 0.0;
+        prm.sigma = 1.0f;
+    } else {
+        sigma8 = est.sigma * to8(src);
+        prm.sigma = (float)est.sigma;
+    }
+    prm.patch = p->args.patch ? p->args.patch : nlm_patch(sigma8);
+    prm.h = (float)(nlm_hfactor(prm.patch) * p->args.strength * prm.sigma);
+    /* the variant for what a pixel's result reads: its search and patch */
+    if ((st = jf_choose(ctx, &jf_nlmeans_family, fn, src, prm.search + prm.patch - 1, 0,
+                        p->args.variant, 0, 0, &choice)) != JF_OK ||
+        (st = make_output(src, dst)) != JF_OK)
+        return st;
+    if (note) {
+        note->estimate = est.sigma;
+        if (map.vst)
+            snprintf(note->text, sizeof note->text, "nlmeans sigma %.3g patch %d; Poisson-Gaussian "
+                     "a %.3g b %.3g, Anscombe", est.sigma, prm.patch, est.poisson_a, est.poisson_b);
+        else
+            snprintf(note->text, sizeof note->text, "nlmeans sigma %.3g patch %d h %.3g", est.sigma,
+                     prm.patch, prm.h);
+    }
+    if (prm.sigma <= 0.0f || prm.h <= 0.0f) /* no noise: nothing to take away */
+        return jf_image_transfer(ctx, src, dst);
+#ifdef JF_HAVE_CUDA
+    if (choice.variant != JF_VARIANT_CPU)
+        return jf_nlmeans_cuda(ctx, src, dst, &prm, &map, p->args.border, &choice);
+#endif
+    {
+        const int pad = prm.search / 2 + prm.patch / 2;
+        jf_planes in, out;
+        if ((st = jf_planes_from_image(ctx, src, pad, p->args.border, &map, &in, JF_SCRATCH_PAD)) != JF_OK)
+            return st;
+        out = in;
+        if (!(out.data = (float *)jf_scratch_get(ctx, JF_SCRATCH_ROWS,
+                                                 sizeof(float) * in.plane * (size_t)in.channels)))
+            return JF_ERR_NOMEM;
+        if ((st = jf_nlmeans_cpu(ctx, &in, pad, &prm, &out)) != JF_OK)
+            return st;
+        jf_planes_to_image(ctx, &out, pad, &map, src, dst);
+    }
+    jf_record(ctx, "nlmeans", "cpu", prm.search, src, jf_now_ms() - t0,
+              (uint64_t)src->width * src->height * src->channels * jf_sample_size(src->sample),
+              (uint64_t)src->width * src->height * src->channels * jf_sample_size(src->sample));
+    return JF_OK;
+}
+
+jf_status jf_op_nlmeans(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_image *dst,
+                        jf_op_note *note)
+{
+    return nlmeans_run(ctx, p, src, dst, NULL, note);
+}
+
+/* ---- bilateral ------------------------------------------------------------------------ */
+
+jf_status jf_op_bilateral(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_image *dst,
+                          jf_op_note *note)
+{
+    const char *fn = "bilateral";
+    jf_noise_estimate est;
+    jf_choice choice;
+    jf_bilateral_params prm;
+    double t0 = jf_now_ms();
+    jf_status st;
+    if ((st = begin(ctx, &jf_bilateral_family, fn, src, dst, p->ksize, p->args.variant, &choice)) != JF_OK ||
+        (st = make_output(src, dst)) != JF_OK)
+        return st;
+    memset(&est, 0, sizeof est);
+    if (p->args.sigma_color <= 0.0 && (st = noise_of(ctx, fn, src, 0.0, &est)) != JF_OK)
+        return st;
+    prm.ksize = p->ksize;
+    /* twice the noise keeps edges a noise step apart as edges (8-bit levels) */
+    prm.sigma_color = (float)(p->args.sigma_color > 0.0 ? p->args.sigma_color / to8(src)
+                                                         : 2.5 * (est.sigma > 0.5 / to8(src) ? est.sigma : 0.5 / to8(src)));
+    prm.sigma_space = (float)(p->args.sigma_space > 0.0 ? p->args.sigma_space : p->ksize / 3.0);
+    if (note) {
+        note->estimate = p->args.sigma_color > 0.0 ? NAN : est.sigma;
+        snprintf(note->text, sizeof note->text, "bilateral k=%d sigma-color %.3g sigma-space %.3g",
+                 prm.ksize, prm.sigma_color, prm.sigma_space);
+    }
+#ifdef JF_HAVE_CUDA
+    if (choice.variant != JF_VARIANT_CPU)
+        return jf_bilateral_cuda(ctx, src, dst, &prm, p->args.border, &choice);
+#endif
+    {
+        jf_image copy;
+        const jf_image *in = src;
+        if ((st = jf_source_apart(ctx, &in, dst, &copy)) != JF_OK ||
+            (st = jf_bilateral_cpu(ctx, in, dst, &prm, p->args.border)) != JF_OK)
+            return st;
+    }
+    jf_record(ctx, "bilateral", "cpu", prm.ksize, src, jf_now_ms() - t0,
+              (uint64_t)src->width * src->height * src->channels * jf_sample_size(src->sample),
+              (uint64_t)src->width * src->height * src->channels * jf_sample_size(src->sample));
+    return JF_OK;
+}
+
+/* ---- guided ------------------------------------------------------------------------------ */
+
+static jf_status guided_run(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_image *dst,
+                            const jf_noise_estimate *known, jf_op_note *note)
+{
+    const char *fn = "guided";
+    jf_noise_estimate est;
+    jf_choice choice;
+    jf_guided_params prm;
+    double t0 = jf_now_ms();
+    jf_status st;
+    if ((st = begin(ctx, &jf_guided_family, fn, src, dst, p->ksize, p->args.variant, &choice)) != JF_OK ||
+        (st = make_output(src, dst)) != JF_OK)
+        return st;
+    memset(&est, 0, sizeof est);
+    if (known)
+        est = *known;
+    else if (p->args.eps <= 0.0 && (st = noise_of(ctx, fn, src, 0.0, &est)) != JF_OK)
+        return st;
+    prm.ksize = p->ksize;
+    {   /* eps in the image's levels squared */
+        const double s = est.sigma > 0.5 / to8(src) ? est.sigma : 0.5 / to8(src);
+        prm.eps = (float)(p->args.eps > 0.0 ? p->args.eps / (to8(src) * to8(src)) : 2.0 * s * s);
+    }
+    if (note) {
+        note->estimate = p->args.eps > 0.0 ? NAN : est.sigma;
+        snprintf(note->text, sizeof note->text, "guided k=%d eps %.3g", prm.ksize, prm.eps);
+    }
+#ifdef JF_HAVE_CUDA
+    if (choice.variant != JF_VARIANT_CPU)
+        return jf_guided_cuda(ctx, src, dst, &prm, p->args.border, &choice);
+#endif
+    if ((st = jf_guided_cpu(ctx, src, dst, &prm, p->args.border)) != JF_OK)
+        return st;
+    jf_record(ctx, "guided", "cpu", prm.ksize, src, jf_now_ms() - t0,
+              (uint64_t)src->width * src->height * src->channels * jf_sample_size(src->sample),
+              (uint64_t)src->width * src->height * src->channels * jf_sample_size(src->sample));
+    return JF_OK;
+}
+
+jf_status jf_op_guided(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_image *dst,
+                       jf_op_note *note)
+{
+    return guided_run(ctx, p, src, dst, NULL, note);
+}
+
+/* ---- auto: the denoiser chosen per image -------------------------------------------- */
+
+/* Impulses above this density go to auto-impulse; noise below this level
+ * (8-bit) is left alone. */
+#define AUTO_IMPULSE_DENSITY 0.005
+#define AUTO_CLEAN_SIGMA8 1.5
+
+jf_status jf_op_auto(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_image *dst,
+                     jf_op_note *note)
+{
+    jf_noise_estimate est;
+    jf_op_plan sub;
+    jf_op_note inner;
+    jf_status st;
+    const int on_gpu = jf_use_gpu(ctx, p->args.variant);
+    if ((st = jf_check_image("auto", "source", src, on_gpu)) != JF_OK ||
+        (st = jf_check_sample("auto", src)) != JF_OK ||
+        (st = estimate_any(ctx, "auto", src, &est)) != JF_OK)
+        return st;
+    memset(&inner, 0, sizeof inner);
+    inner.estimate = NAN;
+    sub = *p;
+    if (src->sample == JF_SAMPLE_U8 && est.impulse_density >= AUTO_IMPULSE_DENSITY) {
+        jf_impulse_options o = jf_impulse_defaults();
+        jf_impulse_choice c;
+        o.max_ksize = 0;
+        o.border = p->args.border;
+        o.variant = p->args.variant == JF_VARIANT_AUTO || p->args.variant == JF_VARIANT_CPU
+                        ? p->args.variant : JF_VARIANT_GLOBAL;
+        if ((st = jf_impulse_auto(ctx, src, dst, &o, &c)) != JF_OK)
+            return st;
+        if (note) {
+            note->estimate = est.impulse_density;
+            snprintf(note->text, sizeof note->text, "auto-impulse: salt and pepper %.3g; "
+                     "switching-median k<=%d refine", est.impulse_density, c.max_ksize);
+        }
+        return JF_OK;
+    }
+    if (est.sigma * to8(src) < AUTO_CLEAN_SIGMA8 && !est.signal_dependent) {
+        if ((st = make_output(src, dst)) != JF_OK)
+            return st;
+        if (note) {
+            note->estimate = est.sigma;
+            snprintf(note->text, sizeof note->text, "none: clean (sigma %.3g)", est.sigma);
+        }
+        return dst->data == src->data ? JF_OK : jf_image_transfer(ctx, src, dst);
+    }
+    /* the estimate handed on, so that it is not made twice */
+    sub.args.noise_sigma = 0.0;
+    if (p->args.speed == 1) { /* fast: the guided filter, a window for the noise */
+        sub.ksize = est.sigma * to8(src) < 15.0 ? 5 : 7;
+        sub.args.eps = 0.0;
+        st = guided_run(ctx, &sub, src, dst, &est, &inner);
+    } else {
+        sub.args.search = 21;
+        sub.args.patch = 0;
+        sub.args.strength = 1.0;
+        st = nlmeans_run(ctx, &sub, src, dst, &est, &inner);
+    }
+    if (st == JF_OK && note) {
+        note->estimate = est.sigma;
+        snprintf(note->text, sizeof note->text, "%s", inner.text);
+    }
+    return st;
+}
