@@ -157,6 +157,19 @@ def run_metric(op, a, b, context, stream, values, defaults):
         _release(ctx)
 
 
+def run_estimate(op, image, context, stream, values, defaults):
+    p = plan(op["name"], values, defaults)
+    img, ctx = _prepare(image, context, stream)
+    try:
+        return _c.estimate(ctx, p, img.spec)
+    finally:
+        _release(ctx)
+
+
+_ESTIMATE_TEMPLATE = '''
+def {name}(image, *, {kwargs}context=None, stream=None):
+    return _run(_OP, image, context, stream, ({values}), _DEFAULTS)
+'''
 _TEMPLATE = '''
 def {name}({args}*, {kwargs}out=None, context=None, stream=None):
     return _run(_OP, {images}out, context, stream, ({values}), _DEFAULTS)
@@ -183,6 +196,9 @@ def _docstring(op):
         lines.append("\nReturns a float (b measured against the reference a).")
     elif op["kind"] == "noise":
         lines.append("\nReturns a noisy copy (the input is left alone), or writes into out=.")
+    elif op["kind"] == "estimate":
+        lines.append("\nReturns a dict: sigma (levels), poisson_a and poisson_b (variance = a * value"
+                     " + b), signal_dependent, impulse_density, patches.")
     lines.append("\nParameters (as the command line's --options):")
     for q in op["params"]:
         rng = ""
@@ -211,6 +227,9 @@ def generate(namespace):
         if op["kind"] == "metric":
             src = _METRIC_TEMPLATE.format(name=name, kwargs=kwargs, values=values)
             run = run_metric
+        elif op["kind"] == "estimate":
+            src = _ESTIMATE_TEMPLATE.format(name=name, kwargs=kwargs, values=values)
+            run = run_estimate
         else:
             src = _TEMPLATE.format(name=name, args="image, ", kwargs=kwargs, images="image, ",
                                    values=values)

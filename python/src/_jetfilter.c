@@ -783,6 +783,33 @@ static PyObject *py_measure(PyObject *mod, PyObject *args)
     return PyFloat_FromDouble(value);
 }
 
+/* estimate(context, plan, image) -> {sigma, poisson_a, poisson_b, signal_dependent,
+ * impulse_density, patches} */
+static PyObject *py_estimate(PyObject *mod, PyObject *args)
+{
+    PyObject *ctx_obj, *plan_obj, *spec;
+    jf_context *ctx;
+    jf_plan *plan;
+    jf_image img;
+    jf_noise_estimate e;
+    jf_status st;
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "OOO", &ctx_obj, &plan_obj, &spec) || !(plan = plan_of(plan_obj)) ||
+        parse_image(spec, &img) < 0 || !(ctx = acquire_context(ctx_obj)))
+        return NULL;
+    memset(&e, 0, sizeof e);
+    e.size = sizeof e;
+    Py_BEGIN_ALLOW_THREADS
+    st = jf_plan_estimate(ctx, plan, &img, &e);
+    Py_END_ALLOW_THREADS
+    release_context(ctx_obj);
+    if (st != JF_OK)
+        return raise_status(st);
+    return Py_BuildValue("{sdsdsdsOsdsi}", "sigma", e.sigma, "poisson_a", e.poisson_a, "poisson_b",
+                         e.poisson_b, "signal_dependent", e.signal_dependent ? Py_True : Py_False,
+                         "impulse_density", e.impulse_density, "patches", e.patches);
+}
+
 /* copy(context, src, dst): pixels between images in any two locations */
 static PyObject *py_copy(PyObject *mod, PyObject *args)
 {
@@ -1331,6 +1358,7 @@ static PyObject *py_last_warning(PyObject *mod, PyObject *unused)
 static PyMethodDef module_methods[] = {
     {"run", py_run, METH_VARARGS, "run(context, plan, src, dst): run a filter, pad or noise plan."},
     {"measure", py_measure, METH_VARARGS, "measure(context, plan, a, b) -> float: run a metric plan."},
+    {"estimate", py_estimate, METH_VARARGS, "estimate(context, plan, image) -> dict: run an estimate plan."},
     {"c_call_loop", py_c_call_loop, METH_VARARGS,
      "c_call_loop(context, plan, src, dst, calls) -> microseconds a call, made from C (benchmarks)."},
     {"copy", py_copy, METH_VARARGS, "copy(context, src, dst): pixels between any two locations."},
