@@ -18,9 +18,12 @@ const cli_command cli_commands[] = {
      "  Noisy copies for experiments, written as PNG unless asked: JPEG's compression\n"
      "  would change the noise.  Each file gets its own seed from its path.\n",
      BATCH_EXIT},
-    {"metrics", CMD_METRICS, cli_metrics, "PSNR, SSIM and MSE of two images",
-     "A B [--json [FILE]]", "  PSNR, SSIM and MSE of B against A.\n",
-     "0 compared, 1 an image could not be read or the two differ in size, 2 usage error"},
+    {"metrics", CMD_METRICS, cli_metrics, "PSNR, SSIM and MSE of two images; the noise of one",
+     "A B [--json [FILE]]   or   IMAGE [--json [FILE]]",
+     "  PSNR, SSIM and MSE of B against A.  With one image, its estimated noise:\n"
+     "  the Gaussian level, the Poisson-Gaussian model (variance = a * value + b)\n"
+     "  and the salt-and-pepper density.\n",
+     "0 compared or estimated, 1 an image could not be read or the two differ in size, 2 usage error"},
     {"info", CMD_INFO, cli_info, "version, backends and devices", "[--json [FILE]]",
      "  Version, backends, CUDA devices and the operations.\n", NULL},
     {"bench", CMD_BENCH, cli_bench, "benchmark filters, kernel sizes and variants (and NPP)",

@@ -90,7 +90,8 @@ static jf_status denoise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
 
     if ((st = cli_read_input(it, &pic, ctx)) != JF_OK)
         return st;
-    if (run->plan.op->estimate_name && pic.format == JF_FORMAT_JPEG)
+    if (run->plan.op->estimate_name && strcmp(run->plan.op->estimate_name, "impulse_density") == 0 &&
+        pic.format == JF_FORMAT_JPEG)
         cli_item_note(it, "a JPEG: its compression has blurred the impulses, so the estimate "
                           "and the repair are approximate (impulse noise belongs in PNG)");
     if (jf_op_plan_identity(&run->plan) && !pic.decoded_on_gpu) { /* decode and encode only */

@@ -44,6 +44,59 @@ static int report(const cli_settings *s, const jf_picture *a, double psnr, doubl
     return JF_EXIT_OK;
 }
 
+/* One image: what its noise is. */
+static int estimate_one(const cli_settings *s, jf_context *ctx)
+{
+    jf_picture a;
+    jf_noise_estimate e;
+    int rc = JF_EXIT_FAILED;
+    memset(&a, 0, sizeof a);
+    memset(&e, 0, sizeof e);
+    e.size = sizeof e;
+    if (jf_picture_read(s->inputs[0], &a) != JF_OK || jf_estimate_noise(ctx, &a.color, &e) != JF_OK) {
+        cli_error("jetfilter: %s", jf_last_error());
+        goto done;
+    }
+    if (s->json) {
+        json_buf j = {0};
+        int ok;
+        json_report_open(&j, "metrics");
+        json_open(&j, "noise", '{');
+        json_num(&j, "sigma", e.sigma);
+        json_num(&j, "poisson_a", e.poisson_a);
+        json_num(&j, "poisson_b", e.poisson_b);
+        json_bool(&j, "signal_dependent", e.signal_dependent);
+        json_num(&j, "impulse_density", e.impulse_density);
+        json_int(&j, "patches", e.patches);
+        json_close(&j, '}');
+        json_int(&j, "width", a.color.width);
+        json_int(&j, "height", a.color.height);
+        json_int(&j, "channels", a.color.channels);
+        json_close(&j, '}');
+        json_raw(&j, "\n");
+        ok = !j.fail && cli_json_write(s->json, j.data, j.len);
+        free(j.data);
+        if (!ok) {
+            cli_error("jetfilter metrics: cannot write the JSON: %s", j.fail ? "out of memory" : jf_last_error());
+            goto done;
+        }
+        if (strcmp(s->json, "-") == 0) {
+            rc = JF_EXIT_OK;
+            goto done;
+        }
+    }
+    printf("%-17s %.4f  (levels of %d)\n", "noise_sigma", e.sigma, (int)jf_sample_max(a.color.sample));
+    printf("%-17s %.6g\n%-17s %.6g  (variance = a * value + b)\n", "poisson_a", e.poisson_a,
+           "poisson_b", e.poisson_b);
+    printf("%-17s %s\n", "signal_dependent", e.signal_dependent ? "yes" : "no");
+    printf("%-17s %.6f\n", "impulse_density", e.impulse_density);
+    printf("%-17s %d\n", "patches", e.patches);
+    rc = JF_EXIT_OK;
+done:
+    jf_picture_free(&a);
+    return rc;
+}
+
 int cli_metrics(cli_settings *s)
 {
     jf_picture a, b;
@@ -54,8 +107,8 @@ int cli_metrics(cli_settings *s)
 
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
-    if (s->input_count != 2) {
-        cli_error("jetfilter metrics: needs exactly two images, A and B");
+    if (s->input_count != 1 && s->input_count != 2) {
+        cli_error("jetfilter metrics: needs two images, A and B (or one, for its noise)");
         return JF_EXIT_USAGE;
     }
     if (s->backend && strchr(s->backend, ',')) {
@@ -72,6 +125,10 @@ int cli_metrics(cli_settings *s)
     if (jf_context_create(&opt, &ctx) != JF_OK) {
         cli_error("jetfilter: %s", jf_last_error());
         return JF_EXIT_FAILED;
+    }
+    if (s->input_count == 1) {
+        rc = estimate_one(s, ctx);
+        goto done;
     }
     if (jf_picture_read(s->inputs[0], &a) != JF_OK || jf_picture_read(s->inputs[1], &b) != JF_OK) {
         cli_error("jetfilter: %s", jf_last_error());

@@ -256,7 +256,19 @@ static void test_metrics_command(void **state)
     assert_non_null(strstr(g_out, "\"ssim\":0.3618752"));
     assert_int_equal(run("metrics clean_chelsea.png in/sub/grey.png"), 1);
     assert_non_null(strstr(g_out, "cannot compare"));
-    assert_int_equal(run("metrics clean_chelsea.png"), 2);
+    assert_int_equal(run("metrics clean_chelsea.png in/CHELSEA.PNG in/CHELSEA.PNG"), 2);
+    /* one image: its noise, Gaussian of level 20 added to the clean photo */
+    assert_int_equal(run("metrics in/CHELSEA.PNG --json"), 0);
+    {
+        const char *s = strstr(g_out, "\"noise\":{\"sigma\":");
+        double sigma;
+        assert_non_null(s);
+        sigma = atof(s + 17);
+        if (sigma < 18.0 || sigma > 22.0)
+            fail_msg("metrics: the noise of in/CHELSEA.PNG read as sigma %g, not about 20", sigma);
+    }
+    assert_int_equal(run("metrics clean_chelsea.png"), 0);
+    assert_non_null(strstr(g_out, "noise_sigma"));
 }
 
 static void test_reference_json_skip_and_jobs(void **state)
