@@ -325,7 +325,7 @@ static double energy_limit(double var)
 
 /* keep[k]: unclipped and within the energy the model allows; when fewer
  * than a few per dimension pass, the least textured unclipped ones. */
-static int select_weak(const patch_set *ps, double a, double b, unsigned char *keep)
+static int select_weak(const patch_set *ps, double a, double b, unsigned char *keep, int fallback)
 {
     int k, n = 0, unclipped = 0;
     for (k = 0; k < ps->n; k++) {
@@ -334,7 +334,7 @@ static int select_weak(const patch_set *ps, double a, double b, unsigned char *k
         n += keep[k];
         unclipped += !ps->clipped[k];
     }
-    if (n < 4 * D && unclipped > 0) { /* the lowest energies: a threshold by bisection */
+    if (n < 4 * D && fallback && unclipped > 0) { /* the lowest energies: a threshold by bisection */
         float lo = 0.0f, hi = 0.0f;
         const int want = unclipped / 20 > 4 * D ? unclipped / 20 : (unclipped < 4 * D ? unclipped : 4 * D);
         int it;
@@ -583,7 +583,12 @@ static jf_status estimate_plane(const jf_image *img, int only, jf_noise_estimate
     sigma = level_of(&ps, keep, v, &start);
     for (it = 0; it < 5 && sigma > 0.0; it++) {
         double next;
-        kept = select_weak(&ps, 0.0, sigma * sigma, keep);
+        kept = select_weak(&ps, 0.0, sigma * sigma, keep, 0);
+        if (kept < 4 * D) { /* texture everywhere: the least textured few would
+                               read low; all patches' level is the better guess */
+            kept = ps.n;
+            break;
+        }
         next = level_of(&ps, keep, v, &start);
         if (next <= 0.0)
             break;
@@ -598,7 +603,7 @@ static jf_status estimate_plane(const jf_image *img, int only, jf_noise_estimate
     b = sigma * sigma;
     for (it = 0; it < 2 && sigma > 0.0; it++) {
         double na, nb;
-        select_weak(&ps, a, b, keep);
+        select_weak(&ps, a, b, keep, 1);
         if (level_of(&ps, keep, v, &start) <= 0.0 || fit_line(&ps, keep, v, start, &na, &nb) != 0)
             break;
         a = na;
@@ -621,13 +626,101 @@ done:
     return st;
 }
 
+/* The Gaussian level where the patches could not tell (a photo mostly
+ * clipped, or too small for 7x7 patches): the median absolute value of the
+ * finest diagonal Haar band over 2x2 blocks with no clipped sample, over
+ * 0.6745 (Donoho and Johnstone 1994); texture reads as noise here. */
+static double haar_level(const jf_image *img, int c)
+{
+    const unsigned top = jf_sample_max(img->sample);
+    const int w = img->width / 2, h = img->height / 2;
+    float *v = (float *)malloc(sizeof(float) * ((size_t)w * h + 1));
+    size_t n = 0;
+    int x, y;
+    double med = 0.0;
+    if (!v)
+        return 0.0;
+    for (y = 0; y < h; y++)
+        for (x = 0; x < w; x++) {
+            const float a = sample_of(img, 2 * x, 2 * y, c), b = sample_of(img, 2 * x + 1, 2 * y, c);
+            const float d = sample_of(img, 2 * x, 2 * y + 1, c), e = sample_of(img, 2 * x + 1, 2 * y + 1, c);
+            if (a <= 0 || b <= 0 || d <= 0 || e <= 0 || a >= top || b >= top || d >= top || e >= top)
+                continue;
+            v[n++] = fabsf(a - b - d + e) * 0.5f;
+        }
+    if (n > 16) {
+        qsort(v, n, sizeof(float), cmp_float);
+        med = v[n / 2] / 0.6745;
+    }
+    free(v);
+    return med;
+}
+
+/* Salt and pepper, told from clipped Gaussian noise: a sample at 0 (the
+ * top) counts as pepper (salt) where the mean of its 3x3 neighbours that
+ * are not extremes lies further than 40 levels and 3 sigma from it; each
+ * kind's rate is its count over the samples where it could have been
+ * seen (pepper is invisible on black), and the density twice the rarer
+ * rate (natural saturation is one-sided). */
+static double impulse_outliers(const jf_image *img, double sigma)
+{
+    const unsigned top = jf_sample_max(img->sample);
+    const float gap = (float)(40.0 * top / 255.0 + 3.0 * sigma);
+    uint64_t salt = 0, pepper = 0, can_salt = 0, can_pepper = 0;
+    int x, y, c, u, v;
+    for (y = 0; y < img->height; y++)
+        for (x = 0; x < img->width; x++)
+            for (c = 0; c < (img->channels >= 3 ? 3 : 1); c++) {
+                const float p = sample_of(img, x, y, c);
+                float sum = 0.0f, m;
+                int n = 0;
+                for (v = -1; v <= 1; v++)
+                    for (u = -1; u <= 1; u++) {
+                        const int sx = x + u, sy = y + v;
+                        float q;
+                        if ((!u && !v) || sx < 0 || sy < 0 || sx >= img->width || sy >= img->height)
+                            continue;
+                        q = sample_of(img, sx, sy, c);
+                        if (q > 0 && q < top) {
+                            sum += q;
+                            n++;
+                        }
+                    }
+                if (!n)
+                    continue;
+                m = sum / n;
+                if (m > gap) {
+                    can_pepper++;
+                    pepper += p <= 0;
+                }
+                if (m < top - gap) {
+                    can_salt++;
+                    salt += p >= top;
+                }
+            }
+    if (!can_salt || !can_pepper)
+        return 0.0;
+    {
+        const double rs = (double)salt / can_salt, rp = (double)pepper / can_pepper;
+        return 2.0 * (rs < rp ? rs : rp);
+    }
+}
+
 jf_status jf_estimate_host(jf_context *ctx, const jf_image *img, jf_noise_estimate *out)
 {
     /* a colour image by its middle channel: its noise is each channel's
      * (independent, of one level), and it has no mixture of clipped
      * channels (measured: luma read 12% low at sigma 30 on strong colours) */
     jf_status st = estimate_plane(img, img->channels >= 3 ? 1 : -1, out);
-    if (st == JF_OK && img->sample == JF_SAMPLE_U8)
-        st = jf_impulse_density(ctx, img, &out->impulse_density);
-    return st;
+    (void)ctx;
+    if (st != JF_OK)
+        return st;
+    if (out->patches < 2 * D) { /* the patches could not tell */
+        out->sigma = haar_level(img, img->channels >= 3 ? 1 : 0);
+        out->poisson_a = 0.0;
+        out->poisson_b = out->sigma * out->sigma;
+        out->signal_dependent = 0;
+    }
+    out->impulse_density = impulse_outliers(img, out->sigma);
+    return JF_OK;
 }

@@ -279,7 +279,9 @@ typedef struct jf_noise_estimate {
     double poisson_b;
     int signal_dependent;   /**< 1: the noise grows with the signal enough that the
                                  denoisers stabilise its variance first (Anscombe) */
-    double impulse_density; /**< salt-and-pepper density (jf_impulse_density; 0 at 16 bits) */
+    double impulse_density; /**< salt-and-pepper density: samples at 0 or the top that stand
+                                 apart from their neighbours (clipped Gaussian noise does
+                                 not count), twice the rarer of the two */
     int patches;            /**< the weakly textured patches the estimate rests on */
     int reserved[7];        /**< zero */
 } jf_noise_estimate;
@@ -294,7 +296,9 @@ typedef struct jf_noise_estimate {
  * of those kept; colour images on their luma (R + G + B) / sqrt 3, whose
  * noise is each channel's.  The Poisson-Gaussian model: the same patches'
  * variance in the noise subspace, by intensity, fitted as a * value + b
- * (least squares weighted by each level's precision).  Measured on
+ * (least squares weighted by each level's precision).  Where too few
+ * patches are left (a photo mostly clipped), the median absolute finest
+ * diagonal wavelet coefficient (Donoho and Johnstone).  Measured on
  * synthetic noise of known level (benchmarks/RESULTS.md): within a few
  * percent for sigma 5 to 50 on most photos; a photo of fine texture
  * everywhere (grass) reads high at sigma 5.  The image may be in any
