@@ -629,31 +629,50 @@ done:
 /* The Gaussian level where the patches could not tell (a photo mostly
  * clipped, or too small for 7x7 patches): the median absolute value of the
  * finest diagonal Haar band over 2x2 blocks with no clipped sample, over
- * 0.6745 (Donoho and Johnstone 1994); texture reads as noise here. */
+ * 0.6745 (Donoho and Johnstone 1994), corrected for the clipping of those
+ * blocks as the patches are; texture reads as noise here. */
 static double haar_level(const jf_image *img, int c)
 {
     const unsigned top = jf_sample_max(img->sample);
     const int w = img->width / 2, h = img->height / 2;
-    float *v = (float *)malloc(sizeof(float) * ((size_t)w * h + 1));
-    size_t n = 0;
-    int x, y;
-    double med = 0.0;
+    float *v = (float *)malloc(sizeof(float) * ((size_t)w * h + 1) * 2), *m;
+    size_t n = 0, i;
+    int x, y, it;
+    double raw = 0.0, s;
     if (!v)
         return 0.0;
+    m = v + (size_t)w * h + 1;
     for (y = 0; y < h; y++)
         for (x = 0; x < w; x++) {
             const float a = sample_of(img, 2 * x, 2 * y, c), b = sample_of(img, 2 * x + 1, 2 * y, c);
             const float d = sample_of(img, 2 * x, 2 * y + 1, c), e = sample_of(img, 2 * x + 1, 2 * y + 1, c);
             if (a <= 0 || b <= 0 || d <= 0 || e <= 0 || a >= top || b >= top || d >= top || e >= top)
                 continue;
+            m[n] = (a + b + d + e) * 0.25f;
             v[n++] = fabsf(a - b - d + e) * 0.5f;
         }
-    if (n > 16) {
-        qsort(v, n, sizeof(float), cmp_float);
-        med = v[n / 2] / 0.6745;
+    if (n <= 16) {
+        free(v);
+        return 0.0;
+    }
+    {
+        float *sorted = (float *)malloc(sizeof(float) * n);
+        if (sorted) {
+            memcpy(sorted, v, sizeof(float) * n);
+            qsort(sorted, n, sizeof(float), cmp_float);
+            raw = sorted[n / 2] / 0.6745;
+            free(sorted);
+        }
+    }
+    for (s = raw, it = 0; it < 4 && raw > 0.0; it++) {
+        double f = 0.0;
+        size_t k = 0;
+        for (i = 0; i < n; i += 1 + n / 4000, k++)
+            f += truncation(m[i], s, top);
+        s = raw / sqrt(f / (double)k);
     }
     free(v);
-    return med;
+    return s;
 }
 
 /* Salt and pepper, told from clipped Gaussian noise: a sample at 0 (the
@@ -715,7 +734,7 @@ jf_status jf_estimate_host(jf_context *ctx, const jf_image *img, jf_noise_estima
     (void)ctx;
     if (st != JF_OK)
         return st;
-    if (out->patches < 2 * D) { /* the patches could not tell */
+    if (out->patches < 4 * D) { /* the patches could not tell */
         out->sigma = haar_level(img, img->channels >= 3 ? 1 : 0);
         out->poisson_a = 0.0;
         out->poisson_b = out->sigma * out->sigma;
