@@ -103,6 +103,116 @@ static jf_status noise_of(jf_context *ctx, const char *fn, const jf_image *src, 
 
 /* ---- non-local means ---------------------------------------------------------------- */
 
+/* ---- the parameters by Stein's unbiased risk estimate ---- */
+
+/* What non-local means may run with when nothing is given: patch sides and
+ * h / sigma, tried on the image by SURE (Van De Ville and Kocher 2009). */
+static const struct {
+    int patch;
+    double hfactor;
+} SURE_CANDIDATES[] = {{3, 0.8}, {5, 0.6}, {7, 0.5}, {5, 0.8}, {7, 0.7}};
+#define SURE_CROP 48
+
+/* A deterministic +-1 a sample (xorshift): the probe of the divergence. */
+static float probe_sign(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return (*s >> 40) & 1 ? 1.0f : -1.0f;
+}
+
+/* The mean squared error non-local means with (patch, h) would make on
+ * `in` (planes of a crop, padded by `pad`), by Monte-Carlo SURE (Ramani,
+ * Blu and Unser 2008): |y - f(y)|^2 / N - sigma^2 + 2 sigma^2 div f / N,
+ * the divergence from one run on y + eps b. */
+static double sure_of(jf_context *ctx, const jf_planes *in, const jf_planes *probe, int pad,
+                      const jf_nlm_params *prm, float eps, const float *b, jf_planes *out,
+                      jf_planes *out2)
+{
+    const int w = in->width - 2 * pad, h = in->height - 2 * pad;
+    double err = 0.0, div = 0.0;
+    int c, x, y;
+    if (jf_nlmeans_cpu(ctx, in, pad, prm, out) != JF_OK ||
+        jf_nlmeans_cpu(ctx, probe, pad, prm, out2) != JF_OK)
+        return INFINITY;
+    for (c = 0; c < in->channels; c++)
+        for (y = 0; y < h; y++) {
+            const float *yy = jf_plane_row(in, c, y + pad) + pad;
+            const float *f1 = jf_plane_row(out, c, y + pad) + pad, *f2 = jf_plane_row(out2, c, y + pad) + pad;
+            const float *bb = b + ((size_t)c * in->height + y + pad) * in->width + pad;
+            for (x = 0; x < w; x++) {
+                err += (double)(yy[x] - f1[x]) * (yy[x] - f1[x]);
+                div += (double)bb[x] * (f2[x] - f1[x]);
+            }
+        }
+    {
+        const double n = (double)w * h * in->channels, s2 = (double)prm->sigma * prm->sigma;
+        return err / n - s2 + 2.0 * s2 * (div / eps) / n;
+    }
+}
+
+/* SURE over up to four crops of a host image (their planes through `map`):
+ * the candidate with the least estimated error, into prm->patch and the
+ * factor of h. */
+static jf_status sure_choose(jf_context *ctx, const jf_image *src, const jf_plane_map *map,
+                             jf_border border, jf_nlm_params *prm, double *hfactor)
+{
+    const int cw = src->width < SURE_CROP ? src->width : SURE_CROP;
+    const int chh = src->height < SURE_CROP ? src->height : SURE_CROP;
+    const int nx = src->width >= 3 * SURE_CROP ? 2 : 1, ny = src->height >= 3 * SURE_CROP ? 2 : 1;
+    const int search = prm->search < 15 ? prm->search : 15;
+    const int pad = search / 2 + JF_NLM_MAX_PATCH / 2;
+    const float eps = prm->sigma / 50.0f;
+    double total[sizeof SURE_CANDIDATES / sizeof SURE_CANDIDATES[0]];
+    const int ncand = (int)(sizeof SURE_CANDIDATES / sizeof SURE_CANDIDATES[0]);
+    int i, j, k, best = 0;
+    memset(total, 0, sizeof total);
+    for (j = 0; j < ny; j++)
+        for (i = 0; i < nx; i++) {
+            jf_image crop = *src;
+            jf_planes in, probe, out, out2;
+            size_t n, q;
+            float *b;
+            uint64_t seed = 0x9E3779B97F4A7C15ull ^ (uint64_t)(j * 2 + i + 1);
+            jf_status st;
+            /* a crop centred in each quadrant (or the whole of a small image) */
+            const int x0 = nx == 2 ? (src->width / 2) * i + (src->width / 2 - cw) / 2 : (src->width - cw) / 2;
+            const int y0 = ny == 2 ? (src->height / 2) * j + (src->height / 2 - chh) / 2 : (src->height - chh) / 2;
+            crop.width = cw;
+            crop.height = chh;
+            crop.data = src->data + (size_t)y0 * src->stride + (size_t)x0 * src->channels * jf_sample_size(src->sample);
+            if ((st = jf_planes_from_image(ctx, &crop, pad, border, map, &in, JF_SCRATCH_PAD)) != JF_OK)
+                return st;
+            n = in.plane * (size_t)in.channels;
+            if (!(b = (float *)jf_scratch_get(ctx, JF_SCRATCH_AUX, sizeof(float) * n * 4)))
+                return JF_ERR_NOMEM;
+            probe = in;
+            probe.data = b + n;
+            out = in;
+            out.data = b + 2 * n;
+            out2 = in;
+            out2.data = b + 3 * n;
+            for (q = 0; q < n; q++) {
+                b[q] = probe_sign(&seed);
+                probe.data[q] = in.data[q] + eps * b[q];
+            }
+            for (k = 0; k < ncand; k++) {
+                jf_nlm_params c = *prm;
+                c.search = search;
+                c.patch = SURE_CANDIDATES[k].patch;
+                c.h = (float)(SURE_CANDIDATES[k].hfactor * prm->sigma);
+                total[k] += sure_of(ctx, &in, &probe, pad, &c, eps, b, &out, &out2);
+            }
+        }
+    for (k = 1; k < ncand; k++)
+        if (total[k] < total[best])
+            best = k;
+    prm->patch = SURE_CANDIDATES[best].patch;
+    *hfactor = SURE_CANDIDATES[best].hfactor;
+    return JF_OK;
+}
+
 /* The patch side and the weights' width for noise of `sigma8` 8-bit levels:
  * 3 x 3 patches below 15, 5 x 5 below 40, 7 x 7 above, and h a fraction
  * of sigma that shrinks as the patch grows (the patch distance of larger
@@ -123,7 +233,7 @@ static jf_status nlmeans_run(jf_context *ctx, const jf_op_plan *p, jf_image *src
     jf_choice choice;
     jf_plane_map map;
     jf_nlm_params prm;
-    double sigma8, t0 = jf_now_ms();
+    double sigma8, hfactor, t0 = jf_now_ms();
     jf_status st;
     const int search = p->args.search ? p->args.search : 21;
     if ((st = begin(ctx, NULL, fn, src, dst, 0, p->args.variant, &choice)) != JF_OK)
@@ -151,7 +261,24 @@ static jf_status nlmeans_run(jf_context *ctx, const jf_op_plan *p, jf_image *src
         prm.sigma = (float)est.sigma;
     }
     prm.patch = p->args.patch ? p->args.patch : nlm_patch(sigma8);
-    prm.h = (float)(nlm_hfactor(prm.patch) * p->args.strength * prm.sigma);
+    hfactor = nlm_hfactor(prm.patch);
+    if (!(p->args.given & (JF_P_PATCH | JF_P_STRENGTH)) && prm.sigma > 0.0f) {
+        /* nothing set: the patch and h that SURE finds best on this image */
+        if (src->location == JF_LOC_DEVICE) {
+            jf_image host;
+            memset(&host, 0, sizeof host);
+            if ((st = jf_image_alloc_as(&host, src->width, src->height, src->channels, src->sample)) != JF_OK)
+                return st;
+            if ((st = jf_image_transfer(ctx, src, &host)) == JF_OK)
+                st = sure_choose(ctx, &host, &map, p->args.border, &prm, &hfactor);
+            jf_image_free(&host);
+        } else {
+            st = sure_choose(ctx, src, &map, p->args.border, &prm, &hfactor);
+        }
+        if (st != JF_OK)
+            return st;
+    }
+    prm.h = (float)(hfactor * p->args.strength * prm.sigma);
     /* the variant for what a pixel's result reads: its search and patch */
     if ((st = jf_choose(ctx, &jf_nlmeans_family, fn, src, prm.search + prm.patch - 1, 0,
                         p->args.variant, 0, 0, &choice)) != JF_OK ||
