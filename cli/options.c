@@ -574,8 +574,11 @@ int cli_op_args(const char *cmd, const cli_settings *s, const jf_op *op, jf_op_a
             return JF_EXIT_USAGE;
         }
     }
+    /* always values the user chose (or the option's default): 0 is a density
+     * and a seed like any other, not "use the row's default" */
     args->amount = s->noise_amount;
     args->seed = s->seed;
+    args->given |= JF_P_AMOUNT | JF_P_SEED;
     return 0;
 }
 

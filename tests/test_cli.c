@@ -301,6 +301,16 @@ static void test_reference_json_skip_and_jobs(void **state)
     assert_int_equal(run("noise in -o noisy2 --salt-pepper 0.08 --seed 5 --quiet"), 0);
     assert_int_equal(system((snprintf(path, sizeof path, "cmp -s %s/noisy/CHELSEA.PNG %s/noisy2/CHELSEA.PNG",
                                       g_dir, g_dir), path)), 0);
+    /* 0 is a density and a seed as any other, not the default */
+    assert_int_equal(run("noise in/CHELSEA.PNG -o zero.png --salt-pepper 0 --quiet"), 0);
+    assert_int_equal(run("metrics in/CHELSEA.PNG zero.png"), 0);
+    assert_non_null(strstr(g_out, "inf"));
+    assert_int_equal(run("noise in -o noisy0 --salt-pepper 0.08 --seed 0 --quiet"), 0);
+    assert_int_not_equal(system((snprintf(path, sizeof path, "cmp -s %s/noisy/CHELSEA.PNG %s/noisy0/CHELSEA.PNG",
+                                          g_dir, g_dir), path)), 0);
+    assert_int_equal(run("noise in -o noisy1 --salt-pepper 0.08 --seed 1 --quiet"), 0);
+    assert_int_not_equal(system((snprintf(path, sizeof path, "cmp -s %s/noisy0/CHELSEA.PNG %s/noisy1/CHELSEA.PNG",
+                                          g_dir, g_dir), path)), 0);
 }
 
 /* A number after "key": in a JSON text (the first one). */
