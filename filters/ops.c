@@ -86,7 +86,9 @@ static const char *const SPEEDS[] = {"quality", "fast", NULL};
 static const jf_param_def MEDIAN_P[] = {P_KSIZE("3", 1, JF_MEDIAN_MAX_KSIZE), P_BORDER,
                                         P_VARIANT(FILTER_VARIANTS), P_BLOCK};
 static const jf_param_def IMPULSE_P[] = {P_MAX_KSIZE("7"), P_BORDER, P_VARIANT(IMPULSE_VARIANTS)};
-static const jf_param_def AUTO_IMPULSE_P[] = {P_MAX_KSIZE(NULL), P_BORDER, P_VARIANT(IMPULSE_VARIANTS)};
+/* the largest window from the estimated density unless given */
+static const jf_param_def DENSITY_IMPULSE_P[] = {P_MAX_KSIZE(NULL), P_BORDER,
+                                                 P_VARIANT(IMPULSE_VARIANTS)};
 static const jf_param_def BOX_P[] = {P_KSIZE("3", 1, JF_CONV_MAX_KSIZE), P_BORDER,
                                      P_VARIANT(FILTER_VARIANTS), P_BLOCK};
 static const jf_param_def GAUSS_P[] = {P_KSIZE(NULL, 1, JF_CONV_MAX_KSIZE), P_SIGMA, P_BORDER,
@@ -221,7 +223,8 @@ static jf_status auto_impulse_apply(jf_context *ctx, const jf_op_plan *p, jf_ima
     if (note && st == JF_OK) {
         note->estimate = c.density;
         if (c.filtered)
-            snprintf(note->text, sizeof note->text, "switching-median k<=%d refine", c.max_ksize);
+            snprintf(note->text, sizeof note->text, "switching-median k<=%d%s", c.max_ksize,
+                     c.density >= JF_IMPULSE_REFINE_DENSITY ? " refine" : "");
         else
             snprintf(note->text, sizeof note->text, "none (clean)");
     }
@@ -268,9 +271,11 @@ const jf_op jf_ops[] = {
      .family = &jf_median_family, .default_ksize = 3, .max_ksize = JF_MEDIAN_MAX_KSIZE,
      .npp = JF_NPP_MEDIAN, .apply = median_apply},
     {.name = "adaptive-median",
-     .summary = "Hwang-Haddad adaptive median: the window grows to --max-ksize; only impulses change",
-     .kind = JF_OP_FILTER, .samples = S8, .exact = 1, PARAMS(IMPULSE_P), .stat = "adaptive-median",
-     .family = &jf_impulse_family, .default_ksize = 7, .max_ksize = JF_IMPULSE_MAX_KSIZE,
+     .summary = "Hwang-Haddad adaptive median: the window grows to --max-ksize (default: from the "
+                "noise density)",
+     .kind = JF_OP_FILTER, .samples = S8, .exact = 1, PARAMS(DENSITY_IMPULSE_P),
+     .stat = "adaptive-median", .family = &jf_impulse_family, .default_ksize = 0,
+     .max_ksize = JF_IMPULSE_MAX_KSIZE,
      .apply = adaptive_apply},
     {.name = "switching-median",
      .summary = "salt-and-pepper: 0s and 255s become the median of their clean neighbours",
@@ -279,7 +284,7 @@ const jf_op jf_ops[] = {
      .apply = switching_apply},
     {.name = "auto-impulse",
      .summary = "salt-and-pepper removal set per image from its estimated noise density",
-     .kind = JF_OP_FILTER, .samples = S8, .exact = 1, PARAMS(AUTO_IMPULSE_P),
+     .kind = JF_OP_FILTER, .samples = S8, .exact = 1, PARAMS(DENSITY_IMPULSE_P),
      .stat = "switching-median", .family = &jf_impulse_family, .default_ksize = 0,
      .max_ksize = JF_IMPULSE_MAX_KSIZE, .estimate_name = "impulse_density",
      .apply_noted = auto_impulse_apply},

@@ -113,6 +113,16 @@ static double psnr_of(const jf_image *a, const jf_image *b)
     return v;
 }
 
+/* `out` (freed) is the switching median's reference of `noisy`. */
+static void expect_switching(jf_image *out, const jf_image *noisy, int kmax, int refine)
+{
+    jf_image want = t_poisoned_like(noisy, 0);
+    t_switching_reference(noisy, kmax, JF_BORDER_REPLICATE, refine, &want);
+    assert_true(t_images_equal(out, &want));
+    jf_image_free(&want);
+    jf_image_free(out);
+}
+
 /* A real photo at 30% noise: equal to the reference, the impulses' count
  * estimated, and the quality the filters exist for: at least 5 dB over the
  * best plain median. */
@@ -160,13 +170,48 @@ static void test_impulse_real_photo(void **state)
     assert_int_equal(choice.filtered, 1);
     assert_true(choice.density == density);
     assert_true(choice.max_ksize >= 3 && choice.max_ksize % 2 == 1);
-    {
-        jf_image want = t_poisoned_like(&noisy, 0);
-        t_switching_reference(&noisy, choice.max_ksize, JF_BORDER_REPLICATE, 1, &want);
-        assert_true(t_images_equal(&out, &want));
-        jf_image_free(&want);
-    }
+    expect_switching(&out, &noisy, choice.max_ksize, 1);
+    jf_image_free(&noisy);
+    jf_picture_free(&pic);
+    jf_context_destroy(ctx);
+}
+
+/* Windows chosen from the estimated density (max_ksize 0): the adaptive
+ * median bridges dense noise that its default window of 7 cannot, and
+ * auto-impulse leaves out the smoothing pass at low densities. */
+static void test_impulse_windows_from_density(void **state)
+{
+    jf_context *ctx = t_cpu_context(2);
+    jf_picture pic;
+    jf_image noisy, out = {0}, want;
+    double fixed, chosen;
+    jf_impulse_options o = t_impulse_opts(7, JF_BORDER_REPLICATE, JF_VARIANT_CPU, 0);
+    jf_impulse_choice choice;
+    (void)state;
+    assert_int_equal(jf_picture_read(t_source_path("samples/images/chelsea.png"), &pic), JF_OK);
+    noisy = t_poisoned_like(&pic.color, 0);
+    assert_int_equal(jf_image_copy(&pic.color, &noisy), JF_OK);
+    t_salt_pepper(&noisy, 0.8, 5);
+    assert_int_equal(jf_adaptive_median(ctx, &noisy, &out, &o), JF_OK);
+    fixed = psnr_of(&out, &pic.color);
     jf_image_free(&out);
+    o.max_ksize = 0;
+    assert_int_equal(jf_adaptive_median(ctx, &noisy, &out, &o), JF_OK);
+    chosen = psnr_of(&out, &pic.color);
+    if (chosen < fixed + 3.0)
+        fail_msg("adaptive median at 80%%: window from the density %.2f dB, k<=7 %.2f dB", chosen,
+                 fixed);
+    want = t_poisoned_like(&noisy, 0);
+    t_adaptive_reference(&noisy, JF_IMPULSE_MAX_KSIZE, JF_BORDER_REPLICATE, &want);
+    assert_true(t_images_equal(&out, &want)); /* 31 from 75% */
+    jf_image_free(&want);
+    jf_image_free(&out);
+
+    assert_int_equal(jf_image_copy(&pic.color, &noisy), JF_OK);
+    t_salt_pepper(&noisy, 0.1, 6);
+    assert_int_equal(jf_impulse_auto(ctx, &noisy, &out, NULL, &choice), JF_OK);
+    assert_true(choice.filtered && choice.density < JF_IMPULSE_REFINE_DENSITY);
+    expect_switching(&out, &noisy, choice.max_ksize, 0);
     jf_image_free(&noisy);
     jf_picture_free(&pic);
     jf_context_destroy(ctx);
@@ -211,6 +256,8 @@ static void test_impulse_rejects_bad_options(void **state)
     assert_int_equal(jf_switching_median(NULL, &src, &dst, &o), JF_ERR_ARG);
     assert_non_null(strstr(jf_last_error(), "odd"));
     o.max_ksize = 1;
+    assert_int_equal(jf_adaptive_median(NULL, &src, &dst, &o), JF_ERR_ARG);
+    o.max_ksize = -1;
     assert_int_equal(jf_adaptive_median(NULL, &src, &dst, &o), JF_ERR_ARG);
     o.max_ksize = JF_IMPULSE_MAX_KSIZE + 2;
     assert_int_equal(jf_adaptive_median(NULL, &src, &dst, &o), JF_ERR_ARG);
@@ -310,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_impulse_structured),
         cmocka_unit_test(test_impulse_flat_images),
         cmocka_unit_test(test_impulse_real_photo),
+        cmocka_unit_test(test_impulse_windows_from_density),
         cmocka_unit_test(test_impulse_density),
         cmocka_unit_test(test_impulse_rejects_bad_options),
         cmocka_unit_test(test_impulse_threads_do_not_change_results),

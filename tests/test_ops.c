@@ -25,7 +25,7 @@ static const struct {
     int exact;
 } EXPECTED[] = {
     {"median", JF_OP_FILTER, "median", "ksize=3,border=replicate,variant=auto,block=-", 3, 1},
-    {"adaptive-median", JF_OP_FILTER, "adaptive median", "max-ksize=7,border=replicate,variant=auto", 1, 1},
+    {"adaptive-median", JF_OP_FILTER, "adaptive median", "max-ksize=-,border=replicate,variant=auto", 1, 1},
     {"switching-median", JF_OP_FILTER, "clean neighbours", "max-ksize=7,border=replicate,variant=auto", 1, 1},
     {"auto-impulse", JF_OP_FILTER, "density", "max-ksize=-,border=replicate,variant=auto", 1, 1},
     {"box", JF_OP_FILTER, "mean", "ksize=3,border=replicate,variant=auto,block=-", 3, 0},

@@ -108,7 +108,8 @@ JF_API jf_status jf_convolve(jf_context *ctx, const jf_image *src, jf_image *dst
 typedef struct jf_impulse_options {
     size_t size;        /**< sizeof(jf_impulse_options): use jf_impulse_defaults() */
     int max_ksize;      /**< largest window, odd, 3 .. JF_IMPULSE_MAX_KSIZE (default 7);
-                             jf_impulse_auto: 0 (default there) chooses it */
+                             0: chosen from the image's estimated impulse density
+                             (jf_impulse_density; the default of jf_impulse_auto) */
     jf_border border;   /**< default JF_BORDER_REPLICATE */
     jf_variant variant; /**< AUTO, CPU or GLOBAL (default AUTO) */
     int refine;         /**< switching median: 1 adds the smoothing pass (default 0) */
@@ -126,7 +127,11 @@ JF_API jf_impulse_options jf_impulse_defaults(void);
  * not an impulse: kept) and zmed otherwise; if no k does, zmed of the
  * largest window.  Every channel on its own.  It also flattens clean local
  * extremes (fine detail): for salt-and-pepper noise the switching median is
- * better.  Errors as jf_median.
+ * better.  With opt->max_ksize 0 the largest window follows the estimated
+ * density (5 below 15%, 7 below 25%, 9 below 45%, 15, 19, 23 in steps of
+ * 10%, 31 from 75%: the smallest within 0.05 dB of the best in the sweep of
+ * benchmarks/RESULTS.md), so that dense noise is bridged; on a CUDA context
+ * that waits for the GPU once per image.  Errors as jf_median.
  */
 JF_API jf_status jf_adaptive_median(jf_context *ctx, const jf_image *src, jf_image *dst,
                              const jf_impulse_options *opt);
@@ -150,7 +155,9 @@ JF_API jf_status jf_adaptive_median(jf_context *ctx, const jf_image *src, jf_ima
  * first pass's estimates rest on few clean samples at high densities, and
  * the mean of nine of them is smoother (+0.1 dB at 5% density, +1.2 at 50%,
  * +1.6 at 70% on the sample photos with a window of 7 at most;
- * benchmarks/RESULTS.md).  Every channel on its own.  Errors as jf_median.
+ * benchmarks/RESULTS.md).  Every channel on its own.  With opt->max_ksize 0
+ * the window follows the estimated density as in jf_impulse_auto.  Errors as
+ * jf_median.
  */
 JF_API jf_status jf_switching_median(jf_context *ctx, const jf_image *src, jf_image *dst,
                               const jf_impulse_options *opt);
@@ -178,13 +185,16 @@ typedef struct jf_impulse_choice {
 
 /** Estimated densities below this are taken as a clean image. */
 #define JF_IMPULSE_CLEAN_DENSITY 0.001
+/** From this estimated density on, jf_impulse_auto smooths what it replaced
+ *  (refine); below it the smoothing costs fine texture more than it gains. */
+#define JF_IMPULSE_REFINE_DENSITY 0.25
 
 /**
  * Salt-and-pepper removal that needs no settings: estimates the image's
  * impulse density (jf_impulse_density), copies the image unchanged when it
  * is below JF_IMPULSE_CLEAN_DENSITY, and otherwise runs the switching median
- * with refine on and the largest window that the measurements favour at
- * that density when opt->max_ksize is 0 (3 below 15%, 5 below 25%, 9 below
+ * (refine on from JF_IMPULSE_REFINE_DENSITY) with the largest window that
+ * the measurements favour at that density when opt->max_ksize is 0 (3 below 15%, 5 below 25%, 9 below
  * 45%, 11, 15, 19, 23 in steps of 10%, 31 from 85%; the sweep is in
  * benchmarks/RESULTS.md), or opt->max_ksize when set.  `choice`
  * (may be NULL) says what was done.  The estimate is needed on the host
