@@ -6,7 +6,8 @@
 #    a filter a property (what `jetfilter info --json` lists);
 # 2. gst-launch-1.0 videotestsrc ! jetfilter ! filesink, 60 frames of 4:2:0
 #    at an odd size: the frames are what `jetfilter stream` makes of the same
-#    raw frames (the same per-plane rule), byte for byte;
+#    raw frames (the same per-plane rule), byte for byte; so are 8 frames
+#    of the camera-noise filters (nlmeans, bilateral, guided);
 # 3. the plugin calls no GStreamer function newer than 1.14 (scripts/gst-api-level.sh).
 # Hermetic: GStreamer sees the element and the two system plugins the test
 # uses (coreelements, videotestsrc), not every plugin the machine has (a
@@ -58,6 +59,22 @@ bounded gst-launch-1.0 -q videotestsrc num-buffers=60 pattern=smpte ! video/x-ra
   no "jetfilter stream"
 [ -s "$work/out.yuv" ] && cmp -s "$work/out.yuv" "$work/want.yuv" || no "the element's frames differ from jetfilter stream's"
 echo "gst: 60 frames of ${w}x$h I420 through videotestsrc ! jetfilter ! filesink, as jetfilter stream makes them"
+
+# the camera-noise filters on video: their settings as properties, the same frames as stream's
+bounded gst-launch-1.0 -q videotestsrc num-buffers=8 pattern=ball ! video/x-raw,format=I420,width=$w,height=$h \
+  ! filesink location="$work/ball.yuv" || no "gst-launch of the ball frames"
+for f in "nlmeans noise-sigma 12" "bilateral sigma-color 20" "guided eps 100"; do
+  set -- $f
+  bounded gst-launch-1.0 -q videotestsrc num-buffers=8 pattern=ball ! video/x-raw,format=I420,width=$w,height=$h \
+    ! jetfilter filter=$1 $2=$3 backend=${JF_GST_BACKEND:-cpu} ! filesink location="$work/out.yuv" ||
+    no "gst-launch with jetfilter filter=$1"
+  # the same backend: these filters match the CPU within a tolerance, not bit for bit
+  "$J" stream --raw ${w}x$h --pix-fmt yuv420p -f $1 --$2 $3 --backend ${JF_GST_BACKEND:-cpu} -i "$work/ball.yuv" \
+    -o "$work/want.yuv" --quiet || no "jetfilter stream -f $1"
+  cmp -s "$work/out.yuv" "$work/want.yuv" || no "filter=$1: the element's frames differ from jetfilter stream's"
+  cmp -s "$work/out.yuv" "$work/ball.yuv" && no "filter=$1 $2=$3 changed nothing"
+done
+echo "gst: nlmeans, bilateral and guided through the element, as jetfilter stream makes them"
 
 bounded gst-launch-1.0 -q videotestsrc num-buffers=3 ! video/x-raw,format=RGB,width=64,height=48 \
   ! jetfilter filter=conv backend=cpu ! fakesink > "$work/err.txt" 2>&1
