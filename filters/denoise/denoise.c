@@ -448,7 +448,8 @@ jf_status jf_op_auto(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_ima
         if (note) {
             note->estimate = est.impulse_density;
             snprintf(note->text, sizeof note->text, "auto-impulse: salt and pepper %.3g; "
-                     "switching-median k<=%d refine", est.impulse_density, c.max_ksize);
+                     "switching-median k<=%d%s", est.impulse_density, c.max_ksize,
+                     c.density >= JF_IMPULSE_REFINE_DENSITY ? " refine" : "");
         }
         return JF_OK;
     }
