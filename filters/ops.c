@@ -224,7 +224,7 @@ static jf_status auto_impulse_apply(jf_context *ctx, const jf_op_plan *p, jf_ima
         note->estimate = c.density;
         if (c.filtered)
             snprintf(note->text, sizeof note->text, "switching-median k<=%d%s", c.max_ksize,
-                     c.density >= JF_IMPULSE_REFINE_DENSITY ? " refine" : "");
+                     c.filtered == 2 ? " refine" : "");
         else
             snprintf(note->text, sizeof note->text, "none (clean)");
     }

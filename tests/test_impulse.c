@@ -167,7 +167,7 @@ static void test_impulse_real_photo(void **state)
     jf_image_free(&out);
     /* auto: the same as the switching median with refine at its window */
     assert_int_equal(jf_impulse_auto(ctx, &noisy, &out, NULL, &choice), JF_OK);
-    assert_int_equal(choice.filtered, 1);
+    assert_int_equal(choice.filtered, 2); /* dense noise: with the smoothing pass */
     assert_true(choice.density == density);
     assert_true(choice.max_ksize >= 3 && choice.max_ksize % 2 == 1);
     expect_switching(&out, &noisy, choice.max_ksize, 1);
@@ -177,8 +177,7 @@ static void test_impulse_real_photo(void **state)
 }
 
 /* Windows chosen from the estimated density (max_ksize 0): the adaptive
- * median bridges dense noise that its default window of 7 cannot, and
- * auto-impulse leaves out the smoothing pass at low densities. */
+ * median bridges dense noise that its default window of 7 cannot. */
 static void test_impulse_windows_from_density(void **state)
 {
     jf_context *ctx = t_cpu_context(2);
@@ -186,7 +185,6 @@ static void test_impulse_windows_from_density(void **state)
     jf_image noisy, out = {0}, want;
     double fixed, chosen;
     jf_impulse_options o = t_impulse_opts(7, JF_BORDER_REPLICATE, JF_VARIANT_CPU, 0);
-    jf_impulse_choice choice;
     (void)state;
     assert_int_equal(jf_picture_read(t_source_path("samples/images/chelsea.png"), &pic), JF_OK);
     noisy = t_poisoned_like(&pic.color, 0);
@@ -206,14 +204,44 @@ static void test_impulse_windows_from_density(void **state)
     assert_true(t_images_equal(&out, &want)); /* 31 from 75% */
     jf_image_free(&want);
     jf_image_free(&out);
-
-    assert_int_equal(jf_image_copy(&pic.color, &noisy), JF_OK);
-    t_salt_pepper(&noisy, 0.1, 6);
-    assert_int_equal(jf_impulse_auto(ctx, &noisy, &out, NULL, &choice), JF_OK);
-    assert_true(choice.filtered && choice.density < JF_IMPULSE_REFINE_DENSITY);
-    expect_switching(&out, &noisy, choice.max_ksize, 0);
     jf_image_free(&noisy);
     jf_picture_free(&pic);
+    jf_context_destroy(ctx);
+}
+
+/* At low densities auto-impulse asks each image whether the smoothing pass
+ * helps: yes on a smooth photo, no on a textured one, and never worse than
+ * the switching median at its defaults. */
+static void test_impulse_auto_asks_the_image(void **state)
+{
+    static const struct { const char *photo; int smoothed; } cases[] = {
+        {"samples/images/hubble_deep_field.jpg", 2}, {"samples/images/astronaut.png", 1}};
+    jf_context *ctx = t_cpu_context(2);
+    jf_impulse_options o = t_impulse_opts(7, JF_BORDER_REPLICATE, JF_VARIANT_CPU, 0);
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        jf_picture pic;
+        jf_image noisy, out = {0}, plain = {0};
+        jf_impulse_choice choice;
+        double p_auto, p_plain;
+        assert_int_equal(jf_picture_read(t_source_path(cases[i].photo), &pic), JF_OK);
+        noisy = t_poisoned_like(&pic.color, 0);
+        assert_int_equal(jf_image_copy(&pic.color, &noisy), JF_OK);
+        t_salt_pepper(&noisy, 0.1, 6);
+        assert_int_equal(jf_impulse_auto(ctx, &noisy, &out, NULL, &choice), JF_OK);
+        if (choice.filtered != cases[i].smoothed)
+            fail_msg("%s: filtered %d, want %d", cases[i].photo, choice.filtered, cases[i].smoothed);
+        assert_int_equal(jf_switching_median(ctx, &noisy, &plain, &o), JF_OK);
+        p_auto = psnr_of(&out, &pic.color);
+        p_plain = psnr_of(&plain, &pic.color);
+        if (p_auto < p_plain)
+            fail_msg("%s: auto-impulse %.2f dB, switching median %.2f dB", cases[i].photo, p_auto, p_plain);
+        jf_image_free(&plain);
+        expect_switching(&out, &noisy, choice.max_ksize, choice.filtered == 2);
+        jf_image_free(&noisy);
+        jf_picture_free(&pic);
+    }
     jf_context_destroy(ctx);
 }
 
@@ -358,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_impulse_flat_images),
         cmocka_unit_test(test_impulse_real_photo),
         cmocka_unit_test(test_impulse_windows_from_density),
+        cmocka_unit_test(test_impulse_auto_asks_the_image),
         cmocka_unit_test(test_impulse_density),
         cmocka_unit_test(test_impulse_rejects_bad_options),
         cmocka_unit_test(test_impulse_threads_do_not_change_results),

@@ -449,7 +449,7 @@ jf_status jf_op_auto(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_ima
             note->estimate = est.impulse_density;
             snprintf(note->text, sizeof note->text, "auto-impulse: salt and pepper %.3g; "
                      "switching-median k<=%d%s", est.impulse_density, c.max_ksize,
-                     c.density >= JF_IMPULSE_REFINE_DENSITY ? " refine" : "");
+                     c.filtered == 2 ? " refine" : "");
         }
         return JF_OK;
     }

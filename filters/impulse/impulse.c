@@ -12,6 +12,8 @@
 #include "core/stats.h"
 #include "core/util.h"
 
+#include <string.h>
+
 /* The impulse rules are written for 8-bit salt and pepper (0 and 255). */
 #define IMPULSE_8BIT_WHY "(the impulse rules are defined for 0 and 255; use median for 16-bit images)"
 
@@ -128,10 +130,11 @@ jf_status jf_impulse_density(jf_context *ctx, const jf_image *img, double *densi
 static int auto_ksize(double density)
 {
     /* The window grows only where it finds no clean sample, so a larger
-     * limit costs time only in the densest places; below 15% the 3x3 wins
-     * (a larger limit trades the majority guess for a far-away median). */
+     * limit costs time only in the densest places; at low densities the
+     * 3x3 wins (a larger limit trades the majority guess for a far-away
+     * median), but near saturated areas 5x5 is the safer from 7.5%. */
     static const struct { double below; int ksize; } rule[] = {
-        {0.15, 3}, {0.25, 5}, {0.45, 9}, {0.55, 11}, {0.65, 15}, {0.75, 19}, {0.85, 23},
+        {0.075, 3}, {0.25, 5}, {0.45, 9}, {0.55, 11}, {0.65, 15}, {0.75, 19}, {0.85, 23},
     };
     size_t i;
     for (i = 0; i < sizeof rule / sizeof rule[0]; i++)
@@ -182,6 +185,31 @@ jf_status jf_switching_median(jf_context *ctx, const jf_image *src, jf_image *ds
     JF_WITH_CONTEXT(ctx, impulse_impl(ctx, JF_IMPULSE_SWITCHING, "jf_switching_median", src, dst, opt));
 }
 
+/* jf_impulse_refine_helps on an image anywhere (a device image is read
+ * through a host copy). */
+static jf_status refine_helps(jf_context *ctx, const jf_image *src, int *helps)
+{
+    jf_image host;
+    jf_status st;
+    if (src->location == JF_LOC_HOST) {
+        *helps = jf_impulse_refine_helps(src);
+        return JF_OK;
+    }
+    memset(&host, 0, sizeof host);
+    host.width = src->width;
+    host.height = src->height;
+    host.channels = src->channels;
+    host.sample = src->sample;
+    host.location = JF_LOC_HOST;
+    host.stride = (size_t)src->width * (size_t)src->channels;
+    host.data = (unsigned char *)jf_scratch_get(ctx, JF_SCRATCH_AUX, host.stride * (size_t)src->height);
+    if (!host.data)
+        return JF_ERR_NOMEM;
+    if ((st = jf_image_transfer(ctx, src, &host)) == JF_OK)
+        *helps = jf_impulse_refine_helps(&host);
+    return st;
+}
+
 static jf_status auto_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
                            const jf_impulse_options *user, jf_impulse_choice *choice)
 {
@@ -196,13 +224,17 @@ static jf_status auto_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
         if ((st = jf_image_prepare(dst, src->width, src->height, src->channels, src->sample)) == JF_OK)
             st = jf_image_transfer(ctx, src, dst);
     } else if (st == JF_OK) {
-        c.filtered = 1;
         c.max_ksize = opt.max_ksize ? opt.max_ksize : auto_ksize(c.density);
         opt.max_ksize = c.max_ksize;
         /* the smoothing pass helps where few clean samples back the first
-         * estimates, and blurs fine texture where many do */
-        opt.refine = c.density >= JF_IMPULSE_REFINE_DENSITY;
-        st = impulse_run(ctx, JF_IMPULSE_SWITCHING, src, dst, &opt, &variant);
+         * estimates; where many do, it helps smooth photos and blurs fine
+         * texture, so the image is asked */
+        opt.refine = 1;
+        if (c.density < JF_IMPULSE_REFINE_DENSITY)
+            st = refine_helps(ctx, src, &opt.refine);
+        c.filtered = opt.refine ? 2 : 1;
+        if (st == JF_OK)
+            st = impulse_run(ctx, JF_IMPULSE_SWITCHING, src, dst, &opt, &variant);
     }
     if (choice)
         *choice = c;

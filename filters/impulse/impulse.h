@@ -20,6 +20,13 @@ jf_status jf_impulse_cpu(jf_context *ctx, jf_impulse_kind kind, const jf_image *
 jf_status jf_impulse_refine_cpu(jf_context *ctx, const jf_image *src, const jf_image *first,
                                 jf_image *dst);
 
+/* Whether the smoothing pass (refine) would bring the switching median's
+ * estimates closer to the truth on this host image: each of up to 20 000
+ * clean samples away from the border is hidden and estimated from its
+ * neighbours as the filter would an impulse there, with and without the
+ * pass; 1 when the pass's squared error is clearly the smaller. */
+int jf_impulse_refine_helps(const jf_image *img);
+
 /* Samples at 0 (counts[0]) and at 255 (counts[1]) with a different value in
  * their 3 x 3 neighbourhood (replicated borders), on the CPU. */
 jf_status jf_impulse_count_cpu(jf_context *ctx, const jf_image *img, uint64_t counts[2]);

@@ -179,24 +179,31 @@ JF_API jf_status jf_impulse_density(jf_context *ctx, const jf_image *img, double
 /** What jf_impulse_auto decided for one image. */
 typedef struct jf_impulse_choice {
     double density; /**< jf_impulse_density's estimate */
-    int filtered;   /**< 0: below JF_IMPULSE_CLEAN_DENSITY, copied unchanged */
+    int filtered;   /**< 0: below JF_IMPULSE_CLEAN_DENSITY, copied unchanged;
+                         1: the switching median; 2: it and the smoothing pass */
     int max_ksize;  /**< the switching median's largest window (0 when not filtered) */
 } jf_impulse_choice;
 
 /** Estimated densities below this are taken as a clean image. */
 #define JF_IMPULSE_CLEAN_DENSITY 0.001
-/** From this estimated density on, jf_impulse_auto smooths what it replaced
- *  (refine); below it the smoothing costs fine texture more than it gains. */
+/** From this estimated density on, jf_impulse_auto always smooths what it
+ *  replaced (refine); below it, only where the image's own samples say the
+ *  pass helps (it helps smooth photos and blurs fine texture). */
 #define JF_IMPULSE_REFINE_DENSITY 0.25
 
 /**
  * Salt-and-pepper removal that needs no settings: estimates the image's
  * impulse density (jf_impulse_density), copies the image unchanged when it
  * is below JF_IMPULSE_CLEAN_DENSITY, and otherwise runs the switching median
- * (refine on from JF_IMPULSE_REFINE_DENSITY) with the largest window that
- * the measurements favour at that density when opt->max_ksize is 0 (3 below 15%, 5 below 25%, 9 below
- * 45%, 11, 15, 19, 23 in steps of 10%, 31 from 85%; the sweep is in
- * benchmarks/RESULTS.md), or opt->max_ksize when set.  `choice`
+ * with the largest window that the measurements favour at that density when
+ * opt->max_ksize is 0 (3 below 7.5%, 5 below 25%, 9 below 45%, 11, 15, 19,
+ * 23 in steps of 10%, 31 from 85%; the sweep is in benchmarks/RESULTS.md),
+ * or opt->max_ksize when set.  The smoothing pass (refine) runs from
+ * JF_IMPULSE_REFINE_DENSITY on; below, only when a leave-one-out test says
+ * it helps this image: clean samples (up to 20 000) are hidden and estimated
+ * from their neighbours with and without the pass, and the pass must make
+ * the squared error 3% smaller (a device image is copied to the host for
+ * that test).  `choice`
  * (may be NULL) says what was done.  The estimate is needed on the host
  * before the filter starts, so on a CUDA context this call waits for the
  * GPU once per image.
