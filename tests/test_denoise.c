@@ -545,6 +545,39 @@ static void test_denoising_helps(void **state)
     jf_picture_free(&pic);
 }
 
+/* With nothing set, SURE may keep part of each noisy pixel: at light noise
+ * on a detailed photo that keeps detail that averaging would take, and it
+ * beats the same patch and h without it. */
+static void test_nlmeans_keeps_detail(void **state)
+{
+    jf_picture pic;
+    jf_image noisy, out = {0}, plain = {0};
+    jf_plan *p = plan_of("nlmeans", NULL), *fixed;
+    jf_op_result r = JF_OP_RESULT_INIT;
+    double with_keep, without;
+    const char *at;
+    char patch[8];
+    (void)state;
+    assert_int_equal(jf_picture_read(t_source_path("samples/images/astronaut.png"), &pic), JF_OK);
+    add_gauss(&pic.color, 5, 21, &noisy);
+    assert_int_equal(jf_plan_run(g_ctx, p, &noisy, &out, &r), JF_OK);
+    if (!strstr(r.decision, "keep") || !(at = strstr(r.decision, "patch ")))
+        fail_msg("no share kept: %s", r.decision);
+    snprintf(patch, sizeof patch, "%d", atoi(at + 6));
+    fixed = plan_of("nlmeans", "patch", patch, NULL); /* the same h: the candidates' factor */
+    assert_int_equal(jf_plan_run(g_ctx, fixed, &noisy, &plain, NULL), JF_OK);
+    assert_int_equal(jf_psnr(g_ctx, &pic.color, &out, &with_keep, NULL), JF_OK);
+    assert_int_equal(jf_psnr(g_ctx, &pic.color, &plain, &without, NULL), JF_OK);
+    if (with_keep < without + 0.5)
+        fail_msg("%s: %.2f dB; without the share kept %.2f dB", r.decision, with_keep, without);
+    jf_image_free(&out);
+    jf_image_free(&plain);
+    jf_image_free(&noisy);
+    jf_plan_free(p);
+    jf_plan_free(fixed);
+    jf_picture_free(&pic);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -557,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_parameters),
         cmocka_unit_test(test_auto),
         cmocka_unit_test(test_denoising_helps),
+        cmocka_unit_test(test_nlmeans_keeps_detail),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -112,6 +112,9 @@ static const struct {
     double hfactor;
 } SURE_CANDIDATES[] = {{3, 0.8}, {5, 0.6}, {7, 0.5}, {5, 0.8}, {7, 0.7}};
 #define SURE_CROP 48
+/* at most this share of the noisy pixel is kept (the estimate rests on
+ * four small crops) */
+#define SURE_KEEP_MAX 0.7
 
 /* A deterministic +-1 a sample (xorshift): the probe of the divergence. */
 static float probe_sign(uint64_t *s)
@@ -122,20 +125,21 @@ static float probe_sign(uint64_t *s)
     return (*s >> 40) & 1 ? 1.0f : -1.0f;
 }
 
-/* The mean squared error non-local means with (patch, h) would make on
- * `in` (planes of a crop, padded by `pad`), by Monte-Carlo SURE (Ramani,
- * Blu and Unser 2008): |y - f(y)|^2 / N - sigma^2 + 2 sigma^2 div f / N,
- * the divergence from one run on y + eps b. */
-static double sure_of(jf_context *ctx, const jf_planes *in, const jf_planes *probe, int pad,
+/* What Monte-Carlo SURE (Ramani, Blu and Unser 2008) needs of non-local
+ * means with (patch, h) on `in` (planes of a crop, padded by `pad`):
+ * err = |y - f(y)|^2 and div = div f, from one more run on y + eps b,
+ * added to the sums. */
+static jf_status sure_terms(jf_context *ctx, const jf_planes *in, const jf_planes *probe, int pad,
                       const jf_nlm_params *prm, float eps, const float *b, jf_planes *out,
-                      jf_planes *out2)
+                      jf_planes *out2, double *err_sum, double *div_sum)
 {
     const int w = in->width - 2 * pad, h = in->height - 2 * pad;
     double err = 0.0, div = 0.0;
     int c, x, y;
-    if (jf_nlmeans_cpu(ctx, in, pad, prm, out) != JF_OK ||
-        jf_nlmeans_cpu(ctx, probe, pad, prm, out2) != JF_OK)
-        return INFINITY;
+    jf_status st;
+    if ((st = jf_nlmeans_cpu(ctx, in, pad, prm, out)) != JF_OK ||
+        (st = jf_nlmeans_cpu(ctx, probe, pad, prm, out2)) != JF_OK)
+        return st;
     for (c = 0; c < in->channels; c++)
         for (y = 0; y < h; y++) {
             const float *yy = jf_plane_row(in, c, y + pad) + pad;
@@ -146,14 +150,27 @@ static double sure_of(jf_context *ctx, const jf_planes *in, const jf_planes *pro
                 div += (double)bb[x] * (f2[x] - f1[x]);
             }
         }
-    {
-        const double n = (double)w * h * in->channels, s2 = (double)prm->sigma * prm->sigma;
-        return err / n - s2 + 2.0 * s2 * (div / eps) / n;
-    }
+    *err_sum += err;
+    *div_sum += div / eps;
+    return JF_OK;
+}
+
+/* The estimated mean squared error of (1 - keep) f(y) + keep y, with
+ * A = |y - f(y)|^2 / N and D = div f / N: (1 - keep)^2 A - s2 +
+ * 2 s2 ((1 - keep) D + keep), least at keep = 1 - s2 (1 - D) / A; `keep`
+ * receives that within 0 .. SURE_KEEP_MAX. */
+static double sure_with_keep(double A, double D, double s2, double *keep)
+{
+    double k = A > 0.0 ? 1.0 - s2 * (1.0 - D) / A : 0.0;
+    k = k < 0.0 ? 0.0 : k > SURE_KEEP_MAX ? SURE_KEEP_MAX : k;
+    *keep = k;
+    return (1.0 - k) * (1.0 - k) * A - s2 + 2.0 * s2 * ((1.0 - k) * D + k);
 }
 
 /* SURE over up to four crops of a host image (their planes through `map`):
- * the candidate with the least estimated error, into prm->patch and the
+ * the candidate with the least estimated error, each with the share of the
+ * noisy pixel that is best to keep (texture that no patch repeats is
+ * better kept than averaged away), into prm->patch, prm->keep and the
  * factor of h. */
 static jf_status sure_choose(jf_context *ctx, const jf_image *src, const jf_plane_map *map,
                              jf_border border, jf_nlm_params *prm, double *hfactor)
@@ -164,10 +181,12 @@ static jf_status sure_choose(jf_context *ctx, const jf_image *src, const jf_plan
     const int search = prm->search < 15 ? prm->search : 15;
     const int pad = search / 2 + JF_NLM_MAX_PATCH / 2;
     const float eps = prm->sigma / 50.0f;
-    double total[sizeof SURE_CANDIDATES / sizeof SURE_CANDIDATES[0]];
-    const int ncand = (int)(sizeof SURE_CANDIDATES / sizeof SURE_CANDIDATES[0]);
+    enum { NCAND = sizeof SURE_CANDIDATES / sizeof SURE_CANDIDATES[0] };
+    double err[NCAND], div[NCAND], n_all = 0.0, best_mse = INFINITY;
+    const double s2 = (double)prm->sigma * prm->sigma;
     int i, j, k, best = 0;
-    memset(total, 0, sizeof total);
+    memset(err, 0, sizeof err);
+    memset(div, 0, sizeof div);
     for (j = 0; j < ny; j++)
         for (i = 0; i < nx; i++) {
             jf_image crop = *src;
@@ -197,17 +216,27 @@ static jf_status sure_choose(jf_context *ctx, const jf_image *src, const jf_plan
                 b[q] = probe_sign(&seed);
                 probe.data[q] = in.data[q] + eps * b[q];
             }
-            for (k = 0; k < ncand; k++) {
+            for (k = 0; k < NCAND; k++) {
                 jf_nlm_params c = *prm;
                 c.search = search;
                 c.patch = SURE_CANDIDATES[k].patch;
                 c.h = (float)(SURE_CANDIDATES[k].hfactor * prm->sigma);
-                total[k] += sure_of(ctx, &in, &probe, pad, &c, eps, b, &out, &out2);
+                c.keep = 0.0f;
+                if ((st = sure_terms(ctx, &in, &probe, pad, &c, eps, b, &out, &out2, &err[k],
+                                     &div[k])) != JF_OK)
+                    return st;
             }
+            n_all += (double)cw * chh * in.channels;
         }
-    for (k = 1; k < ncand; k++)
-        if (total[k] < total[best])
+    for (k = 0; k < NCAND; k++) {
+        double keep;
+        const double mse = sure_with_keep(err[k] / n_all, div[k] / n_all, s2, &keep);
+        if (mse < best_mse) {
+            best_mse = mse;
             best = k;
+            prm->keep = (float)keep;
+        }
+    }
     prm->patch = SURE_CANDIDATES[best].patch;
     *hfactor = SURE_CANDIDATES[best].hfactor;
     return JF_OK;
@@ -249,6 +278,7 @@ static jf_status nlmeans_run(jf_context *ctx, const jf_op_plan *p, jf_image *src
     map.a = (float)est.poisson_a;
     map.b = (float)est.poisson_b;
     prm.search = search;
+    prm.keep = 0.0f; /* SURE's blend only when it chooses the settings */
     if (map.vst) {
         /* noise of level 1 after the transform: the parameters by the level
          * it has against the transformed range */
@@ -292,6 +322,10 @@ static jf_status nlmeans_run(jf_context *ctx, const jf_op_plan *p, jf_image *src
         else
             snprintf(note->text, sizeof note->text, "nlmeans sigma %.3g patch %d h %.3g", est.sigma,
                      prm.patch, prm.h);
+        if (prm.keep > 0.0f) {
+            const size_t used = strlen(note->text);
+            snprintf(note->text + used, sizeof note->text - used, " keep %.2f", prm.keep);
+        }
     }
     if (prm.sigma <= 0.0f || prm.h <= 0.0f) /* no noise: nothing to take away */
         return jf_image_transfer(ctx, src, dst);

@@ -45,6 +45,7 @@ typedef struct jf_nlm_params {
     int search, patch;
     float sigma;      /* noise level in the planes (1 after the Anscombe transform) */
     float h;          /* the weights' width, in the planes' levels */
+    float keep;       /* the share of the pixel's own value kept in the result, 0 .. 1 */
 } jf_nlm_params;
 
 typedef struct jf_bilateral_params {

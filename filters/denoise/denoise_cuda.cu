@@ -129,7 +129,7 @@ static jf_status from_planes(jf_context *ctx, const float *planes, size_t pitch,
 
 struct nlm_args {
     int w, h, pad, r, f;
-    float two_s2, inv_h2, inv_n;
+    float two_s2, inv_h2, inv_n, keep;
 };
 
 /* The weight of a patch distance (a sum over the patch and channels). */
@@ -213,7 +213,7 @@ __global__ void nlm_tile_kernel(const float *__restrict__ in, size_t pitch, size
         for (c = 0; c < C; c++) { /* the pixel itself, weighted as its most similar neighbour */
             const float self = s_src[(size_t)c * SH * SW + (y + R) * SW + x + R];
             out[(size_t)c * plane + (size_t)(y0 + y + a.pad) * pitch + x0 + x + a.pad] =
-                (acc[k][c] + wmax[k] * self) / (den[k] + wmax[k]);
+                jf_nlm_keep((acc[k][c] + wmax[k] * self) / (den[k] + wmax[k]), self, a.keep);
         }
     }
 }
@@ -259,7 +259,8 @@ __global__ void nlm_global_kernel(const float *__restrict__ in, size_t pitch, si
         }
     for (c = 0; c < C; c++) {
         const size_t p = (size_t)(y + a.pad) * pitch + x + a.pad;
-        out[(size_t)c * plane + p] = (acc[c] + wmax * in[(size_t)c * plane + p]) / (den + wmax);
+        out[(size_t)c * plane + p] = jf_nlm_keep((acc[c] + wmax * in[(size_t)c * plane + p]) / (den + wmax),
+                                                 in[(size_t)c * plane + p], a.keep);
     }
 }
 
@@ -318,6 +319,7 @@ extern "C" jf_status jf_nlmeans_cuda(jf_context *ctx, const jf_image *src, jf_im
     a.two_s2 = 2.0f * prm->sigma * prm->sigma;
     a.inv_h2 = 1.0f / (prm->h * prm->h);
     a.inv_n = 1.0f / (float)(prm->patch * prm->patch * map->colour);
+    a.keep = prm->keep;
     if ((st = jf_gpu_timer_start(ctx, &id)) != JF_OK ||
         (st = to_planes(ctx, in, src->sample, p, pin, pitch, plane)) != JF_OK)
         return st;

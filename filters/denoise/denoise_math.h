@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+/* Non-local means' result: the weighted mean `mean` with the share `keep`
+ * of the pixel's own value `self` put back (SURE's blend, denoise.c). */
+JF_HD float jf_nlm_keep(float mean, float self, float keep) { return mean + keep * (self - mean); }
+
 /* exp(-x) for x >= 0, to about 2e-7 relative: 2^t with t = -x log2(e),
  * the integer part in the exponent bits and a degree-5 polynomial for
  * the fraction; branch-free, so a row loop of it vectorises.  It does not

@@ -43,6 +43,7 @@ nlm_tile_body(const nlm_job *j, int x0, int y0, int w, int h, float *buf, const 
     const int dw = w + 2 * f, dh = h + 2 * f;
     const float two_s2 = 2.0f * j->prm->sigma * j->prm->sigma;
     const float inv_h2 = 1.0f / (j->prm->h * j->prm->h), inv_n = 1.0f / (float)(P * P * C);
+    const float keep = j->prm->keep;
     float *dist = buf;                          /* dh x dw */
     float *vsum = dist + (size_t)dh * dw;       /* dw: the running column sums */
     float *den = vsum + dw;                     /* h x w */
@@ -114,7 +115,7 @@ nlm_tile_body(const nlm_job *j, int x0, int y0, int w, int h, float *buf, const 
             const float *dn = den + (size_t)y * w, *wm = wmax + (size_t)y * w;
             float *o = jf_plane_row(j->out, c, y0 + y + j->pad) + x0 + j->pad;
             for (x = 0; x < w; x++) /* wm >= 2^-126 (jf_exp_neg): never 0 / 0 */
-                o[x] = (a[x] + wm[x] * p[x]) / (dn[x] + wm[x]);
+                o[x] = jf_nlm_keep((a[x] + wm[x] * p[x]) / (dn[x] + wm[x]), p[x], keep);
         }
 }
 
