@@ -30,6 +30,9 @@
 jf_status jf_cuda_fail(const char *call, const char *file, int line, cudaError_t err)
 {
     const char *base = strrchr(file, '/');
+    /* a failed call (an allocation) also leaves its error pending, where the
+     * next launch check would report it again under a kernel's name */
+    (void)cudaGetLastError();
     return jf_fail(JF_ERR_CUDA, "%s failed (%s:%d): %s", call, base ? base + 1 : file, line,
                    cudaGetErrorString(err));
 }

@@ -1,6 +1,7 @@
 /* Buffers a context keeps between calls (grown, never shrunk), images
  * allocated on the device, and the context's reusable frames. */
 #include "core/gpu.cuh"
+#include "core/util.h"
 
 #include <string.h>
 
@@ -22,9 +23,11 @@ jf_status jf_gpu_buffer(jf_context *ctx, int slot, size_t width_bytes, size_t ro
     jf_buffer *b = &g->buf[slot];
     if (width_bytes == 0) width_bytes = 1;
     if (rows == 0) rows = 1;
-    if (!b->ptr || b->kind != kind || b->pitch < width_bytes || b->rows < rows) {
-        size_t pitch = b->ptr && b->kind == kind && b->pitch > width_bytes ? b->pitch : width_bytes;
-        size_t nrows = b->ptr && b->kind == kind && b->rows > rows ? b->rows : rows;
+    const int same_kind = b->ptr && b->kind == kind;
+    size_t pitch, nrows;
+    const int fits = jf_buffer_shape(same_kind ? b->pitch : 0, same_kind ? b->rows : 0, width_bytes,
+                                     rows, &pitch, &nrows);
+    if (!fits) {
         void *p = NULL;
         /* the old buffer may still be read by queued work on our stream */
         JF_CUDA_TRY(cudaStreamSynchronize(g->stream));

@@ -30,3 +30,27 @@ double jf_sort_median(double *v, int n)
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return v[n / 2];
 }
+
+int jf_buffer_shape(size_t old_pitch, size_t old_rows, size_t want_pitch, size_t want_rows,
+                    size_t *pitch, size_t *rows)
+{
+    const size_t max_pitch = old_pitch > want_pitch ? old_pitch : want_pitch;
+    const size_t max_rows = old_rows > want_rows ? old_rows : want_rows;
+    /* in double: the products of hostile sizes must not wrap */
+    const double old_size = (double)old_pitch * (double)old_rows;
+    const double want_size = (double)want_pitch * (double)want_rows;
+    const double larger = old_size > want_size ? old_size : want_size;
+    if (old_pitch >= want_pitch && old_rows >= want_rows) {
+        *pitch = old_pitch;
+        *rows = old_rows;
+        return 1;
+    }
+    if ((double)max_pitch * (double)max_rows <= 2.0 * larger) {
+        *pitch = max_pitch;
+        *rows = max_rows;
+    } else {
+        *pitch = want_pitch;
+        *rows = want_rows;
+    }
+    return 0;
+}

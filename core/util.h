@@ -2,6 +2,8 @@
 #ifndef JF_CORE_UTIL_H
 #define JF_CORE_UTIL_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -15,6 +17,15 @@ int jf_cpu_count(void);
 /* Sort v[0..n) ascending in place and return the median v[n/2]; after the
  * call v[0] is the minimum and v[n-1] the maximum. */
 double jf_sort_median(double *v, int n);
+
+/* A kept buffer of old_pitch x old_rows bytes (0 x 0: none) asked to hold
+ * want_pitch x want_rows: 1 when it already does; else 0 and the shape to
+ * allocate.  The largest of each dimension so far is kept while that costs
+ * at most twice the larger of the two sizes; past that (a long 1-row queue
+ * after a tall image) just the asked shape: alternating shapes never
+ * multiply into a buffer neither needs. */
+int jf_buffer_shape(size_t old_pitch, size_t old_rows, size_t want_pitch, size_t want_rows,
+                    size_t *pitch, size_t *rows);
 
 #ifdef __cplusplus
 }

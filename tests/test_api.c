@@ -13,6 +13,7 @@
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/stats.h"
+#include "core/util.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -189,6 +190,37 @@ static void test_abi_sizes(void **state)
     jf_image_free(&src);
     jf_image_free(&want);
     jf_image_free(&got);
+}
+
+/* The GPU's kept buffers (core/gpu_memory.cu) grow by this rule: a shape
+ * that fits is kept; growing keeps each dimension's largest while that
+ * costs at most twice the larger size, never the product of a tall image's
+ * rows and a long queue's width (a guided filter, then an adaptive median
+ * on 1080p RGB: 60 GB). */
+static void test_kept_buffer_shapes(void **state)
+{
+    size_t p, r;
+    (void)state;
+    assert_int_equal(jf_buffer_shape(0, 0, 4096, 577, &p, &r), 0); /* none yet: as asked */
+    assert_true(p == 4096 && r == 577);
+    assert_int_equal(jf_buffer_shape(4096, 577, 4000, 500, &p, &r), 1); /* fits: kept */
+    assert_true(p == 4096 && r == 577);
+    assert_int_equal(jf_buffer_shape(4096, 577, 8192, 1080, &p, &r), 0); /* a larger image */
+    assert_true(p == 8192 && r == 1080);
+    assert_int_equal(jf_buffer_shape(8192, 1080, 7680, 1200, &p, &r), 0); /* a little taller */
+    assert_true(p == 8192 && r == 1200);
+    /* 6 x 3 x 1080 float rows, then a 1-row queue of 2 x 6.2 M ints */
+    assert_int_equal(jf_buffer_shape(7680, 19440, 49766408, 1, &p, &r), 0);
+    assert_true(p == 49766408 && r == 1);
+    /* and back: the rows again, no product either */
+    assert_int_equal(jf_buffer_shape(p, r, 7680, 19440, &p, &r), 0);
+    assert_true(p == 7680 && r == 19440);
+    /* a long row, then a few narrow ones: not millions of aligned rows */
+    assert_int_equal(jf_buffer_shape(50000000, 1, 1, 5, &p, &r), 0);
+    assert_true(p == 1 && r == 5);
+    /* sizes whose product wraps a size_t: no wrap, the asked shape at least */
+    assert_int_equal(jf_buffer_shape((size_t)1 << 40, 1, 1, (size_t)1 << 40, &p, &r), 0);
+    assert_true(p == 1 && r == (size_t)1 << 40);
 }
 
 /* A frame loop on the CPU: after the first call at a size, no call
@@ -663,6 +695,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_abi_sizes),
         cmocka_unit_test(test_no_allocation_per_call),
+        cmocka_unit_test(test_kept_buffer_shapes),
         cmocka_unit_test(test_stats_bounded),
         cmocka_unit_test(test_context_basics),
         cmocka_unit_test(test_context_frames),
