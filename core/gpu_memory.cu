@@ -1,5 +1,5 @@
-/* Buffers a context keeps between calls (grown, never shrunk), images
- * allocated on the device, and the context's reusable frames. */
+/* Buffers a context keeps between calls (grown as jf_buffer_shape says),
+ * images allocated on the device, and the context's reusable frames. */
 #include "core/gpu.cuh"
 #include "core/util.h"
 
