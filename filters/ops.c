@@ -63,8 +63,9 @@ static const char *const DENOISE_VARIANTS[] = {"auto", "cpu", "global", "fast", 
     {{"search", 0, JF_PARAM_INT, "K", "side of the window searched for similar patches, odd", "21", 3, \
       JF_NLM_MAX_SEARCH, 1, NULL}, JF_P_SEARCH, ARG(search), NULL}
 #define P_PATCH \
-    {{"patch", 0, JF_PARAM_INT, "K", "side of the patches compared, odd; not given: from the noise " \
-      "(3 below 15 levels, 5 below 40, else 7)", NULL, 1, JF_NLM_MAX_PATCH, 1, NULL}, JF_P_PATCH, \
+    {{"patch", 0, JF_PARAM_INT, "K", "side of the patches compared, odd; not given: the side and the " \
+      "weights' width that score best on the image (SURE); with --strength, 3 below 15 levels of " \
+      "noise, 5 below 40, else 7", NULL, 1, JF_NLM_MAX_PATCH, 1, NULL}, JF_P_PATCH, \
       ARG(patch), NULL}
 #define P_SIGMA_COLOR \
     {{"sigma-color", 0, JF_PARAM_DOUBLE, "S", "how far two colours may differ and still be averaged, " \
