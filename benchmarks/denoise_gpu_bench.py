@@ -2,6 +2,10 @@
 CPU non-local means, in one run (benchmarks/RESULTS.md, "Camera noise").
 
     python3 benchmarks/denoise_gpu_bench.py [--reps N] [--out FILE.json]
+    python3 benchmarks/denoise_gpu_bench.py --cpu [--exe build/jetfilter]
+
+--cpu: non-local means on the CPU against OpenCV's, 1080p grey and RGB,
+search 21 and patch 7 for both, on every core and on one.
 
 jetfilter's kernels are timed from C (the bench's CUDA events, through
 `jetfilter bench`), CV-CUDA's with CUDA events around its call on the same
@@ -66,12 +70,44 @@ def opencv_nlm(sizes, reps):
     return out
 
 
+def cpu_nlm(exe, reps):
+    """jetfilter's CPU non-local means and OpenCV's, same photo-free input,
+    on every core and on one; ms per image."""
+    import cv2
+    out = {}
+    rng = np.random.default_rng(1)
+    clean = rng.integers(0, 256, (1080, 1920, 3)).astype(np.float64)
+    for threads in (os.cpu_count() or 1, 1):
+        cv2.setNumThreads(threads)
+        for ch in (1, 3):
+            img = np.clip(np.round((clean[..., 0] if ch == 1 else clean) + rng.normal(0, 20, clean.shape[:2] +
+                          ((3,) if ch == 3 else ()))), 0, 255).astype(np.uint8)
+            t = time.time()
+            for _ in range(reps):
+                if ch == 1:
+                    cv2.fastNlMeansDenoising(img, None, 20, 7, 21)
+                else:
+                    cv2.fastNlMeansDenoisingColored(img, None, 20, 20, 7, 21)
+            out["opencv 1920x1080x%d, %d threads" % (ch, threads)] = 1000 * (time.time() - t) / reps
+        cells = jetfilter_bench(exe, ["--backend", "cpu", "--threads", str(threads), "--size", "1920x1080",
+                                      "--channels", "1,3", "--reps", str(reps), "--filter", "nlmeans",
+                                      "--noise-sigma", "20", "--search", "21", "--patch", "7"])
+        for k, v in cells.items():
+            out["jetfilter %s, %d threads" % (k, threads)] = v
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--exe", default="build-gpu/jetfilter")
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--cpu", action="store_true", help="the CPU comparison only")
     a = ap.parse_args()
+    if a.cpu:
+        res = {"cpu_nlmeans": cpu_nlm(a.exe, min(a.reps, 3))}
+        print(json.dumps(res, indent=1))
+        return
     sizes = [(1920, 1080), (3840, 2160)]
     res = {"cvcuda_bilateral_ms": cvcuda_bilateral(sizes, [5, 9, 15], a.reps)}
     common = ["--size", "1920x1080,3840x2160", "--channels", "1,3", "--reps", str(a.reps)]

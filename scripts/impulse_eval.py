@@ -14,12 +14,14 @@ PSNR and SSIM against the reference of
                       on that photo and density (chosen with hindsight, the
                       most favourable baseline)
   adaptive-median     Hwang-Haddad, at the --max-ksize of --ksizes that
-                      scores best (hindsight too)
+                      scores best (hindsight too), and at its default (the
+                      window from the estimated density)
   switching-median    its defaults (largest window 7)
   auto-impulse        no settings: everything from the estimated density
 
 --windows also runs auto-impulse at every --max-ksize of --ksizes (the sweep
-that auto-impulse's window rule comes from).
+that auto-impulse's window rule comes from).  The table of the adaptive
+median at every --max-ksize (its window rule's sweep) is always written.
 
 Writes into --out: impulse.csv (every run), impulse.md (the table: mean over
 the photos, and the worst photo's gain over the best plain median) and,
@@ -111,6 +113,7 @@ def main():
         ada = [("adaptive-median k<=%d" % k,
                 denoise(a, noisy, clean, o, ["-f", "adaptive-median", "--max-ksize", str(k)]))
                for k in ks if k >= 3]
+        ada_default = denoise(a, noisy, clean, o, ["-f", "adaptive-median"])
         sw = denoise(a, noisy, clean, o, ["-f", "switching-median"])
         auto = denoise(a, noisy, clean, o, ["-f", "auto-impulse"])
         windows = [("auto-impulse k<=%d" % k,
@@ -121,13 +124,14 @@ def main():
             r = auto[name]
             cells = [("noisy", r[3], r[4], ""), ("median", bm[name][0], bm[name][1], bm[name][2]),
                      ("adaptive-median", ba[name][0], ba[name][1], ba[name][2]),
+                     ("adaptive-median default", ada_default[name][0], ada_default[name][1], ""),
                      ("switching-median", sw[name][0], sw[name][1], ""),
                      ("auto-impulse", r[0], r[1], r[2])]
             cells += [(label, res[name][0], res[name][1], "") for label, res in windows]
             for f, ps, ss, note in cells:
                 rows.append({"density": d, "image": name, "filter": f, "psnr_db": "%.3f" % ps,
                              "ssim": "%.5f" % ss, "detail": note})
-        table.append((d, bm, ba, sw, auto, windows))
+        table.append((d, bm, ba, sw, auto, windows, ada, ada_default))
         print("impulse_eval: density %g done" % d, file=sys.stderr)
     with open(os.path.join(a.out, "impulse.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
@@ -147,23 +151,27 @@ def write_table(a, table):
     lines = ["Photos: %s (%d); seed %s; backend %s." % (", ".join(names), len(names), a.seed, a.backend),
              "PSNR in dB and SSIM against the clean photo, mean over the photos; gain: "
              "auto-impulse minus the best plain median, worst photo and mean.", "",
-             "| density | noisy | best plain median | adaptive-median (best k) | switching-median "
-             "| auto-impulse | gain, worst / mean | SSIM: median / auto-impulse |",
-             "|---|---|---|---|---|---|---|---|"]
-    for d, bm, ba, sw, auto, windows in table:
+             "| density | noisy | best plain median | adaptive-median (best k) | adaptive-median "
+             "(default) | switching-median | auto-impulse | gain, worst / mean | SSIM: median / "
+             "auto-impulse |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for d, bm, ba, sw, auto, windows, ada, ada_default in table:
         gains = [auto[n][0] - bm[n][0] for n in names]
-        lines.append("| %g%% | %.2f | %.2f | %.2f | %.2f | %.2f | %+.2f / %+.2f | %.4f / %.4f |" % (
+        lines.append("| %g%% | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %+.2f / %+.2f | %.4f / %.4f |" % (
             100 * d, mean([auto[n][3] for n in names]), mean([bm[n][0] for n in names]),
-            mean([ba[n][0] for n in names]), mean([sw[n][0] for n in names]),
+            mean([ba[n][0] for n in names]), mean([ada_default[n][0] for n in names]),
+            mean([sw[n][0] for n in names]),
             mean([auto[n][0] for n in names]), min(gains), mean(gains),
             mean([bm[n][1] for n in names]), mean([auto[n][1] for n in names])))
-    if table[0][5]:
-        lines += ["", "auto-impulse at each largest window (mean PSNR, dB):", "",
-                  "| density | " + " | ".join(l for l, _ in table[0][5]) + " |",
-                  "|---|" + "---|" * len(table[0][5])]
-        for d, bm, ba, sw, auto, windows in table:
-            lines.append("| %g%% | " % (100 * d) + " | ".join(
-                "%.2f" % mean([res[n][0] for n in names]) for _, res in windows) + " |")
+    for title, col in (("auto-impulse", 5), ("adaptive-median", 6)):
+        if not table[0][col]:
+            continue
+        lines += ["", "%s at each largest window (mean PSNR, dB):" % title, "",
+                  "| density | " + " | ".join(l for l, _ in table[0][col]) + " |",
+                  "|---|" + "---|" * len(table[0][col])]
+        for row in table:
+            lines.append("| %g%% | " % (100 * row[0]) + " | ".join(
+                "%.2f" % mean([res[n][0] for n in names]) for _, res in row[col]) + " |")
     with open(os.path.join(a.out, "impulse.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
@@ -178,7 +186,8 @@ def plot(a, rows):
         print("impulse_eval: no matplotlib (apt-get install python3-matplotlib); no plots",
               file=sys.stderr)
         return
-    filters = ["noisy", "median", "adaptive-median", "switching-median", "auto-impulse"]
+    filters = ["noisy", "median", "adaptive-median", "adaptive-median default", "switching-median",
+               "auto-impulse"]
     for metric, label in (("psnr_db", "PSNR, dB (mean over the photos)"),
                           ("ssim", "SSIM (mean over the photos)")):
         fig, ax = plt.subplots(figsize=(7, 4.5))
