@@ -204,6 +204,12 @@ static void test_impulse_windows_from_density(void **state)
     assert_true(t_images_equal(&out, &want)); /* 31 from 75% */
     jf_image_free(&want);
     jf_image_free(&out);
+    {   /* auto-impulse's window too: the largest from 75% */
+        jf_impulse_choice choice;
+        assert_int_equal(jf_impulse_auto(ctx, &noisy, &out, NULL, &choice), JF_OK);
+        assert_int_equal(choice.max_ksize, JF_IMPULSE_MAX_KSIZE);
+        jf_image_free(&out);
+    }
     jf_image_free(&noisy);
     jf_picture_free(&pic);
     jf_context_destroy(ctx);

@@ -134,7 +134,7 @@ static int auto_ksize(double density)
      * 3x3 wins (a larger limit trades the majority guess for a far-away
      * median), but near saturated areas 5x5 is the safer from 7.5%. */
     static const struct { double below; int ksize; } rule[] = {
-        {0.075, 3}, {0.25, 5}, {0.45, 9}, {0.55, 11}, {0.65, 15}, {0.75, 19}, {0.85, 23},
+        {0.075, 3}, {0.25, 5}, {0.45, 9}, {0.55, 11}, {0.65, 15}, {0.75, 23},
     };
     size_t i;
     for (i = 0; i < sizeof rule / sizeof rule[0]; i++)

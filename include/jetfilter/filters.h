@@ -196,8 +196,9 @@ typedef struct jf_impulse_choice {
  * impulse density (jf_impulse_density), copies the image unchanged when it
  * is below JF_IMPULSE_CLEAN_DENSITY, and otherwise runs the switching median
  * with the largest window that the measurements favour at that density when
- * opt->max_ksize is 0 (3 below 7.5%, 5 below 25%, 9 below 45%, 11, 15, 19,
- * 23 in steps of 10%, 31 from 85%; the sweep is in benchmarks/RESULTS.md),
+ * opt->max_ksize is 0 (3 below 7.5%, 5 below 25%, 9 below 45%, 11 below
+ * 55%, 15 below 65%, 23 below 75%, then 31; the sweep is in
+ * benchmarks/RESULTS.md),
  * or opt->max_ksize when set.  The smoothing pass (refine) runs from
  * JF_IMPULSE_REFINE_DENSITY on; below, only when a leave-one-out test says
  * it helps this image: clean samples (up to 20 000) are hidden and estimated
