@@ -6,6 +6,7 @@ non-commercial) given jetfilter's estimate of the noise.
 
     python3 benchmarks/denoise_quality.py [--crop 256] [--out results.json]
         [--no-bm3d | --bm3d-from EARLIER.json]
+    python3 benchmarks/denoise_quality.py --table results.json   (the tables again)
 
 Photos: scikit-image's sample data (the ones not in this repository
 first), a centred crop of each; noise: Gaussian of 10, 20 and 30 levels
@@ -86,9 +87,15 @@ def main():
     ap.add_argument("--crop", type=int, default=256)
     ap.add_argument("--out", default=None)
     ap.add_argument("--no-bm3d", action="store_true")
+    ap.add_argument("--table", default=None, metavar="RESULTS.json",
+                    help="print the markdown tables of an earlier --out, run nothing")
     ap.add_argument("--bm3d-from", default=None,
                     help="BM3D's scores from an earlier --out of the same noise (it is slow)")
     a = ap.parse_args()
+    if a.table:
+        with open(a.table) as f:
+            print(markdown(json.load(f)))
+        return
     earlier = None
     if a.bm3d_from:
         with open(a.bm3d_from) as f:
@@ -134,6 +141,38 @@ def main():
     if a.out:
         with open(a.out, "w") as f:
             json.dump(results, f, indent=1)
+    print(markdown(results))
+
+
+def markdown(results):
+    """The tables of RESULTS.md: per photo, and the means."""
+    kinds = list(results)
+    label = {"10": "sigma 10", "20": "sigma 20", "30": "sigma 30", "pg": "Poisson-Gaussian"}
+    names = list(results[kinds[0]]["photos"])
+    has_bm3d = "bm3d" in results[kinds[0]]["photos"][names[0]]
+    cols = ["nlmeans", "opencv_nlm"] + (["bm3d"] if has_bm3d else [])
+    out = ["PSNR, dB: jetfilter `auto` / OpenCV tuned" + (" / BM3D" if has_bm3d else "") + "; "
+           "worst: jetfilter minus OpenCV on its worst photo", "",
+           "| photo | " + " | ".join(label.get(k, k) for k in kinds) + " |",
+           "|---|" + "---|" * len(kinds)]
+    for n in names:
+        out.append("| %s | " % n + " | ".join(" / ".join("%.2f" % results[k]["photos"][n][c][0] for c in
+                                                         ["auto"] + cols[1:]) for k in kinds) + " |")
+    out.append("| **mean** | " + " | ".join(" / ".join("%.2f" % np.mean(
+        [results[k]["photos"][n][c][0] for n in names]) for c in ["auto"] + cols[1:]) for k in kinds) + " |")
+    out.append("| worst | " + " | ".join("%+.2f" % min(
+        results[k]["photos"][n]["auto"][0] - results[k]["photos"][n]["opencv_nlm"][0] for n in names)
+        for k in kinds) + " |")
+    out += ["", "Means over the photos, PSNR dB / SSIM:", "",
+            "| noise | noisy | OpenCV tuned | nlmeans | auto | bilateral | guided |" +
+            (" BM3D |" if has_bm3d else ""),
+            "|---|---|---|---|---|---|---|" + ("---|" if has_bm3d else "")]
+    for k in kinds:
+        ph = results[k]["photos"]
+        cells = ["noisy", "opencv_nlm", "nlmeans", "auto", "bilateral", "guided"] + (["bm3d"] if has_bm3d else [])
+        out.append("| %s | " % label.get(k, k) + " | ".join("%.2f / %.3f" % (
+            np.mean([ph[n][c][0] for n in names]), np.mean([ph[n][c][1] for n in names])) for c in cells) + " |")
+    return "\n".join(out)
 
 
 if __name__ == "__main__":
