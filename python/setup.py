@@ -115,6 +115,8 @@ setup(
                                                "-Werror=int-conversion"])],
     cmdclass={"build_ext": BuildWithCMake},
     entry_points={"console_scripts": ["jetfilter = jetfilter._cli:main"]},
-    extras_require={"test": ["pytest", "numpy"]},
+    # NumPy 1.13 is the oldest the code uses; pip picks one the Python has (3.6: up to 1.19)
+    install_requires=["numpy>=1.13"],
+    extras_require={"test": ["pytest"]},
     zip_safe=False,
 )

@@ -14,10 +14,10 @@ from . import _jetfilter as _c
 _TYPESTR = {0: "|u1", 1: "<u2"}                  # jf_sample -> typestr
 _ITEMSIZE = {0: 1, 1: 2}
 
-try:  # NumPy makes host outputs and reads the buffer protocol; it is optional
+try:  # NumPy makes host outputs and reads the buffer protocol
     import numpy as _np
-except ImportError:  # pragma: no cover - the tests run with NumPy
-    _np = None
+except ImportError as e:  # pragma: no cover - a requirement of the package
+    raise ImportError("jetfilter needs NumPy (pip install numpy, or apt-get install python3-numpy): %s" % e)
 
 
 class Image(object):
@@ -130,9 +130,6 @@ def describe(obj, writable=False, what="image"):
     if ai is None and hasattr(obj, "__dlpack__"):
         return _from_dlpack(obj, writable, what)
     if ai is None:
-        if _np is None:
-            _fail("%s: %s has neither __array_interface__ nor __cuda_array_interface__ "
-                  "(install NumPy for the buffer protocol)" % (what, type(obj).__name__))
         try:
             obj = _np.asarray(obj)  # the buffer protocol, without a copy
         except Exception:
@@ -221,7 +218,7 @@ class _Fast(dict):
         f = None
         if mod == "cupy" and t.__name__ == "ndarray":
             f = _cupy_image
-        elif _np is not None and t is _np.ndarray:
+        elif t is _np.ndarray:
             f = _numpy_image
         elif mod == "torch" and t.__name__ in ("Tensor", "Parameter"):
             f = _torch_image
@@ -275,8 +272,6 @@ class _HostView(object):
 
 def host_array(buffer, spec, shape):
     """A NumPy array over memory a Buffer owns (it lives as long as the array)."""
-    if _np is None:
-        _fail("NumPy is needed for host images")
     return _np.asarray(_HostView(buffer, spec, shape))
 
 

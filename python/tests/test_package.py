@@ -22,6 +22,15 @@ def test_imported_from_the_installed_package():
     assert jf.__version__.count(".") == 2
 
 
+def test_missing_numpy_is_an_import_error_naming_it():
+    """NumPy is a requirement: without it the import fails, saying so."""
+    code = ("import sys\nsys.modules['numpy'] = None\ntry:\n    import jetfilter\n"
+            "except ImportError as e:\n    print('ImportError:', e)\n")
+    out = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True, cwd=HERE).stdout
+    assert "ImportError:" in out and "needs NumPy" in out, out
+
+
 def test_denoise_batch_report(tmp):
     src = os.path.join(tmp, "in")
     os.makedirs(os.path.join(src, "sub"))
