@@ -294,6 +294,11 @@ static int decide_single(cli_run *run, cli_settings *s, int *single)
                 "with -o FILE or -o - (standard output)", verb);
         return JF_EXIT_USAGE;
     }
+    if (stdin_inputs && isatty(STDIN_FILENO)) {
+        cli_error("jetfilter %s: '-': standard input is a terminal; pipe an image in "
+                "(< photo.jpg, or cat photo.jpg |)", verb);
+        return JF_EXIT_USAGE;
+    }
     if (!file_out) {
         static const char *const others[] = {".tif", ".tiff", ".bmp", ".gif", ".webp", ".ppm",
                                              ".pgm", ".pnm", ".jp2", ".heic", ".avif", ".jxl"};

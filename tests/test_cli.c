@@ -700,6 +700,10 @@ static void test_single_file_and_pipes(void **state)
     assert_int_equal(shell("$J denoise - -o empty_out.png < /dev/null"), 1);
     assert_non_null(strstr(g_out, "standard input: empty"));
     assert_false(exists("empty_out.png"));
+    /* a terminal as the image's stream (a pseudo-terminal from script(1)): a usage error */
+    assert_int_equal(shell("script -qec \"$J denoise - -o tty_out.png\" /dev/null < /dev/null"), 2);
+    assert_non_null(strstr(g_out, "standard input is a terminal"));
+    assert_false(exists("tty_out.png"));
     /* what does not fit, refused with the reason, nothing made */
     assert_int_equal(run("denoise in/rocket.jpg in/CHELSEA.PNG -o two.png"), 2);
     assert_non_null(strstr(g_out, "several"));
