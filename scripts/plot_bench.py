@@ -21,7 +21,11 @@ import math
 import os
 import sys
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    sys.exit("plot_bench.py: the plots need matplotlib: apt-get install python3-matplotlib "
+             "(or pip install matplotlib)")
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
