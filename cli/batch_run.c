@@ -412,6 +412,8 @@ int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
     if (!cli_quiet && b.opt.shard.count > 1)
         cli_log("jetfilter %s: shard %d/%d (%s): %d of the %d files found", run->verb,
                 b.opt.shard.index, b.opt.shard.count, b.opt.shard.source, b.count, b.walk_files);
+    if (!single)
+        cli_interrupt_progress(0, b.count);
     if (jf_batch_run(&b, work) != JF_OK) {
         cli_error("jetfilter: %s", jf_last_error());
         jf_batch_free(&b);

@@ -259,6 +259,14 @@ void cli_log(const char *fmt, ...)
 #endif
     ;
 extern int cli_quiet;
+
+/* How far a batch is, for what an interrupt (Ctrl-C) says before the
+ * process ends (cli/main.c). */
+void cli_interrupt_progress(int done, int total);
+/* That line, made without stdio (a signal handler calls it); 0 when no
+ * batch runs or --quiet.  From the call on, cli_error and cli_log print
+ * nothing (the process is ending). */
+size_t cli_interrupt_line(char line[256]);
 extern int cli_argc;     /* the command line, for the bench's metadata */
 extern char **cli_argv;
 

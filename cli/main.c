@@ -6,11 +6,18 @@
 
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
-/* Remove half-written outputs, then die of the signal as usual. */
+/* Remove half-written outputs, say how far a batch got, then die of the
+ * signal as usual. */
 static void on_signal(int sig)
 {
+    char line[256];
+    const size_t n = cli_interrupt_line(line); /* first: the jobs print nothing more */
     jf_atomic_cleanup();
+    if (n > 0 && write(STDERR_FILENO, line, n) < 0) {
+        /* nothing left to tell */
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }

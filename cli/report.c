@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,10 +48,17 @@ static void put_escaped(FILE *f, const char *s)
 /* The first error of the command line being run (serve answers with it). */
 static char g_first_error[1024];
 
+/* How far a batch is, for the interrupt's line (cli_interrupt_line). */
+static volatile sig_atomic_t g_done = -1, g_total;
+/* set by the interrupt: the jobs' failures as the process ends are not news */
+static volatile sig_atomic_t g_ending;
+
 void cli_error(const char *fmt, ...)
 {
     char msg[12288];
     va_list ap;
+    if (g_ending)
+        return;
     cli_progress_clear();
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -73,6 +81,8 @@ void cli_log(const char *fmt, ...)
 {
     char msg[12288]; /* two whole paths and a reason */
     va_list ap;
+    if (g_ending)
+        return;
     cli_progress_clear();
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -83,6 +93,46 @@ void cli_log(const char *fmt, ...)
 }
 
 /* One line, rewritten in place: files done/total, throughput, ETA, name. */
+
+void cli_interrupt_progress(int done, int total)
+{
+    g_total = total;
+    g_done = done;
+}
+
+/* Appends v in decimal (what a signal handler may do: no stdio). */
+static size_t put_count(char *buf, size_t at, long v)
+{
+    char digits[24];
+    size_t n = 0;
+    do
+        digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) > 0 && n < sizeof digits);
+    while (n > 0)
+        buf[at++] = digits[--n];
+    return at;
+}
+
+static size_t put_text(char *buf, size_t at, const char *text)
+{
+    while (*text)
+        buf[at++] = *text++;
+    return at;
+}
+
+size_t cli_interrupt_line(char line[256])
+{
+    size_t n;
+    g_ending = 1;
+    if (g_done < 0 || cli_quiet)
+        return 0;
+    n = put_text(line, 0, "\njetfilter: interrupted: ");
+    n = put_count(line, n, g_done);
+    n = put_text(line, n, " of ");
+    n = put_count(line, n, g_total);
+    return put_text(line, n, " files done; the same command with --skip-existing goes on from there\n");
+}
+
 static void progress_update(jf_batch *b, const jf_batch_item *it)
 {
     double elapsed = (jf_now_ms() - b->started_ms) / 1000.0;
@@ -132,6 +182,8 @@ void cli_batch_done(jf_batch *b, jf_batch_item *it)
             cli_log("     %s: %s", it->input, it->notes);
     }
     progress_update(b, it);
+    if (!b->opt.single)
+        cli_interrupt_progress(b->done, b->count);
 }
 
 static void json_stages(json_buf *j, const jf_batch_item *it)

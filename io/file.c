@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef PATH_MAX
@@ -142,6 +143,11 @@ jf_status jf_write_fd(int fd, const char *name, const unsigned char *bytes, size
 static char g_pending[JF_MAX_PENDING][PATH_MAX];
 static volatile sig_atomic_t g_pending_used[JF_MAX_PENDING];
 static pthread_mutex_t g_pending_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set by the signal handler's cleanup: no temporary is made after it.
+ * g_opening counts the threads between deciding to make one and having it
+ * in the list, which the cleanup waits for (a short while at most). */
+static volatile sig_atomic_t g_dying;
+static int g_opening;
 static int g_sync = 1;
 
 void jf_set_sync_writes(int on) { g_sync = on; }
@@ -170,7 +176,12 @@ static void pending_remove(int slot)
 
 void jf_atomic_cleanup(void)
 {
+    /* only async-signal-safe calls: it runs in a signal handler */
+    const struct timespec tick = {0, 1000000};
     int i;
+    g_dying = 1;
+    for (i = 0; i < 200 && __atomic_load_n(&g_opening, __ATOMIC_SEQ_CST) > 0; i++)
+        nanosleep(&tick, NULL); /* (the handler's own thread may be one of them) */
     for (i = 0; i < JF_MAX_PENDING; i++)
         if (g_pending_used[i])
             unlink(g_pending[i]);
@@ -228,7 +239,8 @@ static jf_status write_all(int fd, const char *path, const unsigned char *bytes,
 jf_status jf_atomic_open(const char *path, jf_atomic_file *f)
 {
     char dir[PATH_MAX];
-    int n;
+    sigset_t all, was;
+    int n, err = 0;
 
     /* Beside the target, so the rename stays on one file system; a short
      * name (any legal output name still fits), hidden by its dot, with our
@@ -242,10 +254,23 @@ jf_status jf_atomic_open(const char *path, jf_atomic_file *f)
     n = snprintf(f->tmp, sizeof f->tmp, "%s/.jf-%ld-XXXXXX", dir, (long)getpid());
     if (n < 0 || (size_t)n >= sizeof f->tmp)
         return jf_fail(JF_ERR_IO, "%s: path too long", path);
-    f->fd = mkstemp(f->tmp);
+    /* made and listed with this thread's signals held (a handler here
+     * would leave it unlisted); another thread's handler waits for it */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &was);
+    __atomic_add_fetch(&g_opening, 1, __ATOMIC_SEQ_CST);
+    if (!g_dying) {
+        f->fd = mkstemp(f->tmp);
+        err = errno;
+        if (f->fd >= 0)
+            f->slot = pending_add(f->tmp);
+    }
+    __atomic_sub_fetch(&g_opening, 1, __ATOMIC_SEQ_CST);
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
+    if (g_dying && f->fd < 0)
+        return jf_fail(JF_ERR_IO, "%s: not made: the process is ending", path);
     if (f->fd < 0)
-        return jf_fail(JF_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-    f->slot = pending_add(f->tmp);
+        return jf_fail(JF_ERR_IO, "%s: cannot create: %s", path, strerror(err));
     pthread_once(&g_mask_once, read_mask);
     if (fchmod(f->fd, 0666 & ~g_mask) != 0) {
         jf_status st = jf_fail(JF_ERR_IO, "%s: cannot set permissions: %s", path, strerror(errno));

@@ -64,6 +64,32 @@ static int same_as_source(const char *rel, const char *source)
     return same;
 }
 
+/* Interrupted (Ctrl-C) at three moments of a batch: no temporary is left
+ * in the output folder, the batch says how far it got and how to go on, and
+ * --skip-existing then finishes it. */
+static void test_interrupt_leaves_no_temporaries(void **state)
+{
+    static const char script[] =
+        "mkdir -p many && for i in $(seq 1 200); do cp in/rocket.jpg many/r$i.jpg; done\n"
+        "for n in 5 40 100; do\n"
+        "  rm -rf out_many\n"
+        "  $J denoise many -o out_many -j 2 --no-sync 2> int_$n.txt & p=$!\n"
+        "  while kill -0 $p 2> /dev/null && [ $(ls out_many 2> /dev/null | wc -l) -lt $n ]; do sleep 0.01; done\n"
+        "  kill -INT $p; wait $p; echo $? > rc_$n.txt\n"
+        "  ls -a out_many | grep -c '^[.]jf-' > left_$n.txt\n"
+        "done\n"
+        "cat rc_*.txt left_*.txt int_*.txt\n";
+    (void)state;
+    write_bytes("interrupt.sh", script, sizeof script - 1);
+    assert_int_equal(shell("J=\"$J\" sh interrupt.sh"), 0);
+    assert_int_equal(shell("cat rc_5.txt rc_40.txt rc_100.txt | grep -cx 130 | grep -qx 3"), 0);
+    assert_int_equal(shell("cat left_5.txt left_40.txt left_100.txt | grep -cx 0 | grep -qx 3"), 0);
+    assert_int_equal(shell("grep -c 'interrupted: [0-9]* of 200 files done; the same command with "
+                           "--skip-existing' int_5.txt int_40.txt int_100.txt | grep -c ':1$' | grep -qx 3"), 0);
+    assert_int_equal(shell("$J denoise many -o out_many -j 2 --skip-existing --quiet && "
+                           "[ $(ls out_many | wc -l) -eq 200 ] && [ $(ls -a out_many | grep -c '^[.]jf-') -eq 0 ]"), 0);
+}
+
 /* Outputs a user did not mean: an empty file at -o is not replaced without
  * --force; a link inside the output folder is not written through; a new
  * name without an extension for one input file is a question, not a folder;
@@ -396,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_outputs_never_over_inputs),
         cmocka_unit_test(test_existing_files_and_names),
         cmocka_unit_test(test_outputs_not_meant),
+        cmocka_unit_test(test_interrupt_leaves_no_temporaries),
         cmocka_unit_test(test_nothing_passed_over_in_silence),
         cmocka_unit_test(test_earlier_outputs_counted_apart),
         cmocka_unit_test(test_skip_existing_checks_outputs),
