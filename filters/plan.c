@@ -287,8 +287,8 @@ int jf_op_plan_identity(const jf_op_plan *plan)
     return 1;
 }
 
-jf_status jf_op_apply(jf_context *ctx, const jf_op_plan *plan, jf_image *src, jf_image *dst,
-                      jf_op_note *note)
+static jf_status op_apply_with(jf_context *ctx, const jf_op_plan *plan, jf_image *src, jf_image *dst,
+                               jf_op_note *note)
 {
     if (note) {
         note->text[0] = '\0';
@@ -304,6 +304,13 @@ jf_status jf_op_apply(jf_context *ctx, const jf_op_plan *plan, jf_image *src, jf
     if (!plan->op->apply)
         return jf_fail(JF_ERR_ARG, "%s is not applied to an image", plan->op->name);
     return plan->op->apply(ctx, plan, src, dst);
+}
+
+jf_status jf_op_apply(jf_context *ctx, const jf_op_plan *plan, jf_image *src, jf_image *dst,
+                      jf_op_note *note)
+{
+    /* no context: a temporary one for the call, whatever the operation */
+    JF_WITH_CONTEXT(ctx, op_apply_with(ctx, plan, src, dst, note));
 }
 
 /* ---- the public plan API (jetfilter/operations.h) ---------------------------------- */

@@ -205,6 +205,29 @@ static const int SIZES[][2] = {{1, 1}, {7, 5}, {2, 9}, {13, 4}, {37, 19}};
 static const jf_border BORDERS[] = {JF_BORDER_ZERO, JF_BORDER_REPLICATE, JF_BORDER_REFLECT,
                                     JF_BORDER_MIRROR};
 
+/* No context (NULL): each denoiser and the estimate-driven auto run with a
+ * temporary one, as every other operation does, and give what a context
+ * gives. */
+static void test_without_context(void **state)
+{
+    static const char *const ops[] = {"nlmeans", "bilateral", "guided", "auto"};
+    jf_image src = t_random_image(11, 7, 3, 3, 5);
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        jf_plan *p = plan_of(ops[i], NULL);
+        jf_image want = {0}, got = {0};
+        assert_int_equal(jf_plan_run(g_ctx, p, &src, &want, NULL), JF_OK);
+        if (jf_plan_run(NULL, p, &src, &got, NULL) != JF_OK)
+            fail_msg("%s without a context: %s", ops[i], jf_last_error());
+        assert_true(t_images_equal(&got, &want));
+        jf_image_free(&want);
+        jf_image_free(&got);
+        jf_plan_free(p);
+    }
+    jf_image_free(&src);
+}
+
 /* Every size, border, depth and channel count against the reference: at
  * most `tol` levels apart (float sums against double). */
 static void against(const char *op, const char *const *params, int k, double a1, double a2,
@@ -588,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_estimate_gaussian),
         cmocka_unit_test(test_estimate_poisson),
         cmocka_unit_test(test_parameters),
+        cmocka_unit_test(test_without_context),
         cmocka_unit_test(test_auto),
         cmocka_unit_test(test_denoising_helps),
         cmocka_unit_test(test_nlmeans_keeps_detail),
