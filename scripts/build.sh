@@ -51,3 +51,17 @@ case ":$PATH:" in
   *":$prefix/bin:"*) ;;
   *) echo "build: $prefix/bin is not on your PATH; add it: export PATH=\"$prefix/bin:\$PATH\"" ;;
 esac
+# outside /usr, pkg-config, GStreamer and zsh do not look: the lines that make them
+if ! PKG_CONFIG_PATH="${PKG_CONFIG_PATH:-}" pkg-config --exists jetfilter 2> /dev/null; then
+  echo "build: for pkg-config to find jetfilter: export PKG_CONFIG_PATH=\"$prefix/lib/pkgconfig:\$PKG_CONFIG_PATH\""
+fi
+plugins=$(sed -n 's/^-- jetfilter: GStreamer plugin installed into <prefix>\///p' build/build.log | tail -1)
+if [ -n "$plugins" ] && [ "$prefix" != "$(pkg-config --variable=prefix gstreamer-1.0 2> /dev/null)" ]; then
+  case ":${GST_PLUGIN_PATH:-}:" in
+    *":$prefix/$plugins:"*) ;;
+    *) echo "build: for GStreamer to find the jetfilter element: export GST_PLUGIN_PATH=\"$prefix/$plugins\"" ;;
+  esac
+fi
+if [ "$prefix" != /usr ] && command -v zsh > /dev/null; then
+  echo "build: for zsh's completion, in ~/.zshrc before compinit: fpath=($prefix/share/zsh/vendor-completions \$fpath)"
+fi

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build the Debian package from build/ (cpack -G DEB), check what it holds
 # and what it depends on, then install it with apt-get, use it as a user
-# would (jetfilter on the PATH, man jetfilter, bash completion, a program
-# built with pkg-config and with CMake against /usr), and remove it.  Installs
+# would (jetfilter on the PATH, man jetfilter, bash completion, the GStreamer
+# element, a program built with pkg-config and with CMake against /usr), and
+# remove it.  Installs
 # system-wide: for CI and throwaway machines (as root).
 #   scripts/package-check.sh [BUILD_DIR]
 set -euo pipefail
@@ -28,6 +29,12 @@ for f in ./usr/bin/jetfilter ./usr/lib/libjetfilter.so.1 ./usr/lib/libjetfilter.
          ./usr/share/jetfilter/retina.jpg; do
   grep -qx -- "$f" <<< "$contents" || no "not in the package: $f"
 done
+# the GStreamer element where this system's GStreamer looks for plugins
+plugins=$(pkg-config --variable=pluginsdir gstreamer-1.0 2> /dev/null || true)
+if [ -n "$plugins" ]; then
+  grep -qx -- ".$plugins/libgstjetfilter.so" <<< "$contents" ||
+    no "the GStreamer element is not in $plugins: $(grep gstjetfilter <<< "$contents")"
+fi
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "package-check: Depends: $depends"
 for d in libc6 libjpeg62-turbo libpng16-16 libjansson4; do
@@ -56,6 +63,14 @@ fi
 bash -c 'source /usr/share/bash-completion/completions/jetfilter
          COMP_WORDS=(jetfilter denoise --ba); COMP_CWORD=2; _jetfilter
          [ "${COMPREPLY[*]}" = --backend ]' || no "bash completion from the package"
+if [ -n "$plugins" ] && command -v gst-inspect-1.0 > /dev/null; then
+  # a registry of its own: the package's element, found as a user's GStreamer finds it
+  export GST_REGISTRY=$work/registry.bin
+  gst-inspect-1.0 jetfilter > gst-inspect.txt 2>&1 || no "gst-inspect-1.0 jetfilter: $(tail -1 gst-inspect.txt)"
+  gst-launch-1.0 -q videotestsrc num-buffers=5 ! video/x-raw,format=I420,width=64,height=48 \
+      ! jetfilter filter=median ksize=3 backend=cpu ! fakesink > gst-launch.txt 2>&1 ||
+    no "a pipeline through the installed element: $(tail -2 gst-launch.txt)"
+fi
 cc -o pc "$src/tests/consumer/main.c" $(pkg-config --cflags --libs jetfilter) &&
   ./pc in.jpg | grep "640x427 filtered" > /dev/null && ldd pc | grep -E '=> (/usr)?/lib/libjetfilter.so.1' > /dev/null ||
   no "a pkg-config consumer of /usr"
@@ -66,5 +81,5 @@ rm -rf "$work"
 apt-get remove -y -qq jetfilter > /dev/null
 trap - EXIT
 [ ! -e /usr/bin/jetfilter ] && [ ! -e /usr/lib/libjetfilter.so.1 ] || no "files left after removal"
-[ $fail -eq 0 ] && echo "package-check: installed, used (tool, man page, completion, pkg-config, CMake) and removed"
+[ $fail -eq 0 ] && echo "package-check: installed, used (tool, man page, completion, GStreamer element, pkg-config, CMake) and removed"
 exit $fail
