@@ -181,14 +181,19 @@ def {name}(a, b, *, {kwargs}context=None, stream=None):
 
 
 def _docstring(op):
-    lines = [op["summary"][:1].upper() + op["summary"][1:] + "."]
+    """What the function does, what it returns and its parameters; the GPU
+    variants (internals) last."""
+    summary = op["summary"]
+    # "k x k median ...": a variable's name keeps its case
+    if not (len(summary) > 1 and summary[1] == " " and summary[0].islower()):
+        summary = summary[:1].upper() + summary[1:]
+    lines = [summary + "."]
     if op["kind"] == "filter":
         lines.append("\nReturns an image of the input's kind, shape and dtype (NumPy for NumPy; on the "
                      "GPU, CuPy for CuPy, PyTorch for PyTorch, else a jetfilter.DeviceArray), or "
                      "writes into out=.")
         if op["estimate"]:
             lines.append("Returns (image, info): info holds the decision and %s." % op["estimate"])
-        lines.append("GPU variants: auto = %s." % op["auto_rule"])
         lines.append("Samples: %s." % op["samples_rule"])
     elif op["kind"] == "pad":
         lines.append("\nReturns the image larger by ksize - 1 each way, the border filled as asked.")
@@ -211,6 +216,8 @@ def _docstring(op):
     lines.append("  context: a jetfilter.Context (default: this thread's, on the image's device)")
     lines.append("  stream: a CUDA stream (int or CuPy/PyTorch stream) for device images; default "
                  "the one their producer works on")
+    if op["kind"] == "filter":
+        lines.append("\nGPU variants: auto = %s." % op["auto_rule"])
     return "\n".join(lines)
 
 
