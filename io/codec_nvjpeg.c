@@ -82,7 +82,7 @@ static struct {
     int (*jstream_destroy)(nvj_jstream js);
     int (*jstream_parse)(nvj_handle h, const unsigned char *data, size_t length, int save_meta,
                          int save_stream, nvj_jstream js);
-    /* the header only (CUDA 11.2 on): 0.1 against 0.2 ms a 1080p file */
+    /* the header only (CUDA 11.2 on): half the cost of a full parse */
     int (*jstream_parse_header)(nvj_handle h, const unsigned char *data, size_t length,
                                 nvj_jstream js);
     int (*batched_supported)(nvj_handle h, nvj_jstream js, int *is_supported);
@@ -207,14 +207,14 @@ typedef struct nvj_request {
 
 /* The engine of a device's service: made on the decoder's thread, so that
  * jobs read and check their first files (or, AUTO, decode them on the CPU)
- * while nvJPEG starts it (RESULTS.md, "start-up": about 0.3 s for the
- * handle and 0.15-0.4 s for the first decoder state). */
+ * while nvJPEG starts it, which takes longer than a file (RESULTS.md,
+ * "--codec auto from measurements"). */
 enum { NVJ_ENGINE_STARTING, NVJ_ENGINE_READY, NVJ_ENGINE_NONE };
 
-/* An encoder of the service: every encode runs on one of these threads
- * (measured: 3,350 1080p images/s on one thread and 4,990 on two, while
- * jobs each calling nvJPEG slowed one another's decodes and encodes to 116
- * and 28 ms a file at -j 16). */
+/* An encoder of the service: every encode runs on one of these threads;
+ * jobs each calling nvJPEG slowed one another's decodes and encodes many
+ * times over at -j 16, and a second thread gained half again on one
+ * (RESULTS.md, "The GPU JPEG path at 16 jobs"). */
 #define NVJ_ENCODERS 2
 typedef struct nvj_encoder {
     struct nvj_service *service;
@@ -236,20 +236,20 @@ typedef struct nvj_service {
     nvj_request *head, *tail;
     jf_context *ctx;      /* the decoder's device and stream */
     /* the encoders' threads, each with its stream and state, beside the
-     * decoder's (measured: one thread for both was busy 892 of 900 ms at -j
+     * decoder's (one thread for both was busy nearly all the time at -j
      * 16); jobs' encodes come in bursts, one a file of each decoded batch */
     nvj_encoder enc[NVJ_ENCODERS];
     int enc_running;      /* encoders' threads started */
     nvj_handle hw;        /* NULL: the device has no hardware decoder */
     /* nvJPEG's default backend, for every context on the device: the hybrid
      * decoder and the encoder (a handle is thread-safe, the states are per
-     * context; measured: a handle per context slowed 16 jobs' encodes from
-     * about 4 to 69 ms) */
+     * context; a handle per context slowed 16 jobs' encodes more than
+     * tenfold) */
     nvj_handle coder;
     int coder_failed;
     /* a decoder state per output format (Y, RGBI), initialised for each
-     * batch's size: a state per batch size cost about 110 ms each to make,
-     * over a second before 16 jobs' batches had every size */
+     * batch's size: a state per batch size is slow to make, and 16 jobs'
+     * batches come in every size */
     nvj_state states[2];
     int state_failed[2];
 } nvj_service;
@@ -457,8 +457,8 @@ static void service_loop(nvj_service *s, nvj_encoder *e)
 /* The decoder's thread: makes the hardware decoder and its state for RGB
  * output (the usual one), says whether it has an engine, then batches.
  * The hardware decoder is not made strict: its strictness is a pass over
- * each bitstream on this thread, which cost 0.5 against 0.2 ms of host
- * time a 1080p file and made this thread the batch's limit (RESULTS.md,
+ * each bitstream on this thread, which more than doubled its host time a
+ * file and made this thread the batch's limit (RESULTS.md,
  * "the engine's host time"), and it refused only part of what the check
  * refuses; the check (or libjpeg-turbo, for a file the engine does not
  * take) is what keeps damaged data out. */

@@ -378,8 +378,9 @@ static size_t deflated_size(const unsigned char *in, size_t n, int level, int st
  * level: up to 16 rows spread down the image (at most 1 MB), up-filtered as
  * PNG stores them, are deflated both ways; Z_RLE unless the hash chains
  * make them more than 5% smaller.  Measured on whole images: where the low
- * bytes are noise (a camera's, or a median of it) Z_RLE was 1.8-2.6x faster
- * and 1-7% smaller; on two smooth 16-bit photos 27% larger, on a gradient 4x. */
+ * bytes are noise (a camera's, or a median of it) Z_RLE was both faster and
+ * smaller; on smooth 16-bit photos and gradients much larger (RESULTS.md,
+ * "Z_RLE at the fast levels"). */
 int jf_png_rle_suits(const jf_image *img, int level)
 {
     const size_t samples = (size_t)img->width * (size_t)img->channels;
@@ -443,9 +444,9 @@ jf_status jf_png_encode(const jf_picture *pic, int level, jf_png_filter filter, 
     png_set_compression_level(png, level);
     /* Photos at the fast levels: run-length matches only (zlib's Z_RLE, as
      * OpenCV writes) are both faster and smaller than level 1's hash chains
-     * after a row filter has made the rows mostly small differences (10 real
-     * 8-bit photos, up filter: 1.9x faster, 10% smaller).  At 16 bits it
-     * depends on the low bytes, so a sample of rows decides. */
+     * after a row filter has made the rows mostly small differences (RESULTS.md,
+     * "PNG writing").  At 16 bits it depends on the low bytes, so a sample
+     * of rows decides. */
     if (level <= 3 && (img->sample == JF_SAMPLE_U8 || jf_png_rle_suits(img, level)))
         png_set_compression_strategy(png, Z_RLE);
     png_set_filter(png, PNG_FILTER_TYPE_BASE, libpng_filter_mask(filter));

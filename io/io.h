@@ -74,8 +74,8 @@ jf_status jf_nvjpeg_decode(jf_context *ctx, const unsigned char *bytes, size_t s
 
 /* While `keep` is set, a device's nvJPEG service (the engine's and the
  * encoders' threads, the engine made) stays open when its last context
- * goes: a process that runs batch after batch starts the engine once
- * (about 0.65 s on an H100).  Unset, it closes those no context uses. */
+ * goes: a process that runs batch after batch starts the engine (longer
+ * than many files take) once.  Unset, it closes those no context uses. */
 void jf_nvjpeg_keep(int keep);
 /* 1 when device `device`'s JPEG engine has started or is starting in this
  * process (a kept service): a batch pays no start-up for it. */

@@ -35,8 +35,7 @@
 #define FX_AHEAD 1024
 /* Up to this k the row pass reads the padded bytes themselves (b << 8 a
  * tap); beyond, widening each tap's bytes costs more than one widened copy
- * of the row (2 cores, 3840x2160: bytes 5-25% faster at k = 3 to 7, level at
- * 9, 5-20% slower from 11). */
+ * of the row (measured: faster to k = 7, level at 9, slower from 11). */
 #define FX_BYTE_TAPS_MAX 7
 
 typedef struct fx_job {

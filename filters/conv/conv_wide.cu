@@ -104,8 +104,7 @@ __device__ __forceinline__ void wide_row(const unsigned int *row, const float *s
 /* acc for the thread's block: tile rows 0 .. WIDE_ROWS + k - 2 below its
  * first, those that every output row uses (WIDE_ROWS - 1 .. k - 1) without
  * the row test.  (One loop choosing the copy per row, two copies of the row
- * code instead of three: grey 3-9% slower on the H100, 95 registers where
- * these loops take 117.) */
+ * code instead of three, took fewer registers and ran slower on the H100.) */
 template <typename T>
 __device__ __forceinline__ void wide_accumulate(const unsigned int *s_tile, int words_per_row,
                                                 const float *s_w, int k, float (&acc)[WIDE_ROWS][WIDE_COLS])

@@ -11,8 +11,8 @@
  * in a photo, then at most 16 middle and 16 fine bins are counted inside
  * it.  With two levels the fine walk covered up to 256 bins whenever the
  * median's high byte changed, which in real 16-bit data (noise in the low
- * bits) it does at most pixels: 3840x2160 grey k = 7 took 380 ms on the
- * 2-core VM.  Cost linear in k at every k; the window is never sorted.
+ * bits) it does at most pixels (RESULTS.md, "16-bit on the CPU").  Cost
+ * linear in k at every k; the window is never sorted.
  *
  * The histograms (136 KiB) are per thread and per channel in turn; a row
  * ends by taking its last window back out, so nothing is cleared per row.

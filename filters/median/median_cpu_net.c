@@ -19,9 +19,9 @@
  * each sample type, as FFmpeg's vf_median does with its template.
  *
  * No padded copy of the image: each band pads the rows it reads
- * (jf_pad_row) into a ring of its last k rows (a few KB, in cache); a padded copy cost as much as
- * the median itself at k = 3 (4K RGB: pad 3.6 ms, median 4.7 ms).  Padded
- * row py lands in slot py % k.
+ * (jf_pad_row) into a ring of its last k rows (a few KB, in cache); a padded
+ * copy cost nearly as much as the median itself at k = 3.  Padded row py
+ * lands in slot py % k.
  */
 #include "filters/median/median.h"
 #include "filters/filters.h"

@@ -101,9 +101,9 @@ static inline size_t jf_median_shared_tile_bytes(int bx, int rows, int k)
 #define JF_MEDIAN_RING_MIN_K 31
 #define JF_MEDIAN_STRIP_LONG 256
 /* On images of at least 20 M samples (scaled by the SMs, an H100's 132)
- * the ring starts at k = 25: there it measured 2-14% faster than the
- * 32-row kernel at k = 25 to 29 (7680x4320, 5120x2880 and 3840x2160 RGB),
- * and up to 23% slower on smaller images (1920x1080 RGB, 3840x2160 grey),
+ * the ring starts at k = 25: there it measured faster than the 32-row
+ * kernel at k = 25 to 29 (7680x4320, 5120x2880 and 3840x2160 RGB), and
+ * slower on smaller images (1920x1080 RGB, 3840x2160 grey),
  * whose grids its long strips leave short of blocks (RESULTS.md,
  * "Histogram updates nobody waits for"). */
 #define JF_MEDIAN_RING_EARLY_K 25
@@ -140,8 +140,8 @@ static inline size_t jf_median_ring_bytes(int columns, int chunk, int k)
 
 /* Shared variant, k >= 5: counters of the sliding histograms, 4 bins of 8
  * bits a word up to k = 15 (counts <= 225), 2 of 16 bits beyond (3 of 10
- * bits to k = 31 measured 4-14% slower at k = 17 to 29: dividing by 3 cost
- * more than the third fewer bytes gave).  The least the kernel runs with:
+ * bits to k = 31 measured slower at k = 17 to 29: dividing by 3 cost more
+ * than the third fewer bytes gave).  The least the kernel runs with:
  * where its tile does not fit as well it reads the windows from padded
  * planes instead (median_shared.cu). */
 static inline int jf_median_hist_bits(int k) { return k <= 15 ? 8 : 16; }

@@ -15,9 +15,9 @@
  *   updates and a short walk of the median marker (Huang), instead of the
  *   8k^2 compares that selecting each window afresh costs (which is what the
  *   global variant does; that work, not memory traffic, bounds it for k >= 5).
- *   The updates are atomic adds nobody waits for (count_add): 1.1x faster at
- *   k = 5 to 2.4x at k = 63 than a load, add and store each; with the tile,
- *   k = 5 to 29 run their rows with k a constant (slide_strip), 2-11% more
+ *   The updates are atomic adds nobody waits for (count_add): faster than a
+ *   load, add and store each, the more so the larger k; with the tile,
+ *   k = 5 to 29 run their rows with k a constant (slide_strip), faster again
  *   (RESULTS.md, "Histogram updates nobody waits for").
  *
  *      tile in shared memory          histograms in shared memory
@@ -48,9 +48,8 @@
  *   up to 256 rows (median_shared_ring_kernel), the block's 64 threads side
  *   by side, the window rows passing through a ring of 32 + k tile rows
  *   refilled 32 rows at a time, so the tile stays small and each image row
- *   is loaded once a block.  H100, 4K grey k = 63: 2.13 -> 1.43 ms
- *   (RESULTS.md, "Long strips").  Below k = 31 the ring's extra work a row
- *   cost more than it saved (k = 25, 4K grey: 17% slower).
+ *   is loaded once a block (RESULTS.md, "Long strips").  Below k = 31 the
+ *   ring's extra work a row cost more than it saved.
  */
 #include "filters/filter_cuda.cuh"
 #include "filters/median/median.h"

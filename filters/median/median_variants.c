@@ -211,7 +211,7 @@ static const jf_variant_row ROWS[] = {
 /* From the sweeps in RESULTS.md ("fast median", "auto", "Histogram updates
  * nobody waits for"): the networks wherever they run to k = 9, and at
  * k = 11 below about 5 million samples (from there the histograms measured
- * 3-24% faster: 1080p RGB, 4K and up), but below about 4 million samples at
+ * faster: 1080p RGB, 4K and up), but below about 4 million samples at
  * k = 3 the global kernel (the networks' straight-line code costs a fixed
  * time however small the image); the histograms beyond the networks; a
  * copy at k = 1. */

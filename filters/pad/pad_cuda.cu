@@ -75,11 +75,10 @@ __device__ __forceinline__ uint4 pad_piece(const jf_tile_src &s, const unsigned 
  * multiples of 16 bytes; else every byte takes the edge path); px_bytes a
  * pixel; row_bytes: (w + 2r) * px_bytes; dst16: the output's rows start at
  * multiples of 16 (else byte stores).  One 16-byte piece a thread: four
- * rows a thread, loads before stores, measured slower on the H100 (8K grey
- * 1600 against 1960 GB/s), and so did 64 x 4 blocks (1850-1880 against
- * 1980-1990); on the H200, so did the second word of a shifted piece taken
- * from the next lane by shuffle instead of a second load (8K grey 0.030
- * against 0.028 ms), and 2-8 rows a thread (no gain at 2, slower at 4, 8). */
+ * rows a thread, loads before stores, measured slower on the H100, and so
+ * did 64 x 4 blocks; on the H200, so did the second word of a shifted piece
+ * taken from the next lane by shuffle instead of a second load, and 2-8 rows
+ * a thread (RESULTS.md, "`jf_pad` on its own"). */
 __global__ void pad_rows_kernel(const jf_tile_src s, int px_bytes, unsigned char *__restrict__ dst,
                                 size_t dst_pitch, int ph, int row_bytes, int dst16)
 {
