@@ -150,16 +150,16 @@ def markdown(results):
     label = {"10": "sigma 10", "20": "sigma 20", "30": "sigma 30", "pg": "Poisson-Gaussian"}
     names = list(results[kinds[0]]["photos"])
     has_bm3d = "bm3d" in results[kinds[0]]["photos"][names[0]]
-    cols = ["nlmeans", "opencv_nlm"] + (["bm3d"] if has_bm3d else [])
+    cols = ["auto", "opencv_nlm"] + (["bm3d"] if has_bm3d else [])
     out = ["PSNR, dB: jetfilter `auto` / OpenCV tuned" + (" / BM3D" if has_bm3d else "") + "; "
            "worst: jetfilter minus OpenCV on its worst photo", "",
            "| photo | " + " | ".join(label.get(k, k) for k in kinds) + " |",
            "|---|" + "---|" * len(kinds)]
     for n in names:
         out.append("| %s | " % n + " | ".join(" / ".join("%.2f" % results[k]["photos"][n][c][0] for c in
-                                                         ["auto"] + cols[1:]) for k in kinds) + " |")
+                                                         cols) for k in kinds) + " |")
     out.append("| **mean** | " + " | ".join(" / ".join("%.2f" % np.mean(
-        [results[k]["photos"][n][c][0] for n in names]) for c in ["auto"] + cols[1:]) for k in kinds) + " |")
+        [results[k]["photos"][n][c][0] for n in names]) for c in cols) for k in kinds) + " |")
     out.append("| worst | " + " | ".join("%+.2f" % min(
         results[k]["photos"][n]["auto"][0] - results[k]["photos"][n]["opencv_nlm"][0] for n in names)
         for k in kinds) + " |")

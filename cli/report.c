@@ -92,8 +92,6 @@ void cli_log(const char *fmt, ...)
     fflush(stderr);
 }
 
-/* One line, rewritten in place: files done/total, throughput, ETA, name. */
-
 void cli_interrupt_progress(int done, int total)
 {
     g_total = total;
@@ -133,6 +131,7 @@ size_t cli_interrupt_line(char line[256])
     return put_text(line, n, " files done; the same command with --skip-existing goes on from there\n");
 }
 
+/* One line, rewritten in place: files done/total, throughput, ETA, name. */
 static void progress_update(jf_batch *b, const jf_batch_item *it)
 {
     double elapsed = (jf_now_ms() - b->started_ms) / 1000.0;

@@ -3,8 +3,7 @@
 # and what it depends on, then install it with apt-get, use it as a user
 # would (jetfilter on the PATH, man jetfilter, bash completion, the GStreamer
 # element, a program built with pkg-config and with CMake against /usr), and
-# remove it.  Installs
-# system-wide: for CI and throwaway machines (as root).
+# remove it.  Installs system-wide: for CI and throwaway machines (as root).
 #   scripts/package-check.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
