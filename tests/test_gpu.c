@@ -1337,6 +1337,98 @@ static void test_ops_table(void **state)
     jf_image_free(&noisy);
 }
 
+static jf_image photo_crop(const jf_image *src, int w, int h, int ch, int seed);
+
+/* One operation with its defaults (3 x 3 weights where it needs some),
+ * every variant, against the CPU on `src`. */
+static void defaults_case(const jf_op *op, jf_border border, jf_image *src, const char *input,
+                          int *cases)
+{
+    static const float weights[9] = {0.0625f, 0.125f, 0.0625f, 0.125f, 0.25f,
+                                     0.125f, 0.0625f, 0.125f, -0.0625f};
+    jf_op_args a = jf_op_args_defaults();
+    jf_op_plan plan;
+    jf_image want = {0};
+    int v;
+    if (!(op->samples & (1u << src->sample)))
+        return;
+    a.border = border;
+    if (jf_op_takes(op, JF_P_WEIGHTS)) {
+        a.weights = weights;
+        a.weights_ksize = 3;
+    }
+    assert_int_equal(jf_op_prepare(op, &a, &plan), JF_OK);
+    assert_int_equal(op_apply(&plan, JF_VARIANT_CPU, g_cpu, src, &want), JF_OK);
+    for (v = JF_VARIANT_AUTO; v < JF_VARIANT_COUNT; v++) {
+        jf_image got;
+        jf_status st;
+        int r, has = v == JF_VARIANT_AUTO;
+        for (r = 0; r < op->family->row_count; r++)
+            has |= op->family->rows[r].variant == (jf_variant)v;
+        if (v == JF_VARIANT_CPU || !has)
+            continue;
+        got = t_poisoned_like(src, 2);
+        st = op_apply(&plan, (jf_variant)v, g_gpu, src, &got);
+        if (st == JF_ERR_UNSUPPORTED && v != JF_VARIANT_AUTO) {
+            g_refused++;
+        } else {
+            if (st != JF_OK)
+                fail_msg("%s %s %dx%dx%d %d-bit %s: %s", op->name, jf_variant_name((jf_variant)v),
+                         src->width, src->height, src->channels, 8 * (int)jf_sample_size(src->sample),
+                         input, jf_last_error());
+            if (t_max_abs_diff(&got, &want) > (op->exact ? 0 : 1))
+                fail_msg("%s %s %dx%dx%d %d-bit %s %s differs from the CPU by %d", op->name,
+                         jf_variant_name((jf_variant)v), src->width, src->height, src->channels,
+                         8 * (int)jf_sample_size(src->sample), input, jf_border_name(border),
+                         t_max_abs_diff(&got, &want));
+            (*cases)++;
+        }
+        jf_image_free(&got);
+    }
+    jf_image_free(&want);
+    jf_op_plan_free(&plan);
+}
+
+/* Every filter of the table with its defaults (for the denoisers: search,
+ * patch and h chosen per image), shape after shape in one context, as a
+ * caller's mixed calls come: what one operation leaves in the context's
+ * kept buffers must not upset the next.  Grey, grey and alpha, three and
+ * four channels, 8 and 16 bits, images smaller than a search window;
+ * random data and a photo with Gaussian noise.  Each variant against the
+ * CPU (bytes equal for the exact operations, else within 1 level). */
+static void test_table_shape_after_shape(void **state)
+{
+    static const int shapes[][3] = {{1, 1, 1}, {7, 5, 2},   {33, 17, 3}, {120, 64, 4},
+                                    {64, 120, 4}, {157, 71, 1}, {97, 130, 2}, {301, 45, 3}};
+    const int nshapes = g_quick ? 5 : (int)(sizeof shapes / sizeof shapes[0]);
+    jf_picture photo;
+    int o, s, cases = 0;
+    (void)state;
+    assert_int_equal(jf_picture_read(t_source_path("samples/images/retina.jpg"), &photo), JF_OK);
+    for (s = 0; s < nshapes; s++) {
+        const int w = shapes[s][0], h = shapes[s][1], ch = shapes[s][2];
+        jf_image random = t_random_image(w, h, ch, 3, (uint64_t)(s + 7));
+        jf_image deep = t_random_image16(w, h, ch, 2, s % 2 ? 4 : 0, (uint64_t)(s + 11));
+        jf_image noisy = photo_crop(&photo.color, w, h, ch, s + 1);
+        jf_noise_options no = t_noise_opts(JF_NOISE_GAUSSIAN, 15.0, (uint64_t)s);
+        assert_int_equal(jf_add_noise(NULL, &noisy, &no), JF_OK);
+        for (o = 0; o < jf_op_total; o++) {
+            const jf_op *op = &jf_ops[o];
+            if (op->kind != JF_OP_FILTER)
+                continue;
+            defaults_case(op, JF_BORDER_REPLICATE, &random, "random data", &cases);
+            defaults_case(op, s % 2 ? JF_BORDER_ZERO : JF_BORDER_MIRROR, &deep, "random data", &cases);
+            defaults_case(op, JF_BORDER_REFLECT, &noisy, "a noisy photo", &cases);
+        }
+        jf_image_free(&random);
+        jf_image_free(&deep);
+        jf_image_free(&noisy);
+    }
+    jf_picture_free(&photo);
+    print_message("the table shape after shape: %d GPU cases against the CPU\n", cases);
+    assert_true(cases >= nshapes * 2 * 9);
+}
+
 static void impulse_case(int kind, const jf_image *src, int kmax, jf_border b, int *cases)
 {
     static const char *kinds[] = {"adaptive", "switching", "switching+refine"};
@@ -2149,6 +2241,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_frames),
         cmocka_unit_test(test_stats_and_errors),
         cmocka_unit_test(test_ops_table),
+        cmocka_unit_test(test_table_shape_after_shape),
         cmocka_unit_test(test_median_large_k),
         cmocka_unit_test(test_median_ring),
         cmocka_unit_test(test_impulse_matches_cpu),

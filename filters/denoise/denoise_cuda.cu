@@ -142,7 +142,7 @@ __device__ __forceinline__ float nlm_weight(float sum, const nlm_args &a)
 
 template <int C>
 __global__ void nlm_tile_kernel(const float *__restrict__ in, size_t pitch, size_t plane, nlm_args a,
-                                float *__restrict__ out)
+                                float *__restrict__ out, size_t out_pitch, size_t out_plane)
 {
     extern __shared__ float sm[];
     const int TW = blockDim.x, TH = blockDim.y * 4, R = a.r + a.f, P = 2 * a.f + 1;
@@ -212,7 +212,7 @@ __global__ void nlm_tile_kernel(const float *__restrict__ in, size_t pitch, size
             continue;
         for (c = 0; c < C; c++) { /* the pixel itself, weighted as its most similar neighbour */
             const float self = s_src[(size_t)c * SH * SW + (y + R) * SW + x + R];
-            out[(size_t)c * plane + (size_t)(y0 + y + a.pad) * pitch + x0 + x + a.pad] =
+            out[(size_t)c * out_plane + (size_t)(y0 + y + a.pad) * out_pitch + x0 + x + a.pad] =
                 jf_nlm_keep((acc[k][c] + wmax[k] * self) / (den[k] + wmax[k]), self, a.keep);
         }
     }
@@ -222,7 +222,7 @@ __global__ void nlm_tile_kernel(const float *__restrict__ in, size_t pitch, size
  * from the planes in global memory. */
 template <int C>
 __global__ void nlm_global_kernel(const float *__restrict__ in, size_t pitch, size_t plane, nlm_args a,
-                                  float *__restrict__ out)
+                                  float *__restrict__ out, size_t out_pitch, size_t out_plane)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     float acc[C], den = 0.0f, wmax = 0.0f;
@@ -258,23 +258,26 @@ __global__ void nlm_global_kernel(const float *__restrict__ in, size_t pitch, si
                 acc[c] += w * in[(size_t)c * plane + (size_t)(y + a.pad + dy) * pitch + x + a.pad + dx];
         }
     for (c = 0; c < C; c++) {
-        const size_t p = (size_t)(y + a.pad) * pitch + x + a.pad;
-        out[(size_t)c * plane + p] = jf_nlm_keep((acc[c] + wmax * in[(size_t)c * plane + p]) / (den + wmax),
-                                                 in[(size_t)c * plane + p], a.keep);
+        const float self = in[(size_t)c * plane + (size_t)(y + a.pad) * pitch + x + a.pad];
+        out[(size_t)c * out_plane + (size_t)(y + a.pad) * out_pitch + x + a.pad] =
+            jf_nlm_keep((acc[c] + wmax * self) / (den + wmax), self, a.keep);
     }
 }
 
 template <int C>
 static jf_status nlm_launch(jf_context *ctx, const jf_choice &ch, const float *in, size_t pitch,
-                            size_t plane, const nlm_args &a, float *out)
+                            size_t plane, const nlm_args &a, float *out, size_t out_pitch,
+                            size_t out_plane)
 {
     const dim3 block(ch.block_x, ch.block_y);
     if (ch.variant == JF_VARIANT_FAST) {
         const dim3 grid((unsigned)((a.w + block.x - 1) / block.x), (unsigned)((a.h + 4 * block.y - 1) / (4 * block.y)));
-        nlm_tile_kernel<C><<<grid, block, ch.smem, ctx->gpu->stream>>>(in, pitch, plane, a, out);
+        nlm_tile_kernel<C><<<grid, block, ch.smem, ctx->gpu->stream>>>(in, pitch, plane, a, out, out_pitch,
+                                                                                  out_plane);
         JF_LAUNCH_CHECK("nlm_tile_kernel");
     } else {
-        nlm_global_kernel<C><<<jf_grid(a.w, a.h, 1, block), block, 0, ctx->gpu->stream>>>(in, pitch, plane, a, out);
+        nlm_global_kernel<C><<<jf_grid(a.w, a.h, 1, block), block, 0, ctx->gpu->stream>>>(in, pitch, plane, a, out,
+                                                                                            out_pitch, out_plane);
         JF_LAUNCH_CHECK("nlm_global_kernel");
     }
     return JF_OK;
@@ -328,9 +331,11 @@ extern "C" jf_status jf_nlmeans_cuda(jf_context *ctx, const jf_image *src, jf_im
                                                         : (const void *)nlm_tile_kernel<1>,
                                  "nlm_tile_kernel", ch.block_x * ch.block_y, ch.smem)) != JF_OK)
         return st;
-    st = map->colour == 3 ? nlm_launch<3>(ctx, ch, pin, pitch, plane, a, pout)
-                          : nlm_launch<1>(ctx, ch, pin, pitch, plane, a, pout);
-    if (st != JF_OK || (st = from_planes(ctx, pout, pitch, plane, p, src->sample, in, outv)) != JF_OK ||
+    /* the two planes' buffers are kept slots that may have kept different
+     * pitches from earlier calls: each is addressed with its own */
+    st = map->colour == 3 ? nlm_launch<3>(ctx, ch, pin, pitch, plane, a, pout, pitch2, plane2)
+                          : nlm_launch<1>(ctx, ch, pin, pitch, plane, a, pout, pitch2, plane2);
+    if (st != JF_OK || (st = from_planes(ctx, pout, pitch2, plane2, p, src->sample, in, outv)) != JF_OK ||
         (st = jf_gpu_filter_done(ctx, id, "nlmeans", "nlmeans", jf_variant_name(ch.variant),
                                  prm->search, src, 0)) != JF_OK)
         return st;
