@@ -28,11 +28,15 @@ if [ "$what" = sanitize ] || [ "$what" = all ]; then
 import numpy as np, cupy as cp, jetfilter as jf
 img = np.random.default_rng(1).integers(0, 256, (257, 333, 3), dtype=np.uint8)
 x = cp.asarray(img)
-for op in ("median", "box", "gauss", "sharpen", "laplace", "switching_median", "adaptive_median"):
-    f = getattr(jf, op)
-    kw = {"sigma": 1.5} if op == "gauss" else {}
-    for _ in range(3):
+# every filter of the operation table, the denoisers and their estimates included
+args = {"conv": {"weights": np.full((3, 3), 1 / 9, np.float32)}, "gauss": {"sigma": 1.5}}
+for op in jf.operations():
+    if op["kind"] != "filter":
+        continue
+    f, kw = getattr(jf, op["name"].replace("-", "_")), args.get(op["name"], {})
+    for _ in range(2):
         a = f(x, **kw); b = f(x[5:200, 7:300], **kw); c = f(img, context=jf.default_context(0), **kw)
+    a = a[0] if op["estimate"] else a
 r, info = jf.auto_impulse(x)
 s = jf.psnr(x, a); s = jf.ssim(x, a)
 d = jf.median(jf.from_dlpack(x), ksize=5); cp.asarray(d)
