@@ -201,8 +201,9 @@ void cli_doc_man(FILE *out)
           "ffmpeg \\-i in.mp4 \\-f yuv4mpegpipe \\- | jetfilter stream \\-k 5 | "
           "ffmpeg \\-y \\-i \\- out.mp4\n"
           ".fi\n", out);
-    fputs(".SH SEE ALSO\nThe README of the source tree: the library API, the Python package, "
-          "the GStreamer element and the measured speed.\n", out);
+    fputs(".SH SEE ALSO\nThe source tree's docs/: cli.md (every option), library.md, python.md, "
+          "gstreamer.md, jetson.md, scale-out.md; benchmarks/RESULTS.md for the measured speed "
+          "and quality.\n", out);
 }
 
 /* ---- bash -------------------------------------------------------------------- */

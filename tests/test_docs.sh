@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The man page, the completions and the README against the tool itself:
+# The man page, the completions, the README and docs/ against the tool itself:
 #   tests/test_docs.sh JETFILTER DOC_DIR SOURCE_DIR
 # 1. every option of every command's --help is in the man page and in the
 #    bash and zsh completions; the man page renders without a warning;
 # 2. bash completion completes commands, options and option values;
 # 3. the zsh completion parses;
-# 4. every option the README shows in a command (a line starting with
-#    `jetfilter COMMAND`) is an option of that command.
+# 4. every option the README and the pages of docs/ show in a command (a
+#    line starting with `jetfilter COMMAND`) is an option of that command,
+#    and every option they name exists;
+# 5. docs/cli.md names every option of every command (long or short form)
+#    and every filter of the operation table.
 #   (JETFILTER may hold an emulator before the program: "qemu-aarch64 /b/jetfilter")
 set -uo pipefail
 read -ra J <<< "$1"
@@ -65,29 +68,50 @@ else
   echo "docs: zsh missing, its completion not parsed"
 fi
 
-# the README's command lines use options their command has
+# the command lines of the README and docs/ use options their command has
+pages=("$src/README.md" "$src"/docs/*.md)
 readme_checked=0
 while IFS= read -r line; do
+  page=${line%%:*} line=${line#*:}
   c=$(echo "$line" | awk '{print $2}')
   grep -qx "$c" <<< "$commands" || continue
   help=$("${J[@]}" "$c" --help)
   for o in $(echo "$line" | grep -oE -- '(^| )--[a-z0-9-]+' | tr -d ' '); do
     readme_checked=$((readme_checked + 1))
-    echo "$help" | grep -E -- "(^| )$o( |,|$)" > /dev/null || no "README: jetfilter $c $o is not an option of $c"
+    echo "$help" | grep -E -- "(^| )$o( |,|$)" > /dev/null || no "${page#$src/}: jetfilter $c $o is not an option of $c"
   done
-done < <(grep -oE 'jetfilter [a-z]+( [^|#`]*)?' "$src/README.md")
-[ $readme_checked -ge 5 ] || no "README: only $readme_checked options found in its command lines"
-echo "docs: $readme_checked options in the README's command lines exist"
-# every --option the README names in a span of jetfilter's (`jetfilter ...`
+done < <(grep -oE 'jetfilter [a-z]+( [^|#`]*)?' "${pages[@]}")
+[ $readme_checked -ge 20 ] || no "only $readme_checked options found in the pages' command lines"
+echo "docs: $readme_checked options in the command lines of the README and docs/ exist"
+# every --option the pages name in a span of jetfilter's (`jetfilter ...`
 # or `--option ...`) is an option of some command
 all_opts=$(for c in $commands; do "${J[@]}" "$c" --help; done | grep -oE '^ +(-[a-zA-Z], )?--[a-z0-9-]+' |
            grep -oE -- '--[a-z0-9-]+$' | sort -u)
 named=0
-for o in $(grep -oE '`[^`]*`' "$src/README.md" | grep -E '^`(jetfilter |-)' |
-           grep -oE -- '(^|[` |(])--[a-z][a-z0-9-]+' |
-           grep -oE -- '--[a-z0-9-]+' | sort -u); do
+for o in $(grep -ohE '`[^`]*`' "${pages[@]}" | grep -E '^`(jetfilter |-)' |
+           grep -oE -- '(^|[` |(])--[a-z][a-z0-9-]+([` ),]|$)' |
+           grep -oE -- '--[a-z0-9-]+' | sort -u); do  # --x=...: another tool's (sbatch --array=)
   named=$((named + 1))
-  grep -qx -- "$o" <<< "$all_opts" || no "README names $o, which no command has"
+  grep -qx -- "$o" <<< "$all_opts" || no "the docs name $o, which no command has"
 done
-echo "docs: $named options named in the README exist"
+echo "docs: $named options named in the README and docs/ exist"
+# docs/cli.md names every option of every command, and every filter
+cli_doc="$src/docs/cli.md"
+documented=0
+for c in $commands; do
+  while IFS= read -r pair; do
+    short=$(echo "$pair" | grep -oE -- '^-[a-zA-Z]' || true)
+    long=$(echo "$pair" | grep -oE -- '--[a-z0-9-]+$')
+    documented=$((documented + 1))
+    grep -qE -- "(^|[^a-z0-9-])$long([^a-z0-9-]|$)" "$cli_doc" ||
+      { [ -n "$short" ] && grep -qE -- "(^|[ \`(])$short([ ,\`]|$)" "$cli_doc"; } ||
+      no "docs/cli.md does not name $c $long"
+  done < <("${J[@]}" "$c" --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z0-9-]+' | sed 's/^ *//')
+done
+for f in $("${J[@]}" denoise --help | awk '/^filters \(--filter NAME\):/{on=1; next} on && /^  [a-z]/{print $1}'); do
+  documented=$((documented + 1))
+  grep -qE -- "(-f |\\\||\`)$f(\\\||\`| )" "$cli_doc" || no "docs/cli.md does not name the filter $f"
+done
+[ $documented -ge 100 ] || no "only $documented options and filters looked for in docs/cli.md"
+echo "docs: docs/cli.md names the $documented options and filters"
 exit $fail

@@ -8,7 +8,7 @@
 #    alone lets through;
 # 2. 400 clean 1080p JPEGs, median k = 5: --codec nvjpeg with the check and
 #    with --trust-input, and --codec cpu, at -j 1, 4, 16 (images/s, CPU ms);
-# 3. the README's --stats example: the six samples 20 times, -k 5 -j 16.
+# 3. --stats over the six samples 20 times, -k 5 -j 16.
 set -u
 cd "$(dirname "$0")/../.."
 dest=${1:-${OUT:-/tmp/jf-gpu-damaged}}
