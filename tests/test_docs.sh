@@ -9,7 +9,9 @@
 #    line starting with `jetfilter COMMAND`) is an option of that command,
 #    and every option they name exists;
 # 5. docs/cli.md names every option of every command (long or short form)
-#    and every filter of the operation table.
+#    and every filter of the operation table;
+# 6. every section of benchmarks/RESULTS.md that the code cites on one line
+#    (RESULTS.md, then the name in quotes) exists.
 #   (JETFILTER may hold an emulator before the program: "qemu-aarch64 /b/jetfilter")
 set -uo pipefail
 read -ra J <<< "$1"
@@ -114,4 +116,16 @@ for f in $("${J[@]}" denoise --help | awk '/^filters \(--filter NAME\):/{on=1; n
 done
 [ $documented -ge 100 ] || no "only $documented options and filters looked for in docs/cli.md"
 echo "docs: docs/cli.md names the $documented options and filters"
+# the RESULTS.md sections the code cites exist
+heads=$(grep -E '^#{1,4} ' "$src/benchmarks/RESULTS.md")
+cited=0
+while IFS= read -r name; do
+  cited=$((cited + 1))
+  grep -qiF -- "$name" <<< "$heads" || no "the code cites RESULTS.md \"$name\", which has no such section"
+done < <(cd "$src" && grep -rhoE 'RESULTS\.md(,| \() ?"[A-Za-z0-9 `=,:-]+"' --include='*.c' --include='*.h' \
+           --include='*.cu' --include='*.cuh' --include='*.py' --include='*.sh' \
+           core io filters pipeline cli calib python gst scripts benchmarks tests 2> /dev/null |
+         sed -E 's/^[^"]*"//; s/"$//' | sort -u)
+[ $cited -ge 10 ] || no "only $cited RESULTS.md sections cited by the code found"
+echo "docs: the $cited RESULTS.md sections the code cites exist"
 exit $fail

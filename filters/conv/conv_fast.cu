@@ -26,8 +26,8 @@
 #include "filters/conv/conv_fast.cuh"
 
 /* Output rows per thread: 8 up to k = 9 (fewer halo rows per output); 4
- * from k = 11, where 8 rows need 96 registers (RESULTS.md, "fast
- * convolution"). */
+ * from k = 11, where 8 rows need 96 registers (RESULTS.md, "The
+ * fast convolution"). */
 #define FAST_ROWS(K) JF_CONV_FAST_ROWS(K)
 
 /* The weights as a by-value kernel parameter. */

@@ -81,8 +81,8 @@ static size_t fast_smem(const jf_shape *s, int k, int bx, int by)
 }
 
 /* 32 x 8; 32 x 4 for several channels at k <= 5, half the shared memory of
- * the output planes, so more blocks an SM (H200: RESULTS.md, "blocks for
- * several channels"). */
+ * the output planes, so more blocks an SM (H200: RESULTS.md,
+ * "Several-channel convolution at k = 3 and 5"). */
 static void fast_block(const jf_device_info *dev, const jf_shape *s, int k, int *bx, int *by)
 {
     (void)dev;
