@@ -443,7 +443,7 @@ static jf_status sweep_size(jf_sweep *sw, jf_context *ctx, jf_context *cpu, jf_p
         nks = sized && !sw->op_k[oi] ? sw->nks : 1;
         for (ki = 0; ki < nks; ki++) {
             const int k = !sized ? 1 : sw->op_k[oi] ? sw->op_k[oi] : sw->ks[ki];
-            if (sized && (k > op->max_ksize || (jf_op_takes(op, JF_P_MAX_KSIZE) && k < 3)))
+            if (sized && (k > jf_op_max_ksize(op) || (jf_op_takes(op, JF_P_MAX_KSIZE) && k < 3)))
                 continue; /* e.g. laplace beyond 3, convolutions beyond 63 */
             for (bo = 0; bo < (jf_op_takes(op, JF_P_BORDER) ? sw->nborders : 1); bo++)
                 run_op_cells(&r, oi, k, sw->borders[bo]);

@@ -111,7 +111,7 @@ static int fixed_k(const jf_sweep *sw, int oi, int ks_given, int *k)
         return 0;
     for (i = 0; i < (ks_given ? sw->nks : 1); i++) {
         a.ksize = ks_given ? sw->ks[i] : 0;
-        if (ks_given && a.ksize > sw->ops[oi]->max_ksize)
+        if (ks_given && a.ksize > jf_op_max_ksize(sw->ops[oi]))
             continue;
         if (jf_op_prepare(sw->ops[oi], &a, &plan) != JF_OK) {
             cli_error("jetfilter bench: --filter %s: %s", sw->ops[oi]->name, jf_last_error());

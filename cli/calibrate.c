@@ -260,7 +260,7 @@ int cli_calibrate(cli_settings *s)
                     shape.channels = ch;
                     shape.sample = JF_SAMPLE_U8;
                     shape.rank1 = t->rank1;
-                    if (k > t->op->max_ksize)
+                    if (k > jf_op_max_ksize(t->op))
                         continue;
                     if (t->rank1) {
                         jf_kernel gauss;

@@ -269,73 +269,69 @@ static jf_status psnr_measure(jf_context *ctx, const jf_image *a, const jf_image
 const jf_op jf_ops[] = {
     {.name = "median", .summary = "k x k median of every channel (salt-and-pepper noise)",
      .kind = JF_OP_FILTER, .samples = S8 | S16, .exact = 1, PARAMS(MEDIAN_P), .stat = "median",
-     .family = &jf_median_family, .default_ksize = 3, .max_ksize = JF_MEDIAN_MAX_KSIZE,
+     .family = &jf_median_family,
      .npp = JF_NPP_MEDIAN, .apply = median_apply},
     {.name = "adaptive-median",
      .summary = "Hwang-Haddad adaptive median: the window grows to --max-ksize (default: from the "
                 "noise density)",
      .kind = JF_OP_FILTER, .samples = S8, .exact = 1, PARAMS(DENSITY_IMPULSE_P),
-     .stat = "adaptive-median", .family = &jf_impulse_family, .default_ksize = 0,
-     .max_ksize = JF_IMPULSE_MAX_KSIZE,
+     .stat = "adaptive-median", .family = &jf_impulse_family,
      .apply = adaptive_apply},
     {.name = "switching-median",
      .summary = "salt-and-pepper: 0s and 255s become the median of their clean neighbours",
      .kind = JF_OP_FILTER, .samples = S8, .exact = 1, PARAMS(IMPULSE_P), .stat = "switching-median",
-     .family = &jf_impulse_family, .default_ksize = 7, .max_ksize = JF_IMPULSE_MAX_KSIZE,
+     .family = &jf_impulse_family,
      .apply = switching_apply},
     {.name = "auto-impulse",
      .summary = "salt-and-pepper removal set per image from its estimated noise density",
      .kind = JF_OP_FILTER, .samples = S8, .exact = 1, PARAMS(DENSITY_IMPULSE_P),
-     .stat = "switching-median", .family = &jf_impulse_family, .default_ksize = 0,
-     .max_ksize = JF_IMPULSE_MAX_KSIZE, .estimate_name = "impulse_density",
+     .stat = "switching-median", .family = &jf_impulse_family, .estimate_name = "impulse_density",
      .apply_noted = auto_impulse_apply},
     {.name = "box", .summary = "mean of the k x k window", .kind = JF_OP_FILTER, .samples = S8 | S16,
-     PARAMS(BOX_P), .stat = "conv", .family = &jf_conv_family, .default_ksize = 3,
-     .max_ksize = JF_CONV_MAX_KSIZE, .npp = JF_NPP_FILTER, .prepare = box_prepare,
+     PARAMS(BOX_P), .stat = "conv", .family = &jf_conv_family, .npp = JF_NPP_FILTER, .prepare = box_prepare,
      .apply = conv_apply},
     {.name = "gauss", .summary = "Gaussian blur (Gaussian noise); k, sigma or both",
      .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(GAUSS_P), .stat = "conv",
-     .family = &jf_conv_family, .default_ksize = 0, .max_ksize = JF_CONV_MAX_KSIZE,
+     .family = &jf_conv_family,
      .npp = JF_NPP_FILTER, .prepare = gauss_prepare, .apply = conv_apply},
     {.name = "sharpen", .summary = "unsharp mask: 2 x the pixel minus the k x k mean",
      .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(BOX_P), .stat = "conv",
-     .family = &jf_conv_family, .default_ksize = 3, .max_ksize = JF_CONV_MAX_KSIZE,
+     .family = &jf_conv_family,
      .npp = JF_NPP_FILTER, .prepare = sharpen_prepare, .apply = conv_apply},
     {.name = "laplace", .summary = "3 x 3 Laplacian (edges; negative responses saturate to 0)",
      .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(LAPLACE_P), .stat = "conv",
-     .family = &jf_conv_family, .default_ksize = 3, .max_ksize = 3, .npp = JF_NPP_FILTER,
+     .family = &jf_conv_family, .npp = JF_NPP_FILTER,
      .prepare = laplace_prepare, .apply = conv_apply},
     {.name = "conv", .summary = "correlation with k x k weights (a kernel file, or weights in memory)",
      .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(CONV_P), .stat = "conv",
-     .family = &jf_conv_family, .default_ksize = 0, .max_ksize = JF_CONV_MAX_KSIZE,
+     .family = &jf_conv_family,
      .npp = JF_NPP_FILTER, .prepare = conv_prepare, .apply = conv_apply},
     {.name = "nlmeans",
      .summary = "non-local means (sensor noise): each pixel the mean of those whose patches look alike",
      .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(NLMEANS_P), .stat = "nlmeans",
-     .family = &jf_nlmeans_family, .max_ksize = JF_NLM_MAX_SEARCH, .estimate_name = "noise_sigma",
+     .family = &jf_nlmeans_family, .estimate_name = "noise_sigma",
      .apply_noted = jf_op_nlmeans},
     {.name = "bilateral",
      .summary = "bilateral filter: neighbours weighted by distance and by how alike their colours are",
      .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(BILATERAL_P), .stat = "bilateral",
-     .family = &jf_bilateral_family, .default_ksize = 5, .max_ksize = JF_BILATERAL_MAX_KSIZE,
+     .family = &jf_bilateral_family,
      .estimate_name = "noise_sigma", .apply_noted = jf_op_bilateral},
     {.name = "guided",
      .summary = "guided filter (the image its own guide): edge-preserving, constant time in k",
      .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(GUIDED_P), .stat = "guided",
-     .family = &jf_guided_family, .default_ksize = 5, .max_ksize = JF_GUIDED_MAX_KSIZE,
+     .family = &jf_guided_family,
      .estimate_name = "noise_sigma", .apply_noted = jf_op_guided},
     {.name = "auto",
      .summary = "the denoiser chosen per image from its estimated noise: impulses, camera noise, or none",
      .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(AUTO_P), .stat = "nlmeans",
-     .family = &jf_nlmeans_family, .max_ksize = JF_NLM_MAX_SEARCH, .estimate_name = "estimate",
+     .family = &jf_nlmeans_family, .estimate_name = "estimate",
      .apply_noted = jf_op_auto},
     {.name = "estimate",
      .summary = "the noise of one image: Gaussian level, Poisson-Gaussian model, impulse density",
      .kind = JF_OP_ESTIMATE, .samples = S8 | S16, .stat = "estimate", .family = &jf_estimate_family,
      .estimate = jf_estimate_noise},
     {.name = "pad", .summary = "pad by k/2 on every side (what the filters read)", .kind = JF_OP_PAD,
-     .samples = S8 | S16, .exact = 1, PARAMS(PAD_P), .stat = "pad", .family = &jf_pad_family,
-     .default_ksize = 3, .max_ksize = 8193, .apply = pad_apply},
+     .samples = S8 | S16, .exact = 1, PARAMS(PAD_P), .stat = "pad", .family = &jf_pad_family, .apply = pad_apply},
     {.name = "psnr", .summary = "peak signal-to-noise ratio, dB", .kind = JF_OP_METRIC,
      .samples = S8 | S16, .stat = "psnr", .family = &jf_psnr_family, .measure = psnr_measure},
     {.name = "ssim", .summary = "mean SSIM (Wang et al. 2004, as scikit-image)", .kind = JF_OP_METRIC,
@@ -428,6 +424,23 @@ int jf_op_all_params(jf_param_def *out, int max)
 }
 
 /* Does any row of the family have variant v at k (on some device)? */
+/* The largest window an operation takes: the top of its ksize, max-ksize
+ * or search row, so the range is written once; a filter without one
+ * (auto) reads what its family's rows reach; 0 for the rest. */
+int jf_op_max_ksize(const jf_op *op)
+{
+    static const unsigned windows[] = {JF_P_KSIZE, JF_P_MAX_KSIZE, JF_P_SEARCH};
+    int i, j, top = 0;
+    for (j = 0; j < 3; j++)
+        for (i = 0; i < op->param_count; i++)
+            if (op->params[i].id == windows[j])
+                return (int)op->params[i].info.max;
+    if (op->kind == JF_OP_FILTER)
+        for (i = 0; i < op->family->row_count; i++)
+            top = op->family->rows[i].kmax > top ? op->family->rows[i].kmax : top;
+    return top;
+}
+
 int jf_op_has_variant(const jf_op *op, jf_variant v, int k)
 {
     int i;
@@ -459,7 +472,7 @@ static void appendf(char *out, size_t n, size_t *used, const char *fmt, ...)
 /* "k = 3 to 11", "k = 5", "k >= 13", "every k" within the operation's range */
 static void k_words(const jf_op *op, int kmin, int kmax, char *out, size_t n)
 {
-    const int top = op->max_ksize ? op->max_ksize : kmax;
+    const int top = jf_op_max_ksize(op) ? jf_op_max_ksize(op) : kmax;
     const int lo = kmin < 1 ? 1 : kmin, hi = kmax > top ? top : kmax;
     if (lo <= 1 && hi >= top)
         snprintf(out, n, "every k");
@@ -486,11 +499,11 @@ void jf_op_auto_rule(const jf_op *op, char *out, size_t n)
         const jf_auto_pref *p = &f->prefs[i];
         char ks[48];
         int rows = 0, said = 0;
-        if (op->max_ksize && p->kmin > op->max_ksize)
+        if (jf_op_max_ksize(op) && p->kmin > jf_op_max_ksize(op))
             continue;
         for (j = 0; j < i; j++) /* a variant's kernels are named once */
             said |= f->prefs[j].variant == p->variant &&
-                    !(op->max_ksize && f->prefs[j].kmin > op->max_ksize);
+                    !(jf_op_max_ksize(op) && f->prefs[j].kmin > jf_op_max_ksize(op));
         k_words(op, p->kmin, p->kmax, ks, sizeof ks);
         appendf(out, n, &used, "%s%s", used ? "; then " : "", jf_variant_name(p->variant));
         if (strcmp(ks, "every k") != 0)
@@ -500,7 +513,7 @@ void jf_op_auto_rule(const jf_op *op, char *out, size_t n)
         for (j = 0; j < f->row_count; j++) { /* where its kernels run */
             const jf_variant_row *r = &f->rows[j];
             char rk[48];
-            if (said || r->variant != p->variant || (op->max_ksize && r->kmin > op->max_ksize))
+            if (said || r->variant != p->variant || (jf_op_max_ksize(op) && r->kmin > jf_op_max_ksize(op)))
                 continue;
             k_words(op, r->kmin, r->kmax, rk, sizeof rk);
             appendf(out, n, &used, "%s%s", rows++ ? ", " : " (", r->what);

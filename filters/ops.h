@@ -182,8 +182,6 @@ typedef struct jf_op {
     int param_count;
     const char *stat;     /* name of the stats record of its main kernel */
     const jf_family *family;
-    int default_ksize;    /* 0: none (gauss: from sigma; conv: from the weights) */
-    int max_ksize;
     jf_npp_kind npp;
     const char *estimate_name; /* the JSON key of jf_op_note.estimate (NULL: none) */
     /* resolve the arguments once (weights); NULL: nothing to resolve */
@@ -205,6 +203,9 @@ extern const int jf_op_total;
 
 /* Does op take parameter `id` (JF_P_*)? */
 int jf_op_takes(const jf_op *op, unsigned id);
+/* The largest window it takes (the top of its ksize, max-ksize or search
+ * parameter; 0: none). */
+int jf_op_max_ksize(const jf_op *op);
 
 /* The public description of op (jetfilter/operations.h), made once from
  * the table (its wording too), and back. */

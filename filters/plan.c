@@ -209,9 +209,12 @@ jf_status jf_op_prepare(const jf_op *op, const jf_op_args *args, jf_op_plan *pla
     if ((st = row_defaults(op, &plan->args)) != JF_OK)
         return st;
     args = &plan->args;
-    plan->ksize = args->ksize ? args->ksize : op->default_ksize;
+    /* k as given, or the row's default (row_defaults); 0 where it follows
+     * from other parameters (sigma, weights) or from the image (the
+     * impulse filters' density) */
+    plan->ksize = args->ksize;
     if (jf_op_takes(op, JF_P_MAX_KSIZE)) /* the window's largest size is its k */
-        plan->ksize = args->max_ksize ? args->max_ksize : op->default_ksize;
+        plan->ksize = args->max_ksize;
     if (jf_op_takes(op, JF_P_MAX_KSIZE) && plan->ksize &&
         (st = check_int_field(op, JF_P_MAX_KSIZE, plan->ksize)) != JF_OK)
         return st;
@@ -264,7 +267,7 @@ uint64_t jf_op_plan_work_bytes(const jf_op_plan *plan, int w, int h, int channel
         return jf_conv_cpu_work_bytes(&shape, plan->kernel.ksize, plan->kernel.weights, threads);
     }
     /* a window chosen per image (auto-impulse): at most the operation's largest */
-    k = plan->ksize > 0 ? plan->ksize : plan->args.max_ksize > 0 ? plan->args.max_ksize : plan->op->max_ksize;
+    k = plan->ksize > 0 ? plan->ksize : plan->args.max_ksize > 0 ? plan->args.max_ksize : jf_op_max_ksize(plan->op);
     padded = (uint64_t)(w + k - 1) * (uint64_t)(h + k - 1) * (uint64_t)channels * (uint64_t)sample_bytes;
     if (plan->op->family == &jf_median_family)
         return plan->ksize <= 5 ? 0 : padded;

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "common.h"
 #include "filters/ops.h"
+#include "filters/denoise/denoise.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -118,6 +119,16 @@ static void test_ranges_and_variants(void **state)
     assert_null(jf_op_param(sw, "ksize"));
     assert_string_equal(jf_op_lookup("auto-impulse")->estimate_name, "impulse_density");
     assert_null(median->estimate_name);
+    /* the largest window: the top of the ksize, max-ksize or search row (the
+     * bench, calibrate and the memory estimate stop there); auto, with none,
+     * what its family's rows reach (search and patch) */
+    assert_int_equal(jf_op_max_ksize(jf_op_find("median")), JF_MEDIAN_MAX_KSIZE);
+    assert_int_equal(jf_op_max_ksize(jf_op_find("laplace")), 3);
+    assert_int_equal(jf_op_max_ksize(jf_op_find("switching-median")), JF_IMPULSE_MAX_KSIZE);
+    assert_int_equal(jf_op_max_ksize(jf_op_find("nlmeans")), JF_NLM_MAX_SEARCH);
+    assert_int_equal(jf_op_max_ksize(jf_op_find("auto")), JF_NLM_MAX_SEARCH + JF_NLM_MAX_PATCH - 1);
+    assert_int_equal(jf_op_max_ksize(jf_op_find("pad")), 8193);
+    assert_int_equal(jf_op_max_ksize(jf_op_find("psnr")), 0);
 }
 
 static void test_plan_set_and_errors(void **state)
