@@ -39,10 +39,12 @@ TESTS = {
                 'test_filters', 'test_impulse', 'test_codecs', 'test_cli'],
     'core': ['test_api', 'test_profile', 'test_resolve', 'test_ops', 'test_metrics',
              'test_pipeline', 'test_codecs', 'test_filters', 'test_cli', 'test_hostile'],
-    'io': ['test_codecs', 'test_api', 'test_hostile', 'test_cli'],
-    'pipeline': ['test_pipeline', 'test_shard', 'test_cli', 'test_stream', 'test_hostile'],
-    'cli': ['test_options', 'test_cli', 'test_shard', 'test_ops', 'test_stream', 'test_power', 'test_hostile',
-            'test_docs', 'test_schema'],
+    'io': ['test_codecs', 'test_api', 'test_faults', 'test_hostile', 'test_cli', 'test_safety'],
+    'pipeline': ['test_pipeline', 'test_shard', 'test_faults', 'test_cli', 'test_stream', 'test_hostile',
+                 'test_safety'],
+    'cli': ['test_options', 'test_cli', 'test_faults', 'test_shard', 'test_ops', 'test_stream', 'test_power',
+            'test_hostile', 'test_safety', 'test_docs', 'test_schema'],
+    'calib': ['test_power', 'test_cli'],
 }
 
 # (pattern, replacement, name): each match in a code line is one mutant.
