@@ -251,10 +251,8 @@ jf_status jf_jpeg_decode(jf_context *frame_ctx, const unsigned char *bytes, size
             jpeg_save_markers(&cinfo, JPEG_APP0 + n, 0xFFFF);
     jpeg_save_markers(&cinfo, JPEG_COM, 0xFFFF);
     jpeg_read_header(&cinfo, TRUE);
-
-    st = jf_check_dims("JPEG header", cinfo.image_width, cinfo.image_height, 1);
-    if (st != JF_OK)
-        goto done;
+    /* the size was held to the limits by the pre-scan, from the same SOF
+     * libjpeg reads (a height of 0 it refuses itself) */
     switch (cinfo.jpeg_color_space) {
     case JCS_GRAYSCALE:
         cinfo.out_color_space = JCS_GRAYSCALE;
