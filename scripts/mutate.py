@@ -44,7 +44,7 @@ TESTS = {
                  'test_safety'],
     'cli': ['test_options', 'test_cli', 'test_faults', 'test_shard', 'test_ops', 'test_stream', 'test_power',
             'test_hostile', 'test_safety', 'test_docs', 'test_schema'],
-    'calib': ['test_power', 'test_cli'],
+    'calib': ['test_power', 'test_power_nvml', 'test_cli'],
 }
 
 # (pattern, replacement, name): each match in a code line is one mutant.
