@@ -50,6 +50,57 @@ static void test_mode_from_status_file(void **state)
     t_rmtree(root);
 }
 
+/* With no sysfs root, the mode comes from `nvpmodel -q` (a stand-in on
+ * PATH prints what JetPack 4.6's prints); the list of online CPUs takes
+ * ranges and single CPUs and refuses anything else. */
+static void test_mode_from_nvpmodel(void **state)
+{
+    const char *dir = t_make_tmpdir();
+    char path[1200], *old_path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    jf_power_mode m;
+    (void)state;
+    put(dir, "/nvpmodel", "#!/bin/sh\n[ \"$1\" = -q ] || exit 2\n"
+                          "echo 'NV Fan Mode:quiet'\necho 'NV Power Mode: MAXN'\necho 0\n");
+    snprintf(path, sizeof path, "%s/nvpmodel", dir);
+    assert_int_equal(chmod(path, 0755), 0);
+    snprintf(path, sizeof path, "%s:%s", dir, old_path ? old_path : "/usr/bin:/bin");
+    setenv("PATH", path, 1);
+    unsetenv("JF_SYSFS_ROOT");
+    jf_power_read_mode("", &m);
+    assert_int_equal(m.mode_id, 0);
+    assert_string_equal(m.mode_name, "MAXN");
+    assert_string_equal(m.source, "nvpmodel -q");
+    /* a mode number before any "Power Mode:" line is not the mode's */
+    put(dir, "/nvpmodel", "#!/bin/sh\necho 7\necho 'NV Power Mode: 5W'\necho 1\n");
+    jf_power_read_mode("", &m);
+    assert_int_equal(m.mode_id, 1);
+    assert_string_equal(m.mode_name, "5W");
+    if (old_path)
+        setenv("PATH", old_path, 1);
+    free(old_path);
+    t_rmtree(dir);
+}
+
+static void test_cpus_online(void **state)
+{
+    static const struct {
+        const char *text;
+        int count;
+    } cases[] = {{"7\n", 1}, {"0-3,6\n", 5}, {"0,2,4-5\n", 4}, {"0-3x\n", -1}, {"x\n", -1},
+                 {"0-3;4\n", -1}};
+    const char *root = t_make_tmpdir();
+    jf_power_mode m;
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        put(root, "/sys/devices/system/cpu/online", cases[i].text);
+        jf_power_read_mode(root, &m);
+        if (m.cpus_online != cases[i].count)
+            fail_msg("online '%s': %d CPUs, wanted %d", cases[i].text, m.cpus_online, cases[i].count);
+    }
+    t_rmtree(root);
+}
+
 static void test_nothing_readable(void **state)
 {
     const char *root = t_make_tmpdir();
@@ -220,6 +271,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mode_from_status_file),
+        cmocka_unit_test(test_mode_from_nvpmodel),
+        cmocka_unit_test(test_cpus_online),
         cmocka_unit_test(test_nothing_readable),
         cmocka_unit_test(test_ina3221_iio),
         cmocka_unit_test(test_ina3221_hwmon),
