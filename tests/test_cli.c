@@ -114,6 +114,11 @@ static void test_usage_errors(void **state)
     assert_non_null(strstr(g_out, JF_VERSION_STRING));
     assert_int_equal(run("denoise --help"), 0);
     assert_non_null(strstr(g_out, "--border MODE"));
+    /* `help COMMAND` is that command's help, the first command's too */
+    assert_int_equal(run("help denoise"), 0);
+    assert_non_null(strstr(g_out, "--border MODE"));
+    assert_int_equal(run("help serve"), 0);
+    assert_non_null(strstr(g_out, "--max-request"));
     /* --device: one index, a list or all for denoise; one only elsewhere */
     assert_int_equal(run("denoise in -o out2 --device 0,0"), 2);
     assert_non_null(strstr(g_out, "named twice"));
