@@ -306,6 +306,13 @@ static void test_four_shards_equal_one_run(void **state)
     assert_non_null(strstr(g_out, "number of shards"));
     assert_int_equal(sh("$J report merge s0.json in/c/broken.jpg"), 1);
     assert_non_null(strstr(g_out, "not a jetfilter --json report"));
+    /* a report without its settings, or with a shard index past its count */
+    assert_int_equal(sh("sed -E 's/\"settings\"[[:space:]]*:/\"settingz\":/' s0.json > nos.json && "
+                        "$J report merge nos.json s1.json s2.json s3.json"), 1);
+    assert_non_null(strstr(g_out, "no settings or shard record"));
+    assert_int_equal(sh("sed -E 's/\"index\"[[:space:]]*:[[:space:]]*0/\"index\": 7/' s0.json > idx.json && "
+                        "$J report merge idx.json s1.json s2.json s3.json"), 1);
+    assert_non_null(strstr(g_out, "shard record is incomplete"));
     assert_int_equal(sh("$J report merge"), 2);
     assert_int_equal(sh("$J report s0.json"), 2);
 
