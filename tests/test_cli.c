@@ -261,6 +261,30 @@ static void test_metrics_command(void **state)
     assert_non_null(strstr(g_out, "\"ssim\":0.3618752"));
     assert_int_equal(run("metrics clean_chelsea.png in/sub/grey.png"), 1);
     assert_non_null(strstr(g_out, "cannot compare"));
+    {   /* one dimension apart is enough: the same size in grey, one row fewer */
+        jf_picture clean, other;
+        char path[2048];
+        jf_encode_options e = jf_encode_defaults();
+        int y, x, k;
+        e.format = JF_FORMAT_PNG;
+        snprintf(path, sizeof path, "%s/clean_chelsea.png", g_dir);
+        assert_int_equal(jf_picture_read(path, &clean), JF_OK);
+        for (k = 0; k < 2; k++) {
+            const int ch = k == 0 ? 1 : clean.color.channels, h = clean.color.height - k;
+            memset(&other, 0, sizeof other);
+            assert_int_equal(jf_image_alloc(&other.color, clean.color.width, h, ch), JF_OK);
+            for (y = 0; y < h; y++)
+                for (x = 0; x < clean.color.width * ch; x++)
+                    other.color.data[(size_t)y * other.color.stride + x] =
+                        clean.color.data[(size_t)y * clean.color.stride + x];
+            snprintf(path, sizeof path, "%s/apart%d.png", g_dir, k);
+            assert_int_equal(jf_picture_write(path, &other, &e), JF_OK);
+            jf_picture_free(&other);
+            assert_int_equal(run("metrics clean_chelsea.png apart%d.png", k), 1);
+            assert_non_null(strstr(g_out, "cannot compare"));
+        }
+        jf_picture_free(&clean);
+    }
     assert_int_equal(run("metrics clean_chelsea.png in/CHELSEA.PNG in/CHELSEA.PNG"), 2);
     /* one image: its noise, Gaussian of level 20 added to the clean photo */
     assert_int_equal(run("metrics in/CHELSEA.PNG --json"), 0);
