@@ -464,6 +464,18 @@ static void test_reference_json(void **state)
     assert_non_null(strstr(g_out, "\"latency_p99_ms\":"));
     assert_non_null(strstr(g_out, "\"frames_measured\":4"));
     assert_non_null(strstr(g_out, "\"mean_psnr_y_db\":"));
+    {   /* the summary's filter time a frame is the frames' own, averaged */
+        double sum = 0.0, each;
+        int frames = 0;
+        for (at = g_out; (at = strstr(at, "\"filter_ms\":")) != NULL; at += 12, frames++)
+            sum += strtod(at + 12, NULL);
+        at = strstr(g_out, "\"filter_ms_per_frame\":");
+        assert_non_null(at);
+        each = strtod(at + 22, NULL);
+        assert_int_equal(frames, 4);
+        if (fabs(each - sum / frames) > 1e-6 * (1.0 + sum))
+            fail_msg("filter_ms_per_frame %g, the frames' mean %g", each, sum / frames);
+    }
     for (p = 0; p < 3; p++) {
         jf_image_free(&a[p]);
         jf_image_free(&b[p]);
