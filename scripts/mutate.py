@@ -36,7 +36,7 @@ SCRIPT_TESTS = ('test_docs', 'test_schema')
 # stops at the first failure).
 TESTS = {
     'filters': ['test_ops', 'test_resolve', 'test_api', 'test_metrics', 'test_launch_list',
-                'test_filters', 'test_impulse', 'test_codecs', 'test_cli'],
+                'test_filters', 'test_impulse', 'test_denoise', 'test_codecs', 'test_cli'],
     'core': ['test_api', 'test_profile', 'test_resolve', 'test_ops', 'test_metrics',
              'test_pipeline', 'test_codecs', 'test_filters', 'test_cli', 'test_hostile'],
     'io': ['test_codecs', 'test_api', 'test_faults', 'test_hostile', 'test_cli', 'test_safety'],
