@@ -522,6 +522,15 @@ static void test_image_contracts(void **state)
     int v, i;
     (void)state;
     assert_int_equal(jf_image_alloc(&a, 7, 5, 3), JF_OK);
+    /* NULL options: refused, naming the call */
+    assert_int_equal(jf_median(NULL, &a, &b, NULL), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "jf_median: options are NULL"));
+    assert_int_equal(jf_convolve(NULL, &a, &b, NULL), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "jf_convolve: options are NULL"));
+    assert_int_equal(jf_adaptive_median(NULL, &a, &b, NULL), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "options are NULL"));
+    assert_int_equal(jf_add_noise(NULL, &a, NULL), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "jf_add_noise: options are NULL"));
     for (i = 0; i < 4; i++) {
         jf_image_free(&b);
         assert_int_equal(jf_image_alloc_as(&b, 7 + (i == 0), 5 + (i == 1), 3 - 2 * (i == 2),
