@@ -10,6 +10,8 @@
  * through the wrappers too.
  */
 #include "common.h"
+
+#include <errno.h>
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/stats.h"
@@ -23,6 +25,7 @@
 #include <string.h>
 
 static atomic_long g_allocs, g_threads;
+static atomic_int g_refuse_threads; /* 1: every thread start fails (EAGAIN) */
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t m);
@@ -51,6 +54,8 @@ void *__wrap_realloc(void *p, size_t n)
 int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg)
 {
     atomic_fetch_add(&g_threads, 1);
+    if (atomic_load(&g_refuse_threads))
+        return EAGAIN;
     return __real_pthread_create(t, a, f, arg);
 }
 
@@ -515,6 +520,34 @@ static void test_sample_type(void **state)
  * 257 exactly (every value), refuses device memory, unknown types and an
  * output of another shape; an allocation refuses empty and oversized
  * images and a NULL image. */
+/* A context whose worker threads cannot start (a process at its thread
+ * limit) still filters every band, in the calling thread, to the same
+ * bytes as a context of one thread. */
+static void test_threads_refused(void **state)
+{
+    jf_image src = t_random_image(301, 97, 3, 5, 41), one = {0}, many = {0};
+    jf_context_options o = jf_context_defaults();
+    jf_median_options mo = jf_median_defaults();
+    jf_context *c1, *c4;
+    (void)state;
+    o.backend = JF_BACKEND_CPU;
+    o.threads = 1;
+    assert_int_equal(jf_context_create(&o, &c1), JF_OK);
+    o.threads = 4;
+    atomic_store(&g_refuse_threads, 1);
+    assert_int_equal(jf_context_create(&o, &c4), JF_OK);
+    mo.ksize = 7;
+    assert_int_equal(jf_median(c1, &src, &one, &mo), JF_OK);
+    assert_int_equal(jf_median(c4, &src, &many, &mo), JF_OK);
+    atomic_store(&g_refuse_threads, 0);
+    assert_true(t_images_equal(&one, &many));
+    jf_image_free(&one);
+    jf_image_free(&many);
+    jf_image_free(&src);
+    jf_context_destroy(c1);
+    jf_context_destroy(c4);
+}
+
 static void test_image_contracts(void **state)
 {
     jf_image a = {0}, b = {0}, wide = {0}, narrow = {0};
@@ -710,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_context_frames),
         cmocka_unit_test(test_context_codec),
         cmocka_unit_test(test_sample_type),
+        cmocka_unit_test(test_threads_refused),
         cmocka_unit_test(test_image_contracts),
         cmocka_unit_test(test_core_edges),
         cmocka_unit_test(test_context_resources),
