@@ -47,6 +47,12 @@ TESTS = {
     'calib': ['test_power', 'test_power_nvml', 'test_cli'],
 }
 
+# Code that runs only where a GPU (or its driver's library) is: a CPU
+# build compiles it but no CPU test can reach it, so its mutants would
+# only measure that.  Left out of the sample and named in the summary;
+# the GPU tests (scripts/gpu.sh test) are what holds it.
+GPU_ONLY = ('io/codec_nvjpeg.c',)
+
 # (pattern, replacement, name): each match in a code line is one mutant.
 OPERATORS = [
     (r'(?<![<>=!])==(?!=)', '!=', 'eq->ne'),
@@ -159,6 +165,10 @@ def main():
         else:
             files.append(os.path.relpath(full, ROOT))
     by_folder = {}
+    gpu_only = [f for f in files if f in GPU_ONLY]
+    files = [f for f in files if f not in GPU_ONLY]
+    if gpu_only:
+        print('left out (run only with a GPU): %s' % ', '.join(gpu_only))
     for f in sorted(files):
         for i, new, name in mutants_of(os.path.join(ROOT, f)):
             by_folder.setdefault(folder_of(f), []).append((f, i, new, name))
