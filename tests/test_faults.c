@@ -126,7 +126,6 @@ int __wrap_rename(const char *from, const char *to)
     return __real_rename(from, to);
 }
 
-static char g_tmp[256];
 static char g_err[16384];
 
 static void arm(enum fault kind, int nth)
@@ -136,7 +135,7 @@ static void arm(enum fault kind, int nth)
     g_f.nth = nth;
 }
 
-/* `jetfilter ARGS...` in this process, in g_tmp, with stdout to a file
+/* `jetfilter ARGS...` in this process, in g_dir, with stdout to a file
  * (or /dev/null) and stderr captured in g_err; its exit status. */
 static int run_here(const char *stdout_file, int argc, char **argv)
 {
@@ -146,8 +145,8 @@ static int run_here(const char *stdout_file, int argc, char **argv)
     size_t n;
     char cwd[512];
     assert_non_null(getcwd(cwd, sizeof cwd));
-    assert_int_equal(chdir(g_tmp), 0);
-    snprintf(path, sizeof path, "%s/stderr.txt", g_tmp);
+    assert_int_equal(chdir(g_dir), 0);
+    snprintf(path, sizeof path, "%s/stderr.txt", g_dir);
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     assert_true(fd >= 0);
     fflush(stdout);
@@ -178,7 +177,7 @@ static int present(const char *rel)
 {
     char path[512];
     struct stat sb;
-    snprintf(path, sizeof path, "%s/%s", g_tmp, rel);
+    snprintf(path, sizeof path, "%s/%s", g_dir, rel);
     return stat(path, &sb) == 0 && sb.st_size > 0;
 }
 
@@ -186,7 +185,7 @@ static void check_image(const char *rel)
 {
     char path[512];
     jf_picture p;
-    snprintf(path, sizeof path, "%s/%s", g_tmp, rel);
+    snprintf(path, sizeof path, "%s/%s", g_dir, rel);
     assert_int_equal(jf_picture_read(path, &p), JF_OK);
     assert_int_equal(p.color.width, 451);
     jf_picture_free(&p);
@@ -194,35 +193,22 @@ static void check_image(const char *rel)
 
 static int setup(void **state)
 {
-    static const char *names[] = {"a.png", "b.png", "c.png"};
-    unsigned char *bytes;
-    size_t n;
-    int i;
+    char path[512];
     (void)state;
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/jf-faults-XXXXXX");
-    assert_non_null(mkdtemp(g_tmp));
-    assert_int_equal(jf_read_file(t_source_path("samples/images/chelsea.png"), 1 << 26, &bytes, &n), JF_OK);
-    for (i = 0; i < 3; i++) {
-        char path[512];
-        FILE *f;
-        snprintf(path, sizeof path, "%s/in", g_tmp);
-        mkdir(path, 0755);
-        snprintf(path, sizeof path, "%s/in/%s", g_tmp, names[i]);
-        f = fopen(path, "wb");
-        assert_non_null(f);
-        assert_int_equal(fwrite(bytes, 1, n, f), n);
-        fclose(f);
-    }
-    free(bytes);
+    snprintf(g_dir, sizeof g_dir, "%s", t_make_tmpdir());
+    snprintf(path, sizeof path, "%s/in", g_dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    copy_in("samples/images/chelsea.png", "in/a.png", 0);
+    copy_in("samples/images/chelsea.png", "in/b.png", 0);
+    copy_in("samples/images/chelsea.png", "in/c.png", 0);
     return 0;
 }
 
 static int teardown(void **state)
 {
-    char cmd[600];
     (void)state;
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
-    return system(cmd) == 0 ? 0 : -1;
+    t_rmtree(g_dir);
+    return 0;
 }
 
 /* The folder's outputs after a batch in which the second file's output
@@ -234,9 +220,9 @@ static void batch_with(enum fault kind, const char *reason)
     const char *outs[] = {"out/a.png", "out/b.png", "out/c.png"};
     char failed_line[512] = "";
     int i, whole = 0, missing = -1;
-    char rm[600];
-    snprintf(rm, sizeof rm, "rm -rf '%s/out'", g_tmp);
-    assert_int_equal(system(rm), 0);
+    char out_dir[512];
+    snprintf(out_dir, sizeof out_dir, "%s/out", g_dir);
+    t_rmtree(out_dir);
     arm(kind, 2);
     assert_int_equal(run_here(NULL, 7, argv), JF_EXIT_FAILED);
     if (g_f.hits == 0)
@@ -257,11 +243,7 @@ static void batch_with(enum fault kind, const char *reason)
     snprintf(failed_line, sizeof failed_line, "%s", outs[missing]);
     if (!strstr(g_err, failed_line))
         fail_msg("the failed output %s is not named in: %s", failed_line, g_err);
-    {
-        char out_dir[512];
-        snprintf(out_dir, sizeof out_dir, "%s/out", g_tmp);
-        assert_int_equal(leftovers(out_dir), 0);
-    }
+    assert_int_equal(leftovers(out_dir), 0);
     for (i = 0; i < 3; i++) {
         static const char *ins[] = {"in/a.png", "in/b.png", "in/c.png"};
         check_image(ins[i]);
@@ -310,7 +292,7 @@ static void test_standard_output_full(void **state)
     char *argv[] = {"jetfilter", "denoise", "in/a.png", "-o", "-", "--format", "png", NULL};
     char out[512];
     (void)state;
-    snprintf(out, sizeof out, "%s/stdout.bin", g_tmp);
+    snprintf(out, sizeof out, "%s/stdout.bin", g_dir);
     arm(F_STDOUT, 0);
     assert_int_equal(run_here(out, 7, argv), JF_EXIT_FAILED);
     assert_true(g_f.hits > 0);
@@ -334,7 +316,7 @@ static void test_report_fails(void **state)
     assert_false(present("report.json"));
     check_image("rep/a.png");
     check_image("rep/c.png");
-    assert_int_equal(leftovers(g_tmp), 0);
+    assert_int_equal(leftovers(g_dir), 0);
 }
 
 int main(void)
