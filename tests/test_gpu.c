@@ -1298,6 +1298,16 @@ static void ops_table_filter(const jf_op *op, jf_image *src, const char *input, 
         }
 }
 
+/* Does the operation's family have a row of variant v? */
+static int family_has(const jf_op *op, jf_variant v)
+{
+    int r;
+    for (r = 0; r < op->family->row_count; r++)
+        if (op->family->rows[r].variant == v)
+            return 1;
+    return 0;
+}
+
 /* Every filter of the operation table against the CPU, on random data and
  * on the same with 40% salt and pepper: bytes equal for the exact
  * operations (the medians), within 1 level for the convolutions.  Every
@@ -1318,10 +1328,7 @@ static void test_ops_table(void **state)
         ops_table_filter(op, &random, "random data", compared);
         ops_table_filter(op, &noisy, "40% salt and pepper", compared);
         for (v = 0; v < JF_VARIANT_COUNT; v++) {
-            int r, has = 0;
-            for (r = 0; r < op->family->row_count; r++)
-                has |= op->family->rows[r].variant == (jf_variant)v;
-            if ((has && v != JF_VARIANT_CPU) || v == JF_VARIANT_AUTO) {
+            if ((family_has(op, (jf_variant)v) && v != JF_VARIANT_CPU) || v == JF_VARIANT_AUTO) {
                 if (!compared[v])
                     fail_msg("%s: no case of variant %s was compared", op->name,
                              jf_variant_name((jf_variant)v));
@@ -1362,10 +1369,7 @@ static void defaults_case(const jf_op *op, jf_border border, jf_image *src, cons
     for (v = JF_VARIANT_AUTO; v < JF_VARIANT_COUNT; v++) {
         jf_image got;
         jf_status st;
-        int r, has = v == JF_VARIANT_AUTO;
-        for (r = 0; r < op->family->row_count; r++)
-            has |= op->family->rows[r].variant == (jf_variant)v;
-        if (v == JF_VARIANT_CPU || !has)
+        if (v == JF_VARIANT_CPU || (v != JF_VARIANT_AUTO && !family_has(op, (jf_variant)v)))
             continue;
         got = t_poisoned_like(src, 2);
         st = op_apply(&plan, (jf_variant)v, g_gpu, src, &got);
