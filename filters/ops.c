@@ -472,7 +472,7 @@ static void appendf(char *out, size_t n, size_t *used, const char *fmt, ...)
 /* "k = 3 to 11", "k = 5", "k >= 13", "every k" within the operation's range */
 static void k_words(const jf_op *op, int kmin, int kmax, char *out, size_t n)
 {
-    const int top = jf_op_max_ksize(op) ? jf_op_max_ksize(op) : kmax;
+    const int op_top = jf_op_max_ksize(op), top = op_top ? op_top : kmax;
     const int lo = kmin < 1 ? 1 : kmin, hi = kmax > top ? top : kmax;
     if (lo <= 1 && hi >= top)
         snprintf(out, n, "every k");
@@ -488,6 +488,7 @@ static void k_words(const jf_op *op, int kmin, int kmax, char *out, size_t n)
 void jf_op_auto_rule(const jf_op *op, char *out, size_t n)
 {
     const jf_family *f = op->family;
+    const int top = jf_op_max_ksize(op); /* rows from beyond it are not this operation's */
     size_t used = 0;
     int i, j;
     out[0] = '\0';
@@ -499,11 +500,11 @@ void jf_op_auto_rule(const jf_op *op, char *out, size_t n)
         const jf_auto_pref *p = &f->prefs[i];
         char ks[48];
         int rows = 0, said = 0;
-        if (jf_op_max_ksize(op) && p->kmin > jf_op_max_ksize(op))
+        if (top && p->kmin > top)
             continue;
         for (j = 0; j < i; j++) /* a variant's kernels are named once */
             said |= f->prefs[j].variant == p->variant &&
-                    !(jf_op_max_ksize(op) && f->prefs[j].kmin > jf_op_max_ksize(op));
+                    !(top && f->prefs[j].kmin > top);
         k_words(op, p->kmin, p->kmax, ks, sizeof ks);
         appendf(out, n, &used, "%s%s", used ? "; then " : "", jf_variant_name(p->variant));
         if (strcmp(ks, "every k") != 0)
@@ -513,7 +514,7 @@ void jf_op_auto_rule(const jf_op *op, char *out, size_t n)
         for (j = 0; j < f->row_count; j++) { /* where its kernels run */
             const jf_variant_row *r = &f->rows[j];
             char rk[48];
-            if (said || r->variant != p->variant || (jf_op_max_ksize(op) && r->kmin > jf_op_max_ksize(op)))
+            if (said || r->variant != p->variant || (top && r->kmin > top))
                 continue;
             k_words(op, r->kmin, r->kmax, rk, sizeof rk);
             appendf(out, n, &used, "%s%s", rows++ ? ", " : " (", r->what);
