@@ -9,7 +9,7 @@
 #include "calib/power.h"
 #include "cli/cli.h"
 #include "core/parse.h"
-#include "cli/json.h"
+#include "jobs/json.h"
 #include "core/names.h"
 #include "core/util.h"
 #include "io/io.h"
@@ -27,7 +27,7 @@
 #endif
 
 typedef struct bench {
-    cli_settings *s;
+    job_settings *s;
     jf_sweep sw;
     jf_picture photo;
     char photo_path[4096];   /* the photo tiled (--photo, or the installed default) */
@@ -42,15 +42,15 @@ static int parse_ints(const char *text, int *out, int max, const char *what)
     char buf[1024], *tok[JF_SWEEP_MAX + 1];
     int n, i;
     snprintf(buf, sizeof buf, "%s", text);
-    n = cli_split(buf, tok, JF_SWEEP_MAX + 1);
+    n = job_split(buf, tok, JF_SWEEP_MAX + 1);
     if (n > max) {
-        cli_error("jetfilter bench: at most %d %s values", max, what);
+        job_error("jetfilter bench: at most %d %s values", max, what);
         return -1;
     }
     for (i = 0; i < n; i++) {
         long long v;
         if (jf_parse_ll(tok[i], &v) || v < 1 || v > 100000) {
-            cli_error("jetfilter bench: bad %s list '%s'", what, text);
+            job_error("jetfilter bench: bad %s list '%s'", what, text);
             return -1;
         }
         out[i] = (int)v;
@@ -63,11 +63,11 @@ static int parse_sizes(const char *text, int (*out)[2], int max)
     char buf[1024], *tok[JF_SWEEP_MAX + 1];
     int n, i;
     snprintf(buf, sizeof buf, "%s", text);
-    n = cli_split(buf, tok, JF_SWEEP_MAX + 1);
+    n = job_split(buf, tok, JF_SWEEP_MAX + 1);
     for (i = 0; i < n; i++) {
         int w, h;
         if (i == max || jf_parse_wxh(tok[i], 999999, &w, &h)) {
-            cli_error("jetfilter bench: bad size list '%s' (want WxH,WxH,...)", text);
+            job_error("jetfilter bench: bad size list '%s' (want WxH,WxH,...)", text);
             return -1;
         }
         out[i][0] = w;
@@ -82,7 +82,7 @@ static int parse_names(const char *text, const char *const *names, int *out, int
     char buf[1024], *tok[16];
     int n, i;
     snprintf(buf, sizeof buf, "%s", text); /* the parser held lists to 1024 bytes */
-    n = cli_split(buf, tok, 16);
+    n = job_split(buf, tok, 16);
     if (n > max)
         n = max;
     for (i = 0; i < n; i++)
@@ -114,7 +114,7 @@ static int fixed_k(const jf_sweep *sw, int oi, int ks_given, int *k)
         if (ks_given && a.ksize > jf_op_max_ksize(sw->ops[oi]))
             continue;
         if (jf_op_prepare(sw->ops[oi], &a, &plan) != JF_OK) {
-            cli_error("jetfilter bench: --filter %s: %s", sw->ops[oi]->name, jf_last_error());
+            job_error("jetfilter bench: --filter %s: %s", sw->ops[oi]->name, jf_last_error());
             return JF_EXIT_USAGE;
         }
         if (!ks_given)
@@ -124,18 +124,18 @@ static int fixed_k(const jf_sweep *sw, int oi, int ks_given, int *k)
     return 0;
 }
 
-static int configure_ops(jf_sweep *sw, const cli_settings *s, int ks_given)
+static int configure_ops(jf_sweep *sw, const job_settings *s, int ks_given)
 {
     const jf_param_def *params;
     char buf[1024], *tok[JF_SWEEP_MAX];
     int n, i, p, count, rc;
     snprintf(buf, sizeof buf, "%s", s->filter ? s->filter : "median,conv");
-    n = cli_split(buf, tok, JF_SWEEP_MAX);
-    params = cli_params(&count);
+    n = job_split(buf, tok, JF_SWEEP_MAX);
+    params = job_params(&count);
     for (i = 0; i < n; i++) {
         const jf_op *op = jf_op_find(tok[i]);
         if (!op || op->kind == JF_OP_NOISE) {
-            cli_error("jetfilter bench: --filter %s: not something the bench measures", tok[i]);
+            job_error("jetfilter bench: --filter %s: not something the bench measures", tok[i]);
             return JF_EXIT_USAGE;
         }
         sw->ops[sw->nops] = op;
@@ -143,7 +143,7 @@ static int configure_ops(jf_sweep *sw, const cli_settings *s, int ks_given)
         for (p = 0; p < count; p++)
             if (s->param[p] && !swept(params[p].info.name) && jf_op_param_def(op, params[p].info.name) &&
                 jf_op_args_set(op, &sw->op_args[sw->nops], params[p].info.name, s->param[p]) != JF_OK) {
-                cli_error("jetfilter bench: %s", jf_last_error());
+                job_error("jetfilter bench: %s", jf_last_error());
                 return JF_EXIT_USAGE;
             }
         if ((rc = fixed_k(sw, sw->nops, ks_given, &sw->op_k[sw->nops])) != 0)
@@ -156,7 +156,7 @@ static int configure_ops(jf_sweep *sw, const cli_settings *s, int ks_given)
         for (i = 0; i < sw->nops; i++)
             taken |= jf_op_param_def(sw->ops[i], params[p].info.name) != NULL;
         if (s->param_given[p] && !taken) {
-            cli_error("jetfilter bench: --%s is not a setting of any --filter given",
+            job_error("jetfilter bench: --%s is not a setting of any --filter given",
                     params[p].info.name);
             return JF_EXIT_USAGE;
         }
@@ -164,13 +164,13 @@ static int configure_ops(jf_sweep *sw, const cli_settings *s, int ks_given)
     return 0;
 }
 
-static int configure(bench *b, cli_settings *s)
+static int configure(bench *b, job_settings *s)
 {
     static const int seed_sizes[][2] = {{345, 194}, {493, 277}, {705, 396}, {1007, 567},
                                         {1440, 810}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
     jf_sweep *sw = &b->sw;
-    const char *ks = cli_param(s, "ksize"), *variants = cli_param(s, "variant");
-    const char *borders = cli_param(s, "border"), *block = cli_param(s, "block");
+    const char *ks = job_param(s, "ksize"), *variants = job_param(s, "variant");
+    const char *borders = job_param(s, "border"), *block = job_param(s, "block");
     int tmp[JF_SWEEP_MAX], i, n;
     if (s->sizes) {
         if ((sw->nsizes = parse_sizes(s->sizes, sw->sizes, JF_SWEEP_MAX)) < 0)
@@ -184,7 +184,7 @@ static int configure(bench *b, cli_settings *s)
             return JF_EXIT_USAGE;
         for (i = 0; i < sw->nks; i++)
             if (sw->ks[i] % 2 == 0) {
-                cli_error("jetfilter bench: kernel size %d is even", sw->ks[i]);
+                job_error("jetfilter bench: kernel size %d is even", sw->ks[i]);
                 return JF_EXIT_USAGE;
             }
     } else {
@@ -206,7 +206,7 @@ static int configure(bench *b, cli_settings *s)
             return JF_EXIT_USAGE;
         for (i = 0; i < sw->nchannels; i++)
             if (sw->channels[i] != 1 && sw->channels[i] != 3) {
-                cli_error("jetfilter bench: channels are 1 or 3");
+                job_error("jetfilter bench: channels are 1 or 3");
                 return JF_EXIT_USAGE;
             }
     } else {
@@ -218,7 +218,7 @@ static int configure(bench *b, cli_settings *s)
             return JF_EXIT_USAGE;
         for (i = 0; i < sw->ndepths; i++)
             if (sw->depths[i] != 8 && sw->depths[i] != 16) {
-                cli_error("jetfilter bench: --depth: 8 or 16 bits");
+                job_error("jetfilter bench: --depth: 8 or 16 bits");
                 return JF_EXIT_USAGE;
             }
     }
@@ -231,7 +231,7 @@ static int configure(bench *b, cli_settings *s)
         sw->nbackends = 1;
     }
     if (block && jf_op_block_parse(block, &sw->block_x, &sw->block_y) != 0) { /* checked by the parser */
-        cli_error("jetfilter bench: --block %s: one WxH", block);
+        job_error("jetfilter bench: --block %s: one WxH", block);
         return JF_EXIT_USAGE;
     }
     return 0;
@@ -278,7 +278,7 @@ static void on_cell(void *user, const jf_sweep_cell *r)
         snprintf(ceil, sizeof ceil, "%6.2f%%", r->pct_ceiling);
     if (!isnan(r->energy_mj))
         snprintf(energy, sizeof energy, " %8.3f mJ %6.2f W", r->energy_mj, r->mean_w);
-    if (!cli_quiet)
+    if (!job_quiet)
         printf("%-12s %2d %-16s %-9s %-4s %-13s %2d %9.4f %9.4f %9.4f %8.1f %8.1f %7s %7s %-17s %s%s\n",
                size, r->channels, r->filter, r->border, r->backend, r->variant, r->k, r->ms,
                r->min_ms, r->max_ms, r->mpix_s, r->gbps, peak, ceil, npp, r->check, energy);
@@ -300,7 +300,7 @@ static void on_backend(void *user, jf_backend backend, const jf_device_info *d, 
                        double mb)
 {
     (void)user;
-    if (cli_quiet)
+    if (job_quiet)
         return;
     if (backend == JF_BACKEND_CUDA && d)
         printf("# %s, cc %d.%d, %d SMs, L2 %.0f MB; theoretical %.1f GB/s (%s); "
@@ -318,7 +318,7 @@ static void on_backend(void *user, jf_backend backend, const jf_device_info *d, 
 static void on_log(void *user, const char *msg)
 {
     (void)user;
-    cli_log("jetfilter bench: %s", msg);
+    job_log("jetfilter bench: %s", msg);
 }
 
 static void read_cpu_model(char *out, size_t n)
@@ -449,16 +449,16 @@ static int write_json(const bench *b, const bench_meta *m)
     json_close(&j, ']');
     json_close(&j, '}');
     json_raw(&j, "\n");
-    ok = !j.fail && cli_json_write(b->s->json, j.data, j.len);
+    ok = !j.fail && job_json_write(b->s->json, j.data, j.len);
     if (!ok)
-        cli_error("jetfilter bench: %s", j.fail ? "out of memory for JSON" : jf_last_error());
+        job_error("jetfilter bench: %s", j.fail ? "out of memory for JSON" : jf_last_error());
     free(j.data);
     return ok;
 }
 
 static void print_header(const bench *b, const bench_meta *m)
 {
-    if (cli_quiet)
+    if (job_quiet)
         return;
     printf("# jetfilter %s (%s), %s, CPU %s (%d threads)\n", JF_VERSION_STRING, JF_GIT_REVISION,
            m->date, m->cpu_model, jf_cpu_count());
@@ -475,7 +475,7 @@ static void print_header(const bench *b, const bench_meta *m)
         printf("# auto profile: %s\n", m->profile);
 }
 
-static void sweep_settings(bench *b, cli_settings *s)
+static void sweep_settings(bench *b, job_settings *s)
 {
     jf_sweep *sw = &b->sw;
     sw->reps = s->reps;
@@ -498,7 +498,7 @@ static void sweep_settings(bench *b, cli_settings *s)
  * installed (PREFIX/share/jetfilter, found from the executable's own path,
  * so a moved install still finds it), where it was to be installed, or in
  * the source tree it was built from. */
-static int default_photo(const cli_settings *s, char *path, size_t n)
+static int default_photo(const job_settings *s, char *path, size_t n)
 {
     char exe[4096];
     ssize_t len;
@@ -522,7 +522,7 @@ static int default_photo(const cli_settings *s, char *path, size_t n)
            access(path, R_OK) == 0;
 }
 
-int cli_bench(cli_settings *s)
+int cli_bench(job_settings *s)
 {
     bench b;
     bench_meta m;
@@ -536,41 +536,41 @@ int cli_bench(cli_settings *s)
         return rc;
     {
         const char *photo = s->photo;
-        cli_outputs o = {"bench", &photo, 1,
-                         {{"--json", s->json, CLI_OUT_REPORT}, {"--csv", s->csv, CLI_OUT_TABLE}}, 2,
+        job_outputs o = {"bench", &photo, 1,
+                         {{"--json", s->json, JOB_OUT_REPORT}, {"--csv", s->csv, JOB_OUT_TABLE}}, 2,
                          s->force};
-        if (cli_outputs_check(&o) != 0)
+        if (job_outputs_check(&o) != 0)
             return JF_EXIT_USAGE;
     }
     if (!s->random && !default_photo(s, b.photo_path, sizeof b.photo_path)) {
-        cli_error("jetfilter bench: the default photo (retina.jpg) is neither installed beside the "
+        job_error("jetfilter bench: the default photo (retina.jpg) is neither installed beside the "
                 "tool nor in its source tree; give --photo FILE or --random");
         return JF_EXIT_FAILED;
     }
     if (!s->random && jf_picture_read(b.photo_path, &b.photo) != JF_OK) {
-        cli_error("jetfilter bench: %s (give --photo FILE or --random)", jf_last_error());
+        job_error("jetfilter bench: %s (give --photo FILE or --random)", jf_last_error());
         return JF_EXIT_FAILED;
     }
     if (!s->random && b.photo.color.channels != 3) {
-        cli_error("jetfilter bench: the photo must be RGB");
+        job_error("jetfilter bench: the photo must be RGB");
         jf_picture_free(&b.photo);
         return JF_EXIT_FAILED;
     }
     if (s->csv && (jf_atomic_open(s->csv, &b.csv_file) != JF_OK ||
                    !(b.csv = fdopen(b.csv_file.fd, "w")))) { /* appears complete, at the end */
-        cli_error("jetfilter bench: %s", jf_last_error());
+        job_error("jetfilter bench: %s", jf_last_error());
         jf_atomic_abort(&b.csv_file);
         jf_picture_free(&b.photo);
         return JF_EXIT_FAILED;
     }
     if (b.csv)
-        fprintf(b.csv, CLI_CSV_FIRST_FIELDS "channels,operation,border,variant,ksize,reps,ms,min_ms,max_ms,"
+        fprintf(b.csv, JOB_CSV_FIRST_FIELDS "channels,operation,border,variant,ksize,reps,ms,min_ms,max_ms,"
                        "pad_ms,mpix_per_s,bytes_read,bytes_written,gbps,pct_theoretical,pct_copy_ceiling,"
                        "npp_ms,jf_over_npp,check,l2_resident,energy_mj_per_image,mean_w,depth\n");
     memset(&m, 0, sizeof m);
     strftime(m.date, sizeof m.date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     read_cpu_model(m.cpu_model, sizeof m.cpu_model);
-    m.pm = *cli_power_mode();
+    m.pm = *job_power_mode();
     meter = jf_power_meter_open(NULL, s->device);
     m.sm_mhz = m.mem_mhz = NAN;
     jf_power_meter_clocks(meter, &m.sm_mhz, &m.mem_mhz);
@@ -580,19 +580,19 @@ int cli_bench(cli_settings *s)
     print_header(&b, &m);
     sweep_settings(&b, s);
     if (jf_sweep_run(&b.sw) != JF_OK) {
-        cli_error("jetfilter bench: %s", jf_last_error());
+        job_error("jetfilter bench: %s", jf_last_error());
         rc = JF_EXIT_FAILED;
     }
     if (s->json && !write_json(&b, &m))
         rc = JF_EXIT_FAILED;
     if (b.sw.failures) {
-        cli_error("jetfilter bench: %d cell(s) failed verification or did not run", b.sw.failures);
+        job_error("jetfilter bench: %d cell(s) failed verification or did not run", b.sw.failures);
         rc = JF_EXIT_FAILED;
     }
     if (b.csv) { /* the table is written whole or not at all */
         if (fflush(b.csv) != 0 || (b.csv_file.fd = dup(fileno(b.csv))) < 0 ||
             jf_atomic_commit(&b.csv_file) != JF_OK) {
-            cli_error("jetfilter bench: %s: %s", s->csv, jf_last_error());
+            job_error("jetfilter bench: %s: %s", s->csv, jf_last_error());
             jf_atomic_abort(&b.csv_file);
             rc = JF_EXIT_FAILED;
         }

@@ -38,35 +38,6 @@ static const int FULL_KS[] = {3, 5, 7, 9, 11, 15, 21, 31};
 static const int QUICK_KS[] = {3, 5, 7};
 static const int FULL_BLOCKS[][2] = {{0, 0}, {32, 4}, {32, 8}, {64, 4}};
 
-/* The profile's folder: $XDG_CACHE_HOME/jetfilter, else ~/.cache/jetfilter. */
-int cli_profile_dir(char *out, size_t n)
-{
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (xdg && xdg[0] == '/')
-        return snprintf(out, n, "%s/jetfilter", xdg) < (int)n;
-    if (home && home[0])
-        return snprintf(out, n, "%s/.cache/jetfilter", home) < (int)n;
-    return 0;
-}
-
-const struct jf_power_mode *cli_power_mode(void)
-{
-    static jf_power_mode pm;
-    static int known;
-    if (!known) {
-        jf_power_read_mode(NULL, &pm);
-        known = 1;
-    }
-    return &pm;
-}
-
-void cli_use_profiles(void)
-{
-    char dir[1024];
-    if (cli_profile_dir(dir, sizeof dir))
-        jf_profiles_use(dir, cli_power_mode()->mode_name);
-}
-
 /* Seeded samples, so every run measures the same pixels. */
 static jf_status random_image(jf_context *ctx, int w, int h, int ch, jf_image *dev)
 {
@@ -182,20 +153,20 @@ static int write_profile(const char *path, const jf_profile *p)
         st = jf_write_file_atomic(path, (const unsigned char *)text, len);
     free(text);
     if (st != JF_OK) {
-        cli_error("jetfilter calibrate: %s", jf_last_error());
+        job_error("jetfilter calibrate: %s", jf_last_error());
         return 0;
     }
     return 1;
 }
 
-int cli_calibrate(cli_settings *s)
+int cli_calibrate(job_settings *s)
 {
     const grid g = s->quick ? (grid){QUICK_SIZES, 1, FULL_CHANNELS, 1, QUICK_KS, 3, FULL_BLOCKS, 1, 3}
                             : (grid){FULL_SIZES, 3, FULL_CHANNELS, 2, FULL_KS, 8, FULL_BLOCKS, 4, 7};
     jf_context_options co = jf_context_defaults();
     jf_context *ctx = NULL;
     jf_device_info dev;
-    const jf_power_mode *pm = cli_power_mode();
+    const jf_power_mode *pm = job_power_mode();
     jf_profile prof;
     tuned list[8];
     const int nlist = tuned_list(list, 8);
@@ -209,7 +180,7 @@ int cli_calibrate(cli_settings *s)
     co.threads = s->threads;
     co.stats = 64;
     if (jf_context_create(&co, &ctx) != JF_OK || jf_context_device(ctx, &dev) != JF_OK) {
-        cli_error("jetfilter calibrate: %s", jf_last_error());
+        job_error("jetfilter calibrate: %s", jf_last_error());
         jf_context_destroy(ctx);
         return JF_EXIT_FAILED;
     }
@@ -225,9 +196,9 @@ int cli_calibrate(cli_settings *s)
     jf_profile_file_name(&dev, pm->mode_name, name, sizeof name);
     if (s->output)
         snprintf(path, sizeof path, "%s", s->output);
-    else if (!cli_profile_dir(dir, sizeof dir) || jf_mkdirs(dir) != JF_OK ||
+    else if (!job_profile_dir(dir, sizeof dir) || jf_mkdirs(dir) != JF_OK ||
              snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
-        cli_error("jetfilter calibrate: no cache folder (set XDG_CACHE_HOME or HOME, or "
+        job_error("jetfilter calibrate: no cache folder (set XDG_CACHE_HOME or HOME, or "
                 "give --output FILE)%s%s", jf_last_error()[0] ? ": " : "", jf_last_error());
         jf_context_destroy(ctx);
         return JF_EXIT_FAILED;
@@ -243,7 +214,7 @@ int cli_calibrate(cli_settings *s)
             jf_image src = {0}, dst = {0};
             if (random_image(ctx, w, h, ch, &src) != JF_OK ||
                 jf_image_alloc_on_as(ctx, &dst, w, h, ch, JF_LOC_DEVICE, JF_SAMPLE_U8) != JF_OK) {
-                cli_error("jetfilter calibrate: %dx%dx%d: %s", w, h, ch, jf_last_error());
+                job_error("jetfilter calibrate: %dx%dx%d: %s", w, h, ch, jf_last_error());
                 rc = JF_EXIT_FAILED;
             }
             for (oi = 0; oi < nlist && rc == JF_EXIT_OK; oi++)
@@ -292,7 +263,7 @@ int cli_calibrate(cli_settings *s)
                         }
                     builtin = measure(ctx, t, &src, &dst, k, weights, JF_VARIANT_AUTO, 0, 0, g.reps);
                     if (best.ms < 0 || builtin < 0) {
-                        cli_error("jetfilter calibrate: %s k=%d %dx%dx%d: %s", op, k, w, h,
+                        job_error("jetfilter calibrate: %s k=%d %dx%dx%d: %s", op, k, w, h,
                                 ch, jf_last_error());
                         rc = JF_EXIT_FAILED;
                         break;

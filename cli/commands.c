@@ -7,13 +7,13 @@
 #define BATCH_EXIT "0 all files done, 1 some inputs failed, 2 usage error"
 
 const cli_command cli_commands[] = {
-    {"denoise", CMD_DENOISE, cli_denoise, "filter files and folders of JPEG/PNG images",
+    {"denoise", CMD_DENOISE, job_denoise_command, "filter files and folders of JPEG/PNG images",
      "INPUT... -o OUT [options]",
      "  Filters files and folders (recursively) into the folder OUT, mirroring the\n"
      "  tree; with one input, OUT may name a file (.png or .jpg) or be - (standard\n"
      "  output), and INPUT may be - (one image from standard input).\n",
      BATCH_EXIT},
-    {"noise", CMD_NOISE, cli_noise, "write noisy copies (salt-and-pepper, Gaussian)",
+    {"noise", CMD_NOISE, job_noise_command, "write noisy copies (salt-and-pepper, Gaussian)",
      "INPUT... -o OUT (--salt-pepper D | --gaussian SIGMA) [--seed N]",
      "  Noisy copies for experiments, written as PNG unless asked: JPEG's compression\n"
      "  would change the noise.  Each file gets its own seed from its path.\n",

@@ -26,35 +26,13 @@ static void usage(FILE *out)
                  "A folder:  jetfilter denoise photos/ -o clean/     (the tree is mirrored)\n");
 }
 
-/* The resource limits of jetfilter.h from the command line. */
-static int apply_limits(const cli_settings *s, const char *cmd)
-{
-    jf_limits l = jf_limits_defaults();
-    l.max_pixels = (uint64_t)(s->max_mpix * 1e6);
-    if (s->max_metadata_mb > 0) {
-        l.max_metadata_bytes = (uint64_t)(s->max_metadata_mb * 1048576.0);
-        l.max_chunk_bytes = l.max_metadata_bytes / 2 ? l.max_metadata_bytes / 2 : 1;
-    }
-    if (s->max_scans > 0)
-        l.max_scans = s->max_scans;
-    if (s->max_markers > 0)
-        l.max_markers = s->max_markers;
-    if (jf_set_limits(&l) != JF_OK) {
-        cli_error("jetfilter %s: %s", cmd, jf_last_error());
-        return JF_EXIT_USAGE;
-    }
-    jf_set_sync_writes(!s->no_sync);
-    jf_set_gpu_jpeg_check(!s->trust_input);
-    return 0;
-}
-
 /* What a command printed to standard output reached it, else the command
  * failed: a full disk or a closed pipe is an error, never a silent exit 0. */
 static int stdout_flushed(const char *cmd, int rc)
 {
     if (fflush(stdout) == 0 && !ferror(stdout))
         return rc;
-    cli_error("jetfilter %s: could not write to standard output: %s", cmd,
+    job_error("jetfilter %s: could not write to standard output: %s", cmd,
             errno ? strerror(errno) : "write error");
     clearerr(stdout);
     return rc == JF_EXIT_OK ? JF_EXIT_FAILED : rc;
@@ -62,11 +40,12 @@ static int stdout_flushed(const char *cmd, int rc)
 
 int cli_dispatch(int argc, char **argv)
 {
-    cli_settings s;
+    job_settings s;
     int i, rc;
 
     cli_argc = argc;
     cli_argv = argv;
+    cli_use_terminal();
     if (argc < 2) {
         usage(stderr);
         return JF_EXIT_USAGE;
@@ -90,13 +69,13 @@ int cli_dispatch(int argc, char **argv)
         if (strcmp(argv[1], cli_commands[i].name) == 0)
             break;
     if (i == cli_command_count) {
-        cli_error("jetfilter: unknown command '%s'", argv[1]);
+        job_error("jetfilter: unknown command '%s'", argv[1]);
         usage(stderr);
         return JF_EXIT_USAGE;
     }
     rc = cli_parse(cli_commands[i].bit, cli_commands[i].name, argc - 2, argv + 2, &s);
     if (rc == 0 && s.quiet && s.verbose) {
-        cli_error("jetfilter %s: --quiet and --verbose contradict each other", argv[1]);
+        job_error("jetfilter %s: --quiet and --verbose contradict each other", argv[1]);
         rc = JF_EXIT_USAGE;
     }
     if (rc != 0) {
@@ -108,15 +87,15 @@ int cli_dispatch(int argc, char **argv)
         free(s.inputs);
         return JF_EXIT_OK;
     }
-    cli_quiet = s.quiet;
+    job_quiet = s.quiet;
     if (!(cli_commands[i].bit & (CMD_REPORT | CMD_CALIBRATE | CMD_SERVE)) &&
-        (rc = apply_limits(&s, argv[1])) != 0) {
+        (rc = job_apply_limits(&s, argv[1])) != 0) {
         free(s.inputs);
         return rc;
     }
 
     if (cli_commands[i].bit & (CMD_DENOISE | CMD_METRICS | CMD_INFO | CMD_BENCH | CMD_STREAM))
-        cli_use_profiles(); /* commands with CUDA contexts: `auto` follows a calibrated profile */
+        job_use_profiles(); /* commands with CUDA contexts: `auto` follows a calibrated profile */
     rc = cli_commands[i].run(&s);
     free(s.inputs);
     return stdout_flushed(argv[1], rc);

@@ -51,7 +51,7 @@ static void roff_paragraph(FILE *out, const char *text)
     }
 }
 
-static void man_option(FILE *out, const cli_option_view *o)
+static void man_option(FILE *out, const job_option_view *o)
 {
     int i;
     fputs(".TP\n", out);
@@ -112,7 +112,7 @@ static void man_ops(FILE *out, jf_op_kind kind)
 
 void cli_doc_man(FILE *out)
 {
-    cli_option_view v[MAX_VIEWS];
+    job_option_view v[MAX_VIEWS];
     const char *envs[MAX_VIEWS];
     int c, i, j, n, env_count = 0;
     fprintf(out, ".\\\" Generated from jetfilter's command, option and operation tables "
@@ -150,7 +150,7 @@ void cli_doc_man(FILE *out)
             roff(out, cmd->summary);
             fputs(".\n", out);
         }
-        n = cli_option_views(cmd->bit, v, MAX_VIEWS);
+        n = job_option_views(cmd->bit, v, MAX_VIEWS);
         for (i = 0; i < n; i++) {
             man_option(out, &v[i]);
             for (j = 0; v[i].env && j < env_count && strcmp(envs[j], v[i].env) != 0; j++)
@@ -174,7 +174,7 @@ void cli_doc_man(FILE *out)
         n = 0;
         fprintf(out, ".TP\n.B %s\nThe default of ", envs[i]);
         for (c = 0; c < cli_command_count; c++) {
-            int k, m = cli_option_views(cli_commands[c].bit, v, MAX_VIEWS);
+            int k, m = job_option_views(cli_commands[c].bit, v, MAX_VIEWS);
             for (k = 0; k < m; k++)
                 if (v[k].env && strcmp(v[k].env, envs[i]) == 0 && n++ == 0) {
                     fputs("\\fB\\-\\-", out);
@@ -217,7 +217,7 @@ static void words_of(FILE *out, const char *const *list)
 
 void cli_doc_bash(FILE *out)
 {
-    cli_option_view v[MAX_VIEWS];
+    job_option_view v[MAX_VIEWS];
     int c, i, n;
     fputs("# bash completion for jetfilter: generated from its command and option tables\n"
           "# (cli/doc.c); do not edit.\n"
@@ -234,7 +234,7 @@ void cli_doc_bash(FILE *out)
           "    fi\n"
           "    case \"$cmd\" in\n", out);
     for (c = 0; c < cli_command_count; c++) {
-        n = cli_option_views(cli_commands[c].bit, v, MAX_VIEWS);
+        n = job_option_views(cli_commands[c].bit, v, MAX_VIEWS);
         fprintf(out, "    %s)\n        case \"$prev\" in\n", cli_commands[c].name);
         for (i = 0; i < n; i++) {
             if (!v[i].arg)
@@ -290,7 +290,7 @@ static void zsh_text(FILE *out, const char *text)
 
 void cli_doc_zsh(FILE *out)
 {
-    cli_option_view v[MAX_VIEWS];
+    job_option_view v[MAX_VIEWS];
     int c, i, n;
     fputs("#compdef jetfilter\n"
           "# zsh completion for jetfilter: generated from its command and option tables\n"
@@ -313,7 +313,7 @@ void cli_doc_zsh(FILE *out)
           "  (( CURRENT-- ))\n"
           "  case $cmd in\n", out);
     for (c = 0; c < cli_command_count; c++) {
-        n = cli_option_views(cli_commands[c].bit, v, MAX_VIEWS);
+        n = job_option_views(cli_commands[c].bit, v, MAX_VIEWS);
         fprintf(out, "    %s)\n      _arguments -s \\\n", cli_commands[c].name);
         for (i = 0; i < n; i++) {
             const char *sep = v[i].arg ? "=" : "";

@@ -1,14 +1,14 @@
 /* jetfilter info: version, backends, CUDA devices and their limits, and the
  * operations this build offers. */
 #include "cli/cli.h"
-#include "cli/json.h"
+#include "jobs/json.h"
 #include "core/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void override_peak(const cli_settings *s, jf_device_info *d)
+static void override_peak(const job_settings *s, jf_device_info *d)
 {
     if (s->peak_gbps > 0) {
         d->theoretical_gbps = s->peak_gbps;
@@ -52,7 +52,7 @@ static int describe_jpeg_decoder(int n, char *text, size_t size)
     return 0;
 }
 
-static int info_json(const cli_settings *s, int n, const char *why)
+static int info_json(const job_settings *s, int n, const char *why)
 {
     json_buf j = {0};
     char jpeg[512];
@@ -81,12 +81,12 @@ static int info_json(const cli_settings *s, int n, const char *why)
     json_close(&j, ']');
     json_close(&j, '}');
     json_raw(&j, "\n");
-    ok = !j.fail && cli_json_write(s->json, j.data, j.len);
+    ok = !j.fail && job_json_write(s->json, j.data, j.len);
     free(j.data);
     return ok ? JF_EXIT_OK : JF_EXIT_FAILED;
 }
 
-static void print_device(const cli_settings *s, int i)
+static void print_device(const job_settings *s, int i)
 {
     char profile[1024];
     jf_device_info d;
@@ -109,14 +109,14 @@ static void print_device(const cli_settings *s, int i)
     printf("             auto profile: %s\n", cli_profile_status(i, profile, sizeof profile));
 }
 
-int cli_info(cli_settings *s)
+int cli_info(job_settings *s)
 {
     int n = jf_device_count(), i;
     char why[512], names[256], jpeg[512];
     snprintf(why, sizeof why, "%s", n ? "" : jf_last_error());
     if (s->json) {
-        cli_outputs o = {"info", NULL, 0, {{"--json", s->json, CLI_OUT_REPORT}}, 1, s->force};
-        if (cli_outputs_check(&o) != 0)
+        job_outputs o = {"info", NULL, 0, {{"--json", s->json, JOB_OUT_REPORT}}, 1, s->force};
+        if (job_outputs_check(&o) != 0)
             return JF_EXIT_USAGE;
         return info_json(s, n, why);
     }

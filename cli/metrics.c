@@ -1,6 +1,6 @@
 /* jetfilter metrics: PSNR, SSIM and MSE of B against A. */
 #include "cli/cli.h"
-#include "cli/json.h"
+#include "jobs/json.h"
 #include "core/names.h"
 
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int report(const cli_settings *s, const jf_picture *a, double psnr, double ssim, double mse)
+static int report(const job_settings *s, const jf_picture *a, double psnr, double ssim, double mse)
 {
     if (s->json) {
         json_buf j = {0};
@@ -22,10 +22,10 @@ static int report(const cli_settings *s, const jf_picture *a, double psnr, doubl
         json_int(&j, "channels", a->color.channels);
         json_close(&j, '}');
         json_raw(&j, "\n");
-        ok = !j.fail && cli_json_write(s->json, j.data, j.len);
+        ok = !j.fail && job_json_write(s->json, j.data, j.len);
         free(j.data);
         if (!ok) {
-            cli_error("jetfilter metrics: cannot write the JSON: %s",
+            job_error("jetfilter metrics: cannot write the JSON: %s",
                     j.fail ? "out of memory" : jf_last_error());
             return JF_EXIT_FAILED;
         }
@@ -45,7 +45,7 @@ static int report(const cli_settings *s, const jf_picture *a, double psnr, doubl
 }
 
 /* One image: what its noise is. */
-static int estimate_one(const cli_settings *s, jf_context *ctx)
+static int estimate_one(const job_settings *s, jf_context *ctx)
 {
     jf_picture a;
     jf_noise_estimate e;
@@ -54,7 +54,7 @@ static int estimate_one(const cli_settings *s, jf_context *ctx)
     memset(&e, 0, sizeof e);
     e.size = sizeof e;
     if (jf_picture_read(s->inputs[0], &a) != JF_OK || jf_estimate_noise(ctx, &a.color, &e) != JF_OK) {
-        cli_error("jetfilter: %s", jf_last_error());
+        job_error("jetfilter: %s", jf_last_error());
         goto done;
     }
     if (s->json) {
@@ -74,10 +74,10 @@ static int estimate_one(const cli_settings *s, jf_context *ctx)
         json_int(&j, "channels", a.color.channels);
         json_close(&j, '}');
         json_raw(&j, "\n");
-        ok = !j.fail && cli_json_write(s->json, j.data, j.len);
+        ok = !j.fail && job_json_write(s->json, j.data, j.len);
         free(j.data);
         if (!ok) {
-            cli_error("jetfilter metrics: cannot write the JSON: %s", j.fail ? "out of memory" : jf_last_error());
+            job_error("jetfilter metrics: cannot write the JSON: %s", j.fail ? "out of memory" : jf_last_error());
             goto done;
         }
         if (strcmp(s->json, "-") == 0) {
@@ -97,7 +97,7 @@ done:
     return rc;
 }
 
-int cli_metrics(cli_settings *s)
+int cli_metrics(job_settings *s)
 {
     jf_picture a, b;
     jf_context *ctx = NULL;
@@ -108,22 +108,22 @@ int cli_metrics(cli_settings *s)
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
     if (s->input_count != 1 && s->input_count != 2) {
-        cli_error("jetfilter metrics: needs two images, A and B (or one, for its noise)");
+        job_error("jetfilter metrics: needs two images, A and B (or one, for its noise)");
         return JF_EXIT_USAGE;
     }
     if (s->backend && strchr(s->backend, ',')) {
-        cli_error("jetfilter metrics: --backend takes one value here");
+        job_error("jetfilter metrics: --backend takes one value here");
         return JF_EXIT_USAGE;
     }
     {
-        cli_outputs o = {"metrics", s->inputs, s->input_count,
-                         {{"--json", s->json, CLI_OUT_REPORT}}, 1, s->force};
-        if (cli_outputs_check(&o) != 0)
+        job_outputs o = {"metrics", s->inputs, s->input_count,
+                         {{"--json", s->json, JOB_OUT_REPORT}}, 1, s->force};
+        if (job_outputs_check(&o) != 0)
             return JF_EXIT_USAGE;
     }
-    opt = cli_context_options(s);
+    opt = job_context_options(s);
     if (jf_context_create(&opt, &ctx) != JF_OK) {
-        cli_error("jetfilter: %s", jf_last_error());
+        job_error("jetfilter: %s", jf_last_error());
         return JF_EXIT_FAILED;
     }
     if (s->input_count == 1) {
@@ -131,12 +131,12 @@ int cli_metrics(cli_settings *s)
         goto done;
     }
     if (jf_picture_read(s->inputs[0], &a) != JF_OK || jf_picture_read(s->inputs[1], &b) != JF_OK) {
-        cli_error("jetfilter: %s", jf_last_error());
+        job_error("jetfilter: %s", jf_last_error());
         goto done;
     }
     if (a.color.width != b.color.width || a.color.height != b.color.height ||
         a.color.channels != b.color.channels) {
-        cli_error("jetfilter: %s is %dx%dx%d but %s is %dx%dx%d; cannot compare", s->inputs[0],
+        job_error("jetfilter: %s is %dx%dx%d but %s is %dx%dx%d; cannot compare", s->inputs[0],
                 a.color.width, a.color.height, a.color.channels, s->inputs[1], b.color.width,
                 b.color.height, b.color.channels);
         goto done;
@@ -144,7 +144,7 @@ int cli_metrics(cli_settings *s)
     if (jf_psnr(ctx, &a.color, &b.color, &psnr, &mse) != JF_OK ||
         (a.color.width >= 11 && a.color.height >= 11 &&
          jf_ssim(ctx, &a.color, &b.color, &ssim) != JF_OK)) {
-        cli_error("jetfilter: %s", jf_last_error());
+        job_error("jetfilter: %s", jf_last_error());
         goto done;
     }
     rc = report(s, &a, psnr, ssim, mse);

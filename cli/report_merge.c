@@ -11,7 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
-#include "cli/json.h"
+#include "jobs/json.h"
 #include "cli/report_read.h"
 #include "io/io.h"
 
@@ -49,7 +49,7 @@ typedef struct merge {
     digests seen;
     int twice, failures_listed;
     int files, ok, failed, skipped;
-    cli_ref_means refs;
+    job_ref_means refs;
     FILE *out;            /* pass 2: the merged report */
     long long written;
     int current;
@@ -105,7 +105,7 @@ static int digests_add(digests *d, uint64_t a, uint64_t b, int from)
 
 static int bad(const char *name, const char *why)
 {
-    cli_log("jetfilter report: %s: not a jetfilter --json report of denoise or noise (%s)", name, why);
+    job_log("jetfilter report: %s: not a jetfilter --json report of denoise or noise (%s)", name, why);
     return -1;
 }
 
@@ -150,7 +150,7 @@ static void add_reference(merge *m, json_t *item)
     if (!psnr_of(item, "psnr_in_db", &pin) || !psnr_of(item, "psnr_out_db", &pout) ||
         !json_is_number(sin) || !json_is_number(sout))
         return;
-    cli_ref_means_add(&m->refs, pin, pout, json_number_value(sin), json_number_value(sout));
+    job_ref_means_add(&m->refs, pin, pout, json_number_value(sin), json_number_value(sout));
 }
 
 static int on_member(void *user, const char *key, json_t *value)
@@ -176,7 +176,7 @@ static int on_file(void *user, const char *text, size_t n, json_t *item)
     if ((first = digests_add(&m->seen, a, b, m->current)) == -2)
         return refuse(m, "out of memory");
     if (first >= 0 && m->twice++ < 50)
-        cli_log("jetfilter report: %s counted twice (%s and %s)", path, m->r[first].name, r->name);
+        job_log("jetfilter report: %s counted twice (%s and %s)", path, m->r[first].name, r->name);
     r->files++;
     m->files++;
     if (strcmp(status, "ok") == 0) {
@@ -190,8 +190,8 @@ static int on_file(void *user, const char *text, size_t n, json_t *item)
     } else {
         const char *error = json_string_value(json_object_get(item, "error"));
         m->failed++;
-        if (!cli_quiet && m->failures_listed++ < 20)
-            cli_log("  failed: %s: %s", path, error ? error : "(no reason given)");
+        if (!job_quiet && m->failures_listed++ < 20)
+            job_log("  failed: %s: %s", path, error ? error : "(no reason given)");
     }
     return 0;
 }
@@ -238,7 +238,7 @@ static void name_differences(const char *prefix, json_t *a, json_t *b)
         } else if (!vb || !json_equal(va, vb)) {
             char *ta = json_dumps(va, JSON_COMPACT | JSON_ENCODE_ANY);
             char *tb = vb ? json_dumps(vb, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-            cli_log("  %s: %s against %s", path, ta ? ta : "?", tb ? tb : "(not set)");
+            job_log("  %s: %s against %s", path, ta ? ta : "?", tb ? tb : "(not set)");
             free(ta);
             free(tb);
         }
@@ -246,14 +246,14 @@ static void name_differences(const char *prefix, json_t *a, json_t *b)
     json_object_foreach(b, key, vb)
         if (!json_object_get(a, key)) {
             char *tb = json_dumps(vb, JSON_COMPACT | JSON_ENCODE_ANY);
-            cli_log("  %s%s%s: (not set) against %s", prefix, *prefix ? "." : "", key, tb ? tb : "?");
+            job_log("  %s%s%s: (not set) against %s", prefix, *prefix ? "." : "", key, tb ? tb : "?");
             free(tb);
         }
 }
 
 static void settings_differ(const report *a, const report *b)
 {
-    cli_log("jetfilter report: %s and %s come from different settings:", a->name, b->name);
+    job_log("jetfilter report: %s and %s come from different settings:", a->name, b->name);
     name_differences("", a->settings, b->settings);
 }
 
@@ -264,7 +264,7 @@ static int check_shards(report *r, int n)
     int *owner;
     for (i = 1; i < n; i++)
         if (r[i].count != count) {
-            cli_log("jetfilter report: %s is shard %d of %d, %s shard %d of %d: one run has one "
+            job_log("jetfilter report: %s is shard %d of %d, %s shard %d of %d: one run has one "
                     "number of shards", r[i].name, r[i].index, r[i].count, r[0].name, r[0].index, count);
             return 1;
         }
@@ -274,7 +274,7 @@ static int check_shards(report *r, int n)
         owner[k] = -1;
     for (i = 0; i < n; i++) {
         if (owner[r[i].index] >= 0) {
-            cli_log("jetfilter report: shard %d of %d given twice: %s and %s", r[i].index, count,
+            job_log("jetfilter report: shard %d of %d given twice: %s and %s", r[i].index, count,
                     r[owner[r[i].index]].name, r[i].name);
             problems++;
         } else {
@@ -282,7 +282,7 @@ static int check_shards(report *r, int n)
         }
         if (strcmp(r[i].digest, r[0].digest) != 0 || r[i].files_in_inputs != r[0].files_in_inputs ||
             !json_equal(r[i].per_shard, r[0].per_shard)) {
-            cli_log("jetfilter report: %s found %d files in the inputs, %s found %d%s: the inputs "
+            job_log("jetfilter report: %s found %d files in the inputs, %s found %d%s: the inputs "
                     "changed between the shards' runs (run the shards on one unchanging tree)",
                     r[i].name, r[i].files_in_inputs, r[0].name, r[0].files_in_inputs,
                     r[i].files_in_inputs == r[0].files_in_inputs ? " with other names" : "");
@@ -293,10 +293,10 @@ static int check_shards(report *r, int n)
         json_int_t expected = json_integer_value(json_array_get(r[0].per_shard, (size_t)k));
         if (owner[k] < 0) {
             if (problems++ < 50)
-                cli_log("jetfilter report: shard %d of %d: no report (%lld file%s missing)", k,
+                job_log("jetfilter report: shard %d of %d: no report (%lld file%s missing)", k,
                         count, (long long)expected, expected == 1 ? "" : "s");
         } else if (r[owner[k]].files != expected) {
-            cli_log("jetfilter report: %s: shard %d of %d lists %d files, the inputs hold %lld "
+            job_log("jetfilter report: %s: shard %d of %d lists %d files, the inputs hold %lld "
                     "for it", r[owner[k]].name, k, count, r[owner[k]].files, (long long)expected);
             problems++;
         }
@@ -375,7 +375,7 @@ static void json_tail(json_buf *j, const merge *m, double seconds, double second
     json_num(j, "mpix", mpix);
     json_num(j, "mpix_per_s", seconds > 0 ? mpix / seconds : 0.0);
     json_bool(j, "complete", complete);
-    cli_ref_means_json(j, &m->refs);
+    job_ref_means_json(j, &m->refs);
     json_close(j, '}');
     json_close(j, '}');
     json_raw(j, "\n");
@@ -402,7 +402,7 @@ static int write_merged(const char *target, merge *m, double seconds, double sec
         m->out = stdout;
         cli_progress_clear();
     } else if (jf_atomic_open(target, &af) != JF_OK || !(m->out = fdopen(af.fd, "w"))) {
-        cli_log("jetfilter report: %s", jf_last_error());
+        job_log("jetfilter report: %s", jf_last_error());
         jf_atomic_abort(&af);
         return 0;
     }
@@ -410,7 +410,7 @@ static int write_merged(const char *target, merge *m, double seconds, double sec
     ok = write_piece(m->out, &j);
     for (i = 0; i < m->n && ok; i++)
         if (report_read(m->r[i].name, &cb, m, why, sizeof why) != 0) {
-            cli_log("jetfilter report: %s: %s", m->r[i].name, why);
+            job_log("jetfilter report: %s: %s", m->r[i].name, why);
             ok = 0;
         }
     if (ok) {
@@ -427,11 +427,11 @@ static int write_merged(const char *target, merge *m, double seconds, double sec
         fclose(m->out);
     }
     if (!ok)
-        cli_log("jetfilter report: %s: the merged report could not be written", target);
+        job_log("jetfilter report: %s: the merged report could not be written", target);
     return ok;
 }
 
-int cli_report(cli_settings *s)
+int cli_report(job_settings *s)
 {
     const int n = s->input_count - 1;
     report_callbacks cb = {on_member, on_file, 1};
@@ -441,17 +441,17 @@ int cli_report(cli_settings *s)
     double seconds = 0, seconds_sum = 0, mpix = 0;
 
     if (s->input_count < 1 || strcmp(s->inputs[0], "merge") != 0) {
-        cli_error("jetfilter report: want 'report merge REPORT.json...' (see jetfilter report --help)");
+        job_error("jetfilter report: want 'report merge REPORT.json...' (see jetfilter report --help)");
         return JF_EXIT_USAGE;
     }
     if (n < 1) {
-        cli_error("jetfilter report merge: name the --json reports to merge");
+        job_error("jetfilter report merge: name the --json reports to merge");
         return JF_EXIT_USAGE;
     }
     {
-        cli_outputs o = {"report merge", s->inputs + 1, n, {{"-o", s->output, CLI_OUT_REPORT}}, 1,
+        job_outputs o = {"report merge", s->inputs + 1, n, {{"-o", s->output, JOB_OUT_REPORT}}, 1,
                          s->force};
-        if (cli_outputs_check(&o) != 0)
+        if (job_outputs_check(&o) != 0)
             return JF_EXIT_USAGE;
     }
     memset(&m, 0, sizeof m);
@@ -473,14 +473,14 @@ int cli_report(cli_settings *s)
     if (!unreadable) {
         for (i = 1; i < n; i++) {
             if (strcmp(m.r[i].command_text, m.r[0].command_text) != 0) {
-                cli_log("jetfilter report: %s is a report of %s, %s of %s", m.r[i].name,
+                job_log("jetfilter report: %s is a report of %s, %s of %s", m.r[i].name,
                         m.r[i].command_text, m.r[0].name, m.r[0].command_text);
                 differ++;
             } else if (!json_equal(m.r[i].settings, m.r[0].settings)) {
                 settings_differ(&m.r[0], &m.r[i]);
                 differ++;
-            } else if (strcmp(m.r[i].version_text, m.r[0].version_text) != 0 && !cli_quiet) {
-                cli_log("jetfilter report: note: %s was written by jetfilter %s, %s by %s",
+            } else if (strcmp(m.r[i].version_text, m.r[0].version_text) != 0 && !job_quiet) {
+                job_log("jetfilter report: note: %s was written by jetfilter %s, %s by %s",
                         m.r[i].name, m.r[i].version_text, m.r[0].name, m.r[0].version_text);
             }
         }
@@ -488,23 +488,23 @@ int cli_report(cli_settings *s)
         if (!differ)
             problems = check_shards(m.r, n) + m.twice;
         if (m.twice > 50)
-            cli_log("jetfilter report: ... %d files counted twice in all", m.twice);
+            job_log("jetfilter report: ... %d files counted twice in all", m.twice);
         for (i = 0; i < n; i++) {
             seconds = m.r[i].seconds > seconds ? m.r[i].seconds : seconds;
             seconds_sum += m.r[i].seconds;
             mpix += m.r[i].mpix;
         }
-        if (!cli_quiet) {
-            cli_log("jetfilter report: %d report%s, %d shard%s of %d: %d files: %d ok, %d failed, "
+        if (!job_quiet) {
+            job_log("jetfilter report: %d report%s, %d shard%s of %d: %d files: %d ok, %d failed, "
                     "%d skipped; %.1f MPix, longest shard %.2f s (%.1f MPix/s together), %.2f s "
                     "in all shards", n, n == 1 ? "" : "s", n, n == 1 ? "" : "s", m.r[0].count,
                     m.files, m.ok, m.failed, m.skipped, mpix, seconds,
                     seconds > 0 ? mpix / seconds : 0.0, seconds_sum);
-            cli_ref_means_log(&m.refs);
+            job_ref_means_log(&m.refs);
             if (differ)
-                cli_log("jetfilter report: the reports come from different runs; not merged");
+                job_log("jetfilter report: the reports come from different runs; not merged");
             else if (problems)
-                cli_log("jetfilter report: the reports do not cover every file exactly once");
+                job_log("jetfilter report: the reports do not cover every file exactly once");
         }
         if (s->output && !differ &&
             !write_merged(s->output, &m, seconds, seconds_sum, mpix, problems == 0))

@@ -134,12 +134,12 @@ static int open_log(const char *path, char *why, size_t size)
 }
 
 /* The request's files are outputs like any other: never one of the
- * command's inputs, never an image, never a folder (cli_outputs_check).
+ * command's inputs, never an image, never a folder (job_outputs_check).
  * 0, or JF_EXIT_USAGE with the reason printed (and kept as the first error). */
 static int check_logs(cli_serve_request *r)
 {
-    cli_settings s;
-    const char *inputs[CLI_MAX_INPUTS_LISTED];
+    job_settings s;
+    const char *inputs[JOB_MAX_INPUTS_LISTED];
     const cli_command *c = NULL;
     int i, n, rc;
     if (!r->out_path && !r->err_path)
@@ -153,12 +153,12 @@ static int check_logs(cli_serve_request *r)
         free(s.inputs);
         return rc;
     }
-    n = cli_inputs_of(&s, inputs, CLI_MAX_INPUTS_LISTED);
+    n = job_inputs_of(&s, inputs, JOB_MAX_INPUTS_LISTED);
     {
-        cli_outputs o = {"serve", inputs, n,
-                         {{"\"stdout\"", r->out_path, CLI_OUT_LOG}, {"\"stderr\"", r->err_path, CLI_OUT_LOG}},
+        job_outputs o = {"serve", inputs, n,
+                         {{"\"stdout\"", r->out_path, JOB_OUT_LOG}, {"\"stderr\"", r->err_path, JOB_OUT_LOG}},
                          2, 0};
-        rc = cli_outputs_check(&o);
+        rc = job_outputs_check(&o);
     }
     free(s.inputs);
     return rc;
@@ -166,11 +166,11 @@ static int check_logs(cli_serve_request *r)
 
 /* Run one request with its output where it asked; the exit status, or -1
  * with the reason in `why` when it could not start.  A failure's reason is
- * the command's first error (cli_error_first). */
+ * the command's first error (job_error_first). */
 static int run_request(serve_io *io, cli_serve_request *r, char *why, size_t size)
 {
     int out_fd = io->log_fd, err_fd = io->log_fd, rc;
-    cli_error_reset();
+    job_error_reset();
     if ((rc = check_logs(r)) != 0)
         return rc;
     if (r->out_path && (out_fd = open_log(r->out_path, why, size)) < 0)
@@ -265,14 +265,14 @@ static long read_line(FILE *in, char **line, size_t *cap, size_t max)
     return (long)n;
 }
 
-int cli_serve(cli_settings *s)
+int cli_serve(job_settings *s)
 {
     serve_io io;
     char *line = NULL;
     size_t cap = 0, max = (size_t)(s->max_request_mb * 1048576.0);
     long n;
     if (!serve_open(&io)) {
-        cli_error("jetfilter serve: %s", strerror(errno));
+        job_error("jetfilter serve: %s", strerror(errno));
         return JF_EXIT_FAILED;
     }
     jf_nvjpeg_keep(1);
@@ -310,7 +310,7 @@ int cli_serve(cli_settings *s)
                 rc = JF_EXIT_USAGE;
                 bad = why;
             } else if (rc != JF_EXIT_OK) {
-                bad = cli_error_first()[0] ? cli_error_first() : "the command failed and said nothing";
+                bad = job_error_first()[0] ? job_error_first() : "the command failed and said nothing";
             }
             cli_serve_request_free(&r);
         }

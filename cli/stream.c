@@ -6,7 +6,7 @@
 #define _GNU_SOURCE /* F_SETPIPE_SZ */
 #include "cli/cli.h"
 #include "core/parse.h"
-#include "cli/json.h"
+#include "jobs/json.h"
 #include "core/names.h"
 #include "core/util.h"
 #include "io/io.h"
@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 typedef struct stream_cli {
-    cli_settings *s;
+    job_settings *s;
     /* --json, written as the frames come, so memory does not grow with them:
      * standard output, or a file that appears complete at the end */
     FILE *json;
@@ -34,7 +34,7 @@ typedef struct stream_cli {
     int live;            /* the live line is shown (a terminal, not quiet) */
     double t0, t_shown;
     long long frames;
-    cli_ref_means means; /* over the frames, against the reference: luma PSNR */
+    job_ref_means means; /* over the frames, against the reference: luma PSNR */
     double psnr_all;     /* all planes' PSNR, summed */
     int psnr_all_inf;
     long long ssim_frames; /* frames SSIM was computed for (not under 11 x 11) */
@@ -57,7 +57,7 @@ static void on_frame(void *user, const jf_stream_frame *f)
     c->frames = f->index + 1;
     if (f->have_ref) {
         /* "in" stays 0: a stream has no input-against-reference figure */
-        cli_ref_means_add(&c->means, 0, f->psnr_y, 0, 0);
+        job_ref_means_add(&c->means, 0, f->psnr_y, 0, 0);
         if (isinf(f->psnr))
             c->psnr_all_inf = 1;
         else
@@ -110,7 +110,7 @@ static int open_output(const char *path, out_file *o)
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
         o->fd = open(path, O_WRONLY | O_CLOEXEC);
         if (o->fd < 0) {
-            cli_log("jetfilter stream: %s: cannot open: %s", path, strerror(errno));
+            job_log("jetfilter stream: %s: cannot open: %s", path, strerror(errno));
             return -1;
         }
         return 0;
@@ -122,12 +122,12 @@ static int open_output(const char *path, out_file *o)
         snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
         if (!dir[0])
             snprintf(dir, sizeof dir, "/");
-        if ((removed = jf_remove_stale_temporaries(dir, (long long)time(NULL))) > 0 && !cli_quiet)
-            cli_log("jetfilter: removed %d temporary file%s that an interrupted run left behind",
+        if ((removed = jf_remove_stale_temporaries(dir, (long long)time(NULL))) > 0 && !job_quiet)
+            job_log("jetfilter: removed %d temporary file%s that an interrupted run left behind",
                     removed, removed == 1 ? "" : "s");
     }
     if (jf_atomic_open(path, &o->atomic) != JF_OK) {
-        cli_error("jetfilter stream: %s", jf_last_error());
+        job_error("jetfilter stream: %s", jf_last_error());
         return -1;
     }
     o->fd = o->atomic.fd;
@@ -166,11 +166,11 @@ static int open_input(const char *path, const char *what)
         return STDIN_FILENO;
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        cli_log("jetfilter stream: %s%s: cannot open: %s", what, path, strerror(errno));
+        job_log("jetfilter stream: %s%s: cannot open: %s", what, path, strerror(errno));
     return fd;
 }
 
-static jf_status open_reader(const cli_settings *s, int fd, const char *name, int w, int h,
+static jf_status open_reader(const job_settings *s, int fd, const char *name, int w, int h,
                              jf_video_reader **r)
 {
     if (s->raw)
@@ -183,11 +183,11 @@ static void print_stages(const jf_context *ctx, long long frames)
 {
     jf_stat_total t[64];
     size_t n = jf_stats_totals(ctx, t, 64), i;
-    cli_stage_header("ms/frame");
+    job_stage_header("ms/frame");
     for (i = 0; i < n; i++) {
         char name[48];
         snprintf(name, sizeof name, "%s%s%s", t[i].name, t[i].variant[0] ? "/" : "", t[i].variant);
-        cli_stage_row(name, (unsigned long long)t[i].calls, t[i].ms,
+        job_stage_row(name, (unsigned long long)t[i].calls, t[i].ms,
                       frames ? t[i].ms / (double)frames : 0.0,
                       (double)(t[i].bytes_read + t[i].bytes_written), t[i].peak_gbps);
     }
@@ -213,13 +213,13 @@ static void filter_bandwidth(const jf_context *ctx, double *gbps, double *peak)
  * frame was large enough for its 11 x 11 window. */
 static void ref_means(const stream_cli *c, double *psnr_y, double *psnr, double *ssim_y)
 {
-    const cli_ref_means *m = &c->means;
+    const job_ref_means *m = &c->means;
     *psnr_y = m->pout_inf ? INFINITY : m->pout / m->refs;
     *psnr = c->psnr_all_inf ? INFINITY : c->psnr_all / m->refs;
     *ssim_y = c->ssim_frames ? c->ssim_sum / (double)c->ssim_frames : NAN;
 }
 
-static void json_summary(json_buf *j, const cli_settings *s, const cli_run *run,
+static void json_summary(json_buf *j, const job_settings *s, const job_run *run,
                          const jf_video_format *f, const jf_stream_result *r, jf_context *ctx,
                          const stream_cli *c)
 {
@@ -227,7 +227,7 @@ static void json_summary(json_buf *j, const cli_settings *s, const cli_run *run,
     filter_bandwidth(ctx, &gbps, &peak);
     json_open(j, "settings", '{');
     json_str(j, "command", "stream");
-    cli_json_operation(j, &run->plan);
+    job_json_operation(j, &run->plan);
     json_str(j, "planes", s->planes ? "luma" : "all");
     json_str(j, "frame_memory", r->memory);
     json_close(j, '}');
@@ -267,9 +267,9 @@ static void json_summary(json_buf *j, const cli_settings *s, const cli_run *run,
     json_close(j, '}');
 }
 
-int cli_stream(cli_settings *s)
+int cli_stream(job_settings *s)
 {
-    cli_run run;
+    job_run run;
     stream_cli c;
     jf_context_options co;
     jf_context *ctx = NULL;
@@ -287,46 +287,46 @@ int cli_stream(cli_settings *s)
     run.s = s;
     run.verb = "stream";
     if (s->input_count > 0) {
-        cli_error("jetfilter stream: unexpected argument '%s' (the input is -i FILE)", s->inputs[0]);
+        job_error("jetfilter stream: unexpected argument '%s' (the input is -i FILE)", s->inputs[0]);
         return JF_EXIT_USAGE;
     }
     if ((s->raw != NULL) != (s->pix_fmt != NULL)) {
-        cli_error("jetfilter stream: --raw WxH and --pix-fmt go together");
+        job_error("jetfilter stream: --raw WxH and --pix-fmt go together");
         return JF_EXIT_USAGE;
     }
     if (s->raw && jf_parse_wxh(s->raw, 1 << 20, &w, &h)) {
-        cli_error("jetfilter stream: --raw %s: want WxH, such as 1920x1080", s->raw);
+        job_error("jetfilter stream: --raw %s: want WxH, such as 1920x1080", s->raw);
         return JF_EXIT_USAGE;
     }
     {
         const char *inputs[2] = {s->input, s->reference};
-        cli_outputs o = {"stream", inputs, 2,
-                         {{"-o", s->output, CLI_OUT_STREAM}, {"--json", s->json, CLI_OUT_REPORT}},
+        job_outputs o = {"stream", inputs, 2,
+                         {{"-o", s->output, JOB_OUT_STREAM}, {"--json", s->json, JOB_OUT_REPORT}},
                          2, s->force};
-        if (cli_outputs_check(&o) != 0)
+        if (job_outputs_check(&o) != 0)
             return JF_EXIT_USAGE;
     }
     if (strcmp(s->input, "-") == 0 && isatty(STDIN_FILENO)) {
-        cli_error("jetfilter stream: standard input is a terminal: pipe a stream in "
+        job_error("jetfilter stream: standard input is a terminal: pipe a stream in "
                 "(e.g. ffmpeg ... -f yuv4mpegpipe - | jetfilter stream), or give -i FILE");
         return JF_EXIT_USAGE;
     }
     if (s->output && strcmp(s->output, "-") == 0 && isatty(STDOUT_FILENO)) {
-        cli_error("jetfilter stream: standard output is a terminal: pipe the stream on, or "
+        job_error("jetfilter stream: standard output is a terminal: pipe the stream on, or "
                 "give -o FILE");
         return JF_EXIT_USAGE;
     }
     if (s->reference && strcmp(s->reference, "-") == 0 && strcmp(s->input, "-") == 0) {
-        cli_error("jetfilter stream: the input and the reference cannot both be standard input");
+        job_error("jetfilter stream: the input and the reference cannot both be standard input");
         return JF_EXIT_USAGE;
     }
-    if ((rc = cli_plan_filter("stream", s, &run)) != 0)
+    if ((rc = job_plan_filter("stream", s, &run)) != 0)
         goto out;
-    co = cli_context_options(s);
+    co = job_context_options(s);
     co.stats = 64;
     rc = JF_EXIT_FAILED;
     if (jf_context_create(&co, &ctx) != JF_OK) {
-        cli_error("jetfilter stream: %s", jf_last_error());
+        job_error("jetfilter stream: %s", jf_last_error());
         goto out;
     }
     /* a consumer that quits is an error of write(), not a signal */
@@ -335,7 +335,7 @@ int cli_stream(cli_settings *s)
         goto out;
     widen_pipe(in_fd);
     if ((st = open_reader(s, in_fd, s->input, w, h, &in)) != JF_OK) {
-        cli_error("jetfilter stream: %s", jf_last_error());
+        job_error("jetfilter stream: %s", jf_last_error());
         goto out;
     }
     if (s->reference) {
@@ -343,13 +343,13 @@ int cli_stream(cli_settings *s)
         if ((ref_fd = open_input(s->reference, "reference ")) < 0)
             goto out;
         if ((st = open_reader(s, ref_fd, s->reference, w, h, &ref)) != JF_OK) {
-            cli_log("jetfilter stream: reference %s", jf_last_error());
+            job_log("jetfilter stream: reference %s", jf_last_error());
             goto out;
         }
         b = jf_video_reader_format(ref);
         if (a->width != b->width || a->height != b->height || a->planes != b->planes ||
             a->frame_bytes != b->frame_bytes) {
-            cli_log("jetfilter stream: reference %s is %dx%d %s, the input %dx%d %s", s->reference,
+            job_log("jetfilter stream: reference %s is %dx%d %s, the input %dx%d %s", s->reference,
                     b->width, b->height, b->layout, a->width, a->height, a->layout);
             goto out;
         }
@@ -361,7 +361,7 @@ int cli_stream(cli_settings *s)
         const uint64_t budget = s->max_memory_mb > 0 ? (uint64_t)(s->max_memory_mb * 1048576.0)
                                                      : jf_batch_default_memory();
         if (need > budget) {
-            cli_log("jetfilter stream: %s: %s: frames of %dx%d %s need about %llu MB with %d in "
+            job_log("jetfilter stream: %s: %s: frames of %dx%d %s need about %llu MB with %d in "
                     "flight and the filter's working copy, over the memory budget of %llu MB "
                     "(--max-memory)", strcmp(s->input, "-") ? s->input : "standard input",
                     f->raw ? f->layout : jf_video_reader_header(in), f->width, f->height, f->layout,
@@ -376,7 +376,7 @@ int cli_stream(cli_settings *s)
     widen_pipe(of.fd);
     if ((st = jf_video_writer_open(of.fd, s->output, jf_video_reader_format(in),
                                    jf_video_reader_header(in), &out)) != JF_OK) {
-        cli_error("jetfilter stream: %s", jf_last_error());
+        job_error("jetfilter stream: %s", jf_last_error());
         goto out;
     }
     if (s->json) {
@@ -385,7 +385,7 @@ int cli_stream(cli_settings *s)
             c.json = stdout;
         } else if (jf_atomic_open(s->json, &c.json_file) != JF_OK ||
                    !(c.json = fdopen(c.json_file.fd, "w"))) {
-            cli_error("jetfilter stream: %s", jf_last_error());
+            job_error("jetfilter stream: %s", jf_last_error());
             jf_atomic_abort(&c.json_file);
             goto out;
         } else {
@@ -415,9 +415,9 @@ int cli_stream(cli_settings *s)
     if (c.live)
         fputs("\r\033[K", stderr);
     if (r.status != JF_OK)
-        cli_error("jetfilter stream: %s", r.message);
+        job_error("jetfilter stream: %s", r.message);
     if (close_output(&of, r.status == JF_OK) != JF_OK) {
-        cli_error("jetfilter stream: %s", jf_last_error());
+        job_error("jetfilter stream: %s", jf_last_error());
         r.status = JF_ERR_IO;
     }
     have_out = 0;
@@ -425,29 +425,29 @@ int cli_stream(cli_settings *s)
         const jf_video_format *f = jf_video_reader_format(in);
         double gbps, peak;
         filter_bandwidth(ctx, &gbps, &peak);
-        cli_log("stream: %lld frames of %dx%d %s in %.2f s (%.1f fps), %s on %s",
+        job_log("stream: %lld frames of %dx%d %s in %.2f s (%.1f fps), %s on %s",
                 r.frames, f->width, f->height, f->layout, r.seconds,
                 r.seconds > 0 ? r.frames / r.seconds : 0.0, run.plan.describe,
                 jf_backend_name(jf_context_backend(ctx)));
         if (r.frames)
-            cli_log("  latency read to write: p50 %.2f ms, p99 %.2f ms, max %.2f ms; filter %.3f ms "
+            job_log("  latency read to write: p50 %.2f ms, p99 %.2f ms, max %.2f ms; filter %.3f ms "
                     "per frame, %.2f GB/s%s", r.latency_p50, r.latency_p99, r.latency_max,
                     r.filter_ms / r.frames, gbps, peak > 0 ? "" : " (CPU)");
         if (r.frames && peak > 0)
-            cli_log("  %.1f%% of the device's theoretical %.1f GB/s", 100.0 * gbps / peak, peak);
+            job_log("  %.1f%% of the device's theoretical %.1f GB/s", 100.0 * gbps / peak, peak);
         if (r.frames)
-            cli_log("  per frame: reading %.3f ms, filter %.3f ms, writing %.3f ms (each stage its own "
+            job_log("  per frame: reading %.3f ms, filter %.3f ms, writing %.3f ms (each stage its own "
                     "thread: the largest bounds the rate)", r.read_ms / r.frames, r.filter_ms / r.frames,
                     r.write_ms / r.frames);
         if (c.means.refs) {
             double py, pa, sy;
             ref_means(&c, &py, &pa, &sy);
             if (isnan(sy))
-                cli_log("  against the reference (mean of %d frames): PSNR %.2f dB luma, %.2f dB all "
+                job_log("  against the reference (mean of %d frames): PSNR %.2f dB luma, %.2f dB all "
                         "planes; SSIM not computed (frames under 11 x 11, its window)",
                         c.means.refs, py, pa);
             else
-                cli_log("  against the reference (mean of %d frames): PSNR %.2f dB luma, %.2f dB all "
+                job_log("  against the reference (mean of %d frames): PSNR %.2f dB luma, %.2f dB all "
                         "planes; SSIM %.4f luma", c.means.refs, py, pa, sy);
         }
         if (s->stats)
@@ -464,7 +464,7 @@ int cli_stream(cli_settings *s)
         if (fflush(c.json) != 0 || c.json_failed ||
             (c.json_atomic && ((c.json_file.fd = dup(fileno(c.json))) < 0 ||
                                jf_atomic_commit(&c.json_file) != JF_OK))) {
-            cli_log("jetfilter stream: %s: the report could not be written", s->json);
+            job_log("jetfilter stream: %s: the report could not be written", s->json);
             r.status = r.status == JF_OK ? JF_ERR_IO : r.status;
         }
     }

@@ -60,6 +60,7 @@
 #include "jetfilter/codecs.h"
 #include "jetfilter/context.h"
 #include "jetfilter/filters.h"
+#include "jetfilter/jobs.h"
 #include "jetfilter/operations.h"
 #include "jetfilter/video.h"
 

@@ -151,6 +151,7 @@ static int g_opening;
 static int g_sync = 1;
 
 void jf_set_sync_writes(int on) { g_sync = on; }
+int jf_sync_writes(void) { return g_sync; }
 
 static int pending_add(const char *path)
 {

@@ -160,6 +160,7 @@ void jf_atomic_abort(jf_atomic_file *f);
 
 /* Process-wide: fsync outputs (default on; --no-sync turns it off). */
 void jf_set_sync_writes(int on);
+int jf_sync_writes(void);
 
 /* Remove temporary files still being written (async-signal-safe). */
 void jf_atomic_cleanup(void);

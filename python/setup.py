@@ -55,13 +55,14 @@ class BuildWithCMake(build_ext):
             libs = [line.strip() for line in f if line.strip()]
         for ext in self.extensions:
             ext.extra_objects = [lib] + [l for l in libs if os.path.isabs(l)]
+            ext.depends = [lib]  # a rebuilt library relinks the module
             ext.libraries = [l[2:] if l.startswith("-l") else l for l in libs if not os.path.isabs(l)]
             ext.include_dirs = [os.path.join(ROOT, "include")]
             # libraries carried beside the module (jetfilter/lib) are found there first
             # and the library's symbols stay inside the module (no clash with another copy)
             ext.extra_link_args = ["-Wl,-rpath,$ORIGIN/lib", "-Wl,--exclude-libs,ALL"]
         build_ext.run(self)
-        # the command-line tool goes with the module (jetfilter.denoise runs it)
+        # the command-line tool goes with the module (the `jetfilter` console script)
         for out in (self.build_lib, HERE if self.inplace else None):
             if out:
                 bindir = os.path.join(out, "jetfilter", "bin")

@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 table=benchmarks/nano/api-levels.txt
-files=$(git ls-files 'core/*' 'io/*' 'filters/*' 'pipeline/*' 'calib/*' 'benchmarks/*.c' 'benchmarks/*.cu' 'cli/*' 'samples/*.c' | grep -E '\.(c|h|cu|cuh)$')
+files=$(git ls-files 'core/*' 'io/*' 'filters/*' 'pipeline/*' 'calib/*' 'jobs/*' 'benchmarks/*.c' 'benchmarks/*.cu' 'cli/*' 'samples/*.c' | grep -E '\.(c|h|cu|cuh)$')
 newer() { # version, limit: is version > limit?
   [ "$1" = "6b" ] && return 1
   [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | tail -1)" != "$2" ]

@@ -5,8 +5,9 @@
 #   io/  filters/                     2  (peers: neither includes the other)
 #   calib/                            3  device profiles, power readers
 #   pipeline/  benchmarks/            4  (peers)
-#   cli/                              5  the command-line tool
-#   gst/  python/                     6  the bindings: the public API only
+#   jobs/                             5  the batch commands as library calls
+#   cli/                              6  the command-line tool
+#   gst/  python/                     7  the bindings: the public API only
 # A file may include its own folder, and any folder of a lower layer; the
 # bindings only their own folder and the public headers.
 # samples/ and tests/ are users of the library and are not checked.
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 rank() {
   case "$1" in
     include) echo 0 ;; core) echo 1 ;; io|filters) echo 2 ;; calib) echo 3 ;;
-    pipeline|benchmarks) echo 4 ;; cli) echo 5 ;; gst|python) echo 6 ;; *) echo -1 ;;
+    pipeline|benchmarks) echo 4 ;; jobs) echo 5 ;; cli) echo 6 ;; gst|python) echo 7 ;; *) echo -1 ;;
   esac
 }
 bad=0 checked=0
@@ -29,7 +30,7 @@ while IFS= read -r file; do
     case "$inc" in jetfilter.h|jetfilter/*.h) continue ;; esac # the public API: layer 0
     case "$inc" in */*) ;; *) [ -f "$(dirname "$file")/$inc" ] && continue ;; esac # beside the file
     rt=$(rank "$target")
-    if [ "$rf" -eq 6 ] && [ "$target" != "$from" ]; then
+    if [ "$rf" -eq 7 ] && [ "$target" != "$from" ]; then
       echo "$file:$line: $from/ is a binding and includes \"$inc\": the public API only (jetfilter.h)"
       bad=$((bad + 1)); continue
     fi
@@ -45,7 +46,7 @@ while IFS= read -r file; do
 done < <(if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
            git ls-files '*.c' '*.h' '*.cu' '*.cuh'
          else
-           find include core io filters calib pipeline benchmarks cli gst python \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) 2> /dev/null
+           find include core io filters calib pipeline benchmarks jobs cli gst python \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) 2> /dev/null
          fi)
 if [ "$bad" -gt 0 ]; then
   echo "check-layers: $bad include(s) point up a layer ($checked files checked)"

@@ -9,7 +9,7 @@ change nothing a caller can see).
     scripts/mutate.py [--sample N] [--seed S] [--out DIR] [--timeout S] [--min-score P] PATH...
 
 PATH: source files or folders (filters/, core/, io/scan.c, pipeline/,
-cli/options.c).  --sample N: at most N mutants a folder, drawn at random
+jobs/options.c).  --sample N: at most N mutants a folder, drawn at random
 (seeded, so a rerun draws the same); 0 = every mutant.  The tree is copied
 into DIR/src and built there once (CPU only, tests on), so the checkout is
 never touched.  Prints the score per folder; DIR/survivors.txt lists what
@@ -42,6 +42,8 @@ TESTS = {
     'io': ['test_codecs', 'test_api', 'test_faults', 'test_hostile', 'test_cli', 'test_safety'],
     'pipeline': ['test_pipeline', 'test_shard', 'test_faults', 'test_cli', 'test_stream', 'test_hostile',
                  'test_safety'],
+    'jobs': ['test_jobs', 'test_options', 'test_cli', 'test_faults', 'test_shard', 'test_ops', 'test_hostile',
+             'test_safety', 'test_docs', 'test_schema'],
     'cli': ['test_options', 'test_cli', 'test_faults', 'test_shard', 'test_ops', 'test_stream', 'test_power',
             'test_hostile', 'test_safety', 'test_docs', 'test_schema'],
     'calib': ['test_power', 'test_power_nvml', 'test_cli'],

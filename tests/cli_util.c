@@ -80,6 +80,14 @@ unsigned char *read_all(const char *path, size_t *n)
     return buf;
 }
 
+void new_test_dir(const char *sub)
+{
+    char path[512];
+    snprintf(g_dir, sizeof g_dir, "%s", t_make_tmpdir());
+    snprintf(path, sizeof path, "%s/%s", g_dir, sub);
+    assert_int_equal(mkdir(path, 0755), 0);
+}
+
 void copy_in(const char *src_rel, const char *dst_rel, size_t cut)
 {
     size_t n;

@@ -21,6 +21,8 @@ int shell(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+/* A fresh g_dir with an empty folder `sub` in it. */
+void new_test_dir(const char *sub);
 /* Files relative to g_dir. */
 void write_bytes(const char *rel, const void *data, size_t n);
 void copy_in(const char *src_rel, const char *dst_rel, size_t cut); /* cut 0: whole */

@@ -193,11 +193,8 @@ static void check_image(const char *rel)
 
 static int setup(void **state)
 {
-    char path[512];
     (void)state;
-    snprintf(g_dir, sizeof g_dir, "%s", t_make_tmpdir());
-    snprintf(path, sizeof path, "%s/in", g_dir);
-    assert_int_equal(mkdir(path, 0755), 0);
+    new_test_dir("in");
     copy_in("samples/images/chelsea.png", "in/a.png", 0);
     copy_in("samples/images/chelsea.png", "in/b.png", 0);
     copy_in("samples/images/chelsea.png", "in/c.png", 0);

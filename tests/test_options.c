@@ -26,7 +26,7 @@ static int parse_one(const cli_command *c, const char *name, const char *value)
 {
     char opt[96];
     char *argv[3];
-    cli_settings s;
+    job_settings s;
     int rc;
     snprintf(opt, sizeof opt, "--%s", name);
     argv[0] = opt;
@@ -50,14 +50,14 @@ static void number_text(char *out, size_t n, int integer, double v)
 static void test_ranges_are_kept(void **state)
 {
     static const char *const env[] = {"JETFILTER_THREADS", "JETFILTER_DEVICE", "JETFILTER_BACKEND", NULL};
-    cli_option_view v[MAX_VIEWS];
+    job_option_view v[MAX_VIEWS];
     int c, i, n, numbers = 0;
     (void)state;
     for (i = 0; env[i]; i++)
         unsetenv(env[i]);
     for (c = 0; c < cli_command_count; c++) {
         const cli_command *cmd = &cli_commands[c];
-        n = cli_option_views(cmd->bit, v, MAX_VIEWS);
+        n = job_option_views(cmd->bit, v, MAX_VIEWS);
         assert_true(n < MAX_VIEWS);
         for (i = 0; i < n; i++) {
             const int integer = v[i].number == 1;
@@ -98,10 +98,10 @@ static void test_ranges_are_kept(void **state)
 /* One line per command and numeric option: "command option min max default". */
 static void range_lines(FILE *out)
 {
-    cli_option_view v[MAX_VIEWS];
+    job_option_view v[MAX_VIEWS];
     int c, i, n;
     for (c = 0; c < cli_command_count; c++) {
-        n = cli_option_views(cli_commands[c].bit, v, MAX_VIEWS);
+        n = job_option_views(cli_commands[c].bit, v, MAX_VIEWS);
         for (i = 0; i < n; i++)
             if (v[i].number)
                 fprintf(out, "%s %s %.17g %.17g %s\n", cli_commands[c].name, v[i].name, v[i].min,
@@ -128,7 +128,7 @@ static void test_ranges_are_pinned(void **state)
 
 /* cli_parse of `argv` (a NULL-terminated list) for `cmd`, what it printed on
  * stderr into `err`; the exit code (the settings in *s, to be freed). */
-static int parse_args(const char *cmd, const char *const *argv, cli_settings *s, char *err,
+static int parse_args(const char *cmd, const char *const *argv, job_settings *s, char *err,
                       size_t err_size)
 {
     const cli_command *c = NULL;
@@ -157,7 +157,7 @@ static int parse_args(const char *cmd, const char *const *argv, cli_settings *s,
     return rc;
 }
 
-static const cli_option_view *view_named(const cli_option_view *v, int n, const char *name)
+static const job_option_view *view_named(const job_option_view *v, int n, const char *name)
 {
     int i;
     for (i = 0; i < n; i++)
@@ -167,7 +167,7 @@ static const cli_option_view *view_named(const cli_option_view *v, int n, const 
     return NULL;
 }
 
-static int has_choice(const cli_option_view *v, const char *name)
+static int has_choice(const job_option_view *v, const char *name)
 {
     int i;
     for (i = 0; v->choices && v->choices[i]; i++)
@@ -182,7 +182,7 @@ static int has_choice(const cli_option_view *v, const char *name)
  * filter list the filters, the others do not. */
 static void test_views_are_the_help(void **state)
 {
-    cli_option_view v[MAX_VIEWS];
+    job_option_view v[MAX_VIEWS];
     int c, i, n, lines;
     (void)state;
     for (c = 0; c < cli_command_count; c++) {
@@ -195,7 +195,7 @@ static void test_views_are_the_help(void **state)
         assert_non_null(f);
         cli_help(f, cmd->bit, cmd->name);
         fclose(f);
-        n = cli_option_views(cmd->bit, v, MAX_VIEWS);
+        n = job_option_views(cmd->bit, v, MAX_VIEWS);
         assert_true(n > 0 && n < MAX_VIEWS);
         for (i = 0; i < n; i++) {
             char flag[96];
@@ -228,7 +228,7 @@ static void test_views_are_the_help(void **state)
                          strcmp(cmd->name, "bench") == 0);
         free(help);
     }
-    n = cli_option_views(CMD_DENOISE, v, MAX_VIEWS);
+    n = job_option_views(CMD_DENOISE, v, MAX_VIEWS);
     assert_string_equal(view_named(v, n, "border")->def, "replicate");
     assert_string_equal(view_named(v, n, "variant")->def, "auto");
     assert_true(has_choice(view_named(v, n, "filter"), "median") &&
@@ -239,7 +239,7 @@ static void test_views_are_the_help(void **state)
     assert_true(view_named(v, n, "output")->path && view_named(v, n, "json")->path &&
                 view_named(v, n, "reference")->path);
     assert_false(view_named(v, n, "quality")->path || view_named(v, n, "format")->path);
-    n = cli_option_views(CMD_BENCH, v, MAX_VIEWS);
+    n = job_option_views(CMD_BENCH, v, MAX_VIEWS);
     assert_true(has_choice(view_named(v, n, "filter"), "pad") &&
                 has_choice(view_named(v, n, "filter"), "median"));
 }
@@ -254,7 +254,7 @@ static void test_values_and_their_words(void **state)
     static const char *const empty[] = {"-q", "", "in", NULL};
     static const char *const list[] = {"--device", "x", "in", NULL};
     static const char *const one[] = {"--device", "x", "in.y4m", NULL};
-    cli_settings s;
+    job_settings s;
     char err[1024];
     (void)state;
     assert_int_equal(parse_args("noise", seed, &s, err, sizeof err), 0);

@@ -20,10 +20,8 @@ library's message.
 """
 import json as _json
 import os as _os
-import subprocess as _subprocess
-import tempfile as _tempfile
 
-from . import _arrays, _cli, _ops
+from . import _arrays, _cli, _ops  # noqa: F401 (_cli: the console script)
 from . import _jetfilter as _c
 from ._arrays import DeviceArray
 from ._context import Context, default_context
@@ -147,37 +145,35 @@ def from_dlpack(obj):
     return DeviceArray(img.owner, img.spec, img.shape, None)
 
 
-# ---- the batch: files and folders, as the command line does them ----------------------
+# ---- the batch: files and folders, as the command line does them, in this process ----
 
-def _cli_args(options):
-    args = []
+def _option_value(value):
+    """An option's value as the library takes it: bytes (a file name as the
+    system has it), None for a flag that is set."""
+    if value is True:
+        return None
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value).encode("utf-8")
+    if isinstance(value, bytes) or hasattr(value, "__fspath__"):
+        return _os.fsencode(value)
+    if isinstance(value, str):
+        return _os.fsencode(value)  # a file name may carry surrogate escapes
+    return str(value).encode("utf-8")
+
+
+def _job_options(output, options):
+    pairs = [(b"output", _os.fsencode(output))]
     for key, value in options.items():
         if value is None or value is False:
             continue
-        flag = "--" + key.replace("_", "-")
-        if value is True:
-            args.append(flag)
-        elif isinstance(value, (list, tuple)):
-            args += [flag, ",".join(str(v) for v in value)]
-        elif isinstance(value, bytes) or hasattr(value, "__fspath__"):
-            args += [flag, _os.fsencode(value)]  # a file name, as its bytes
-        else:
-            args += [flag, str(value)]
-    return args
-
-
-def _batch_args(command, inputs, output, options, report):
-    if isinstance(inputs, (str, bytes)) or hasattr(inputs, "__fspath__"):
-        inputs = [inputs]
-    inputs = [_os.fsencode(p) for p in inputs]  # str, bytes or a path: the file name's bytes
-    return [command] + list(inputs) + ["-o", _os.fsencode(output)] + _cli_args(options) + \
-        ["--json", report, "--quiet"]
+        pairs.append((key.replace("_", "-").encode("utf-8"), _option_value(value)))
+    return pairs
 
 
 class BatchError(Error):
     """Files of a batch failed (each damaged or missing file is named in the
     report, and the batch went on with the others).  `report` holds the
-    whole --json report: what was written, and why each failure failed."""
+    whole report: what was written, and why each failure failed."""
 
     def __init__(self, message, report):
         Error.__init__(self, message)
@@ -195,60 +191,36 @@ def _check_report(command, report):
     return report
 
 
-def _usage_error(command, message, options):
-    """A usage error of the command line as the exception Python raises:
-    an option it does not know is an unexpected keyword (TypeError)."""
+def _usage_error(command, error, options):
+    """A refused option as the exception Python raises: an option the
+    command does not know is an unexpected keyword (TypeError)."""
+    message = str(error)
     for key in options:
         if ("unknown option '--%s'" % key.replace("_", "-")) in message:
             return TypeError("%s() got an unexpected keyword argument '%s'" % (command, key))
-    return ArgumentError(message)
+    return error
 
 
-def _batch(command, inputs, output, options, run=None):
-    """Run a batch command (in a fresh process, or with `run` a Worker's)
-    and return its --json report; the errors as exceptions."""
-    fd, report = _tempfile.mkstemp(prefix="jetfilter-", suffix=".json")
-    _os.close(fd)
-    _os.unlink(report)  # the command writes it whole, or not at all
+def _batch(command, inputs, output, options, progress=None):
+    """Run a batch command in this process and return its report; the
+    errors as exceptions."""
+    if isinstance(inputs, (str, bytes)) or hasattr(inputs, "__fspath__"):
+        inputs = [inputs]
+    inputs = [_os.fsencode(p) for p in inputs]  # str, bytes or a path: the file name's bytes
+    name = command if command != "noise" else "noise_files"
     try:
-        args = _batch_args(command, inputs, output, options, report)
-        if run is None:
-            proc = _subprocess.run([_cli.executable()] + args, stdout=_subprocess.PIPE,
-                                   stderr=_subprocess.PIPE)
-            code, errors = proc.returncode, proc.stderr.decode("utf-8", "replace")
-        else:
-            code, errors = run(args)
-        if code == 2:
-            raise _usage_error(command if command != "noise" else "noise_files",
-                               errors.strip().splitlines()[-1] if errors.strip()
-                               else "jetfilter %s: usage error" % command, options)
-        if not _os.path.exists(report):
-            raise Error(errors.strip() or "jetfilter %s failed (exit %d)" % (command, code))
-        with open(report, encoding="utf-8", errors="surrogateescape") as f:
-            return _check_report(command, _json.load(f))
-    finally:
-        if _os.path.exists(report):
-            _os.unlink(report)
-
-
-def _request_arg(arg):
-    """An argument as serve takes it: a str, or the bytes of a file name
-    that is not UTF-8 as {"b64": ...}."""
-    if isinstance(arg, str):
-        arg = _os.fsencode(arg)
-    try:
-        return arg.decode("utf-8")
-    except UnicodeDecodeError:
-        import base64
-        return {"b64": base64.b64encode(arg).decode("ascii")}
+        text = _c.job(command, inputs, _job_options(output, options), progress)
+    except ArgumentError as e:
+        raise _usage_error(name, e, options)
+    return _check_report(name, _json.loads(text))
 
 
 class Worker(object):
-    """A jetfilter process kept for batch after batch (`jetfilter serve`):
-    CUDA, the GPU's JPEG engine and its encoders start once, as the worker
-    starts, instead of once a call (about a second of every fresh process
-    on a server GPU).  Its denoise() and noise_files() are the module's;
-    calls from several threads take turns.
+    """Batch after batch in this process, as the module's denoise() and
+    noise_files() run them; kept for code written when batches ran in a
+    separate process.  CUDA, the GPU's JPEG engine and its encoders start
+    once a process, at the first batch that uses them.  Calls from several
+    threads take turns (as the module's do: one batch runs at a time).
 
         with jetfilter.Worker() as w:
             for folder in folders:
@@ -256,50 +228,25 @@ class Worker(object):
     """
 
     def __init__(self):
-        import threading
-        self._lock = threading.Lock()
-        self._proc = _subprocess.Popen([_cli.executable(), "serve"], stdin=_subprocess.PIPE,
-                                       stdout=_subprocess.PIPE, universal_newlines=True)
+        self._closed = False
 
-    def _run(self, args):
-        """One command line; (exit status, what it printed to stderr)."""
-        fd, errors = _tempfile.mkstemp(prefix="jetfilter-", suffix=".err")
-        _os.close(fd)
-        try:
-            request = {"args": [_request_arg(a) for a in args], "stdout": _os.devnull,
-                       "stderr": errors}
-            with self._lock:
-                proc = self._proc  # close() from another thread may clear it once we let go
-                if proc is None:
-                    raise Error("this jetfilter.Worker is closed")
-                proc.stdin.write(_json.dumps(request) + "\n")
-                proc.stdin.flush()
-                line = proc.stdout.readline()
-            if not line:
-                raise Error("the jetfilter worker ended (exit %s)" % proc.poll())
-            answer = _json.loads(line)
-            with open(errors, encoding="utf-8", errors="replace") as f:
-                text = f.read()
-            return answer["exit"], answer.get("error") or text
-        finally:
-            _os.unlink(errors)
+    def _check(self):
+        if self._closed:
+            raise Error("this jetfilter.Worker is closed")
 
-    def denoise(self, inputs, output, **options):
+    def denoise(self, inputs, output, progress=None, **options):
         """jetfilter.denoise(), in this worker."""
-        return _batch("denoise", inputs, output, options, self._run)
+        self._check()
+        return _batch("denoise", inputs, output, options, progress)
 
     def noise_files(self, inputs, output, **options):
         """jetfilter.noise_files(), in this worker."""
-        return _batch("noise", inputs, output, options, self._run)
+        self._check()
+        return _batch("noise", inputs, output, options)
 
     def close(self):
-        """End the worker (it finishes the call in hand first)."""
-        with self._lock:
-            proc, self._proc = self._proc, None
-        if proc is not None:
-            proc.stdin.close()
-            proc.wait()
-            proc.stdout.close()
+        """End the worker: later calls are refused."""
+        self._closed = True
 
     def __enter__(self):
         return self
@@ -307,27 +254,25 @@ class Worker(object):
     def __exit__(self, *exc):
         self.close()
 
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown
-            pass
 
-
-def denoise(inputs, output, **options):
-    """Filter files and folders into `output` as `jetfilter denoise` does
-    (the same options, as keywords: filter="median", ksize=5, jobs=4,
-    format="png", reference="clean/", ...): the tree mirrored, damaged files
-    named and passed over, inputs never written over.  Returns the --json
-    report as a dict: "files" (one record per file: status, error,
-    timings, PSNR/SSIM), "summary"; docs/report.schema.json describes it.
-    With one input file, `output` may name the output file.
+def denoise(inputs, output, progress=None, **options):
+    """Filter files and folders into `output` as `jetfilter denoise` does,
+    in this process (the same options, as keywords: filter="median",
+    ksize=5, jobs=4, format="png", reference="clean/", ...): the tree
+    mirrored, damaged files named and passed over, inputs never written
+    over.  Returns the report as a dict, as --json writes it: "files" (one
+    record per file: status, error, timings, PSNR/SSIM), "summary";
+    docs/report.schema.json describes it.  With one input file, `output`
+    may name the output file.  `progress`, if given, is called after each
+    file (and once before the first, path None) as
+    progress(done, total, failed, skipped, mpix, seconds, path), from the
+    batch's threads; one batch runs at a time in a process.
 
     A file that fails (damaged, missing, over a limit) does not stop the
     others; once all are done, jetfilter.BatchError is raised, naming the
     first failure, with the whole report in its `report` attribute.  A
     wrong option is an ArgumentError, an unknown keyword a TypeError."""
-    return _batch("denoise", inputs, output, options)
+    return _batch("denoise", inputs, output, options, progress)
 
 
 def noise_files(inputs, output, **options):

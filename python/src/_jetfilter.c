@@ -1355,8 +1355,127 @@ static PyObject *py_last_warning(PyObject *mod, PyObject *unused)
     return PyUnicode_FromString(jf_last_warning());
 }
 
+/* ---- batches in this process (jetfilter/jobs.h) ------------------------------- */
+
+/* The progress callable of a running job, called from its worker threads
+ * with the GIL taken; the first exception it raises is kept and raised once
+ * the batch is done (a batch is not stopped half-way). */
+typedef struct job_progress_target {
+    PyObject *callable;
+    PyObject *exc_type, *exc_value, *exc_tb;
+} job_progress_target;
+
+static void job_progress_call(void *user, const jf_job_progress *p)
+{
+    job_progress_target *t = (job_progress_target *)user;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyObject *path = p->path ? PyUnicode_DecodeFSDefault(p->path) : (Py_INCREF(Py_None), Py_None);
+    PyObject *r = path ? PyObject_CallFunction(t->callable, "iiiiddO", p->done, p->total,
+                                               p->failed, p->skipped, p->mpix, p->seconds, path)
+                       : NULL;
+    Py_XDECREF(path);
+    Py_XDECREF(r);
+    if (!r) {
+        if (!t->exc_type)
+            PyErr_Fetch(&t->exc_type, &t->exc_value, &t->exc_tb);
+        else
+            PyErr_Clear();
+    }
+    PyGILState_Release(gil);
+}
+
+/* job(command, inputs, options, progress) -> the report (str): `inputs` a
+ * list of bytes (file names as the system has them), `options` a list of
+ * (name, bytes or None) pairs, `progress` a callable or None.  The batch's
+ * failures of single files are in the report; a refusal raises. */
+static PyObject *py_job(PyObject *mod, PyObject *args)
+{
+    const char *command;
+    PyObject *inputs, *options, *progress, *report = NULL;
+    job_progress_target target = {NULL, NULL, NULL, NULL};
+    jf_job *job = NULL;
+    jf_status st;
+    Py_ssize_t i, n;
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "sO!O!O", &command, &PyList_Type, &inputs, &PyList_Type, &options,
+                          &progress))
+        return NULL;
+    if (progress != Py_None && !PyCallable_Check(progress)) {
+        PyErr_SetString(PyExc_TypeError, "progress must be callable or None");
+        return NULL;
+    }
+    if ((st = jf_job_create(command, &job)) != JF_OK)
+        return raise_status(st);
+    n = PyList_Size(inputs);
+    for (i = 0; i < n; i++) {
+        PyObject *item = PyList_GetItem(inputs, i);
+        const char *path = PyBytes_Check(item) ? PyBytes_AsString(item) : NULL;
+        if (!path) {
+            PyErr_SetString(PyExc_TypeError, "job: inputs are bytes");
+            goto out;
+        }
+        if ((st = jf_job_add_input(job, path)) != JF_OK) {
+            raise_status(st);
+            goto out;
+        }
+    }
+    n = PyList_Size(options);
+    for (i = 0; i < n; i++) {
+        PyObject *pair = PyList_GetItem(options, i), *name, *value;
+        const char *name_text, *value_text = NULL;
+        if (!PyTuple_Check(pair) || PyTuple_Size(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "job: options are (name, value) pairs");
+            goto out;
+        }
+        name = PyTuple_GetItem(pair, 0);
+        value = PyTuple_GetItem(pair, 1);
+        if (!PyBytes_Check(name) || (value != Py_None && !PyBytes_Check(value))) {
+            PyErr_SetString(PyExc_TypeError, "job: an option's name and value are bytes");
+            goto out;
+        }
+        name_text = PyBytes_AsString(name);
+        if (value != Py_None)
+            value_text = PyBytes_AsString(value);
+        if (!name_text || (value != Py_None && !value_text))
+            goto out;
+        if ((size_t)PyBytes_Size(name) != strlen(name_text) ||
+            (value_text && (size_t)PyBytes_Size(value) != strlen(value_text))) {
+            PyErr_SetString(PyExc_ValueError, "job: an option holds a NUL byte");
+            goto out;
+        }
+        if ((st = jf_job_set(job, name_text, value_text)) != JF_OK) {
+            raise_status(st);
+            goto out;
+        }
+    }
+    if (progress != Py_None) {
+        target.callable = progress;
+        jf_job_on_progress(job, job_progress_call, &target);
+    }
+    Py_BEGIN_ALLOW_THREADS
+    st = jf_job_run(job);
+    Py_END_ALLOW_THREADS
+    if (target.exc_type) {
+        PyErr_Restore(target.exc_type, target.exc_value, target.exc_tb);
+        goto out;
+    }
+    if (st != JF_OK) {
+        raise_status(st);
+        goto out;
+    }
+    {
+        const char *text = jf_job_report(job) ? jf_job_report(job) : "{}";
+        report = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "surrogateescape");
+    }
+out:
+    jf_job_destroy(job);
+    return report;
+}
+
 static PyMethodDef module_methods[] = {
     {"run", py_run, METH_VARARGS, "run(context, plan, src, dst): run a filter, pad or noise plan."},
+    {"job", py_job, METH_VARARGS,
+     "job(command, inputs, options, progress) -> str: a batch in this process, its JSON report."},
     {"measure", py_measure, METH_VARARGS, "measure(context, plan, a, b) -> float: run a metric plan."},
     {"estimate", py_estimate, METH_VARARGS, "estimate(context, plan, image) -> dict: run an estimate plan."},
     {"c_call_loop", py_c_call_loop, METH_VARARGS,

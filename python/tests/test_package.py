@@ -67,7 +67,7 @@ def test_denoise_batch_report(tmp):
 
 
 def test_worker_runs_batch_after_batch(tmp):
-    """A Worker is one process for every call: the reports and pixels of
+    """A Worker runs batch after batch: the reports and pixels of
     jetfilter.denoise, the same exceptions, no setting kept from a call
     before, and nothing once closed."""
     src = os.path.join(tmp, "in")
@@ -77,7 +77,6 @@ def test_worker_runs_batch_after_batch(tmp):
         f.write(b"\xff\xd8\xff garbage")
     out = lambda name: os.path.join(tmp, name)  # noqa: E731
     with jf.Worker() as w:
-        pid = w._proc.pid
         with pytest.raises(jf.BatchError) as e:
             w.denoise(src, out("a"), ksize=5, backend="cpu", format="png")
         a = e.value.report
@@ -92,7 +91,6 @@ def test_worker_runs_batch_after_batch(tmp):
         with pytest.raises(jf.BatchError) as e:
             w.denoise(src, out("c"), backend="cpu")
         again = e.value.report
-        assert w._proc.pid == pid and w._proc.poll() is None
     with pytest.raises(jf.BatchError) as e:
         jf.denoise(src, out("plain"), ksize=5, backend="cpu", format="png")
     plain = e.value.report
@@ -104,6 +102,59 @@ def test_worker_runs_batch_after_batch(tmp):
     assert n["summary"]["ok"] == 1 and not os.path.exists(out("bad"))
     with pytest.raises(jf.Error, match="closed"):
         w.denoise(src, out("d"))
+
+
+def test_batches_run_in_this_process(tmp, monkeypatch):
+    """denoise() needs no other process and no bundled command: the batch
+    runs in the library; progress comes from it, file by file; an exception
+    of the progress callable is raised once the batch is done; a callback
+    that starts another batch is refused instead of waiting for itself;
+    batches from two threads take turns."""
+    def no_process(*args, **kwargs):
+        raise AssertionError("a process was started: %r" % (args,))
+
+    monkeypatch.setattr(subprocess, "Popen", no_process)
+    monkeypatch.setattr(jf._cli, "executable", lambda: "/nonexistent/jetfilter")
+    src = os.path.join(tmp, "in")
+    os.makedirs(os.path.join(src, "sub"))
+    shutil.copy(os.path.join(PHOTOS, "rocket.jpg"), src)
+    shutil.copy(os.path.join(PHOTOS, "chelsea.png"), os.path.join(src, "sub"))
+    seen = []
+    r = jf.denoise(src, os.path.join(tmp, "out"), backend="cpu", jobs=2,
+                   progress=lambda *p: seen.append(p))
+    assert r["summary"]["ok"] == 2 and r["command"] == "denoise"
+    assert seen[0][:2] == (0, 2) and seen[0][6] is None  # before the first file
+    paths = sorted(p[6] for p in seen if p[6] is not None)
+    assert paths == ["rocket.jpg", "sub/chelsea.png"]
+    assert max(p[0] for p in seen) == 2 and all(p[1] == 2 for p in seen)
+
+    def raises(*p):
+        raise KeyError("from the callback")
+
+    with pytest.raises(KeyError, match="from the callback"):
+        jf.denoise(src, os.path.join(tmp, "out2"), backend="cpu", progress=raises)
+    assert os.path.isfile(os.path.join(tmp, "out2", "sub", "chelsea.png"))  # the batch went on
+    nested = []
+
+    def starts_another(*p):
+        if p[6] is not None and not nested:
+            try:
+                jf.denoise(src, os.path.join(tmp, "nested"), backend="cpu")
+            except jf.ArgumentError as e:
+                nested.append(str(e))
+
+    jf.denoise(src, os.path.join(tmp, "out3"), backend="cpu", progress=starts_another)
+    assert nested and "callback" in nested[0] and not os.path.exists(os.path.join(tmp, "nested"))
+    reports = []
+    threads = [threading.Thread(target=lambda i=i: reports.append(
+        jf.denoise(src, os.path.join(tmp, "t%d" % i), backend="cpu", ksize=5))) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [x["summary"]["ok"] for x in reports] == [2, 2, 2]
+    with pytest.raises(TypeError, match="progress"):
+        jf._jetfilter.job("denoise", [], [], 42)
 
 
 def test_file_names_that_are_not_utf8(tmp):

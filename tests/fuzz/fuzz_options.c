@@ -14,9 +14,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *copy, *argv[64];
-    const char *inputs[CLI_MAX_INPUTS_LISTED];
+    const char *inputs[JOB_MAX_INPUTS_LISTED];
     const cli_command *c;
-    cli_settings s;
+    job_settings s;
     size_t i;
     int argc = 0, rc;
     if (size < 1 || cli_command_count < 1)
@@ -31,16 +31,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (i == 0 || copy[i - 1] == '\0')
             argv[argc++] = copy + i;
     argv[argc] = NULL;
-    cli_error_reset();
+    job_error_reset();
     rc = cli_parse(c->bit, c->name, argc, argv, &s);
-    if (rc != 0 && !cli_error_first()[0])
+    if (rc != 0 && !job_error_first()[0])
         abort(); /* refused without a reason */
     if (rc == 0) {
         const jf_op *op = jf_op_find(s.filter ? s.filter : "median");
         jf_op_args args;
         if (op && !strchr(s.filter ? s.filter : "", ','))
-            (void)cli_op_args(c->name, &s, op, &args);
-        (void)cli_inputs_of(&s, inputs, CLI_MAX_INPUTS_LISTED);
+            (void)job_op_args(c->name, &s, op, &args);
+        (void)job_inputs_of(&s, inputs, JOB_MAX_INPUTS_LISTED);
     }
     free(s.inputs);
     free(copy);

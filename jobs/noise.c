@@ -1,6 +1,6 @@
 /* jetfilter noise: noisy copies of files, with a seed per file so a folder
  * gets different but reproducible noise in every image. */
-#include "cli/cli.h"
+#include "jobs/jobs.h"
 #include "core/errors.h"
 #include "pipeline/batch.h"
 
@@ -20,58 +20,60 @@ static uint64_t hash_name(const char *s)
 static void say_once(jf_batch *b, int *said, const char *message)
 {
     if (!__atomic_exchange_n(said, 1, __ATOMIC_RELAXED))
-        cli_batch_log(b, 0, message);
+        job_batch_log(b, 0, message);
 }
 
 static jf_status noise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
 {
-    static int said_png, said_jpeg;
-    const cli_run *run = (const cli_run *)b->user;
+    job_run *run = (job_run *)b->user;
     jf_op_plan plan = run->plan; /* a copy: the seed is per file */
     jf_picture pic;
     jf_status st;
-    if ((st = cli_read_input(it, &pic, ctx)) != JF_OK)
+    if ((st = job_read_input(it, &pic, ctx)) != JF_OK)
         return st;
-    if (cli_encode_options(run->s, &pic).format == JF_FORMAT_JPEG) {
-        cli_item_note(it, "written as JPEG: its compression changes the noise");
-        say_once(b, &said_jpeg, strcmp(run->plan.op->name, "salt-pepper") == 0
+    if (job_encode_options(run->s, &pic).format == JF_FORMAT_JPEG) {
+        job_item_note(it, "written as JPEG: its compression changes the noise");
+        say_once(b, &run->said_jpeg, strcmp(run->plan.op->name, "salt-pepper") == 0
                  ? "jetfilter noise: writing JPEG, whose lossy compression changes the noise (salt "
                    "and pepper is no longer 0 and 255); --format png keeps it exact"
                  : "jetfilter noise: writing JPEG, whose lossy compression changes the noise; "
                    "--format png keeps it exact");
     } else if (pic.format == JF_FORMAT_JPEG && !run->s->format_given) {
-        say_once(b, &said_png, "jetfilter noise: JPEG inputs are written as PNG, so the noise "
+        say_once(b, &run->said_png, "jetfilter noise: JPEG inputs are written as PNG, so the noise "
                  "stays exact (--format same keeps JPEG)");
     }
     plan.args.seed = (long long)((uint64_t)run->s->seed ^ hash_name(it->rel));
     if ((st = jf_op_apply(ctx, &plan, &pic.color, NULL, NULL)) == JF_OK)
-        st = cli_write_output(it, run->s, &pic, ctx);
+        st = job_write_output(it, run->s, &pic, ctx);
     else
         jf_error_prefix(it->input);
     jf_picture_free(&pic);
     return st;
 }
 
-int cli_noise(cli_settings *s)
+int job_noise_command(job_settings *s) { return job_noise(s, NULL); }
+
+int job_noise(job_settings *s, struct jf_job *job)
 {
-    cli_run run;
+    job_run run;
     jf_op_args args;
     int rc;
     if (!s->noise_op) {
-        cli_error("jetfilter noise: give one of --salt-pepper D or --gaussian SIGMA");
+        job_error("jetfilter noise: give one of --salt-pepper D or --gaussian SIGMA");
         return JF_EXIT_USAGE;
     }
     memset(&run, 0, sizeof run);
     run.s = s;
+    run.job = job;
     run.verb = "noise";
-    if ((rc = cli_op_args("noise", s, s->noise_op, &args)) != 0)
+    if ((rc = job_op_args("noise", s, s->noise_op, &args)) != 0)
         return rc;
     if (jf_op_prepare(s->noise_op, &args, &run.plan) != JF_OK) {
-        cli_error("jetfilter noise: %s", jf_last_error());
+        job_error("jetfilter noise: %s", jf_last_error());
         return JF_EXIT_USAGE;
     }
     s->backend = "cpu"; /* noise is made on the host */
-    rc = cli_batch(s, &run, noise_one);
+    rc = job_batch(s, &run, noise_one);
     jf_op_plan_free(&run.plan);
     return rc;
 }

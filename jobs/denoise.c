@@ -1,6 +1,6 @@
 /* jetfilter denoise: every file through the chosen operation of the table. */
 #define _DEFAULT_SOURCE
-#include "cli/cli.h"
+#include "jobs/jobs.h"
 #include "core/errors.h"
 #include "core/names.h"
 #include "core/stats.h"
@@ -44,27 +44,27 @@ static int find_reference(const char *root, const char *rel, char *path, size_t 
 }
 
 /* PSNR/SSIM of input and output against the clean original, when present. */
-static void compare_reference(const cli_settings *s, jf_batch_item *it, const jf_image *in,
+static void compare_reference(const job_settings *s, jf_batch_item *it, const jf_image *in,
                               const jf_image *out, jf_context *ctx)
 {
     char path[4096];
     jf_picture ref;
     double t0 = jf_now_ms();
     if (!find_reference(s->reference, it->rel, path, sizeof path)) {
-        if (!cli_quiet)
-            cli_log("jetfilter: %s: no reference %s (nor one image of its name with another "
+        if (!job_quiet)
+            job_log("jetfilter: %s: no reference %s (nor one image of its name with another "
                     "extension)", it->input, path);
         return;
     }
     if (jf_picture_read(path, &ref) != JF_OK) {
-        if (!cli_quiet)
-            cli_log("jetfilter: %s: no usable reference (%s)", it->input, jf_last_error());
+        if (!job_quiet)
+            job_log("jetfilter: %s: no usable reference (%s)", it->input, jf_last_error());
         return;
     }
     if (ref.color.width != in->width || ref.color.height != in->height ||
         ref.color.channels != in->channels) {
-        if (!cli_quiet)
-            cli_log("jetfilter: %s: reference %s is %dx%dx%d, the input %dx%dx%d; not compared",
+        if (!job_quiet)
+            job_log("jetfilter: %s: reference %s is %dx%dx%d, the input %dx%dx%d; not compared",
                     it->input, path, ref.color.width, ref.color.height, ref.color.channels,
                     in->width, in->height, in->channels);
     } else if (jf_psnr(ctx, &ref.color, in, &it->psnr_in, NULL) == JF_OK &&
@@ -72,8 +72,8 @@ static void compare_reference(const cli_settings *s, jf_batch_item *it, const jf
                jf_ssim(ctx, &ref.color, in, &it->ssim_in) == JF_OK &&
                jf_ssim(ctx, &ref.color, out, &it->ssim_out) == JF_OK) {
         it->have_ref = 1;
-    } else if (!cli_quiet) {
-        cli_log("jetfilter: %s: not compared with its reference: %s", it->input, jf_last_error());
+    } else if (!job_quiet) {
+        job_log("jetfilter: %s: not compared with its reference: %s", it->input, jf_last_error());
     }
     it->ms_metrics = jf_now_ms() - t0;
     jf_picture_free(&ref);
@@ -81,30 +81,30 @@ static void compare_reference(const cli_settings *s, jf_batch_item *it, const jf
 
 static jf_status denoise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
 {
-    const cli_run *run = (const cli_run *)b->user;
+    const job_run *run = (const job_run *)b->user;
     jf_picture pic;
     jf_image out = {0};
     jf_op_note note;
     jf_status st;
     double t0;
 
-    if ((st = cli_read_input(it, &pic, ctx)) != JF_OK)
+    if ((st = job_read_input(it, &pic, ctx)) != JF_OK)
         return st;
     if (run->plan.op->estimate_name && strcmp(run->plan.op->estimate_name, "impulse_density") == 0 &&
         pic.format == JF_FORMAT_JPEG)
-        cli_item_note(it, "a JPEG: its compression has blurred the impulses, so the estimate "
+        job_item_note(it, "a JPEG: its compression has blurred the impulses, so the estimate "
                           "and the repair are approximate (impulse noise belongs in PNG)");
     if (jf_op_plan_identity(&run->plan) && !pic.decoded_on_gpu) { /* decode and encode only */
         if (run->s->reference)
             compare_reference(run->s, it, &pic.color, &pic.color, ctx);
-        st = cli_write_output(it, run->s, &pic, ctx);
+        st = job_write_output(it, run->s, &pic, ctx);
         goto done;
     }
     t0 = jf_now_ms();
     /* the output in the other frame, which the encoder then reads in place:
      * on the GPU (frame 3) when nvJPEG decoded the input and a JPEG goes out,
      * to be encoded there too */
-    if ((st = jf_context_frame_as(ctx, pic.decoded_on_gpu && cli_encode_options(run->s, &pic).format ==
+    if ((st = jf_context_frame_as(ctx, pic.decoded_on_gpu && job_encode_options(run->s, &pic).format ==
                                                JF_FORMAT_JPEG ? 3 : 1,
                                   pic.color.width, pic.color.height, pic.color.channels,
                                   pic.color.sample, &out)) == JF_OK &&
@@ -125,7 +125,7 @@ static jf_status denoise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
     jf_image_free(&pic.color); /* a frame: only forgotten */
     pic.color = out;           /* the filtered pixels, with the input's metadata */
     out.data = NULL;
-    st = cli_write_output(it, run->s, &pic, ctx);
+    st = job_write_output(it, run->s, &pic, ctx);
 done:
     jf_image_free(&out);
     jf_picture_free(&pic);
@@ -133,43 +133,48 @@ done:
 }
 
 /* --codec nvjpeg where it cannot work is refused before any file. */
-static int check_codec(const cli_settings *s)
+static int check_codec(const job_settings *s)
 {
     char detail[256];
+    jf_status st;
     if (s->codec != JF_CODEC_NVJPEG)
         return 0;
     if (s->backend && strcmp(s->backend, "cpu") == 0) {
-        cli_error("jetfilter denoise: --codec nvjpeg needs the CUDA backend (not --backend cpu)");
+        job_error("jetfilter denoise: --codec nvjpeg needs the CUDA backend (not --backend cpu)");
         return JF_EXIT_USAGE;
     }
     /* the words only with -v: asking nvJPEG for the engines takes time */
-    if (jf_codec_probe(JF_CODEC_NVJPEG, s->device, s->verbose ? detail : NULL,
-                       sizeof detail) != JF_OK) {
-        cli_error("jetfilter denoise: --codec nvjpeg: %s", jf_last_error());
+    if ((st = jf_codec_probe(JF_CODEC_NVJPEG, s->device, s->verbose ? detail : NULL,
+                             sizeof detail)) != JF_OK) {
+        job_error("jetfilter denoise: --codec nvjpeg: %s", jf_last_error());
+        job_stopped(st);
         return JF_EXIT_FAILED;
     }
-    if (s->verbose && !cli_quiet)
-        cli_log("jetfilter denoise: JPEG decoding: %s", detail);
+    if (s->verbose && !job_quiet)
+        job_log("jetfilter denoise: JPEG decoding: %s", detail);
     return 0;
 }
 
-int cli_denoise(cli_settings *s)
+int job_denoise_command(job_settings *s) { return job_denoise(s, NULL); }
+
+int job_denoise(job_settings *s, struct jf_job *job)
 {
-    cli_run run;
+    job_run run;
     int rc;
     if ((rc = check_codec(s)) != 0)
         return rc;
     memset(&run, 0, sizeof run);
     run.s = s;
+    run.job = job;
     run.verb = "denoise";
     run.device_input_ok = 1;
-    if ((rc = cli_plan_filter("denoise", s, &run)) == 0)
-        rc = cli_batch(s, &run, denoise_one);
+    if ((rc = job_plan_filter("denoise", s, &run)) == 0)
+        rc = job_batch(s, &run, denoise_one);
     jf_op_plan_free(&run.plan);
-    if (s->verbose && !cli_quiet) {
+    if (s->verbose && !job_quiet) {
         char line[512];
         if (jf_nvjpeg_tally(s->device, line, sizeof line))
-            cli_log("jetfilter denoise: nvJPEG %s", line);
+            job_log("jetfilter denoise: nvJPEG %s", line);
     }
     return rc;
 }

@@ -1,5 +1,6 @@
 /*
- * The option table: one row per option drives both the parser and --help
+ * The option table: one row per option drives the command line's parser,
+ * the library's jobs (jf_job_set, by name) and --help
  * (name, short letter, argument, help, default, range or choices, and the
  * subcommands it belongs to).  The filter parameters (-k, --sigma, --kernel,
  * -b, --variant) and the noise options come from the operation table
@@ -9,47 +10,23 @@
  * (`--ksize 3,5,7`) there and one value elsewhere.  The bench's old plural
  * spellings (--sizes, --ksizes, --filters, ...) are aliases for one release.
  */
-#include "cli/cli.h"
+#include "jobs/jobs.h"
 #include "core/names.h"
 #include "core/parse.h"
 #include "io/io.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef enum opt_type {
-    OPT_FLAG, OPT_INT, OPT_DOUBLE, OPT_STRING, OPT_CHOICE, OPT_INT64,
-    OPT_NAMES,  /* a name, or a comma list of names (bench), from `choices` */
-    OPT_OPS,    /* operation names, one or a list */
-    OPT_PARAM,  /* an operation parameter, one value or a list, checked by its row */
-    OPT_NOISE,  /* --salt-pepper D, --gaussian SIGMA: picks the noise operation */
-    OPT_JSON    /* a file; in metrics and info also a bare flag (standard output) */
-} opt_type;
-
-typedef struct cli_option {
-    const char *name;
-    char letter;
-    opt_type type;
-    const char *arg;
-    const char *help;
-    const char *def; /* applied before parsing; NULL: zero */
-    double min, max;
-    const char *const *choices;
-    size_t offset;
-    int commands;
-    const char *alias_of;      /* an old spelling of this option */
-    int param;                 /* OPT_PARAM: index in the parameter table (cli_params) */
-    const jf_op *op;           /* OPT_NOISE: the operation */
-    const char *env;           /* an environment variable that sets the default */
-} cli_option;
 
 static const char *const FORMATS[] = {"same", "png", "jpg", NULL};
 static const char *const DEPTHS[] = {"same", "8", "16", NULL};
 
-#define AT(field) offsetof(cli_settings, field)
+#define AT(field) offsetof(job_settings, field)
 #define STRINGIFY(x) #x
 #define TO_STRING(x) STRINGIFY(x)
 #define PNG_LEVEL TO_STRING(JF_PNG_DEFAULT_LEVEL)
@@ -58,7 +35,7 @@ static const char *const DEPTHS[] = {"same", "8", "16", NULL};
 #define FILTERS (CMD_DENOISE | CMD_STREAM) /* commands that run one filter */
 static const char *const PLANES[] = {"all", "luma", NULL};
 
-static const cli_option GENERIC[] = {
+static const job_option GENERIC[] = {
     {"output", 'o', OPT_STRING, "OUT", "where results go: a folder (the input tree is mirrored; made if missing), or for one input a file (format from its .png/.jpg name) or '-' (standard output)", NULL, 0, 0, NULL, AT(output), RUN, NULL, 0, NULL},
     {"filter", 'f', OPT_OPS, "NAME", "filter to apply (default median; bench: a list, default median,conv)", NULL, 0, 0, NULL, AT(filter), FILTERS | CMD_BENCH, NULL, 0, NULL},
     {"backend", 0, OPT_NAMES, "NAME", "where filters run: auto (CUDA if a device is present), cpu, cuda (bench: a list)", NULL, 0, 0, jf_backend_names, AT(backend), FILTERS | CMD_METRICS | CMD_BENCH, NULL, 0, NULL, "JETFILTER_BACKEND"},
@@ -125,15 +102,14 @@ static const cli_option GENERIC[] = {
 
 /* Every parameter of the operations, once per name (their ranges widened
  * over every operation; each operation holds its values to its own). */
-static jf_param_def g_params[CLI_MAX_PARAMS];
+static jf_param_def g_params[JOB_MAX_PARAMS];
 static int g_param_count;
 
-const jf_param_def *cli_params(int *count)
+static void build_table(void);
+
+const jf_param_def *job_params(int *count)
 {
-    if (!g_param_count) {
-        int n = jf_op_all_params(g_params, CLI_MAX_PARAMS);
-        g_param_count = n < CLI_MAX_PARAMS ? n : CLI_MAX_PARAMS;
-    }
+    build_table();
     *count = g_param_count;
     return g_params;
 }
@@ -152,20 +128,23 @@ static int param_commands(const jf_param_def *p)
  * (and the bench's plural aliases of -k, -b, --variant), then one per noise
  * operation. */
 #define MAX_OPTIONS 96
-static cli_option g_options[MAX_OPTIONS];
+static job_option g_options[MAX_OPTIONS];
 static int g_option_count;
 
-static void build_table(void)
+/* Made once, whichever thread asks first (a library caller's threads may). */
+static pthread_once_t g_table_once = PTHREAD_ONCE_INIT;
+
+static void fill_table(void)
 {
-    int i, n = 0, count;
-    const jf_param_def *params = cli_params(&count);
-    if (g_option_count)
-        return;
+    int i, n = 0, count = jf_op_all_params(g_params, JOB_MAX_PARAMS);
+    const jf_param_def *params = g_params;
+    count = count < JOB_MAX_PARAMS ? count : JOB_MAX_PARAMS;
+    g_param_count = count;
     for (i = 0; i < GENERIC_COUNT && n < MAX_OPTIONS; i++)
         g_options[n++] = GENERIC[i];
     for (i = 0; i < count && n + 2 < MAX_OPTIONS; i++) {
         const jf_param_def *p = &params[i];
-        cli_option o;
+        job_option o;
         if (!param_commands(p))
             continue;
         memset(&o, 0, sizeof o);
@@ -183,7 +162,7 @@ static void build_table(void)
         o.param = i;
         g_options[n++] = o;
         if (p->id == JF_P_KSIZE || p->id == JF_P_BORDER || p->id == JF_P_VARIANT) {
-            static char plural[CLI_MAX_PARAMS][32];
+            static char plural[JOB_MAX_PARAMS][32];
             snprintf(plural[i], sizeof plural[i], "%ss", p->info.name);
             o.name = plural[i];
             o.letter = 0;
@@ -195,7 +174,7 @@ static void build_table(void)
     for (i = 0; i < jf_op_total && n < MAX_OPTIONS; i++) {
         const jf_op *op = &jf_ops[i];
         const jf_param_def *amount = NULL;
-        cli_option o;
+        job_option o;
         int j;
         if (op->kind != JF_OP_NOISE)
             continue;
@@ -218,16 +197,18 @@ static void build_table(void)
     g_option_count = n;
 }
 
-static void *field(cli_settings *s, const cli_option *o) { return (char *)s + o->offset; }
+static void build_table(void) { pthread_once(&g_table_once, fill_table); }
 
-static int bad_number(const char *cmd, const cli_option *o, const char *v, int whole)
+static void *field(job_settings *s, const job_option *o) { return (char *)s + o->offset; }
+
+static int bad_number(const char *cmd, const job_option *o, const char *v, int whole)
 {
-    cli_error("jetfilter %s: --%s wants %s from %g to %g, not '%s'", cmd, o->name,
+    job_error("jetfilter %s: --%s wants %s from %g to %g, not '%s'", cmd, o->name,
             whole ? "a whole number" : "a number", o->min, o->max, v);
     return JF_EXIT_USAGE;
 }
 
-static int check_int(const char *cmd, const cli_option *o, const char *v, long long *out)
+static int check_int(const char *cmd, const job_option *o, const char *v, long long *out)
 {
     long long n;
     if (jf_parse_ll(v, &n) || (double)n < o->min || (double)n > o->max)
@@ -236,7 +217,7 @@ static int check_int(const char *cmd, const cli_option *o, const char *v, long l
     return 0;
 }
 
-static int check_double(const char *cmd, const cli_option *o, const char *v, double *out)
+static int check_double(const char *cmd, const job_option *o, const char *v, double *out)
 {
     double d;
     if (jf_parse_real(v, &d) || !(d >= o->min && d <= o->max))
@@ -245,7 +226,7 @@ static int check_double(const char *cmd, const cli_option *o, const char *v, dou
     return 0;
 }
 
-static int bad_choice(const char *cmd, const cli_option *o, const char *v, const char *const *choices)
+static int bad_choice(const char *cmd, const job_option *o, const char *v, const char *const *choices)
 {
     char list[512];
     size_t used = 0;
@@ -253,11 +234,11 @@ static int bad_choice(const char *cmd, const cli_option *o, const char *v, const
     list[0] = '\0';
     for (i = 0; choices[i] && used < sizeof list; i++)
         used += (size_t)snprintf(list + used, sizeof list - used, "%s %s", i ? "," : "", choices[i]);
-    cli_error("jetfilter %s: --%s: '%s' is not one of%s", cmd, o->name, v, list);
+    job_error("jetfilter %s: --%s: '%s' is not one of%s", cmd, o->name, v, list);
     return JF_EXIT_USAGE;
 }
 
-int cli_split(char *buf, char **tokens, int max)
+int job_split(char *buf, char **tokens, int max)
 {
     int n = 0;
     char *p = buf;
@@ -274,25 +255,25 @@ int cli_split(char *buf, char **tokens, int max)
 
 /* Every element of a value that may be a list is checked now, so a typo
  * fails before any work. */
-static int check_list(const char *cmd, const cli_option *o, const char *v)
+static int check_list(const char *cmd, const job_option *o, const char *v)
 {
     char buf[1024], *tok[64];
     int n, i;
     if (snprintf(buf, sizeof buf, "%s", v) >= (int)sizeof buf) {
-        cli_error("jetfilter %s: --%s: list too long", cmd, o->name);
+        job_error("jetfilter %s: --%s: list too long", cmd, o->name);
         return JF_EXIT_USAGE;
     }
-    n = cli_split(buf, tok, 64);
+    n = job_split(buf, tok, 64);
     for (i = 0; i < n; i++) {
         long long iv;
         double dv;
         if (!tok[i][0]) {
-            cli_error("jetfilter %s: --%s: empty item in '%s'", cmd, o->name, v);
+            job_error("jetfilter %s: --%s: empty item in '%s'", cmd, o->name, v);
             return JF_EXIT_USAGE;
         }
         if (o->type == OPT_OPS && !jf_op_find(tok[i])) {
             char names[256];
-            cli_error("jetfilter %s: --%s: no filter '%s' (filters: %s)", cmd, o->name,
+            job_error("jetfilter %s: --%s: no filter '%s' (filters: %s)", cmd, o->name,
                     tok[i], jf_op_names(JF_OP_FILTER, names, sizeof names));
             return JF_EXIT_USAGE;
         }
@@ -308,7 +289,7 @@ static int check_list(const char *cmd, const cli_option *o, const char *v)
             if (p->info.type == JF_PARAM_CHOICE && jf_name_index(p->info.choices, tok[i]) < 0)
                 return bad_choice(cmd, o, tok[i], p->info.choices);
             if (p->info.type == JF_PARAM_SIZE && jf_op_block_parse(tok[i], &w, &h)) {
-                cli_error("jetfilter %s: --%s %s: want WxH, W a multiple of 4, W x H at "
+                job_error("jetfilter %s: --%s %s: want WxH, W a multiple of 4, W x H at "
                         "most 1024", cmd, o->name, tok[i]);
                 return JF_EXIT_USAGE;
             }
@@ -319,7 +300,7 @@ static int check_list(const char *cmd, const cli_option *o, const char *v)
 
 /* `checked`: user input is held to the option's range; built-in defaults
  * are not (0 and -1 mean "not given"). */
-static int set_value(const char *cmd, cli_settings *s, const cli_option *o, const char *v,
+static int set_value(const char *cmd, job_settings *s, const job_option *o, const char *v,
                      int checked)
 {
     long long n;
@@ -368,7 +349,7 @@ static int set_value(const char *cmd, cli_settings *s, const cli_option *o, cons
         return 0;
     case OPT_NOISE:
         if (s->noise_op && s->noise_op != o->op) {
-            cli_error("jetfilter %s: give one kind of noise: --%s or --%s", cmd,
+            job_error("jetfilter %s: give one kind of noise: --%s or --%s", cmd,
                     s->noise_op->name, o->op->name);
             return JF_EXIT_USAGE;
         }
@@ -391,9 +372,10 @@ static int set_value(const char *cmd, cli_settings *s, const cli_option *o, cons
     return JF_EXIT_USAGE;
 }
 
-static const cli_option *find_long(int command, const char *name, size_t len)
+const job_option *job_option_long(int command, const char *name, size_t len)
 {
     int i;
+    build_table();
     for (i = 0; i < g_option_count; i++)
         if ((g_options[i].commands & command) && strlen(g_options[i].name) == len &&
             strncmp(g_options[i].name, name, len) == 0)
@@ -401,33 +383,20 @@ static const cli_option *find_long(int command, const char *name, size_t len)
     return NULL;
 }
 
-static const cli_option *find_short(int command, char letter)
+const job_option *job_option_short(int command, char letter)
 {
     int i;
+    build_table();
     for (i = 0; i < g_option_count; i++)
         if ((g_options[i].commands & command) && g_options[i].letter == letter)
             return &g_options[i];
     return NULL;
 }
 
-/* A bare --json (metrics, info: standard output) keeps its old meaning for
- * one release: the next word is taken as the file only when it is "-" or
- * ends in .json, so an image name after it is never overwritten. */
-static int json_takes_next(int command, const char *next)
-{
-    size_t n;
-    if (!(command & (CMD_METRICS | CMD_INFO)))
-        return 1;
-    if (!next)
-        return 0;
-    n = strlen(next);
-    return strcmp(next, "-") == 0 || (n > 5 && strcmp(next + n - 5, ".json") == 0);
-}
-
 /* --device: one index; denoise also takes a list ("0,2") or "all". */
-static int parse_devices(int command, const char *cmd, cli_settings *s)
+static int parse_devices(int command, const char *cmd, job_settings *s)
 {
-    char buf[512], *tok[CLI_MAX_DEVICES + 1];
+    char buf[512], *tok[JOB_MAX_DEVICES + 1];
     int n, i, j;
     s->device_count = 1;
     if (!s->device_text)
@@ -438,26 +407,26 @@ static int parse_devices(int command, const char *cmd, cli_settings *s)
     }
     if (snprintf(buf, sizeof buf, "%s", s->device_text) >= (int)sizeof buf)
         buf[0] = '\0';
-    n = cli_split(buf, tok, CLI_MAX_DEVICES + 1);
+    n = job_split(buf, tok, JOB_MAX_DEVICES + 1);
     for (i = 0; i < n; i++) {
         long long d = -1;
         if (jf_parse_ll(tok[i], &d) || tok[i][0] == '-' || tok[i][0] == '+' || d > 1023 ||
-            n > CLI_MAX_DEVICES) {
-            cli_error("jetfilter %s: --device %s: want %s", cmd, s->device_text,
+            n > JOB_MAX_DEVICES) {
+            job_error("jetfilter %s: --device %s: want %s", cmd, s->device_text,
                     command == CMD_DENOISE ? "an index (0, 1, ...), a list such as 0,2, or all"
                                            : "one index (0, 1, ...)");
             return JF_EXIT_USAGE;
         }
         for (j = 0; j < i; j++)
             if (s->devices[j] == (int)d) {
-                cli_error("jetfilter %s: --device %s: device %lld named twice", cmd,
+                job_error("jetfilter %s: --device %s: device %lld named twice", cmd,
                         s->device_text, d);
                 return JF_EXIT_USAGE;
             }
         s->devices[i] = (int)d;
     }
     if (n > 1 && command != CMD_DENOISE) {
-        cli_error("jetfilter %s: --device %s: %s measures one device at a time", cmd,
+        job_error("jetfilter %s: --device %s: %s measures one device at a time", cmd,
                 s->device_text, cmd);
         return JF_EXIT_USAGE;
     }
@@ -466,14 +435,14 @@ static int parse_devices(int command, const char *cmd, cli_settings *s)
     return 0;
 }
 
-int cli_parse(int command, const char *cmd, int argc, char **argv, cli_settings *s)
+int job_settings_init(int command, const char *cmd, job_settings *s, int max_inputs)
 {
-    int i, rc, only_positional = 0;
+    int i, rc;
     build_table();
     memset(s, 0, sizeof *s);
-    s->inputs = (const char **)calloc((size_t)argc + 1, sizeof *s->inputs);
+    s->inputs = (const char **)calloc((size_t)max_inputs + 1, sizeof *s->inputs);
     if (!s->inputs) {
-        cli_error("jetfilter: out of memory");
+        job_error("jetfilter: out of memory");
         return JF_EXIT_USAGE;
     }
     for (i = 0; i < g_option_count; i++)
@@ -483,94 +452,72 @@ int cli_parse(int command, const char *cmd, int argc, char **argv, cli_settings 
     /* per-machine defaults from the environment, held to the options' rules;
      * a bad value is refused by every command, also one that does not use it */
     for (i = 0; i < g_option_count; i++) {
-        const cli_option *o = &g_options[i];
+        const job_option *o = &g_options[i];
         const char *v = o->env ? getenv(o->env) : NULL;
-        cli_settings scratch;
+        job_settings scratch;
         if (!v || !*v || o->alias_of)
             continue;
         memset(&scratch, 0, sizeof scratch);
         if ((rc = set_value(cmd, (o->commands & command) ? s : &scratch, o, v, 1)) != 0) {
-            cli_error("jetfilter %s: (that value came from the environment: %s=%s)", cmd,
-                    o->env, v);
+            job_error("jetfilter %s: (that value came from the environment: %s=%s)", cmd,
+                      o->env, v);
             return rc;
         }
     }
-    for (i = 0; i < argc; i++) {
-        const char *a = argv[i], *value = NULL;
-        const cli_option *o = NULL;
-        if (only_positional || a[0] != '-' || a[1] == '\0') {
-            s->inputs[s->input_count++] = a;
-            continue;
-        }
-        if (strcmp(a, "--") == 0) {
-            only_positional = 1;
-            continue;
-        }
-        if (a[1] == '-') {
-            const char *eq = strchr(a + 2, '=');
-            o = find_long(command, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
-            if (eq)
-                value = eq + 1;
-        } else if (a[2] == '\0') {
-            o = find_short(command, a[1]);
-        } else {
-            o = find_short(command, a[1]); /* -k5 */
-            if (o && o->type != OPT_FLAG)
-                value = a + 2;
-            else
-                o = NULL;
-        }
-        if (!o) {
-            cli_error("jetfilter %s: unknown option '%s' (see jetfilter %s --help)", cmd,
-                    a, cmd);
-            return JF_EXIT_USAGE;
-        }
-        if (o->type == OPT_FLAG) {
-            if (value) {
-                cli_error("jetfilter %s: --%s takes no value", cmd, o->name);
-                return JF_EXIT_USAGE;
-            }
-        } else if (o->type == OPT_JSON && !value && !json_takes_next(command, i + 1 < argc ? argv[i + 1] : NULL)) {
-            value = "-";
-        } else if (!value) {
-            if (i + 1 >= argc) {
-                cli_error("jetfilter %s: --%s needs a value (%s)", cmd, o->name, o->arg);
-                return JF_EXIT_USAGE;
-            }
-            value = argv[++i];
-        }
-        if ((rc = set_value(cmd, s, o, value, 1)) != 0)
-            return rc;
+    return 0;
+}
+
+int job_option_set(const char *cmd, job_settings *s, const job_option *o, const char *value)
+{
+    if (o->type == OPT_FLAG && value) {
+        job_error("jetfilter %s: --%s takes no value", cmd, o->name);
+        return JF_EXIT_USAGE;
     }
+    if (o->type != OPT_FLAG && !value) {
+        job_error("jetfilter %s: --%s needs a value (%s)", cmd, o->name, o->arg);
+        return JF_EXIT_USAGE;
+    }
+    return set_value(cmd, s, o, value, 1);
+}
+
+int job_settings_finish(int command, const char *cmd, job_settings *s)
+{
     return parse_devices(command, cmd, s);
 }
 
-const char *cli_param(const cli_settings *s, const char *name)
+const job_option *job_options(int *count)
+{
+    build_table();
+    *count = g_option_count;
+    return g_options;
+}
+
+const char *job_param(const job_settings *s, const char *name)
 {
     int i, count;
-    const jf_param_def *params = cli_params(&count);
+    const jf_param_def *params = job_params(&count);
     for (i = 0; i < count; i++)
         if (strcmp(params[i].info.name, name) == 0)
             return s->param[i];
     return NULL;
 }
 
-int cli_op_args(const char *cmd, const cli_settings *s, const jf_op *op, jf_op_args *args)
+int job_op_args(const char *cmd, const job_settings *s, const jf_op *op, jf_op_args *args)
 {
     int i, count;
-    const jf_param_def *params = cli_params(&count);
+    const jf_param_def *params = job_params(&count);
     *args = jf_op_args_defaults();
     for (i = 0; i < count; i++) {
         const char *v = s->param[i];
         if (!v || !jf_op_param_def(op, params[i].info.name))
             continue;
         if (params[i].info.type != JF_PARAM_FILE && strchr(v, ',')) {
-            cli_error("jetfilter %s: --%s takes one value here, not the list '%s'", cmd,
+            job_error("jetfilter %s: --%s takes one value here, not the list '%s'", cmd,
                     params[i].info.name, v);
             return JF_EXIT_USAGE;
         }
         if (jf_op_args_set(op, args, params[i].info.name, v) != JF_OK) {
-            cli_error("jetfilter %s: %s", cmd, jf_last_error());
+            job_error("jetfilter %s: %s", cmd, jf_last_error());
             return JF_EXIT_USAGE;
         }
     }
@@ -582,7 +529,7 @@ int cli_op_args(const char *cmd, const cli_settings *s, const jf_op *op, jf_op_a
     return 0;
 }
 
-jf_context_options cli_context_options(const cli_settings *s)
+jf_context_options job_context_options(const job_settings *s)
 {
     jf_context_options o = jf_context_defaults();
     o.backend = s->backend ? (jf_backend)jf_name_index(jf_backend_names, s->backend) : JF_BACKEND_AUTO;
@@ -593,94 +540,13 @@ jf_context_options cli_context_options(const cli_settings *s)
     return o;
 }
 
-/* ---- help ---------------------------------------------------------------------- */
-
-static void print_option(FILE *out, const cli_option *o, int command)
-{
-    char left[64];
-    const char *arg = o->type == OPT_FLAG ? "" : o->arg;
-    int i;
-    if (o->alias_of)
-        return;
-    if (o->letter)
-        snprintf(left, sizeof left, "-%c, --%s %s", o->letter, o->name, arg);
-    else
-        snprintf(left, sizeof left, "    --%s %s", o->name, arg);
-    fprintf(out, "  %-26s %s", left, o->help);
-    if (o->type == OPT_CHOICE || (o->type == OPT_PARAM && o->choices) ||
-        (o->type == OPT_NAMES && o->choices)) {
-        fprintf(out, " [");
-        for (i = 0; o->choices[i]; i++)
-            fprintf(out, "%s%s", i ? "|" : "", o->choices[i]);
-        fprintf(out, "]");
-    }
-    if (o->def && strcmp(o->def, "0") != 0 && o->type != OPT_INT64)
-        fprintf(out, " (default %s)", o->def);
-    if (o->env)
-        fprintf(out, " (environment: %s)", o->env);
-    for (i = 0; i < g_option_count; i++)
-        if (g_options[i].alias_of && strcmp(g_options[i].alias_of, o->name) == 0 &&
-            (g_options[i].commands & command))
-            fprintf(out, " (old spelling --%s)", g_options[i].name);
-    fputc('\n', out);
-}
-
-static void print_ops(FILE *out, jf_op_kind kind, const char *title)
-{
-    int i, width = 0;
-    fprintf(out, "\n%s\n", title);
-    for (i = 0; i < jf_op_total; i++)
-        if (jf_ops[i].kind == kind && (int)strlen(jf_ops[i].name) > width)
-            width = (int)strlen(jf_ops[i].name);
-    for (i = 0; i < jf_op_total; i++) {
-        const jf_op *op = &jf_ops[i];
-        if (op->kind != kind)
-            continue;
-        const jf_op_info *info = jf_op_info_of(op);
-        const jf_param_info *k = jf_op_param(info, "ksize"), *mk = jf_op_param(info, "max-ksize");
-        fprintf(out, "  %-*s %s", width, op->name, op->summary);
-        if (k)
-            fprintf(out, "; k %g..%g%s%s", k->min, k->max, k->default_text ? ", default " : "",
-                    k->default_text ? k->default_text : "");
-        if (mk)
-            fprintf(out, "; window 3..%g%s%s", mk->max, mk->default_text ? ", default " : "",
-                    mk->default_text ? mk->default_text : "");
-        fputc('\n', out);
-        if (op->kind == JF_OP_FILTER)
-            fprintf(out, "  %-*s   GPU variants: auto = %s\n", width, "", info->auto_rule);
-        if (op->kind == JF_OP_FILTER)
-            fprintf(out, "  %-*s   samples: %s\n", width, "", info->samples_rule);
-    }
-}
-
-void cli_help(FILE *out, int command, const char *cmd)
-{
-    const cli_command *c = cli_command_of(command);
-    int i;
-    build_table();
-    if (c)
-        fprintf(out, "usage: jetfilter %s %s\n%s%s\noptions:\n", cmd, c->usage,
-                c->details ? c->details : "", c->details ? "\n" : "");
-    for (i = 0; i < g_option_count; i++)
-        if (g_options[i].commands & command)
-            print_option(out, &g_options[i], command);
-    if (command & (FILTERS | CMD_BENCH))
-        print_ops(out, JF_OP_FILTER, "filters (--filter NAME):");
-    if (command & CMD_BENCH) {
-        print_ops(out, JF_OP_PAD, "also measured by the bench (--filter NAME):");
-        print_ops(out, JF_OP_METRIC, "metrics the bench can time (--filter NAME):");
-    }
-    if (c && c->exit_status)
-        fprintf(out, "\nexit status: %s\n", c->exit_status);
-}
-
 /* The options of `command` as the man page and the completions show them. */
-int cli_option_views(int command, cli_option_view *out, int max)
+int job_option_views(int command, job_option_view *out, int max)
 {
     int i, n = 0;
     build_table();
     for (i = 0; i < g_option_count && n < max; i++) {
-        const cli_option *o = &g_options[i];
+        const job_option *o = &g_options[i];
         if (!(o->commands & command) || o->alias_of)
             continue;
         out[n].name = o->name;
@@ -718,7 +584,7 @@ int cli_option_views(int command, cli_option_view *out, int max)
 }
 
 /* The operation and its parameters, resolved once. */
-int cli_plan_filter(const char *cmd, cli_settings *s, cli_run *run)
+int job_plan_filter(const char *cmd, job_settings *s, job_run *run)
 {
     const jf_param_def *params;
     const jf_op *op;
@@ -729,11 +595,11 @@ int cli_plan_filter(const char *cmd, cli_settings *s, cli_run *run)
     op = jf_op_find(s->filter);
     if (!op || op->kind != JF_OP_FILTER || strchr(s->filter, ',')) {
         char names[256];
-        cli_error("jetfilter %s: --filter %s: one of %s", cmd, s->filter,
+        job_error("jetfilter %s: --filter %s: one of %s", cmd, s->filter,
                 jf_op_names(JF_OP_FILTER, names, sizeof names));
         return JF_EXIT_USAGE;
     }
-    params = cli_params(&count);
+    params = job_params(&count);
     for (i = 0; i < count; i++) /* a setting the filter does not have */
         if (s->param_given[i] && !jf_op_param_def(op, params[i].info.name)) {
             char takes[160] = "";
@@ -743,14 +609,14 @@ int cli_plan_filter(const char *cmd, cli_settings *s, cli_run *run)
                 if (op->params[j].id != JF_P_WEIGHTS && n < sizeof takes)
                     n += (size_t)snprintf(takes + n, sizeof takes - n, "%s--%s", n ? ", " : "",
                                           op->params[j].info.name);
-            cli_error("jetfilter %s: --%s is not a setting of --filter %s (it takes %s)",
+            job_error("jetfilter %s: --%s is not a setting of --filter %s (it takes %s)",
                     cmd, params[i].info.name, op->name, takes[0] ? takes : "none");
             return JF_EXIT_USAGE;
         }
-    if ((rc = cli_op_args(cmd, s, op, &args)) != 0)
+    if ((rc = job_op_args(cmd, s, op, &args)) != 0)
         return rc;
     if (jf_op_prepare(op, &args, &run->plan) != JF_OK) {
-        cli_error("jetfilter %s: %s", cmd, jf_last_error());
+        job_error("jetfilter %s: %s", cmd, jf_last_error());
         return JF_EXIT_USAGE;
     }
     return 0;

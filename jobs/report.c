@@ -1,8 +1,9 @@
-/* Logging, the progress line, and the end of a batch: the summary, the
- * stage table of --stats and the --json report. */
+/* What a batch says as it goes (a line per file with -v, failures always,
+ * its progress to the sink) and at its end: the summary, the stage table of
+ * --stats and the --json report. */
 #define _POSIX_C_SOURCE 200809L
-#include "cli/cli.h"
-#include "cli/json.h"
+#include "jobs/jobs.h"
+#include "jobs/json.h"
 #include "core/util.h"
 #include "io/io.h"
 #include "pipeline/batch.h"
@@ -19,170 +20,51 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int cli_quiet = 0;
-static int g_progress_shown = 0;
-
-static int stderr_is_terminal(void) { return isatty(STDERR_FILENO); }
-
-void cli_progress_clear(void)
+void job_batch_log(jf_batch *b, int verbose_only, const char *message)
 {
-    if (g_progress_shown) {
-        fputs("\r\033[K", stderr);
-        g_progress_shown = 0;
-    }
-}
-
-/* Messages carry file names, which may hold any byte but '/' and NUL: a
- * newline or an escape sequence in a name is printed as \xNN, never raw. */
-static void put_escaped(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == 0x7F)
-            fprintf(f, "\\x%02x", c);
-        else
-            fputc(c, f);
-    }
-}
-
-/* The first error of the command line being run (serve answers with it). */
-static char g_first_error[1024];
-
-/* How far a batch is, for the interrupt's line (cli_interrupt_line). */
-static volatile sig_atomic_t g_done = -1, g_total;
-/* set by the interrupt: the jobs' failures as the process ends are not news */
-static volatile sig_atomic_t g_ending;
-
-void cli_error(const char *fmt, ...)
-{
-    char msg[12288];
-    va_list ap;
-    if (g_ending)
+    const job_run *run = (const job_run *)b->user;
+    if (job_quiet || (verbose_only && !run->s->verbose))
         return;
-    cli_progress_clear();
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (!g_first_error[0]) { /* the reason, cut to the answer's size */
-        size_t n = strlen(msg) < sizeof g_first_error ? strlen(msg) : sizeof g_first_error - 1;
-        memcpy(g_first_error, msg, n);
-        g_first_error[n] = '\0';
-    }
-    put_escaped(stderr, msg);
-    fputc('\n', stderr);
-    fflush(stderr);
+    job_log("%s", message);
 }
 
-const char *cli_error_first(void) { return g_first_error; }
-
-void cli_error_reset(void) { g_first_error[0] = '\0'; }
-
-void cli_log(const char *fmt, ...)
+/* How far the batch is, to the sink (path NULL: before the first file and
+ * after the last). */
+void job_batch_progress(const jf_batch *b, const char *path)
 {
-    char msg[12288]; /* two whole paths and a reason */
-    va_list ap;
-    if (g_ending)
-        return;
-    cli_progress_clear();
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    put_escaped(stderr, msg);
-    fputc('\n', stderr);
-    fflush(stderr);
+    jf_job_progress p;
+    p.done = b->done;
+    p.total = b->count;
+    p.failed = b->failed;
+    p.skipped = b->skipped;
+    p.mpix = b->mpix_done;
+    p.seconds = b->started_ms > 0 ? (jf_now_ms() - b->started_ms) / 1000.0 : 0.0;
+    p.path = path;
+    job_progress(&p, b->opt.single);
 }
 
-void cli_interrupt_progress(int done, int total)
+void job_batch_done(jf_batch *b, jf_batch_item *it)
 {
-    g_total = total;
-    g_done = done;
-}
-
-/* Appends v in decimal (what a signal handler may do: no stdio). */
-static size_t put_count(char *buf, size_t at, long v)
-{
-    char digits[24];
-    size_t n = 0;
-    do
-        digits[n++] = (char)('0' + v % 10);
-    while ((v /= 10) > 0 && n < sizeof digits);
-    while (n > 0)
-        buf[at++] = digits[--n];
-    return at;
-}
-
-static size_t put_text(char *buf, size_t at, const char *text)
-{
-    while (*text)
-        buf[at++] = *text++;
-    return at;
-}
-
-size_t cli_interrupt_line(char line[256])
-{
-    size_t n;
-    g_ending = 1;
-    if (g_done < 0 || cli_quiet)
-        return 0;
-    n = put_text(line, 0, "\njetfilter: interrupted: ");
-    n = put_count(line, n, g_done);
-    n = put_text(line, n, " of ");
-    n = put_count(line, n, g_total);
-    return put_text(line, n, " files done; the same command with --skip-existing goes on from there\n");
-}
-
-/* One line, rewritten in place: files done/total, throughput, ETA, name. */
-static void progress_update(jf_batch *b, const jf_batch_item *it)
-{
-    double elapsed = (jf_now_ms() - b->started_ms) / 1000.0;
-    double rate = elapsed > 0 ? b->mpix_done / elapsed : 0.0;
-    int left = b->count - b->done;
-    double eta = b->done > 0 ? elapsed / b->done * left : 0.0;
-    const char *name = it->rel;
-    size_t len = strlen(name);
-    if (cli_quiet || !stderr_is_terminal())
-        return;
-    if (len > 40)
-        name += len - 40;
-    fprintf(stderr, "\r\033[K[%*d/%d] %6.1f MPix/s  ETA %d:%02d  ", (int)log10(b->count) + 1,
-            b->done, b->count, rate, (int)eta / 60, (int)eta % 60);
-    put_escaped(stderr, name);
-    fflush(stderr);
-    g_progress_shown = 1;
-}
-
-void cli_batch_log(jf_batch *b, int verbose_only, const char *message)
-{
-    const cli_run *run = (const cli_run *)b->user;
-    if (cli_quiet || (verbose_only && !run->s->verbose))
-        return;
-    cli_log("%s", message);
-}
-
-void cli_batch_done(jf_batch *b, jf_batch_item *it)
-{
-    const cli_settings *s = ((const cli_run *)b->user)->s;
+    const job_settings *s = ((const job_run *)b->user)->s;
     if (it->skipped) {
-        if (s->verbose && !cli_quiet)
-            cli_log("skip %s (exists: %s)", it->input, it->output);
+        if (s->verbose && !job_quiet)
+            job_log("skip %s (exists: %s)", it->input, it->output);
     } else if (it->status != JF_OK) {
-        cli_error("jetfilter: %s", it->message ? it->message : jf_status_str(it->status));
-    } else if (s->verbose && !cli_quiet) {
+        job_error("jetfilter: %s", it->message ? it->message : jf_status_str(it->status));
+    } else if (s->verbose && !job_quiet) {
         char ref[160] = "";
         if (it->have_ref)
             snprintf(ref, sizeof ref, "  PSNR %.2f -> %.2f dB  SSIM %.4f -> %.4f", it->psnr_in,
                      it->psnr_out, it->ssim_in, it->ssim_out);
-        cli_log("ok   %s -> %s  %dx%dx%d  %.1f ms%s", it->input, it->output, it->width,
+        job_log("ok   %s -> %s  %dx%dx%d  %.1f ms%s", it->input, it->output, it->width,
                 it->height, it->channels, it->ms_total, ref);
         if (it->decision[0])
-            cli_log("     %s: %s (%s %.4f)", it->input, it->decision,
+            job_log("     %s: %s (%s %.4f)", it->input, it->decision,
                     it->estimate_name ? it->estimate_name : "estimate", it->estimate);
         if (it->notes[0])
-            cli_log("     %s: %s", it->input, it->notes);
+            job_log("     %s: %s", it->input, it->notes);
     }
-    progress_update(b, it);
-    if (!b->opt.single)
-        cli_interrupt_progress(b->done, b->count);
+    job_batch_progress(b, it->rel);
 }
 
 static void json_stages(json_buf *j, const jf_batch_item *it)
@@ -250,12 +132,12 @@ static void json_item(json_buf *j, const jf_batch_item *it)
     json_close(j, '}');
 }
 
-void cli_stage_header(const char *per)
+void job_stage_header(const char *per)
 {
-    cli_log("%-22s %6s %11s %10s %9s %8s", "stage", "calls", "total ms", per, "GB/s", "% peak");
+    job_log("%-22s %6s %11s %10s %9s %8s", "stage", "calls", "total ms", per, "GB/s", "% peak");
 }
 
-void cli_stage_row(const char *name, unsigned long long calls, double ms, double per_ms,
+void job_stage_row(const char *name, unsigned long long calls, double ms, double per_ms,
                    double bytes, double peak_gbps)
 {
     char gbps[16] = "-", pct[16] = "-";
@@ -265,7 +147,7 @@ void cli_stage_row(const char *name, unsigned long long calls, double ms, double
         if (peak_gbps > 0)
             snprintf(pct, sizeof pct, "%.2f%%", 100.0 * g / peak_gbps);
     }
-    cli_log("%-22s %6llu %11.2f %10.3f %9s %8s", name, calls, ms, per_ms, gbps, pct);
+    job_log("%-22s %6llu %11.2f %10.3f %9s %8s", name, calls, ms, per_ms, gbps, pct);
 }
 
 /* Sum the per-file records by stage name and print one table. */
@@ -299,9 +181,9 @@ static void print_stats(const jf_batch *b)
             rows[r].ms += st->ms;
             rows[r].bytes += (double)(st->bytes_read + st->bytes_written);
         }
-    cli_stage_header("mean ms");
+    job_stage_header("mean ms");
     for (r = 0; r < nrows; r++)
-        cli_stage_row(rows[r].name, (unsigned long long)rows[r].count, rows[r].ms,
+        job_stage_row(rows[r].name, (unsigned long long)rows[r].count, rows[r].ms,
                       rows[r].ms / rows[r].count, rows[r].bytes, rows[r].peak);
 }
 
@@ -337,17 +219,17 @@ static int device_shares(const jf_batch *b, device_share *out, int max)
 
 static void print_device_shares(const jf_batch *b)
 {
-    device_share sh[CLI_MAX_DEVICES];
-    int n = device_shares(b, sh, CLI_MAX_DEVICES), d, files = 0;
+    device_share sh[JOB_MAX_DEVICES];
+    int n = device_shares(b, sh, JOB_MAX_DEVICES), d, files = 0;
     for (d = 0; d < n; d++)
         files += sh[d].files;
     for (d = 0; d < n; d++)
-        cli_log("  device %d: %d files (%.1f%%), %.1f MPix, %.2f s of job time", sh[d].device,
+        job_log("  device %d: %d files (%.1f%%), %.1f MPix, %.2f s of job time", sh[d].device,
                 sh[d].files, 100.0 * sh[d].files / (files ? files : 1), sh[d].mpix,
                 sh[d].ms / 1000.0);
 }
 
-void cli_ref_means_add(cli_ref_means *m, double pin, double pout, double sin, double sout)
+void job_ref_means_add(job_ref_means *m, double pin, double pout, double sin, double sout)
 {
     m->refs++;
     if (isinf(pin)) m->pin_inf = 1; else m->pin += pin;
@@ -356,18 +238,18 @@ void cli_ref_means_add(cli_ref_means *m, double pin, double pout, double sin, do
     m->sout += sout;
 }
 
-void cli_ref_means_log(const cli_ref_means *m)
+void job_ref_means_log(const job_ref_means *m)
 {
     char pi[32], po[32];
     if (!m->refs)
         return;
     snprintf(pi, sizeof pi, m->pin_inf ? "inf" : "%.2f", m->pin / m->refs);
     snprintf(po, sizeof po, m->pout_inf ? "inf" : "%.2f", m->pout / m->refs);
-    cli_log("  against the references (mean of %d): PSNR %s -> %s dB, SSIM %.4f -> %.4f", m->refs,
+    job_log("  against the references (mean of %d): PSNR %s -> %s dB, SSIM %.4f -> %.4f", m->refs,
             pi, po, m->sin / m->refs, m->sout / m->refs);
 }
 
-void cli_ref_means_json(json_buf *j, const cli_ref_means *m)
+void job_ref_means_json(json_buf *j, const job_ref_means *m)
 {
     if (!m->refs)
         return;
@@ -377,15 +259,15 @@ void cli_ref_means_json(json_buf *j, const cli_ref_means *m)
     json_num(j, "mean_ssim_out", m->sout / m->refs);
 }
 
-static cli_ref_means reference_means(const jf_batch *b)
+static job_ref_means reference_means(const jf_batch *b)
 {
-    cli_ref_means m;
+    job_ref_means m;
     int i;
     memset(&m, 0, sizeof m);
     for (i = 0; i < b->count; i++) {
         const jf_batch_item *it = &b->items[i];
         if (it->status == JF_OK && !it->skipped && it->have_ref)
-            cli_ref_means_add(&m, it->psnr_in, it->psnr_out, it->ssim_in, it->ssim_out);
+            job_ref_means_add(&m, it->psnr_in, it->psnr_out, it->ssim_in, it->ssim_out);
     }
     return m;
 }
@@ -393,7 +275,7 @@ static cli_ref_means reference_means(const jf_batch *b)
 /* What decides the outputs, so that reports of shards can be checked to
  * belong to one run before they are merged (jobs, threads and devices do
  * not change an output, so they are not here). */
-void cli_json_operation(json_buf *j, const jf_op_plan *plan)
+void job_json_operation(json_buf *j, const jf_op_plan *plan)
 {
     int i;
     json_str(j, "operation", plan->op->name);
@@ -415,14 +297,14 @@ void cli_json_operation(json_buf *j, const jf_op_plan *plan)
     json_close(j, '}');
 }
 
-static void json_settings(json_buf *j, const cli_run *run)
+static void json_settings(json_buf *j, const job_run *run)
 {
     static const char *const formats[] = {"same", "png", "jpg"};
-    const cli_settings *s = run->s;
+    const job_settings *s = run->s;
     json_open(j, "settings", '{');
     json_str(j, "command", run->verb);
     if (run->plan.op)
-        cli_json_operation(j, &run->plan);
+        job_json_operation(j, &run->plan);
     json_str(j, "format", formats[s->format]);
     json_int(j, "quality", s->quality);
     json_int(j, "png_level", s->png_level);
@@ -453,7 +335,7 @@ static void json_shard(json_buf *j, const jf_batch *b)
     json_close(j, '}');
 }
 
-static int write_report(const jf_batch *b, const cli_run *run, double secs, const cli_ref_means *m)
+static int write_report(const jf_batch *b, const job_run *run, double secs, const job_ref_means *m)
 {
     const int ok = b->count - b->failed - b->skipped;
     json_buf j = {0};
@@ -496,8 +378,8 @@ static int write_report(const jf_batch *b, const cli_run *run, double secs, cons
             json_num(&j, "peak_rss_mb", (double)ru.ru_maxrss / 1024.0);
     }
     {
-        device_share sh[CLI_MAX_DEVICES];
-        int n = device_shares(b, sh, CLI_MAX_DEVICES), d;
+        device_share sh[JOB_MAX_DEVICES];
+        int n = device_shares(b, sh, JOB_MAX_DEVICES), d;
         if (n) {
             json_open(&j, "devices", '[');
             for (d = 0; d < n; d++) {
@@ -511,58 +393,59 @@ static int write_report(const jf_batch *b, const cli_run *run, double secs, cons
             json_close(&j, ']');
         }
     }
-    cli_ref_means_json(&j, m);
+    job_ref_means_json(&j, m);
     json_close(&j, '}');
     json_close(&j, '}');
     json_raw(&j, "\n");
-    if (j.fail || !cli_json_write(run->s->json, j.data, j.len)) {
-        cli_error("jetfilter: %s", j.fail ? "out of memory for the JSON report" : jf_last_error());
+    if (j.fail || (run->s->json && !job_json_write(run->s->json, j.data, j.len))) {
+        job_error("jetfilter: %s", j.fail ? "out of memory for the JSON report" : jf_last_error());
         rc = 1;
     }
+    if (!j.fail && run->job && job_keep_report(run->job, j.data))
+        j.data = NULL; /* the job's now */
     free(j.data);
     return rc;
 }
 
-int cli_batch_finish(jf_batch *b)
+int job_batch_finish(jf_batch *b)
 {
-    const cli_run *run = (const cli_run *)b->user;
-    const cli_settings *s = run->s;
+    const job_run *run = (const job_run *)b->user;
+    const job_settings *s = run->s;
     double secs = (jf_now_ms() - b->started_ms) / 1000.0;
     int ok = b->count - b->failed - b->skipped;
-    cli_ref_means m = reference_means(b);
+    job_ref_means m = reference_means(b);
 
-    cli_progress_clear();
+    job_batch_progress(b, NULL);
     /* one file to one file, as convert does: quiet unless asked (-v, --stats) */
-    if (!cli_quiet && (!b->opt.single || s->verbose || s->stats)) {
-        cli_log("jetfilter %s: %d ok, %d failed, %d skipped in %.2f s (%.1f MPix/s, backend %s)",
+    if (!job_quiet && (!b->opt.single || s->verbose || s->stats)) {
+        job_log("jetfilter %s: %d ok, %d failed, %d skipped in %.2f s (%.1f MPix/s, backend %s)",
                 run->verb, ok, b->failed, b->skipped, secs, secs > 0 ? b->mpix_done / secs : 0.0,
                 jf_backend_name(b->backend));
         if (b->ignored)
-            cli_log("  %d file%s in the folders passed over: not images", b->ignored,
+            job_log("  %d file%s in the folders passed over: not images", b->ignored,
                     b->ignored == 1 ? "" : "s");
         if (b->earlier_outputs)
-            cli_log("  %d file%s passed over: named as outputs (--suffix %s)", b->earlier_outputs,
+            job_log("  %d file%s passed over: named as outputs (--suffix %s)", b->earlier_outputs,
                     b->earlier_outputs == 1 ? "" : "s", s->suffix);
         if (b->passed)
-            cli_log("  %d link%s back into the tree not followed: %s files are read the other way "
+            job_log("  %d link%s back into the tree not followed: %s files are read the other way "
                     "(-v names them)", b->passed, b->passed == 1 ? "" : "s",
                     b->passed == 1 ? "its" : "their");
-        cli_ref_means_log(&m);
+        job_ref_means_log(&m);
         print_device_shares(b);
         if (s->stats)
             print_stats(b);
     }
-    if (s->json && write_report(b, run, secs, &m))
+    if ((s->json || run->job) && write_report(b, run, secs, &m))
         return JF_EXIT_FAILED;
     return b->failed ? JF_EXIT_FAILED : JF_EXIT_OK;
 }
 
 /* ---- --json targets ---------------------------------------------------------- */
 
-int cli_json_write(const char *path, const char *text, size_t len)
+int job_json_write(const char *path, const char *text, size_t len)
 {
     if (strcmp(path, "-") == 0) {
-        cli_progress_clear();
         return fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0;
     }
     return jf_write_file_atomic(path, (const unsigned char *)text, len) == JF_OK;

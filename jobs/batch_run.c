@@ -2,7 +2,7 @@
  * input, converting and writing one output, and running a whole batch
  * with its options, codecs and report. */
 #define _DEFAULT_SOURCE
-#include "cli/cli.h"
+#include "jobs/jobs.h"
 #include "core/errors.h"
 #include "core/names.h"
 #include "core/stats.h"
@@ -29,14 +29,14 @@ static jf_status make_parent(const char *root, const char *path)
     return root ? jf_mkdirs_below(root, dir) : jf_mkdirs(dir);
 }
 
-void cli_item_note(jf_batch_item *it, const char *note)
+void job_item_note(jf_batch_item *it, const char *note)
 {
     size_t used = strlen(it->notes);
     if (used + 3 < sizeof it->notes)
         snprintf(it->notes + used, sizeof it->notes - used, "%s%s", used ? "; " : "", note);
 }
 
-jf_encode_options cli_encode_options(const cli_settings *s, const jf_picture *pic)
+jf_encode_options job_encode_options(const job_settings *s, const jf_picture *pic)
 {
     jf_encode_options e = jf_encode_defaults();
     e.quality = s->quality;
@@ -49,7 +49,7 @@ jf_encode_options cli_encode_options(const cli_settings *s, const jf_picture *pi
 
 /* --depth and --cmyk-to-rgb: the picture as it will be written (its planes
  * replaced by converted copies it owns). */
-static jf_status convert_output(jf_batch_item *it, const cli_settings *s, jf_picture *pic,
+static jf_status convert_output(jf_batch_item *it, const job_settings *s, jf_picture *pic,
                                 const jf_encode_options *e)
 {
     const jf_sample want = s->depth == 1 ? JF_SAMPLE_U8 : s->depth == 2 ? JF_SAMPLE_U16
@@ -61,7 +61,7 @@ static jf_status convert_output(jf_batch_item *it, const cli_settings *s, jf_pic
     if (pic->color_model == JF_COLOR_CMYK && e->format == JF_FORMAT_PNG && s->cmyk_to_rgb) {
         if ((st = jf_picture_cmyk_to_rgb(pic)) != JF_OK)
             return st;
-        cli_item_note(it, "CMYK converted to RGB");
+        job_item_note(it, "CMYK converted to RGB");
     }
     if (want != pic->color.sample) {
         jf_image color = {0}, alpha = {0};
@@ -75,24 +75,24 @@ static jf_status convert_output(jf_batch_item *it, const cli_settings *s, jf_pic
         jf_image_free(&pic->alpha);
         pic->color = color;
         pic->alpha = alpha;
-        cli_item_note(it, want == JF_SAMPLE_U8 ? "16 bits rounded to 8" : "8 bits widened to 16");
+        job_item_note(it, want == JF_SAMPLE_U8 ? "16 bits rounded to 8" : "8 bits widened to 16");
     }
     return JF_OK;
 }
 
 /* Encode and write one output (denoise and noise share it); a picture in
  * device memory is encoded there when it can be (nvJPEG). */
-jf_status cli_write_output(jf_batch_item *it, const cli_settings *s, jf_picture *pic,
+jf_status job_write_output(jf_batch_item *it, const job_settings *s, jf_picture *pic,
                            jf_context *ctx)
 {
-    jf_encode_options e = cli_encode_options(s, pic);
+    jf_encode_options e = job_encode_options(s, pic);
     double t0 = jf_now_ms();
     unsigned char *bytes = NULL;
     size_t size = 0;
     jf_status st;
     int on_gpu = 0, to_stdout;
     if (e.format == JF_FORMAT_JPEG && pic->alpha.data)
-        cli_item_note(it, "JPEG has no alpha channel; transparency dropped");
+        job_item_note(it, "JPEG has no alpha channel; transparency dropped");
     if ((st = convert_output(it, s, pic, &e)) != JF_OK) {
         jf_error_prefix(it->input);
         return st;
@@ -111,7 +111,7 @@ jf_status cli_write_output(jf_batch_item *it, const cli_settings *s, jf_picture 
     if (st != JF_OK)
         return st;
     if (jf_last_warning()[0])
-        cli_item_note(it, jf_last_warning());
+        job_item_note(it, jf_last_warning());
     it->ms_encode = jf_now_ms() - t0;
     jf_record(ctx, "encode", on_gpu ? "jpeg-nvjpeg" : jf_format_name(e.format), 0, &pic->color,
               it->ms_encode,
@@ -119,7 +119,7 @@ jf_status cli_write_output(jf_batch_item *it, const cli_settings *s, jf_picture 
     return JF_OK;
 }
 
-jf_status cli_read_input(jf_batch_item *it, jf_picture *pic, jf_context *ctx)
+jf_status job_read_input(jf_batch_item *it, jf_picture *pic, jf_context *ctx)
 {
     double t0 = jf_now_ms();
     jf_status st;
@@ -132,7 +132,7 @@ jf_status cli_read_input(jf_batch_item *it, jf_picture *pic, jf_context *ctx)
     if (st != JF_OK)
         return st;
     if (jf_last_warning()[0])
-        cli_item_note(it, jf_last_warning());
+        job_item_note(it, jf_last_warning());
     it->ms_decode = jf_now_ms() - t0;
     it->width = pic->color.width;
     it->height = pic->color.height;
@@ -150,7 +150,7 @@ jf_status cli_read_input(jf_batch_item *it, jf_picture *pic, jf_context *ctx)
  * (pipeline/codec_choice.h) predicts the batch done sooner with them;
  * the JPEGs are told by their first bytes, their sizes read from the file
  * system (jf_batch_jpeg_inputs). */
-static jf_codec cli_codec(const cli_settings *s, const jf_batch *b, cli_run *run)
+static jf_codec job_codec(const job_settings *s, const jf_batch *b, job_run *run)
 {
     jf_codec_costs m = jf_codec_costs_measured();
     const int cores = s->threads ? s->threads : jf_cpu_count();
@@ -178,7 +178,7 @@ static jf_codec cli_codec(const cli_settings *s, const jf_batch *b, cli_run *run
  * auto-impulse is counted as filtering: on a clean image it is over. */
 static uint64_t memory_estimate(const void *user, const jf_probe *p, size_t file_bytes)
 {
-    const cli_run *run = (const cli_run *)user;
+    const job_run *run = (const job_run *)user;
     const uint64_t px = (uint64_t)p->width * (uint64_t)p->height;
     const int alpha = p->channels == 2 || p->channels == 4, color = p->channels - alpha;
     const uint64_t pixels = px * (uint64_t)p->channels * (uint64_t)p->sample_bytes;
@@ -216,7 +216,7 @@ static uint64_t memory_estimate(const void *user, const jf_probe *p, size_t file
 }
 
 /* Settings every batch command shares, into the batch's options. */
-static void batch_options(cli_settings *s, cli_run *run, jf_batch *b)
+static void batch_options(job_settings *s, job_run *run, jf_batch *b)
 {
     memset(b, 0, sizeof *b);
     b->opt.verb = run->verb;
@@ -236,12 +236,12 @@ static void batch_options(cli_settings *s, cli_run *run, jf_batch *b)
     b->opt.context.memory = (jf_memory)s->memory;
     b->opt.context.codec = JF_CODEC_CPU; /* decided once the files are known */
     b->opt.context.peak_gbps = s->peak_gbps;
-    b->opt.context.stats = s->stats || s->json ? 256 : 0;
+    b->opt.context.stats = s->stats || s->json || run->job ? 256 : 0;
     b->opt.max_memory = (uint64_t)(s->max_memory_mb * 1048576.0);
     b->opt.estimate = memory_estimate;
     b->user = run;
-    b->on_done = cli_batch_done;
-    b->log = cli_batch_log;
+    b->on_done = job_batch_done;
+    b->log = job_batch_log;
 }
 
 /* The format a file name asks for by its extension (OUT_SAME: none). */
@@ -263,7 +263,7 @@ static int format_of_name(const char *path)
  * *single; a usage message and JF_EXIT_USAGE when the two do not fit. */
 /* One file in and a new -o without an extension: a file or a folder?  A
  * folder only when the name says so (a trailing '/'). */
-static int folder_meant(const char *verb, const cli_settings *s)
+static int folder_meant(const char *verb, const job_settings *s)
 {
     struct stat sb;
     const char *out = s->output;
@@ -271,12 +271,12 @@ static int folder_meant(const char *verb, const cli_settings *s)
         s->input_count != 1 || strcmp(s->inputs[0], "-") == 0 || stat(s->inputs[0], &sb) != 0 ||
         S_ISDIR(sb.st_mode))
         return 0;
-    cli_error("jetfilter %s: -o %s: no such folder, and the name has no image extension; "
+    job_error("jetfilter %s: -o %s: no such folder, and the name has no image extension; "
             "end it in .png or .jpg for one file, or in / for a folder to be made", verb, out);
     return JF_EXIT_USAGE;
 }
 
-static int decide_single(cli_run *run, cli_settings *s, int *single)
+static int decide_single(job_run *run, job_settings *s, int *single)
 {
     const char *out = s->output, *verb = run->verb;
     struct stat sb;
@@ -290,12 +290,12 @@ static int decide_single(cli_run *run, cli_settings *s, int *single)
     file_out = strcmp(out, "-") == 0 ||
                (out_exists ? !S_ISDIR(sb.st_mode) : format_of_name(out) != OUT_SAME);
     if (stdin_inputs && (s->input_count > 1 || !file_out)) {
-        cli_error("jetfilter %s: '-' reads one image from standard input: give it alone, "
+        job_error("jetfilter %s: '-' reads one image from standard input: give it alone, "
                 "with -o FILE or -o - (standard output)", verb);
         return JF_EXIT_USAGE;
     }
     if (stdin_inputs && isatty(STDIN_FILENO)) {
-        cli_error("jetfilter %s: '-': standard input is a terminal; pipe an image in "
+        job_error("jetfilter %s: '-': standard input is a terminal; pipe an image in "
                 "(< photo.jpg, or cat photo.jpg |)", verb);
         return JF_EXIT_USAGE;
     }
@@ -306,7 +306,7 @@ static int decide_single(cli_run *run, cli_settings *s, int *single)
         size_t k;
         for (k = 0; dot && (!slash || dot > slash) && k < sizeof others / sizeof others[0]; k++)
             if (strcasecmp(dot, others[k]) == 0) {
-                cli_error("jetfilter %s: -o %s: jetfilter writes PNG and JPEG, not %s; name "
+                job_error("jetfilter %s: -o %s: jetfilter writes PNG and JPEG, not %s; name "
                         "a .png or .jpg file, or a folder", verb, out, others[k] + 1);
                 return JF_EXIT_USAGE;
             }
@@ -314,35 +314,35 @@ static int decide_single(cli_run *run, cli_settings *s, int *single)
     }
     if (s->input_count > 1 || (!stdin_inputs && s->input_count == 1 &&
                                stat(s->inputs[0], &sb) == 0 && S_ISDIR(sb.st_mode))) {
-        cli_error("jetfilter %s: -o %s names a file, but the input%s %s; give a folder to -o "
+        job_error("jetfilter %s: -o %s names a file, but the input%s %s; give a folder to -o "
                 "(it is made if missing)", verb, out, s->input_count > 1 ? "s" : "",
                 s->input_count > 1 ? "are several" : "is a folder");
         return JF_EXIT_USAGE;
     }
     if (s->suffix || s->shard) {
-        cli_error("jetfilter %s: %s names outputs in a folder; -o %s names one file", verb,
+        job_error("jetfilter %s: %s names outputs in a folder; -o %s names one file", verb,
                 s->suffix ? "--suffix" : "--shard", out);
         return JF_EXIT_USAGE;
     }
     if (strcmp(out, "-") != 0) {
         const int named = format_of_name(out);
         if (named == OUT_SAME) {
-            cli_error("jetfilter %s: -o %s: the name says no format; end it in .png or .jpg",
+            job_error("jetfilter %s: -o %s: the name says no format; end it in .png or .jpg",
                     verb, out);
             return JF_EXIT_USAGE;
         }
         if (s->format_given && s->format != OUT_SAME && s->format != named) {
-            cli_error("jetfilter %s: --format %s, but -o %s names the other format", verb,
+            job_error("jetfilter %s: --format %s, but -o %s names the other format", verb,
                     s->format == OUT_PNG ? "png" : "jpg", out);
             return JF_EXIT_USAGE;
         }
         s->format = named;
     } else if (isatty(STDOUT_FILENO)) {
-        cli_error("jetfilter %s: -o -: standard output is a terminal; pipe it on "
+        job_error("jetfilter %s: -o -: standard output is a terminal; pipe it on "
                 "(| display, > out.png) or name a file", verb);
         return JF_EXIT_USAGE;
     } else if (s->json && strcmp(s->json, "-") == 0) {
-        cli_error("jetfilter %s: -o - and --json - both want standard output; write the "
+        job_error("jetfilter %s: -o - and --json - both want standard output; write the "
                 "report to a file", verb);
         return JF_EXIT_USAGE;
     }
@@ -351,7 +351,7 @@ static int decide_single(cli_run *run, cli_settings *s, int *single)
 }
 
 /* Collect, run and report a batch; the exit code. */
-int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
+int job_batch(job_settings *s, job_run *run, jf_batch_work_fn work)
 {
     jf_batch b;
     jf_status st;
@@ -365,14 +365,14 @@ int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
     if (s->shard) {
         char why[256];
         if (jf_shard_parse(s->shard, &b.opt.shard, why, sizeof why) != 0) {
-            cli_error("jetfilter %s: --shard %s", run->verb, why);
+            job_error("jetfilter %s: --shard %s", run->verb, why);
             return JF_EXIT_USAGE;
         }
     }
     if (s->device_all) { /* every device found (none: the backend says why) */
         int n = jf_device_count(), i;
-        if (n > CLI_MAX_DEVICES)
-            n = CLI_MAX_DEVICES;
+        if (n > JOB_MAX_DEVICES)
+            n = JOB_MAX_DEVICES;
         for (i = 0; i < n; i++)
             s->devices[i] = i;
         s->device_count = n > 0 ? n : 1;
@@ -382,44 +382,48 @@ int cli_batch(cli_settings *s, cli_run *run, jf_batch_work_fn work)
         b.opt.device_count = 1; /* no GPU: one list of jobs */
     if (b.opt.context.backend == JF_BACKEND_CUDA && jf_device_count() <= 0) {
         /* said before any folder is made */
-        cli_error("jetfilter %s: --backend cuda: %s", run->verb, jf_last_error());
+        job_error("jetfilter %s: --backend cuda: %s", run->verb, jf_last_error());
+        job_stopped(JF_ERR_NO_DEVICE);
         return JF_EXIT_FAILED;
     }
     {
-        cli_outputs o = {run->verb, s->inputs, s->input_count,
-                         {{"--json", s->json, CLI_OUT_REPORT}, {"-o", s->output, CLI_OUT_IMAGE}},
+        job_outputs o = {run->verb, s->inputs, s->input_count,
+                         {{"--json", s->json, JOB_OUT_REPORT}, {"-o", s->output, JOB_OUT_IMAGE}},
                          single ? 2 : 1, s->force};
-        if (cli_outputs_check(&o) != 0 || (!single && folder_meant(run->verb, s)))
+        if (job_outputs_check(&o) != 0 || (!single && folder_meant(run->verb, s)))
             return JF_EXIT_USAGE;
     }
     if ((st = jf_batch_collect(&b)) != JF_OK) {
         if (st == JF_ERR_ARG)
-            cli_error("jetfilter %s: %s", run->verb, jf_last_error());
+            job_error("jetfilter %s: %s", run->verb, jf_last_error());
         else
-            cli_error("jetfilter: %s", jf_last_error());
+            job_error("jetfilter: %s", jf_last_error());
+        job_stopped(st);
         jf_batch_free(&b);
         return st == JF_ERR_ARG ? JF_EXIT_USAGE : JF_EXIT_FAILED;
     }
     if (run->device_input_ok && !(s->backend && strcmp(s->backend, "cpu") == 0) &&
         jf_device_count() > 0) {
-        b.opt.context.codec = cli_codec(s, &b, run);
-        if (!cli_quiet && s->verbose && run->codec_chosen)
-            cli_log("jetfilter %s: JPEG codecs: %s", run->verb, run->codec_choice.reason);
+        b.opt.context.codec = job_codec(s, &b, run);
+        if (!job_quiet && s->verbose && run->codec_chosen)
+            job_log("jetfilter %s: JPEG codecs: %s", run->verb, run->codec_choice.reason);
     }
-    if (!cli_quiet && s->verbose)
-        cli_log("jetfilter %s: %d file%s%s%s", run->verb, b.count, b.count == 1 ? "" : "s",
+    if (!job_quiet && s->verbose)
+        job_log("jetfilter %s: %d file%s%s%s", run->verb, b.count, b.count == 1 ? "" : "s",
                 run->plan.op ? ", " : "", run->plan.op ? run->plan.describe : "");
-    if (!cli_quiet && b.opt.shard.count > 1)
-        cli_log("jetfilter %s: shard %d/%d (%s): %d of the %d files found", run->verb,
+    if (!job_quiet && b.opt.shard.count > 1)
+        job_log("jetfilter %s: shard %d/%d (%s): %d of the %d files found", run->verb,
                 b.opt.shard.index, b.opt.shard.count, b.opt.shard.source, b.count, b.walk_files);
-    if (!single)
-        cli_interrupt_progress(0, b.count);
-    if (jf_batch_run(&b, work) != JF_OK) {
-        cli_error("jetfilter: %s", jf_last_error());
+    job_batch_progress(&b, NULL);
+    if ((st = jf_batch_run(&b, work)) != JF_OK) {
+        job_error("jetfilter: %s", jf_last_error());
+        job_stopped(st);
         jf_batch_free(&b);
         return JF_EXIT_FAILED;
     }
-    rc = cli_batch_finish(&b);
+    rc = job_batch_finish(&b);
+    if (run->job)
+        job_keep_files(run->job, &b);
     jf_batch_free(&b);
     return rc;
 }

@@ -1,6 +1,6 @@
-/* Internal to the CLI: a small JSON writer into a growing buffer. */
-#ifndef JF_CLI_JSON_H
-#define JF_CLI_JSON_H
+/* A small JSON writer (the reports) into a growing buffer. */
+#ifndef JF_JOBS_JSON_H
+#define JF_JOBS_JSON_H
 
 #include <stddef.h>
 

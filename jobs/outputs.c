@@ -1,6 +1,6 @@
 /*
  * The files a command will write, checked together before any work starts
- * (cli.h, cli_outputs_check): no output may be one of the inputs, whatever
+ * (cli.h, job_outputs_check): no output may be one of the inputs, whatever
  * path reaches it (links, "..", another name of the same file); two outputs
  * may not be one file; the folder that will hold each must exist and be
  * writable; and a report, table or profile that already exists is replaced
@@ -9,7 +9,7 @@
  * (that is what a re-run is for), never an input.
  */
 #define _DEFAULT_SOURCE
-#include "cli/cli.h"
+#include "jobs/jobs.h"
 #include "io/io.h"
 
 #include <errno.h>
@@ -53,7 +53,7 @@ static int within(const char *inner, const char *outer)
 
 /* Did jetfilter write this file?  Its reports open with the "jetfilter"
  * key, its tables with their header, its profiles with their first line. */
-static int ours(const char *path, cli_out_kind kind)
+static int ours(const char *path, job_out_kind kind)
 {
     char head[64];
     ssize_t n;
@@ -64,15 +64,15 @@ static int ours(const char *path, cli_out_kind kind)
     close(fd);
     if (n == 0) /* an empty report or table holds nothing to lose; an empty file
                    named as an image output is not one jetfilter wrote */
-        return kind != CLI_OUT_IMAGE;
+        return kind != JOB_OUT_IMAGE;
     if (n < 0)
         return 0;
     head[n] = '\0';
     switch (kind) {
-    case CLI_OUT_REPORT: return strncmp(head, "{\"jetfilter\":", 13) == 0;
-    case CLI_OUT_TABLE: return strncmp(head, CLI_CSV_FIRST_FIELDS, strlen(CLI_CSV_FIRST_FIELDS)) == 0;
-    case CLI_OUT_PROFILE: return strncmp(head, "jetfilter-profile ", 18) == 0;
-    case CLI_OUT_IMAGE: return jf_file_sniffs_as_image(path); /* an image is replaced, as convert does */
+    case JOB_OUT_REPORT: return strncmp(head, "{\"jetfilter\":", 13) == 0;
+    case JOB_OUT_TABLE: return strncmp(head, JOB_CSV_FIRST_FIELDS, strlen(JOB_CSV_FIRST_FIELDS)) == 0;
+    case JOB_OUT_PROFILE: return strncmp(head, "jetfilter-profile ", 18) == 0;
+    case JOB_OUT_IMAGE: return jf_file_sniffs_as_image(path); /* an image is replaced, as convert does */
     default: return 1;
     }
 }
@@ -94,21 +94,21 @@ static int is_input(const char *real_out, const struct stat *osb, const char *in
            (jf_has_image_extension(real_out) || jf_file_sniffs_as_image(real_out));
 }
 
-static int refuse(const cli_outputs *o, const char *fmt, const char *a, const char *b,
+static int refuse(const job_outputs *o, const char *fmt, const char *a, const char *b,
                   const char *c)
 {
     char msg[8192];
     snprintf(msg, sizeof msg, fmt, a, b, c);
-    cli_error("jetfilter %s: %s", o->cmd, msg);
+    job_error("jetfilter %s: %s", o->cmd, msg);
     return JF_EXIT_USAGE;
 }
 
-int cli_outputs_check(const cli_outputs *o)
+int job_outputs_check(const job_outputs *o)
 {
-    char real[CLI_MAX_OUTPUTS][PATH_MAX];
+    char real[JOB_MAX_OUTPUTS][PATH_MAX];
     int i, j, stdout_uses = 0;
     for (i = 0; i < o->count; i++) {
-        const cli_output *out = &o->out[i];
+        const job_output *out = &o->out[i];
         struct stat sb;
         int exists;
         if (!out->path)
@@ -144,13 +144,13 @@ int cli_outputs_check(const cli_outputs *o)
                 return refuse(o, "%s %s is not a regular file; refused", out->option, out->path, "");
             if (access(out->path, W_OK) != 0)
                 return refuse(o, "%s %s: not writable (%s)", out->option, out->path, strerror(errno));
-            if (out->kind != CLI_OUT_IMAGE && jf_file_sniffs_as_image(out->path))
+            if (out->kind != JOB_OUT_IMAGE && jf_file_sniffs_as_image(out->path))
                 return refuse(o, "%s %s is an image, not a %s; it would be replaced (was it meant "
                               "as an input?)", out->option, out->path,
-                              out->kind == CLI_OUT_TABLE ? "table" : out->kind == CLI_OUT_STREAM
+                              out->kind == JOB_OUT_TABLE ? "table" : out->kind == JOB_OUT_STREAM
                                                                          ? "stream" : "report");
             if (!o->force && !ours(out->path, out->kind))
-                return refuse(o, out->kind == CLI_OUT_IMAGE
+                return refuse(o, out->kind == JOB_OUT_IMAGE
                                      ? "%s %s exists and is not an image; name another, or add "
                                        "--force to replace it"
                                      : "%s %s exists and is not a file jetfilter wrote; name "
@@ -168,13 +168,13 @@ int cli_outputs_check(const cli_outputs *o)
     return 0;
 }
 
-int cli_inputs_of(const cli_settings *s, const char **out, int max)
+int job_inputs_of(const job_settings *s, const char **out, int max)
 {
     const char *extra[4];
     int i, n = 0;
     extra[0] = s->reference;
     extra[1] = s->input;
-    extra[2] = cli_param(s, "kernel");
+    extra[2] = job_param(s, "kernel");
     extra[3] = s->photo;
     for (i = 0; i < s->input_count && n < max; i++)
         out[n++] = s->inputs[i];

@@ -7,7 +7,7 @@
  * File names also get "<key>_b64", the raw bytes in base64, when they are
  * not valid UTF-8.
  */
-#include "cli/json.h"
+#include "jobs/json.h"
 #include "jetfilter.h"
 
 #include <math.h>
