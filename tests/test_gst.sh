@@ -86,5 +86,12 @@ grep -q "weights" "$work/err.txt" || no "the error does not say what is missing:
 grep -q "Failed to set pipeline to PAUSED" "$work/err.txt" ||
   no "settings that make no plan did not fail the state change: $(cat "$work/err.txt")"
 
-"$src/scripts/gst-api-level.sh" "$plugins/libgstjetfilter.so" 1.14 || fail=1
+# the release each GStreamer call came in, from the development files'
+# introspection data (CI installs them; a machine with the runtime only,
+# as the GPU machine, says so and goes on)
+if [ -f /usr/share/gir-1.0/Gst-1.0.gir ]; then
+  "$src/scripts/gst-api-level.sh" "$plugins/libgstjetfilter.so" 1.14 || fail=1
+else
+  echo "gst: the API level not checked here: no /usr/share/gir-1.0/Gst-1.0.gir (libgstreamer1.0-dev)"
+fi
 exit $fail

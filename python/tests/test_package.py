@@ -157,6 +157,27 @@ def test_batches_run_in_this_process(tmp, monkeypatch):
         jf._jetfilter.job("denoise", [], [], 42)
 
 
+@pytest.mark.skipif(jf.device_count() < 1, reason="no CUDA device")
+def test_gpu_batch_in_this_process_writes_what_the_command_writes(tmp):
+    """On a GPU: the in-process batch (CUDA filters, the GPU's JPEG codecs)
+    writes the bytes the command writes with the same options."""
+    src = os.path.join(tmp, "in")
+    os.makedirs(src)
+    for name in ("rocket.jpg", "chelsea.png", "retina.jpg"):
+        if os.path.exists(os.path.join(PHOTOS, name)):
+            shutil.copy(os.path.join(PHOTOS, name), src)
+    for codec in ("nvjpeg", "cpu"):
+        r = jf.denoise(src, os.path.join(tmp, "py-" + codec), backend="cuda", codec=codec,
+                       filter="gauss", ksize=7, jobs=2)
+        assert r["backend"] == "cuda" and r["summary"]["ok"] == len(os.listdir(src))
+        cli("denoise", src, "-o", os.path.join(tmp, "cli-" + codec), "--backend", "cuda",
+            "--codec", codec, "--filter", "gauss", "-k", "7", "-j", "2", "--quiet")
+        for name in os.listdir(src):
+            with open(os.path.join(tmp, "py-" + codec, name), "rb") as a, \
+                    open(os.path.join(tmp, "cli-" + codec, name), "rb") as b:
+                assert a.read() == b.read(), (codec, name)
+
+
 def test_file_names_that_are_not_utf8(tmp):
     """denoise() and a Worker take the same names: any bytes a file system
     holds, given as bytes or as str with surrogate escapes."""

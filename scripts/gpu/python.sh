@@ -48,6 +48,16 @@ for op in ("median", "gauss"):
     for _ in range(3):
         u = getattr(jf, op)(t, **kw); v = getattr(jf, op)(t[3:100, 5:200], **kw)
 w = torch.empty_like(t); jf.median(t, out=w); jf.psnr(t, w)
+# batches of files in this process (the library's jobs): CUDA filters, nvJPEG and the CPU codecs
+import os, shutil, tempfile
+out = tempfile.mkdtemp(); src = os.path.join(out, "in"); os.mkdir(src)
+for name in ("chelsea.png", "rocket.jpg"):
+    shutil.copy(os.path.join(os.environ["JF_ROOT"], "samples/images", name), src)
+for codec in ("nvjpeg", "cpu"):
+    for f in ("median", "nlmeans"):
+        rep = jf.denoise(src, os.path.join(out, codec + f), backend="cuda", codec=codec,
+                         filter=f, jobs=2, format="png")
+        assert rep["summary"]["ok"] == rep["summary"]["files"] > 0, rep["summary"]
 torch.cuda.synchronize(); cp.cuda.runtime.deviceSynchronize()
 del x, a, b, c, r, d, fr, t, u, v, w  # what is left at exit is reported as leaked
 cp.get_default_memory_pool().free_all_blocks(); cp.get_default_pinned_memory_pool().free_all_blocks()
@@ -59,7 +69,7 @@ PY
   # hold), which it then reports as leaked (measured: 46 of 47 "leaks");
   # device backtraces keep nothing
   timeout 270 compute-sanitizer --tool memcheck --leak-check full --show-backtrace device \
-      --target-processes all python3 /tmp/jf_loop.py > "$dest/sanitize.log" 2>&1
+      --target-processes all env JF_ROOT="$PWD" python3 /tmp/jf_loop.py > "$dest/sanitize.log" 2>&1
   grep -E "ERROR SUMMARY|loop done" "$dest/sanitize.log" | tail -2
   grep -q "ERROR SUMMARY: 0 errors" "$dest/sanitize.log" || rc=1
 fi

@@ -1,5 +1,5 @@
 /* libFuzzer harness: any command line through the option parser of every
- * command (cli/options.c), then what a command does first with it: the
+ * command (jobs/options.c, through cli/help.c), then what a command does first with it: the
  * operation's arguments from the table and the files it reads.  Nothing
  * runs; a refusal must print a reason. */
 #include "cli/cli.h"
