@@ -275,7 +275,7 @@ int cli_serve(job_settings *s)
         job_error("jetfilter serve: %s", strerror(errno));
         return JF_EXIT_FAILED;
     }
-    jf_nvjpeg_keep(1);
+    jf_codec_keep(1);
     /* the first GPU request would start CUDA and the JPEG engine; start them
      * while the client gets its first request ready */
     if (jf_built_with_cuda() && jf_device_count() > 0)
@@ -321,7 +321,7 @@ int cli_serve(job_settings *s)
         json_decref(root);
     }
     free(line);
-    jf_nvjpeg_keep(0);
+    jf_codec_keep(0);
     fclose(io.requests);
     fclose(io.answers);
     close(io.log_fd);

@@ -1118,3 +1118,5 @@ jf_status jf_codec_probe(jf_codec codec, int device, char *detail, size_t detail
                                             : jf_fail(JF_ERR_ARG, "jf_codec_probe: codec %d", (int)codec);
 }
 #endif
+
+void jf_codec_keep(int keep) { jf_nvjpeg_keep(keep != 0); }

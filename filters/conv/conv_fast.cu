@@ -122,7 +122,7 @@ static const void *fast_kernel_for(int k, int ch)
     case 7: return fast_kernel<7, T>(ch);
     case 9: return fast_kernel<9, T>(ch);
     case 11: return fast_kernel<11, T>(ch);
-    default: return fast_kernel<13, T>(ch);
+    default: return fast_kernel<13, T>(ch); /* 13: jf_conv_fast_launch checked k */
     }
 }
 
@@ -172,7 +172,7 @@ static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const
     case 7: launch<7, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
     case 9: launch<9, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
     case 11: launch<11, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
-    default: launch<13, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    default: launch<13, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break; /* 13 */
     }
     return jf_gpu_filter_done(ctx, id, "conv_fast_kernel", "conv", "fast", k, shape, 0);
 }
@@ -180,6 +180,8 @@ static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const
 jf_status jf_conv_fast_launch(jf_context *ctx, const jf_filter_in *in, int k, const float *weights, int bx, int by,
                               const jf_dview *out)
 {
+    if (k < 3 || k > 13 || k % 2 == 0) /* the variant table's row holds k to these */
+        return jf_fail(JF_ERR_INTERNAL, "conv fast: no kernel for k=%d (odd, 3 to 13)", k);
     if (in->shape->sample == JF_SAMPLE_U16)
         return launch_as<unsigned short>(ctx, in, k, weights, bx, by, out);
     return launch_as<unsigned char>(ctx, in, k, weights, bx, by, out);

@@ -499,7 +499,9 @@ jf_status jf_median_fast_launch(jf_context *ctx, const jf_filter_in *in, int k, 
     case 5: return launch_k<5, true>(ctx, in, c, out);
     case 7: return launch_k<7, true>(ctx, in, c, out);
     case 9: return launch_k<9, false>(ctx, in, c, out);
-    default: return launch_k<11, false>(ctx, in, c, out);
+    case 11: return launch_k<11, false>(ctx, in, c, out);
+    default: /* the variant table's row holds k to these */
+        return jf_fail(JF_ERR_INTERNAL, "median fast: no kernel for k=%d (odd, 3 to 11)", k);
     }
 }
 

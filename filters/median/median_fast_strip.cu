@@ -382,6 +382,8 @@ jf_status jf_median_strip_launch(jf_context *ctx, const jf_filter_in *in, const 
     case 1: return launch<1>(ctx, in, threads, out);
     case 2: return launch<2>(ctx, in, threads, out);
     case 3: return launch<3>(ctx, in, threads, out);
-    default: return launch<4>(ctx, in, threads, out);
+    case 4: return launch<4>(ctx, in, threads, out);
+    default: /* jf_image holds channels to 1..4 */
+        return jf_fail(JF_ERR_INTERNAL, "median strips: %d channels", shape->channels);
     }
 }

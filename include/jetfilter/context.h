@@ -131,6 +131,14 @@ JF_API int jf_gpu_jpeg_check(void);
  *  with it. */
 JF_API jf_status jf_codec_probe(jf_codec codec, int device, char *detail, size_t detail_size);
 
+/** For a process that runs batch after batch (since 1.9): keep(1) keeps
+ *  each device's JPEG engine and encoders open when their last context
+ *  goes, so a later batch pays no start-up (about a second on a server
+ *  GPU) and `--codec auto` counts none; keep(0) closes those no context
+ *  uses.  Start them ahead with jf_codec_probe(JF_CODEC_AUTO, device, ...).
+ *  Process-wide; `jetfilter serve` keeps them. */
+JF_API void jf_codec_keep(int keep);
+
 typedef struct jf_context_options {
     size_t size;        /**< sizeof(jf_context_options): use jf_context_defaults() */
     jf_backend backend; /**< default AUTO */

@@ -20,6 +20,7 @@ library's message.
 """
 import json as _json
 import os as _os
+import threading as _threading
 
 from . import _arrays, _cli, _ops  # noqa: F401 (_cli: the console script)
 from . import _jetfilter as _c
@@ -215,12 +216,18 @@ def _batch(command, inputs, output, options, progress=None):
     return _check_report(name, _json.loads(text))
 
 
+_workers = [0]  # Workers open: the GPU's JPEG engines are kept while any is
+_workers_lock = _threading.Lock()
+
+
 class Worker(object):
-    """Batch after batch in this process, as the module's denoise() and
-    noise_files() run them; kept for code written when batches ran in a
-    separate process.  CUDA, the GPU's JPEG engine and its encoders start
-    once a process, at the first batch that uses them.  Calls from several
-    threads take turns (as the module's do: one batch runs at a time).
+    """Batch after batch in this process, as a service runs them: as it is
+    made it starts CUDA and the GPU's JPEG engine (about a second on a
+    server GPU) and keeps them until it is closed, so its batches pay no
+    start-up and `codec="auto"` counts none (a lone jetfilter.denoise()
+    counts it, and for a few hundred files keeps the CPU's codecs).  Its
+    denoise() and noise_files() are the module's; calls from several
+    threads take turns (one batch runs at a time in a process).
 
         with jetfilter.Worker() as w:
             for folder in folders:
@@ -229,6 +236,10 @@ class Worker(object):
 
     def __init__(self):
         self._closed = False
+        with _workers_lock:
+            _workers[0] += 1
+            if _workers[0] == 1:
+                _c.codec_keep(1)
 
     def _check(self):
         if self._closed:
@@ -245,14 +256,27 @@ class Worker(object):
         return _batch("noise", inputs, output, options)
 
     def close(self):
-        """End the worker: later calls are refused."""
-        self._closed = True
+        """End the worker: later calls are refused; the GPU's JPEG engines
+        close when no Worker is left."""
+        with _workers_lock:
+            if self._closed:
+                return
+            self._closed = True
+            _workers[0] -= 1
+            if _workers[0] == 0:
+                _c.codec_keep(0)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
 
 
 def denoise(inputs, output, progress=None, **options):

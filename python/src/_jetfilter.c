@@ -1325,6 +1325,22 @@ static PyObject *py_built_with_cuda(PyObject *mod, PyObject *unused)
     return PyBool_FromLong(jf_built_with_cuda());
 }
 
+/* codec_keep(on): keep the GPU's JPEG engines between batches; with on,
+ * start device 0's now (a Worker, like serve, runs batch after batch). */
+static PyObject *py_codec_keep(PyObject *mod, PyObject *arg)
+{
+    const long on = PyLong_AsLong(arg);
+    (void)mod;
+    if (on == -1 && PyErr_Occurred())
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    jf_codec_keep(on != 0);
+    if (on && jf_built_with_cuda() && jf_device_count() > 0)
+        (void)jf_codec_probe(JF_CODEC_AUTO, 0, NULL, 0); /* none: the batches say why */
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_device_count(PyObject *mod, PyObject *unused)
 {
     int n;
@@ -1493,6 +1509,8 @@ static PyMethodDef module_methods[] = {
     {"version", py_version, METH_NOARGS, "The C library's version."},
     {"built_with_cuda", py_built_with_cuda, METH_NOARGS, "Whether the library has CUDA kernels."},
     {"device_count", py_device_count, METH_NOARGS, "Usable CUDA devices."},
+    {"codec_keep", py_codec_keep, METH_O,
+     "codec_keep(on): keep the GPU's JPEG engines between batches (on: start them now)."},
     {"memory_locate", py_memory_locate, METH_O, "memory_locate(ptr) -> (location, device)."},
     {"last_warning", py_last_warning, METH_NOARGS, "What the last decode or encode left out."},
     {NULL, NULL, 0, NULL}};
