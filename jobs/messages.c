@@ -8,7 +8,6 @@
 int job_quiet = 0;
 
 static job_sink g_sink;
-static int g_have_sink; /* a sink without a message callback: silence */
 
 /* The first error of the command being run. */
 static char g_first_error[1024];
@@ -35,7 +34,6 @@ job_sink job_sink_set(const job_sink *sink)
         g_sink = *sink;
     else
         memset(&g_sink, 0, sizeof g_sink);
-    g_have_sink = sink && (sink->message || sink->progress); /* all NULL: none */
     return old;
 }
 
@@ -60,7 +58,7 @@ static void say(int is_error, const char *msg)
     }
     if (g_sink.message)
         g_sink.message(g_sink.user, is_error, msg);
-    else if (!g_have_sink) /* none set: the process's standard error */
+    else /* none set: the process's standard error */
         to_stderr(msg);
 }
 

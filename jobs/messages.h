@@ -18,7 +18,7 @@ typedef struct job_sink {
     void *user;
 } job_sink;
 
-/* The sink from now on (NULL, or one of NULL callbacks: standard error);
+/* The sink from now on (NULL, or no message callback: standard error);
  * the one it replaces, to be set back. */
 job_sink job_sink_set(const job_sink *sink);
 

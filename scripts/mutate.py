@@ -53,7 +53,8 @@ TESTS = {
 # build compiles it but no CPU test can reach it, so its mutants would
 # only measure that.  Left out of the sample and named in the summary;
 # the GPU tests (scripts/gpu.sh test) are what holds it.
-GPU_ONLY = ('io/codec_nvjpeg.c',)
+GPU_ONLY = ('io/codec_nvjpeg.c',
+            'cli/calibrate.c')  # its grid runs on a CUDA device; without one it refuses
 
 # (pattern, replacement, name): each match in a code line is one mutant.
 OPERATORS = [

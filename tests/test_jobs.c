@@ -79,6 +79,8 @@ static void test_options_by_name_with_the_command_lines_rules(void **state)
     assert_non_null(strstr(jf_last_error(), "named twice"));
     assert_int_equal(jf_job_set(job, "salt-pepper", "0.1"), JF_ERR_ARG); /* noise's */
     assert_int_equal(jf_job_set(job, "sizes", "64x64"), JF_ERR_ARG);      /* the bench's */
+    assert_int_equal(jf_job_set(job, "output", NULL), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "--output needs a value"));
     assert_int_equal(jf_job_set(NULL, "jobs", "1"), JF_ERR_ARG);
     assert_int_equal(jf_job_add_input(job, ""), JF_ERR_ARG);
     /* what the plan decides is refused when the job runs: no output yet */
@@ -203,6 +205,33 @@ static void test_the_same_outputs_as_the_command_line(void **state)
     assert_true(files_equal("noisy/sub/b.png", "noisy-cli/sub/b.png"));
 }
 
+/* The encoder settings reach the files; a name that is not UTF-8 is in the
+ * report as it is, in base64 beside its escaped text. */
+static void test_outputs_as_the_options_say(void **state)
+{
+    jf_job *job;
+    size_t none_size, paeth_size;
+    unsigned char *a, *b;
+    (void)state;
+    copy_in("samples/images/chelsea.png", "in/x\xff.png", 0);
+    job = make_job("denoise", "none");
+    assert_int_equal(jf_job_set(job, "png-filter", "none"), JF_OK);
+    assert_int_equal(jf_job_run(job), JF_OK);
+    assert_non_null(strstr(jf_job_report(job), "\"path_b64\":\"eP8ucG5n\""));
+    jf_job_destroy(job);
+    job = make_job("denoise", "paeth");
+    assert_int_equal(jf_job_set(job, "png-filter", "paeth"), JF_OK);
+    assert_int_equal(jf_job_run(job), JF_OK);
+    jf_job_destroy(job);
+    a = read_all(at("none/a.png"), &none_size);
+    b = read_all(at("paeth/a.png"), &paeth_size);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_true(none_size != paeth_size || memcmp(a, b, none_size) != 0);
+    free(a);
+    free(b);
+}
+
 /* What a job sets for itself (limits, sync, the GPU JPEG check) is the
  * process's again once it ends. */
 static void test_the_process_settings_come_back(void **state)
@@ -285,6 +314,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_a_batch_in_this_process, setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_same_outputs_as_the_command_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_outputs_as_the_options_say, setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_process_settings_come_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_callback_cannot_start_a_job, setup, teardown),
         cmocka_unit_test_setup_teardown(test_jobs_from_several_threads, setup, teardown),
