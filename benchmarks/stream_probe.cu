@@ -2,7 +2,7 @@
  * Probe (issue 37): the 3 x 3 convolution as column strips streamed
  * through registers (no shared tile, no barrier), against a 16-byte copy
  * of the same image, 8-bit grey or interleaved RGB, edges replicated.  Not
- * part of the library: what it measured is in benchmarks/RESULTS.md
+ * part of the library: what it measured is in docs/kernels/studies.md
  * ("Column strips through registers").  Its median, measured with it at
  * commit 75a8792, went into the library (filters/median/median_fast_strip.cu),
  * where `jetfilter bench` times it.

@@ -214,7 +214,7 @@ enum { NVJ_ENGINE_STARTING, NVJ_ENGINE_READY, NVJ_ENGINE_NONE };
 /* An encoder of the service: every encode runs on one of these threads;
  * jobs each calling nvJPEG slowed one another's decodes and encodes many
  * times over at -j 16, and a second thread gained half again on one
- * (RESULTS.md, "The GPU JPEG path at 16 jobs"). */
+ * (docs/kernels/studies.md, "The GPU JPEG path at 16 jobs"). */
 #define NVJ_ENCODERS 2
 typedef struct nvj_encoder {
     struct nvj_service *service;

@@ -51,7 +51,7 @@ jf_status jf_conv_cpu_fft(jf_context *ctx, const jf_image *src, int ksize, jf_bo
 
 /* The fast variant's kernels (conv_variants.c): rank-1 weights through the
  * separable kernel from this k (below it the direct register-blocked one is
- * as fast: RESULTS.md), unrolled kernels up to JF_CONV_FAST_UNROLLED_MAX_K,
+ * as fast: docs/kernels/studies.md), unrolled kernels up to JF_CONV_FAST_UNROLLED_MAX_K,
  * k at run time beyond. */
 #define JF_CONV_SEPARABLE_MIN_K 7
 #define JF_CONV_FAST_UNROLLED_MAX_K 13

@@ -26,7 +26,7 @@
 #include "filters/conv/conv_fast.cuh"
 
 /* Output rows per thread: 8 up to k = 9 (fewer halo rows per output); 4
- * from k = 11, where 8 rows need 96 registers (RESULTS.md, "The
+ * from k = 11, where 8 rows need 96 registers (docs/kernels/studies.md, "The
  * fast convolution"). */
 #define FAST_ROWS(K) JF_CONV_FAST_ROWS(K)
 

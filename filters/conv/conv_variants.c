@@ -53,7 +53,7 @@ static size_t sep_smem(const jf_shape *s, int k, int bx, int by)
 }
 
 /* 32 x 8 (128 output rows at k >= 15) unless that leaves fewer than 3
- * blocks an SM: then 32 x 4 (H100, 1920x1080 RGB: RESULTS.md, "separable"). */
+ * blocks an SM: then 32 x 4 (H100, 1920x1080 RGB: docs/kernels/studies.md, "separable"). */
 static void sep_block(const jf_device_info *dev, const jf_shape *s, int k, int *bx, int *by)
 {
     const int rows = jf_conv_sep_rows(k) * 8, sms = dev->multiprocessors > 0 ? dev->multiprocessors : 1;
@@ -81,7 +81,7 @@ static size_t fast_smem(const jf_shape *s, int k, int bx, int by)
 }
 
 /* 32 x 8; 32 x 4 for several channels at k <= 5, half the shared memory of
- * the output planes, so more blocks an SM (H200: RESULTS.md,
+ * the output planes, so more blocks an SM (H200: docs/kernels/studies.md,
  * "Several-channel convolution at k = 3 and 5"). */
 static void fast_block(const jf_device_info *dev, const jf_shape *s, int k, int *bx, int *by)
 {
@@ -160,7 +160,7 @@ static const jf_variant_row ROWS[] = {
      .launches = wide_launches, .impl = JF_CONV_WIDE},
 };
 
-/* From the sweeps on an H200 and an H100 (RESULTS.md): the fast variant
+/* From the sweeps on an H200 and an H100 (docs/kernels/studies.md): the fast variant
  * wherever it runs (2-6x the others at k <= 13); the tiled kernel where its
  * tile does not fit (8 bits), else global; global at k = 1 (no window to
  * share). */

@@ -345,7 +345,7 @@ __global__ void median_fast_video_net_kernel(const jf_tile_src src, int w, int h
  * two-lane 8-bit kernel 66, 7 blocks of 128 threads an SM where 8 fit at
  * 64, and the 1020 blocks of a 3840x2160 image then need a second, nearly
  * empty wave on 132 SMs; held to 64, 4 bytes spill and 4K and 8K grey ran
- * faster on the H200 (RESULTS.md, "The fast GPU median").
+ * faster on the H200 (docs/kernels/studies.md, "The fast GPU median").
  * Elsewhere unbounded: the Nano allows 32K registers a block, so the same
  * bound would mean 32 a thread and spills; the larger k spill heavily at
  * 64 and stay unbounded everywhere. */

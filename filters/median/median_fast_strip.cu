@@ -24,7 +24,7 @@
  * instructions a pixel with no shared memory, and at 8 bytes a thread (64
  * registers) 8 blocks of 128 threads fit an SM.  Images of 32 M samples
  * and more, blocks that are not whole warps, and inputs or outputs not
- * aligned to 16 bytes take the networks (median_shapes.h; RESULTS.md,
+ * aligned to 16 bytes take the networks (median_shapes.h; docs/kernels/studies.md,
  * "Column strips through registers").
  */
 #include "filters/filter_cuda.cuh"

@@ -27,7 +27,7 @@ static inline int jf_median_fast_rows(int k) { return JF_MEDIAN_FAST_ROWS(k); }
  * (median_fast_strip.cu): each thread owns 8 bytes of a row.  It runs on
  * images below 32 M samples in blocks of whole warps; at 8K the networks
  * measured as fast for grey and faster for RGB, and 16 bytes a thread did
- * not change that (RESULTS.md, "Column strips through registers"), so
+ * not change that (docs/kernels/studies.md, "Column strips through registers"), so
  * larger images take the networks. */
 #define JF_MEDIAN_STRIP_BYTES 8
 static inline int jf_median_strips_run(int w, int h, int ch, int threads)
@@ -104,7 +104,7 @@ static inline size_t jf_median_shared_tile_bytes(int bx, int rows, int k)
  * the ring starts at k = 25: there it measured faster than the 32-row
  * kernel at k = 25 to 29 (7680x4320, 5120x2880 and 3840x2160 RGB), and
  * slower on smaller images (1920x1080 RGB, 3840x2160 grey),
- * whose grids its long strips leave short of blocks (RESULTS.md,
+ * whose grids its long strips leave short of blocks (docs/kernels/studies.md,
  * "Histogram updates nobody waits for"). */
 #define JF_MEDIAN_RING_EARLY_K 25
 #define JF_MEDIAN_RING_EARLY_SAMPLES 20e6

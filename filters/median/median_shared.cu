@@ -18,7 +18,7 @@
  *   The updates are atomic adds nobody waits for (count_add): faster than a
  *   load, add and store each, the more so the larger k; with the tile,
  *   k = 5 to 29 run their rows with k a constant (slide_strip), faster again
- *   (RESULTS.md, "Histogram updates nobody waits for").
+ *   (docs/kernels/studies.md, "Histogram updates nobody waits for").
  *
  *      tile in shared memory          histograms in shared memory
  *      +----------------------+       word w of thread t at [w * threads + t]
@@ -48,7 +48,7 @@
  *   up to 256 rows (median_shared_ring_kernel), the block's 64 threads side
  *   by side, the window rows passing through a ring of 32 + k tile rows
  *   refilled 32 rows at a time, so the tile stays small and each image row
- *   is loaded once a block (RESULTS.md, "Long strips").  Below k = 31 the
+ *   is loaded once a block (docs/kernels/studies.md, "Long strips").  Below k = 31 the
  *   ring's extra work a row cost more than it saved.
  */
 #include "filters/filter_cuda.cuh"

@@ -179,7 +179,7 @@ static const jf_variant_row ROWS[] = {
      .block_y = 2, .smem = hist_smem, .launches = hist_launches},
     /* k = 3, 8 bits, where 16-bit SIMD min/max and its three-input form are
      * one instruction: strips of rows through registers, ahead of the
-     * networks (RESULTS.md, "Column strips through registers") */
+     * networks (docs/kernels/studies.md, "Column strips through registers") */
     {.variant = JF_VARIANT_FAST, .kernel = "median_fast_strip_kernel", .kmin = 3, .kmax = 3,
      .samples = S8, .min_cc = JF_MEDIAN_LANES2_MIN_CC, .full_device = 1,
      .what = "strips of rows through registers, two samples a register", .block_x = 128,
@@ -202,13 +202,13 @@ static const jf_variant_row ROWS[] = {
      .block_y = 4, .smem = fast1_smem, .launches = video_net_launches,
      .impl = JF_MEDIAN_VIDEO_NETWORKS, .lanes = 1},
     /* one sample a register: to k = 7 (at 9 and 11 these measured no faster
-     * than the sliding histograms: RESULTS.md, "The fast GPU median") */
+     * than the sliding histograms: docs/kernels/studies.md, "The fast GPU median") */
     {.variant = JF_VARIANT_FAST, .kernel = "median_fast_kernel", .kmin = 3, .kmax = 7,
      .samples = S8 | S16, .what = "min/max networks shared by blocks of outputs",
      .block_x = 32, .block_y = 4, .smem = fast1_smem, .launches = fast1_launches, .lanes = 1},
 };
 
-/* From the sweeps in RESULTS.md ("The fast GPU median", "Histogram updates
+/* From the sweeps in docs/kernels/studies.md ("The fast GPU median", "Histogram updates
  * nobody waits for"): the networks wherever they run to k = 9, and at
  * k = 11 below about 5 million samples (from there the histograms measured
  * faster: 1080p RGB, 4K and up), but below about 4 million samples at

@@ -78,7 +78,7 @@ __device__ __forceinline__ uint4 pad_piece(const jf_tile_src &s, const unsigned 
  * rows a thread, loads before stores, measured slower on the H100, and so
  * did 64 x 4 blocks; on the H200, so did the second word of a shifted piece
  * taken from the next lane by shuffle instead of a second load, and 2-8 rows
- * a thread (RESULTS.md, "`jf_pad` on its own"). */
+ * a thread (docs/kernels/studies.md, "`jf_pad` on its own"). */
 __global__ void pad_rows_kernel(const jf_tile_src s, int px_bytes, unsigned char *__restrict__ dst,
                                 size_t dst_pitch, int ph, int row_bytes, int dst16)
 {
