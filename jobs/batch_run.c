@@ -239,6 +239,7 @@ static void batch_options(job_settings *s, job_run *run, jf_batch *b)
     b->opt.context.stats = s->stats || s->json || run->job ? 256 : 0;
     b->opt.max_memory = (uint64_t)(s->max_memory_mb * 1048576.0);
     b->opt.estimate = memory_estimate;
+    b->opt.cancel = run->job ? job_cancel_flag(run->job) : NULL;
     b->user = run;
     b->on_done = job_batch_done;
     b->log = job_batch_log;

@@ -25,6 +25,7 @@ struct jf_job {
     void *progress_user;
     jf_job_message_fn on_message;
     void *message_user;
+    volatile int cancel;       /* jf_job_cancel: no file starts after it */
     /* the last run */
     char *report;
     jf_job_file *files;
@@ -162,6 +163,14 @@ void jf_job_on_progress(jf_job *job, jf_job_progress_fn fn, void *user)
     }
 }
 
+void jf_job_cancel(jf_job *job)
+{
+    if (job)
+        __atomic_store_n(&job->cancel, 1, __ATOMIC_SEQ_CST);
+}
+
+const volatile int *job_cancel_flag(jf_job *job) { return &job->cancel; }
+
 void jf_job_on_message(jf_job *job, jf_job_message_fn fn, void *user)
 {
     if (job) {
@@ -280,6 +289,7 @@ jf_status jf_job_run(jf_job *job)
     jf_set_gpu_jpeg_check(check);
     job_quiet = quiet;
     job_sink_set(&old);
+    __atomic_store_n(&job->cancel, 0, __ATOMIC_SEQ_CST); /* for the next run */
     snprintf(why, sizeof why, "%s", job_error_first());
     stopped = rc == JF_EXIT_USAGE ? JF_ERR_ARG : job_error_status();
     pthread_mutex_unlock(&g_run_lock);

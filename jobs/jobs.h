@@ -62,6 +62,8 @@ void job_batch_progress(const struct jf_batch *b, const char *path);
  * (taken when 1 is returned) and each file's result. */
 int job_keep_report(struct jf_job *job, char *text);
 void job_keep_files(struct jf_job *job, const struct jf_batch *b);
+/* The flag jf_job_cancel sets, which the batch reads before each file. */
+const volatile int *job_cancel_flag(struct jf_job *job);
 
 /* Means of PSNR/SSIM against the references over the files that had one
  * (one infinite PSNR, identical images, makes its mean infinite): summed

@@ -580,7 +580,7 @@ static void *work_loop(void *arg)
     for (;;) {
         jf_batch_item *it;
         pthread_mutex_lock(&g_lock);
-        if (b->next >= b->count || !w->ctx) {
+        if (b->next >= b->count || !w->ctx || (b->opt.cancel && *b->opt.cancel)) {
             pthread_mutex_unlock(&g_lock);
             break;
         }
@@ -677,7 +677,9 @@ jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
     snprintf(why, sizeof why, "%s", jf_last_error());
     for (; b->next < b->count; b->next++) {
         jf_batch_item *it = &b->items[b->next];
-        if (it->status == JF_OK)
+        if (it->status == JF_OK && b->opt.cancel && *b->opt.cancel)
+            fail_item(it, JF_ERR_ARG, "%s: not processed: the batch was cancelled", it->input);
+        else if (it->status == JF_OK)
             fail_item(it, JF_ERR_NO_DEVICE, "%s: not processed: no job could start (%s)",
                       it->input, why);
         finish_item(b, it);

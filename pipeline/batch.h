@@ -74,6 +74,9 @@ typedef struct jf_batch_options {
      * knows its operation and output format); NULL: the file, its pixels
      * and an output as large */
     uint64_t (*estimate)(const void *user, const jf_probe *probe, size_t file_bytes);
+    /* set by another thread to stop the batch: no file starts after it,
+     * those left fail as cancelled (NULL: none) */
+    const volatile int *cancel;
 } jf_batch_options;
 
 struct jf_batch {

@@ -251,6 +251,40 @@ static void test_the_process_settings_come_back(void **state)
     assert_int_equal(jf_gpu_jpeg_check(), check);
 }
 
+/* Cancelled after the first file: the others are not started, each fails
+ * as cancelled; the next run of the job runs whole. */
+static void cancels_after_one(void *user, const jf_job_progress *p)
+{
+    if (p->path && p->done == 1)
+        jf_job_cancel((jf_job *)user);
+}
+
+static void test_a_cancelled_job_starts_no_more_files(void **state)
+{
+    jf_job *job = make_job("denoise", "cancel");
+    jf_job_file f;
+    int i, cancelled = 0;
+    (void)state;
+    assert_int_equal(jf_job_set(job, "jobs", "1"), JF_OK);
+    jf_job_on_progress(job, cancels_after_one, job);
+    assert_int_equal(jf_job_run(job), JF_OK);
+    assert_int_equal(jf_job_file_count(job), 3);
+    for (i = 0; i < 3; i++) {
+        assert_int_equal(jf_job_file_get(job, i, &f), JF_OK);
+        if (f.error && strstr(f.error, "not processed: the batch was cancelled")) {
+            cancelled++;
+            assert_false(exists(f.output ? f.output : "cancel/none"));
+        }
+    }
+    assert_int_equal(cancelled, 2);
+    assert_int_equal(leftovers(g_dir), 0);
+    jf_job_on_progress(job, NULL, NULL);
+    assert_int_equal(jf_job_run(job), JF_OK);
+    assert_int_equal(jf_job_failed_count(job), 1); /* the damaged file only */
+    jf_job_cancel(NULL);
+    jf_job_destroy(job);
+}
+
 /* A callback that starts a job would wait for its own job: refused. */
 static jf_status g_nested = JF_OK;
 static void starts_a_job(void *user, const jf_job_progress *p)
@@ -316,6 +350,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_the_same_outputs_as_the_command_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outputs_as_the_options_say, setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_process_settings_come_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_cancelled_job_starts_no_more_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_callback_cannot_start_a_job, setup, teardown),
         cmocka_unit_test_setup_teardown(test_jobs_from_several_threads, setup, teardown),
     };

@@ -80,6 +80,11 @@ JF_API void jf_job_on_message(jf_job *job, jf_job_message_fn fn, void *user);
  *  (no output, an output inside an input, an option another filter has),
  *  JF_ERR_NO_DEVICE, JF_ERR_IO, ... */
 JF_API jf_status jf_job_run(jf_job *job);
+/** Stop the run in progress (or the next, when none runs), from any
+ *  thread or a callback: the files in hand finish, no other starts, and
+ *  those left fail as "not processed: the batch was cancelled"; the run
+ *  then returns JF_OK with its report, as a batch with failures does. */
+JF_API void jf_job_cancel(jf_job *job);
 /** Files of the last run, and the failed ones among them. */
 JF_API int jf_job_file_count(const jf_job *job);
 JF_API int jf_job_failed_count(const jf_job *job);

@@ -1377,25 +1377,39 @@ static PyObject *py_last_warning(PyObject *mod, PyObject *unused)
  * with the GIL taken; the first exception it raises is kept and raised once
  * the batch is done (a batch is not stopped half-way). */
 typedef struct job_progress_target {
-    PyObject *callable;
+    jf_job *job;
+    PyObject *callable; /* NULL: none */
     PyObject *exc_type, *exc_value, *exc_tb;
 } job_progress_target;
 
+/* After each file: the caller's callable, then the signals, whose handlers
+ * run when this is the main thread (the calling thread is one of the
+ * batch's workers).  The first exception is raised once the batch has
+ * stopped; a KeyboardInterrupt (Ctrl-C) stops it: no file starts after. */
 static void job_progress_call(void *user, const jf_job_progress *p)
 {
     job_progress_target *t = (job_progress_target *)user;
     PyGILState_STATE gil = PyGILState_Ensure();
-    PyObject *path = p->path ? PyUnicode_DecodeFSDefault(p->path) : (Py_INCREF(Py_None), Py_None);
-    PyObject *r = path ? PyObject_CallFunction(t->callable, "iiiiddO", p->done, p->total,
-                                               p->failed, p->skipped, p->mpix, p->seconds, path)
-                       : NULL;
-    Py_XDECREF(path);
-    Py_XDECREF(r);
-    if (!r) {
+    int failed = 0;
+    if (t->callable) {
+        PyObject *path = p->path ? PyUnicode_DecodeFSDefault(p->path)
+                                 : (Py_INCREF(Py_None), Py_None);
+        PyObject *r = path ? PyObject_CallFunction(t->callable, "iiiiddO", p->done, p->total,
+                                                   p->failed, p->skipped, p->mpix, p->seconds,
+                                                   path)
+                           : NULL;
+        Py_XDECREF(path);
+        Py_XDECREF(r);
+        failed = !r;
+    }
+    if (failed || PyErr_CheckSignals() < 0) {
+        const int interrupted = PyErr_ExceptionMatches(PyExc_KeyboardInterrupt);
         if (!t->exc_type)
             PyErr_Fetch(&t->exc_type, &t->exc_value, &t->exc_tb);
         else
             PyErr_Clear();
+        if (interrupted) /* Ctrl-C: no file starts after this one */
+            jf_job_cancel(t->job);
     }
     PyGILState_Release(gil);
 }
@@ -1408,7 +1422,7 @@ static PyObject *py_job(PyObject *mod, PyObject *args)
 {
     const char *command;
     PyObject *inputs, *options, *progress, *report = NULL;
-    job_progress_target target = {NULL, NULL, NULL, NULL};
+    job_progress_target target = {NULL, NULL, NULL, NULL, NULL};
     jf_job *job = NULL;
     jf_status st;
     Py_ssize_t i, n;
@@ -1464,10 +1478,9 @@ static PyObject *py_job(PyObject *mod, PyObject *args)
             goto out;
         }
     }
-    if (progress != Py_None) {
-        target.callable = progress;
-        jf_job_on_progress(job, job_progress_call, &target);
-    }
+    target.job = job;
+    target.callable = progress != Py_None ? progress : NULL;
+    jf_job_on_progress(job, job_progress_call, &target);
     Py_BEGIN_ALLOW_THREADS
     st = jf_job_run(job);
     Py_END_ALLOW_THREADS

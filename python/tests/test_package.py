@@ -157,6 +157,28 @@ def test_batches_run_in_this_process(tmp, monkeypatch):
         jf._jetfilter.job("denoise", [], [], 42)
 
 
+def test_ctrl_c_stops_a_batch(tmp):
+    """Ctrl-C during an in-process batch: the file in hand finishes, no
+    other starts, nothing half-written is left, and KeyboardInterrupt is
+    raised once the batch has stopped."""
+    import signal
+    src = os.path.join(tmp, "in")
+    os.makedirs(src)
+    for i in range(4):
+        shutil.copy(os.path.join(PHOTOS, "chelsea.png"), os.path.join(src, "c%d.png" % i))
+
+    def interrupt(done, total, failed, skipped, mpix, seconds, path):
+        if path is not None and done == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        jf.denoise(src, os.path.join(tmp, "out"), backend="cpu", jobs=1, progress=interrupt)
+    written = os.listdir(os.path.join(tmp, "out"))
+    assert len(written) == 1 and not [n for n in written if n.startswith(".")]
+    r = jf.denoise(src, os.path.join(tmp, "out"), backend="cpu", skip_existing=True)
+    assert (r["summary"]["ok"], r["summary"]["skipped"]) == (3, 1)  # the next batch runs whole
+
+
 @pytest.mark.skipif(jf.device_count() < 1, reason="no CUDA device")
 def test_gpu_batch_in_this_process_writes_what_the_command_writes(tmp):
     """On a GPU: the in-process batch (CUDA filters, the GPU's JPEG codecs)
