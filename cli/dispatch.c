@@ -74,10 +74,6 @@ int cli_dispatch(int argc, char **argv)
         return JF_EXIT_USAGE;
     }
     rc = cli_parse(cli_commands[i].bit, cli_commands[i].name, argc - 2, argv + 2, &s);
-    if (rc == 0 && s.quiet && s.verbose) {
-        job_error("jetfilter %s: --quiet and --verbose contradict each other", argv[1]);
-        rc = JF_EXIT_USAGE;
-    }
     if (rc != 0) {
         free(s.inputs);
         return rc;

@@ -25,19 +25,6 @@ void cli_progress_clear(void)
     }
 }
 
-/* Messages carry file names, which may hold any byte but '/' and NUL: a
- * newline or an escape sequence in a name is printed as \xNN, never raw. */
-static void put_escaped(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == 0x7F)
-            fprintf(f, "\\x%02x", c);
-        else
-            fputc(c, f);
-    }
-}
-
 static void say(void *user, int is_error, const char *msg)
 {
     (void)user;
@@ -45,7 +32,7 @@ static void say(void *user, int is_error, const char *msg)
     if (g_ending)
         return;
     cli_progress_clear();
-    put_escaped(stderr, msg);
+    job_put_escaped(stderr, msg);
     fputc('\n', stderr);
     fflush(stderr);
 }
@@ -71,7 +58,7 @@ static void progress(void *user, const jf_job_progress *p, int single)
             name += len - 40;
         fprintf(stderr, "\r\033[K[%*d/%d] %6.1f MPix/s  ETA %d:%02d  ", (int)log10(p->total) + 1,
                 p->done, p->total, rate, (int)eta / 60, (int)eta % 60);
-        put_escaped(stderr, name);
+        job_put_escaped(stderr, name);
         fflush(stderr);
         g_progress_shown = 1;
     }

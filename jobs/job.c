@@ -20,7 +20,6 @@ struct jf_job {
     int input_cap;
     char **owned;              /* every text the settings point at */
     int owned_count, owned_cap;
-    int settings_ok;           /* job_settings_init succeeded */
     jf_job_progress_fn on_progress;
     void *progress_user;
     jf_job_message_fn on_message;
@@ -72,6 +71,7 @@ jf_status jf_job_create(const char *command, jf_job **out)
     jf_job *job;
     size_t i;
     char why[1024];
+    int ok;
     if (!out)
         return jf_fail(JF_ERR_ARG, "jf_job_create: out is NULL");
     *out = NULL;
@@ -87,10 +87,10 @@ jf_status jf_job_create(const char *command, jf_job **out)
     job->name = COMMANDS[i].name;
     job->input_cap = 16;
     job_capture(why, sizeof why); /* settings are checked without the sink */
-    job->settings_ok = job_settings_init(job->command, job->name, &job->s, job->input_cap) == 0 &&
-                       job_settings_finish(job->command, job->name, &job->s) == 0;
+    ok = job_settings_init(job->command, job->name, &job->s, job->input_cap) == 0 &&
+         job_settings_finish(job->command, job->name, &job->s) == 0;
     job_capture(NULL, 0);
-    if (!job->settings_ok) {
+    if (!ok) {
         jf_status st = refused(JF_ERR_ARG, why);
         jf_job_destroy(job);
         return st;
@@ -103,6 +103,7 @@ jf_status jf_job_set(jf_job *job, const char *name, const char *value)
 {
     const job_option *o;
     const char *kept = NULL;
+    job_settings before;
     char why[1024];
     int rc;
     if (!job || !name)
@@ -124,11 +125,14 @@ jf_status jf_job_set(jf_job *job, const char *name, const char *value)
     }
     if (value && !(kept = keep_text(job, value)))
         return jf_fail(JF_ERR_NOMEM, "jf_job_set: out of memory");
+    before = job->s;
     job_capture(why, sizeof why);
     rc = job_option_set(job->name, &job->s, o, kept);
     if (rc == 0 && o->offset == offsetof(job_settings, device_text))
         rc = job_settings_finish(job->command, job->name, &job->s);
     job_capture(NULL, 0);
+    if (rc)
+        job->s = before; /* a refused value leaves the setting as it was */
     return rc ? refused(JF_ERR_ARG, why) : JF_OK;
 }
 
@@ -193,11 +197,10 @@ static void forget_run(jf_job *job)
     job->file_count = job->failed = job->text_count = 0;
 }
 
-int job_keep_report(jf_job *job, char *text)
+void job_keep_report(jf_job *job, char *text)
 {
     free(job->report);
     job->report = text;
-    return 1;
 }
 
 static const char *keep_file_text(jf_job *job, const char *text)
@@ -280,9 +283,10 @@ jf_status jf_job_run(jf_job *job)
     old = job_sink_set(&sink);
     job_quiet = job->s.quiet;
     s = job->s; /* a run may fill in what it decides (the format of -o FILE) */
-    if ((rc = job_apply_limits(&s, job->name)) == 0) {
+    if ((rc = job_settings_finish(job->command, job->name, &s)) == 0 &&
+        (rc = job_apply_limits(&s, job->name)) == 0) {
         job_use_profiles();
-        rc = job_command(job->command, &s, job);
+        rc = job->command == CMD_NOISE ? job_noise(&s, job) : job_denoise(&s, job);
     }
     jf_set_limits(&limits);
     jf_set_sync_writes(sync);
@@ -351,12 +355,3 @@ int job_apply_limits(const job_settings *s, const char *cmd)
     return 0;
 }
 
-int job_command(int command, job_settings *s, jf_job *job)
-{
-    if (s->quiet && s->verbose) {
-        job_error("jetfilter %s: --quiet and --verbose contradict each other",
-                  command == CMD_NOISE ? "noise" : "denoise");
-        return JF_EXIT_USAGE;
-    }
-    return command == CMD_NOISE ? job_noise(s, job) : job_denoise(s, job);
-}

@@ -20,8 +20,6 @@ int job_noise(job_settings *s, struct jf_job *job);
 /* The command line's entries (the command table's `run`). */
 int job_denoise_command(job_settings *s);
 int job_noise_command(job_settings *s);
-/* Run `command` (CMD_DENOISE or CMD_NOISE) on s for a library caller. */
-int job_command(int command, job_settings *s, struct jf_job *job);
 /* The process-wide limits, sync and GPU JPEG check from the settings
  * (`cmd` names the command in a message); 0 or JF_EXIT_USAGE. */
 int job_apply_limits(const job_settings *s, const char *cmd);
@@ -59,8 +57,8 @@ int job_batch_finish(struct jf_batch *b);
 void job_batch_progress(const struct jf_batch *b, const char *path);
 
 /* What a library caller's job keeps of a run (jobs/job.c): the report
- * (taken when 1 is returned) and each file's result. */
-int job_keep_report(struct jf_job *job, char *text);
+ * (the job takes `text`) and each file's result. */
+void job_keep_report(struct jf_job *job, char *text);
 void job_keep_files(struct jf_job *job, const struct jf_batch *b);
 /* The flag jf_job_cancel sets, which the batch reads before each file. */
 const volatile int *job_cancel_flag(struct jf_job *job);

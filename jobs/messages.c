@@ -12,17 +12,21 @@ static job_sink g_sink;
 /* The first error of the command being run. */
 static char g_first_error[1024];
 
-/* Without a sink: standard error, control bytes in names as \xNN. */
-static void to_stderr(const char *msg)
+void job_put_escaped(FILE *f, const char *s)
 {
-    const char *s;
-    for (s = msg; *s; s++) {
+    for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c < 0x20 || c == 0x7F)
-            fprintf(stderr, "\\x%02x", c);
+            fprintf(f, "\\x%02x", c);
         else
-            fputc(c, stderr);
+            fputc(c, f);
     }
+}
+
+/* Without a sink: standard error. */
+static void to_stderr(const char *msg)
+{
+    job_put_escaped(stderr, msg);
     fputc('\n', stderr);
     fflush(stderr);
 }

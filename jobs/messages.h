@@ -8,6 +8,8 @@
 
 #include "jetfilter.h"
 
+#include <stdio.h>
+
 typedef struct job_sink {
     /* one message, whole, without a newline (file names raw: any byte but
      * '/' and NUL) */
@@ -49,6 +51,10 @@ extern int job_quiet;
  * buf (NULL: to the sink again): settings checked while a job of another
  * thread holds the sink. */
 void job_capture(char *buf, size_t size);
+
+/* Messages carry file names, which may hold any byte but '/' and NUL: a
+ * newline or an escape sequence in a name is printed as \xNN, never raw. */
+void job_put_escaped(FILE *f, const char *s);
 
 /* How far the batch is, to the sink's progress. */
 void job_progress(const jf_job_progress *p, int single);

@@ -482,6 +482,10 @@ int job_option_set(const char *cmd, job_settings *s, const job_option *o, const 
 
 int job_settings_finish(int command, const char *cmd, job_settings *s)
 {
+    if (s->quiet && s->verbose) {
+        job_error("jetfilter %s: --quiet and --verbose contradict each other", cmd);
+        return JF_EXIT_USAGE;
+    }
     return parse_devices(command, cmd, s);
 }
 

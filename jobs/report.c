@@ -401,8 +401,10 @@ static int write_report(const jf_batch *b, const job_run *run, double secs, cons
         job_error("jetfilter: %s", j.fail ? "out of memory for the JSON report" : jf_last_error());
         rc = 1;
     }
-    if (!j.fail && run->job && job_keep_report(run->job, j.data))
+    if (!j.fail && run->job) {
+        job_keep_report(run->job, j.data);
         j.data = NULL; /* the job's now */
+    }
     free(j.data);
     return rc;
 }

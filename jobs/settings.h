@@ -139,7 +139,8 @@ const job_option *job_option_short(int command, char letter);
 int job_settings_init(int command, const char *cmd, job_settings *s, int max_inputs);
 /* One option's value, checked (NULL for a flag).  0, or a message and JF_EXIT_USAGE. */
 int job_option_set(const char *cmd, job_settings *s, const job_option *o, const char *value);
-/* After the options: what they imply together (the device list).  0 or JF_EXIT_USAGE. */
+/* After the options: what they imply together (the device list; --quiet
+ * and --verbose refused together).  0, or a message and JF_EXIT_USAGE. */
 int job_settings_finish(int command, const char *cmd, job_settings *s);
 
 /* An option as the documentation shows it (job_option_views). */

@@ -89,6 +89,13 @@ static void test_options_by_name_with_the_command_lines_rules(void **state)
     assert_non_null(strstr(jf_last_error(), "-o"));
     assert_null(jf_job_report(job));
     assert_int_equal(jf_job_set(job, "output", at("x")), JF_OK);
+    assert_int_equal(jf_job_set(job, "quiet", NULL), JF_OK);
+    assert_int_equal(jf_job_set(job, "verbose", NULL), JF_OK);
+    assert_int_equal(jf_job_run(job), JF_ERR_ARG); /* as the command line refuses them */
+    assert_non_null(strstr(jf_last_error(), "--quiet and --verbose contradict each other"));
+    assert_int_equal(run("denoise in -o cli-out --quiet -v"), 2);
+    assert_non_null(strstr(g_out, "--quiet and --verbose contradict each other"));
+    assert_int_equal(jf_job_set(job, "verbose", "false"), JF_OK);
     assert_int_equal(jf_job_set(job, "filter", "median"), JF_OK);
     assert_int_equal(jf_job_set(job, "sigma", "2"), JF_OK);
     assert_int_equal(jf_job_run(job), JF_ERR_ARG); /* the median has no sigma */
