@@ -117,28 +117,23 @@ for f in $("${J[@]}" denoise --help | awk '/^filters \(--filter NAME\):/{on=1; n
 done
 [ $documented -ge 100 ] || no "only $documented options and filters looked for in docs/cli.md"
 echo "docs: docs/cli.md names the $documented options and filters"
-# the RESULTS.md sections the code cites exist
-heads=$(grep -E '^#{1,4} ' "$src/benchmarks/RESULTS.md")
-cited=0
-while IFS= read -r name; do
-  cited=$((cited + 1))
-  grep -qiF -- "$name" <<< "$heads" || no "the code cites RESULTS.md \"$name\", which has no such section"
-done < <(cd "$src" && grep -rhoE 'RESULTS\.md(,| \() ?"[A-Za-z0-9 `=,:-]+"' --include='*.c' --include='*.h' \
-           --include='*.cu' --include='*.cuh' --include='*.py' --include='*.sh' \
-           core io filters pipeline jobs cli calib python gst scripts benchmarks tests 2> /dev/null |
-         sed -E 's/^[^"]*"//; s/"$//' | sort -u)
-[ $cited -ge 5 ] || no "only $cited RESULTS.md sections cited by the code found"
-echo "docs: the $cited RESULTS.md sections the code cites exist"
-# and the studies the variant tables cite (docs/kernels/studies.md)
-heads=$(grep -E '^#{1,4} ' "$src/docs/kernels/studies.md")
-cited=0
-while IFS= read -r name; do
-  cited=$((cited + 1))
-  grep -qiF -- "$name" <<< "$heads" || no "the code cites studies.md \"$name\", which has no such section"
-done < <(cd "$src" && grep -rhoE 'studies\.md(,| \() ?"[A-Za-z0-9 `=,:-]+"' --include='*.c' --include='*.h' \
-           --include='*.cu' --include='*.cuh' --include='*.py' --include='*.sh' --include='*.md' \
-           core io filters pipeline jobs cli calib python gst scripts benchmarks tests docs 2> /dev/null |
-         sed -E 's/^[^"]*"//; s/"$//' | sort -u)
-[ $cited -ge 5 ] || no "only $cited studies.md sections cited found"
-echo "docs: the $cited studies.md sections the code and docs cite exist"
+# the sections the code cites exist: `page` cited as PAGE, "Section"
+cited_sections() { # FILE PAGE-PATTERN PAGE-NAME WHERE...
+  local file=$1 pattern=$2 page=$3 heads name cited=0
+  shift 3
+  heads=$(grep -E '^#{1,4} ' "$src/$file")
+  while IFS= read -r name; do
+    cited=$((cited + 1))
+    grep -qiF -- "$name" <<< "$heads" || no "the code cites $page \"$name\", which has no such section"
+  done < <(cd "$src" && grep -rhoE "$pattern"'(,| \() ?"[A-Za-z0-9 `=,:-]+"' --include='*.c' --include='*.h' \
+             --include='*.cu' --include='*.cuh' --include='*.py' --include='*.sh' "$@" 2> /dev/null |
+           sed -E 's/^[^"]*"//; s/"$//' | sort -u)
+  [ $cited -ge 5 ] || no "only $cited $page sections cited found"
+  echo "docs: the $cited $page sections cited exist"
+}
+cited_sections benchmarks/RESULTS.md 'RESULTS\.md' RESULTS.md \
+  core io filters pipeline jobs cli calib python gst scripts benchmarks tests
+# the studies the variant tables and the kernel notes cite
+cited_sections docs/kernels/studies.md 'studies\.md' studies.md --include='*.md' \
+  core io filters pipeline jobs cli calib python gst scripts benchmarks tests docs
 exit $fail

@@ -20,13 +20,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "cores: $
 make_set /tmp/in1080 1920x1080 20
 make_set /tmp/in4k 3840x2160 5
 echo "== 1. fresh processes"
-TIMEFORMAT='%R s wall'
-for r in 1 2; do
-  for set in in1080 in4k; do
-    rm -rf /tmp/o_fresh
-    echo -n "$set round $r: "; { time $J denoise /tmp/$set -o /tmp/o_fresh -k 5 -j 16 --no-sync --quiet; } 2>&1
-  done
-done
+fresh_rounds
 echo "== 2. one Python process, $rounds rounds: jetfilter.denoise"
 python3 benchmarks/python_batch_rounds.py "$rounds" in1080:/tmp/in1080 in4k:/tmp/in4k -- \
     ksize=5 jobs=16 no_sync=true

@@ -48,13 +48,7 @@ fi
 make_set /tmp/in1080 1920x1080 20
 make_set /tmp/in4k 3840x2160 5
 echo "== 2. fresh processes, --codec auto"
-TIMEFORMAT='%R s wall'
-for r in 1 2; do
-  for set in in1080 in4k; do
-    rm -rf /tmp/o_fresh
-    echo -n "$set round $r: "; { time $J denoise /tmp/$set -o /tmp/o_fresh -k 5 -j 16 --no-sync --quiet --codec auto; } 2>&1
-  done
-done
+fresh_rounds --codec auto
 echo "== 3. one serve process, $rounds rounds"
 nvidia-smi dmon -s u -d 1 > /tmp/dmon_serve.txt 2>&1 & dm=$!
 python3 benchmarks/serve_rounds.py "$J" "$rounds" in1080:/tmp/in1080 in4k:/tmp/in4k -- \
