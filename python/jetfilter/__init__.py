@@ -155,9 +155,7 @@ def _option_value(value):
         return None
     if isinstance(value, (list, tuple)):
         return ",".join(str(v) for v in value).encode("utf-8")
-    if isinstance(value, bytes) or hasattr(value, "__fspath__"):
-        return _os.fsencode(value)
-    if isinstance(value, str):
+    if isinstance(value, (str, bytes)) or hasattr(value, "__fspath__"):
         return _os.fsencode(value)  # a file name may carry surrogate escapes
     return str(value).encode("utf-8")
 

@@ -1373,9 +1373,8 @@ static PyObject *py_last_warning(PyObject *mod, PyObject *unused)
 
 /* ---- batches in this process (jetfilter/jobs.h) ------------------------------- */
 
-/* The progress callable of a running job, called from its worker threads
- * with the GIL taken; the first exception it raises is kept and raised once
- * the batch is done (a batch is not stopped half-way). */
+/* What a running job's progress calls reach: its callable (called from
+ * the batch's threads with the GIL taken) and the first exception raised. */
 typedef struct job_progress_target {
     jf_job *job;
     PyObject *callable; /* NULL: none */
@@ -1414,6 +1413,21 @@ static void job_progress_call(void *user, const jf_job_progress *p)
     PyGILState_Release(gil);
 }
 
+/* A bytes object's text for the library: NULL, with TypeError or
+ * ValueError naming `what`, when it is not bytes or holds a NUL byte (the
+ * C string would end there: another file, another value). */
+static const char *bytes_text(PyObject *o, const char *what)
+{
+    const char *text = PyBytes_Check(o) ? PyBytes_AsString(o) : NULL;
+    if (!PyBytes_Check(o))
+        PyErr_Format(PyExc_TypeError, "job: %s is not bytes", what);
+    else if (text && (size_t)PyBytes_Size(o) != strlen(text)) {
+        PyErr_Format(PyExc_ValueError, "job: %s holds a NUL byte", what);
+        text = NULL;
+    }
+    return text;
+}
+
 /* job(command, inputs, options, progress) -> the report (str): `inputs` a
  * list of bytes (file names as the system has them), `options` a list of
  * (name, bytes or None) pairs, `progress` a callable or None.  The batch's
@@ -1438,12 +1452,9 @@ static PyObject *py_job(PyObject *mod, PyObject *args)
         return raise_status(st);
     n = PyList_Size(inputs);
     for (i = 0; i < n; i++) {
-        PyObject *item = PyList_GetItem(inputs, i);
-        const char *path = PyBytes_Check(item) ? PyBytes_AsString(item) : NULL;
-        if (!path) {
-            PyErr_SetString(PyExc_TypeError, "job: inputs are bytes");
+        const char *path = bytes_text(PyList_GetItem(inputs, i), "an input");
+        if (!path)
             goto out;
-        }
         if ((st = jf_job_add_input(job, path)) != JF_OK) {
             raise_status(st);
             goto out;
@@ -1451,28 +1462,16 @@ static PyObject *py_job(PyObject *mod, PyObject *args)
     }
     n = PyList_Size(options);
     for (i = 0; i < n; i++) {
-        PyObject *pair = PyList_GetItem(options, i), *name, *value;
+        PyObject *pair = PyList_GetItem(options, i), *value;
         const char *name_text, *value_text = NULL;
         if (!PyTuple_Check(pair) || PyTuple_Size(pair) != 2) {
             PyErr_SetString(PyExc_TypeError, "job: options are (name, value) pairs");
             goto out;
         }
-        name = PyTuple_GetItem(pair, 0);
         value = PyTuple_GetItem(pair, 1);
-        if (!PyBytes_Check(name) || (value != Py_None && !PyBytes_Check(value))) {
-            PyErr_SetString(PyExc_TypeError, "job: an option's name and value are bytes");
+        if (!(name_text = bytes_text(PyTuple_GetItem(pair, 0), "an option's name")) ||
+            (value != Py_None && !(value_text = bytes_text(value, "an option's value"))))
             goto out;
-        }
-        name_text = PyBytes_AsString(name);
-        if (value != Py_None)
-            value_text = PyBytes_AsString(value);
-        if (!name_text || (value != Py_None && !value_text))
-            goto out;
-        if ((size_t)PyBytes_Size(name) != strlen(name_text) ||
-            (value_text && (size_t)PyBytes_Size(value) != strlen(value_text))) {
-            PyErr_SetString(PyExc_ValueError, "job: an option holds a NUL byte");
-            goto out;
-        }
         if ((st = jf_job_set(job, name_text, value_text)) != JF_OK) {
             raise_status(st);
             goto out;

@@ -155,6 +155,12 @@ def test_batches_run_in_this_process(tmp, monkeypatch):
     assert [x["summary"]["ok"] for x in reports] == [2, 2, 2]
     with pytest.raises(TypeError, match="progress"):
         jf._jetfilter.job("denoise", [], [], 42)
+    # a NUL byte would end the C string early: another file, another value
+    with pytest.raises(ValueError, match="an input holds a NUL byte"):
+        jf.denoise(os.path.join(src, "rocket.jpg").encode() + b"\0.png", os.path.join(tmp, "nul"))
+    with pytest.raises(ValueError, match="an option's value holds a NUL byte"):
+        jf.denoise(src, os.path.join(tmp, "nul"), suffix="-a\0b")
+    assert not os.path.exists(os.path.join(tmp, "nul"))
 
 
 def test_ctrl_c_stops_a_batch(tmp):
