@@ -221,6 +221,16 @@ typedef int (*jf_walk_fn)(void *user, jf_walk_event event, const char *path, con
 #define JF_WALK_DEFAULT_DEPTH 64
 int jf_walk(const char *root, const char *skip_real, int max_depth, jf_walk_fn fn, void *user);
 
+/* The same walk an entry at a time, for a caller that takes files as it
+ * needs them: next gives 1 and an entry (its strings valid until the next
+ * call), 0 at the end, -1 out of memory.  It holds the names of the
+ * folders on the current path only. */
+typedef struct jf_walker jf_walker;
+jf_walker *jf_walker_open(const char *root, const char *skip_real, int max_depth);
+int jf_walker_next(jf_walker *w, jf_walk_event *event, const char **path, const char **rel,
+                   const char **reason);
+void jf_walker_close(jf_walker *w);
+
 #ifdef __cplusplus
 }
 #endif
