@@ -146,20 +146,25 @@ jf_status job_read_input(jf_batch_item *it, jf_picture *pic, jf_context *ctx)
 }
 
 
+/* Is the GPU's JPEG codec a choice for this batch?  Then the files are
+ * sniffed as they are counted. */
+static int codec_open(const job_settings *s, const job_run *run)
+{
+    return run->device_input_ok && !(s->backend && strcmp(s->backend, "cpu") == 0) &&
+           jf_device_count() > 0;
+}
+
 /* --codec auto: the GPU's JPEG codecs take part where the cost model
  * (pipeline/codec_choice.h) predicts the batch done sooner with them;
  * the JPEGs are told by their first bytes, their sizes read from the file
- * system (jf_batch_jpeg_inputs). */
+ * system (counted by jf_batch_collect). */
 static jf_codec job_codec(const job_settings *s, const jf_batch *b, job_run *run)
 {
     jf_codec_costs m = jf_codec_costs_measured();
     const int cores = s->threads ? s->threads : jf_cpu_count();
-    double bytes;
-    int files;
     if (s->codec != JF_CODEC_AUTO)
         return (jf_codec)s->codec;
-    jf_batch_jpeg_inputs(b, &files, &bytes);
-    jf_codec_choose(&m, files, bytes / 1048576.0, s->jobs, cores, !s->trust_input,
+    jf_codec_choose(&m, b->jpeg_files, b->jpeg_bytes / 1048576.0, s->jobs, cores, !s->trust_input,
                     jf_nvjpeg_running(s->device), &run->codec_choice);
     run->codec_chosen = 1;
     return run->codec_choice.gpu ? JF_CODEC_AUTO : JF_CODEC_CPU;
@@ -241,6 +246,7 @@ static void batch_options(job_settings *s, job_run *run, jf_batch *b)
     b->opt.estimate = memory_estimate;
     b->opt.cancel = run->job ? job_cancel_flag(run->job) : NULL;
     b->user = run;
+    b->on_start = job_batch_start;
     b->on_done = job_batch_done;
     b->log = job_batch_log;
 }
@@ -394,6 +400,7 @@ int job_batch(job_settings *s, job_run *run, jf_batch_work_fn work)
         if (job_outputs_check(&o) != 0 || (!single && folder_meant(run->verb, s)))
             return JF_EXIT_USAGE;
     }
+    b.opt.count_jpegs = s->codec == JF_CODEC_AUTO && codec_open(s, run);
     if ((st = jf_batch_collect(&b)) != JF_OK) {
         if (st == JF_ERR_ARG)
             job_error("jetfilter %s: %s", run->verb, jf_last_error());
@@ -403,8 +410,7 @@ int job_batch(job_settings *s, job_run *run, jf_batch_work_fn work)
         jf_batch_free(&b);
         return st == JF_ERR_ARG ? JF_EXIT_USAGE : JF_EXIT_FAILED;
     }
-    if (run->device_input_ok && !(s->backend && strcmp(s->backend, "cpu") == 0) &&
-        jf_device_count() > 0) {
+    if (codec_open(s, run)) {
         b.opt.context.codec = job_codec(s, &b, run);
         if (!job_quiet && s->verbose && run->codec_chosen)
             job_log("jetfilter %s: JPEG codecs: %s", run->verb, run->codec_choice.reason);
@@ -419,12 +425,11 @@ int job_batch(job_settings *s, job_run *run, jf_batch_work_fn work)
     if ((st = jf_batch_run(&b, work)) != JF_OK) {
         job_error("jetfilter: %s", jf_last_error());
         job_stopped(st);
-        jf_batch_free(&b);
-        return JF_EXIT_FAILED;
+        rc = JF_EXIT_FAILED;
+    } else {
+        rc = job_batch_finish(&b);
     }
-    rc = job_batch_finish(&b);
-    if (run->job)
-        job_keep_files(run->job, &b);
+    job_stream_end(run);
     jf_batch_free(&b);
     return rc;
 }

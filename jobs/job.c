@@ -27,9 +27,8 @@ struct jf_job {
     volatile int cancel;       /* jf_job_cancel: no file starts after it */
     /* the last run */
     char *report;
-    jf_job_file *files;
-    char **file_texts;         /* what the files' records point at */
-    int file_count, failed, text_count;
+    jf_job_file *files;        /* their texts are the job's (freed with them) */
+    int file_count, file_cap, failed;
 };
 
 /* One job at a time: the jobs share the process's limits, message sink and
@@ -188,13 +187,15 @@ static void forget_run(jf_job *job)
     int i;
     free(job->report);
     job->report = NULL;
-    for (i = 0; i < job->text_count; i++)
-        free(job->file_texts[i]);
-    free(job->file_texts);
+    for (i = 0; i < job->file_count; i++) {
+        free((void *)job->files[i].input);
+        free((void *)job->files[i].path);
+        free((void *)job->files[i].output);
+        free((void *)job->files[i].error);
+    }
     free(job->files);
-    job->file_texts = NULL;
     job->files = NULL;
-    job->file_count = job->failed = job->text_count = 0;
+    job->file_count = job->file_cap = job->failed = 0;
 }
 
 void job_keep_report(jf_job *job, char *text)
@@ -203,41 +204,31 @@ void job_keep_report(jf_job *job, char *text)
     job->report = text;
 }
 
-static const char *keep_file_text(jf_job *job, const char *text)
-{
-    char *copy;
-    if (!text || !(copy = strdup(text)))
-        return NULL;
-    job->file_texts[job->text_count++] = copy;
-    return copy;
-}
+static const char *copy_text(const char *text) { return text ? strdup(text) : NULL; }
 
-void job_keep_files(jf_job *job, const jf_batch *b)
+/* Out of memory, a file is left out: the counts and the report still tell. */
+void job_keep_file(jf_job *job, const jf_batch_item *it)
 {
-    int i;
-    job->files = (jf_job_file *)calloc((size_t)(b->count ? b->count : 1), sizeof *job->files);
-    job->file_texts = (char **)calloc((size_t)(b->count ? b->count : 1) * 4, sizeof(char *));
-    if (!job->files || !job->file_texts) { /* the counts say none; the report is whole */
-        free(job->files);
-        free(job->file_texts);
-        job->files = NULL;
-        job->file_texts = NULL;
-        return;
+    jf_job_file *f;
+    job->failed += it->status != JF_OK;
+    if (job->file_count == job->file_cap) {
+        int cap = job->file_cap ? job->file_cap * 2 : 64;
+        jf_job_file *grown = (jf_job_file *)realloc(job->files, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return;
+        job->files = grown;
+        job->file_cap = cap;
     }
-    for (i = 0; i < b->count; i++) {
-        const jf_batch_item *it = &b->items[i];
-        jf_job_file *f = &job->files[i];
-        f->input = keep_file_text(job, it->input);
-        f->path = keep_file_text(job, it->rel);
-        f->output = it->status == JF_OK ? keep_file_text(job, it->output) : NULL;
-        f->status = it->status;
-        f->error = it->status != JF_OK
-                       ? keep_file_text(job, it->message ? it->message : jf_status_str(it->status))
-                       : NULL;
-        f->skipped = it->skipped;
-        job->failed += it->status != JF_OK;
-    }
-    job->file_count = b->count;
+    f = &job->files[job->file_count++];
+    memset(f, 0, sizeof *f);
+    f->input = copy_text(it->input);
+    f->path = copy_text(it->rel);
+    f->output = it->status == JF_OK ? copy_text(it->output) : NULL;
+    f->status = it->status;
+    f->error = it->status != JF_OK
+                   ? copy_text(it->message ? it->message : jf_status_str(it->status))
+                   : NULL;
+    f->skipped = it->skipped;
 }
 
 /* The sink of a job: the caller's callbacks, marked as callbacks. */

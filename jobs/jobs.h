@@ -36,6 +36,7 @@ struct jf_power_mode;
 const struct jf_power_mode *job_power_mode(void);
 
 /* What a batch command carries through the batch (jf_batch.user). */
+typedef struct job_stream job_stream; /* the report as it is written (report.c) */
 typedef struct job_run {
     job_settings *s;
     const char *verb;     /* "denoise", "noise" */
@@ -45,21 +46,28 @@ typedef struct job_run {
     jf_codec_choice codec_choice; /* what it predicted, for -v and --json */
     int said_png, said_jpeg;     /* noise: what is said once a run */
     struct jf_job *job;           /* the library caller's job (NULL: none) */
+    job_stream *stream;           /* made by the first file or the start */
 } job_run;
 
 
 /* Batch callbacks and the end of a batch (report.c): a line per file with
  * -v, failures always, the progress line on a terminal; then the summary,
  * --stats and --json.  Returns the exit code. */
+void job_batch_start(struct jf_batch *b);
 void job_batch_done(struct jf_batch *b, struct jf_batch_item *it);
+/* A finished file into the report and the summary's sums (job_batch_done
+ * calls it); job_stream_end frees what the report held (an unfinished
+ * --json file removed). */
+void job_stream_file(struct jf_batch *b, const struct jf_batch_item *it);
+void job_stream_end(job_run *run);
 void job_batch_log(struct jf_batch *b, int verbose_only, const char *message);
 int job_batch_finish(struct jf_batch *b);
 void job_batch_progress(const struct jf_batch *b, const char *path);
 
 /* What a library caller's job keeps of a run (jobs/job.c): the report
- * (the job takes `text`) and each file's result. */
+ * (the job takes `text`) and each file's result, as it finishes. */
 void job_keep_report(struct jf_job *job, char *text);
-void job_keep_files(struct jf_job *job, const struct jf_batch *b);
+void job_keep_file(struct jf_job *job, const struct jf_batch_item *it);
 /* The flag jf_job_cancel sets, which the batch reads before each file. */
 const volatile int *job_cancel_flag(struct jf_job *job);
 

@@ -20,6 +20,37 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* What the end of a batch needs, gathered as its files finish: the report
+ * is written a record at a time (to --json, and for a library caller to
+ * memory), the summary's sums kept, never the files. */
+enum { MAX_STAGE_ROWS = 64 };
+typedef struct stage_row {
+    char name[80];
+    int count;
+    double ms, bytes, peak;
+} stage_row;
+
+typedef struct device_share {
+    int device, files;
+    double mpix, ms;
+} device_share;
+
+struct job_stream {
+    json_buf j;            /* the piece being written */
+    FILE *sinks[2];
+    int nsinks, began, failed;
+    FILE *file;            /* --json FILE through a temporary (atomic) */
+    jf_atomic_file af;
+    FILE *memory;          /* the library caller's copy */
+    char *memory_text;
+    size_t memory_len;
+    job_ref_means refs;
+    device_share shares[JOB_MAX_DEVICES];
+    int nshares;
+    stage_row rows[MAX_STAGE_ROWS];
+    int nrows;
+};
+
 void job_batch_log(jf_batch *b, int verbose_only, const char *message)
 {
     const job_run *run = (const job_run *)b->user;
@@ -64,6 +95,7 @@ void job_batch_done(jf_batch *b, jf_batch_item *it)
         if (it->notes[0])
             job_log("     %s: %s", it->input, it->notes);
     }
+    job_stream_file(b, it);
     job_batch_progress(b, it->rel);
 }
 
@@ -150,83 +182,74 @@ void job_stage_row(const char *name, unsigned long long calls, double ms, double
     job_log("%-22s %6llu %11.2f %10.3f %9s %8s", name, calls, ms, per_ms, gbps, pct);
 }
 
-/* Sum the per-file records by stage name and print one table. */
-static void print_stats(const jf_batch *b)
+/* A file's stage records into the --stats table's rows, by stage name. */
+static void add_stages(job_stream *st, const jf_batch *b, const jf_batch_item *it)
 {
-    enum { MAX_ROWS = 64 };
-    struct { char name[80]; int count; double ms; double bytes; double peak; } rows[MAX_ROWS];
     const int per_device = b->opt.device_count > 1 && b->backend == JF_BACKEND_CUDA;
-    int nrows = 0, i, r;
     size_t k;
-    for (i = 0; i < b->count; i++)
-        for (k = 0; k < b->items[i].stats_count; k++) {
-            const jf_stat *st = &b->items[i].stats[k];
-            char name[80], dev[16] = "";
-            if (per_device && b->items[i].device >= 0) /* several GPUs: a row each */
-                snprintf(dev, sizeof dev, "gpu%d ", b->items[i].device);
-            snprintf(name, sizeof name, "%s%s%s%s", dev, st->name, st->variant[0] ? "/" : "",
-                     st->variant);
-            for (r = 0; r < nrows && strcmp(rows[r].name, name) != 0; r++)
-                ;
-            if (r == nrows) {
-                if (nrows == MAX_ROWS)
-                    continue;
-                snprintf(rows[nrows].name, sizeof rows[nrows].name, "%s", name);
-                rows[nrows].count = 0;
-                rows[nrows].ms = rows[nrows].bytes = 0;
-                rows[nrows].peak = st->peak_gbps;
-                nrows++;
-            }
-            rows[r].count++;
-            rows[r].ms += st->ms;
-            rows[r].bytes += (double)(st->bytes_read + st->bytes_written);
+    int r;
+    for (k = 0; k < it->stats_count; k++) {
+        const jf_stat *sk = &it->stats[k];
+        char name[80], dev[16] = "";
+        if (per_device && it->device >= 0) /* several GPUs: a row each */
+            snprintf(dev, sizeof dev, "gpu%d ", it->device);
+        snprintf(name, sizeof name, "%s%s%s%s", dev, sk->name, sk->variant[0] ? "/" : "",
+                 sk->variant);
+        for (r = 0; r < st->nrows && strcmp(st->rows[r].name, name) != 0; r++)
+            ;
+        if (r == st->nrows) {
+            if (st->nrows == MAX_STAGE_ROWS)
+                continue;
+            memset(&st->rows[r], 0, sizeof st->rows[r]);
+            snprintf(st->rows[r].name, sizeof st->rows[r].name, "%s", name);
+            st->rows[r].peak = sk->peak_gbps;
+            st->nrows++;
         }
+        st->rows[r].count++;
+        st->rows[r].ms += sk->ms;
+        st->rows[r].bytes += (double)(sk->bytes_read + sk->bytes_written);
+    }
+}
+
+static void print_stats(const job_stream *st)
+{
+    int r;
     job_stage_header("mean ms");
-    for (r = 0; r < nrows; r++)
-        job_stage_row(rows[r].name, (unsigned long long)rows[r].count, rows[r].ms,
-                      rows[r].ms / rows[r].count, rows[r].bytes, rows[r].peak);
+    for (r = 0; r < st->nrows; r++)
+        job_stage_row(st->rows[r].name, (unsigned long long)st->rows[r].count, st->rows[r].ms,
+                      st->rows[r].ms / st->rows[r].count, st->rows[r].bytes, st->rows[r].peak);
 }
 
 /* Files, megapixels and busy time of each device a multi-GPU run used. */
-typedef struct device_share {
-    int device, files;
-    double mpix, ms;
-} device_share;
-
-static int device_shares(const jf_batch *b, device_share *out, int max)
+static void add_share(job_stream *st, const jf_batch *b, const jf_batch_item *it)
 {
-    int n = 0, i, d;
-    if (b->opt.device_count < 2 || b->backend != JF_BACKEND_CUDA)
-        return 0;
-    for (i = 0; i < b->count; i++) {
-        const jf_batch_item *it = &b->items[i];
-        if (it->skipped || it->status != JF_OK || it->device < 0)
-            continue;
-        for (d = 0; d < n && out[d].device != it->device; d++)
-            ;
-        if (d == n) {
-            if (n == max)
-                continue;
-            memset(&out[n], 0, sizeof out[n]);
-            out[n++].device = it->device;
-        }
-        out[d].files++;
-        out[d].mpix += (double)it->width * it->height / 1e6;
-        out[d].ms += it->ms_total;
+    int d;
+    if (b->opt.device_count < 2 || b->backend != JF_BACKEND_CUDA || it->skipped ||
+        it->status != JF_OK || it->device < 0)
+        return;
+    for (d = 0; d < st->nshares && st->shares[d].device != it->device; d++)
+        ;
+    if (d == st->nshares) {
+        if (d == JOB_MAX_DEVICES)
+            return;
+        memset(&st->shares[d], 0, sizeof st->shares[d]);
+        st->shares[st->nshares++].device = it->device;
     }
-    return n;
+    st->shares[d].files++;
+    st->shares[d].mpix += (double)it->width * it->height / 1e6;
+    st->shares[d].ms += it->ms_total;
 }
 
-static void print_device_shares(const jf_batch *b)
+static void print_device_shares(const job_stream *st)
 {
-    device_share sh[JOB_MAX_DEVICES];
-    int n = device_shares(b, sh, JOB_MAX_DEVICES), d, files = 0;
-    for (d = 0; d < n; d++)
-        files += sh[d].files;
-    for (d = 0; d < n; d++)
-        job_log("  device %d: %d files (%.1f%%), %.1f MPix, %.2f s of job time", sh[d].device,
-                sh[d].files, 100.0 * sh[d].files / (files ? files : 1), sh[d].mpix,
-                sh[d].ms / 1000.0);
+    int d, files = 0;
+    for (d = 0; d < st->nshares; d++)
+        files += st->shares[d].files;
+    for (d = 0; d < st->nshares; d++)
+        job_log("  device %d: %d files (%.1f%%), %.1f MPix, %.2f s of job time",
+                st->shares[d].device, st->shares[d].files,
+                100.0 * st->shares[d].files / (files ? files : 1), st->shares[d].mpix,
+                st->shares[d].ms / 1000.0);
 }
 
 void job_ref_means_add(job_ref_means *m, double pin, double pout, double sin, double sout)
@@ -257,19 +280,6 @@ void job_ref_means_json(json_buf *j, const job_ref_means *m)
     json_db(j, "mean_psnr_out_db", m->pout_inf ? INFINITY : m->pout / m->refs);
     json_num(j, "mean_ssim_in", m->sin / m->refs);
     json_num(j, "mean_ssim_out", m->sout / m->refs);
-}
-
-static job_ref_means reference_means(const jf_batch *b)
-{
-    job_ref_means m;
-    int i;
-    memset(&m, 0, sizeof m);
-    for (i = 0; i < b->count; i++) {
-        const jf_batch_item *it = &b->items[i];
-        if (it->status == JF_OK && !it->skipped && it->have_ref)
-            job_ref_means_add(&m, it->psnr_in, it->psnr_out, it->ssim_in, it->ssim_out);
-    }
-    return m;
 }
 
 /* What decides the outputs, so that reports of shards can be checked to
@@ -335,87 +345,189 @@ static void json_shard(json_buf *j, const jf_batch *b)
     json_close(j, '}');
 }
 
-static int write_report(const jf_batch *b, const job_run *run, double secs, const job_ref_means *m)
+/* The piece written so far to every sink (the JSON state stays). */
+static void flush_piece(job_stream *st)
 {
-    const int ok = b->count - b->failed - b->skipped;
-    json_buf j = {0};
-    int i, rc = 0;
-    json_report_open(&j, run->verb);
-    json_str(&j, "backend", jf_backend_name(b->backend));
+    int i;
+    if (st->j.fail)
+        st->failed = 1;
+    for (i = 0; i < st->nsinks && !st->failed; i++)
+        if (st->j.len && fwrite(st->j.data, 1, st->j.len, st->sinks[i]) != st->j.len)
+            st->failed = 1;
+    st->j.len = 0;
+}
+
+static job_stream *stream_of(const jf_batch *b)
+{
+    job_run *run = (job_run *)b->user;
+    if (!run->stream)
+        run->stream = (job_stream *)calloc(1, sizeof *run->stream);
+    return run->stream;
+}
+
+/* The report's head, up to its "files": where it goes opened first (a
+ * report that cannot be written is said before any file is done). */
+void job_batch_start(jf_batch *b)
+{
+    const job_run *run = (const job_run *)b->user;
+    job_stream *st = stream_of(b);
+    json_buf *j;
+    if (!st || st->began)
+        return;
+    st->began = 1;
+    j = &st->j;
+    if (run->s->json && strcmp(run->s->json, "-") == 0) {
+        st->sinks[st->nsinks++] = stdout;
+    } else if (run->s->json) {
+        if (jf_atomic_open(run->s->json, &st->af) != JF_OK || !(st->file = fdopen(st->af.fd, "w"))) {
+            job_error("jetfilter: %s", jf_last_error());
+            jf_atomic_abort(&st->af);
+            st->failed = 1;
+        } else {
+            st->sinks[st->nsinks++] = st->file;
+        }
+    }
+    if (run->job && (st->memory = open_memstream(&st->memory_text, &st->memory_len)) != NULL)
+        st->sinks[st->nsinks++] = st->memory;
+    json_report_open(j, run->verb);
+    json_str(j, "backend", jf_backend_name(b->backend));
     if (b->backend_note[0]) /* why auto chose the CPU */
-        json_str(&j, "backend_note", b->backend_note);
+        json_str(j, "backend_note", b->backend_note);
     if (run->plan.op)
-        json_str(&j, "operation", run->plan.describe);
-    json_settings(&j, run);
+        json_str(j, "operation", run->plan.describe);
+    json_settings(j, run);
     if (run->codec_chosen) { /* --codec auto's decision and what it rested on */
         const jf_codec_choice *c = &run->codec_choice;
-        json_open(&j, "codecs", '{');
-        json_str(&j, "chosen", c->gpu ? "gpu" : "cpu");
-        json_num(&j, "predicted_cpu_s", c->cpu_s);
-        json_num(&j, "predicted_gpu_s", c->gpu_s);
-        json_str(&j, "reason", c->reason);
-        json_close(&j, '}');
+        json_open(j, "codecs", '{');
+        json_str(j, "chosen", c->gpu ? "gpu" : "cpu");
+        json_num(j, "predicted_cpu_s", c->cpu_s);
+        json_num(j, "predicted_gpu_s", c->gpu_s);
+        json_str(j, "reason", c->reason);
+        json_close(j, '}');
     }
-    json_shard(&j, b);
-    json_open(&j, "files", '[');
-    for (i = 0; i < b->count; i++)
-        json_item(&j, &b->items[i]);
-    json_close(&j, ']');
-    json_open(&j, "summary", '{');
-    json_int(&j, "files", b->count);
-    json_int(&j, "ok", ok);
-    json_int(&j, "failed", b->failed);
-    json_int(&j, "skipped", b->skipped);
-    json_int(&j, "ignored", b->ignored);
-    json_int(&j, "earlier_outputs", b->earlier_outputs);
-    json_int(&j, "passed_over", b->passed);
-    json_num(&j, "seconds", secs);
-    json_num(&j, "mpix", b->mpix_done);
-    json_num(&j, "mpix_per_s", secs > 0 ? b->mpix_done / secs : 0.0);
+    json_shard(j, b);
+    json_open(j, "files", '[');
+    flush_piece(st);
+}
+
+/* A finished file: its record written, its figures summed. */
+void job_stream_file(jf_batch *b, const jf_batch_item *it)
+{
+    job_run *run = (job_run *)b->user;
+    job_stream *st = stream_of(b);
+    if (!st)
+        return;
+    if (!st->began)
+        job_batch_start(b);
+    if (it->status == JF_OK && !it->skipped && it->have_ref)
+        job_ref_means_add(&st->refs, it->psnr_in, it->psnr_out, it->ssim_in, it->ssim_out);
+    add_share(st, b, it);
+    if (run->s->stats)
+        add_stages(st, b, it);
+    if (run->job)
+        job_keep_file(run->job, it);
+    if (st->nsinks) {
+        json_item(&st->j, it);
+        flush_piece(st);
+    }
+}
+
+/* The report's tail (the summary), and the report in place. */
+static int finish_report(const jf_batch *b, const job_run *run, job_stream *st, double secs)
+{
+    const int ok = b->done - b->failed - b->skipped;
+    json_buf *j = &st->j;
+    int i, rc = 0;
+    json_close(j, ']');
+    json_open(j, "summary", '{');
+    json_int(j, "files", b->done);
+    json_int(j, "ok", ok);
+    json_int(j, "failed", b->failed);
+    json_int(j, "skipped", b->skipped);
+    json_int(j, "ignored", b->ignored);
+    json_int(j, "earlier_outputs", b->earlier_outputs);
+    json_int(j, "passed_over", b->passed);
+    json_num(j, "seconds", secs);
+    json_num(j, "mpix", b->mpix_done);
+    json_num(j, "mpix_per_s", secs > 0 ? b->mpix_done / secs : 0.0);
     {
         struct rusage ru; /* the whole process so far: every job, the codecs, the report */
         if (getrusage(RUSAGE_SELF, &ru) == 0)
-            json_num(&j, "peak_rss_mb", (double)ru.ru_maxrss / 1024.0);
+            json_num(j, "peak_rss_mb", (double)ru.ru_maxrss / 1024.0);
     }
-    {
-        device_share sh[JOB_MAX_DEVICES];
-        int n = device_shares(b, sh, JOB_MAX_DEVICES), d;
-        if (n) {
-            json_open(&j, "devices", '[');
-            for (d = 0; d < n; d++) {
-                json_open(&j, NULL, '{');
-                json_int(&j, "device", sh[d].device);
-                json_int(&j, "files", sh[d].files);
-                json_num(&j, "mpix", sh[d].mpix);
-                json_num(&j, "busy_s", sh[d].ms / 1000.0);
-                json_close(&j, '}');
-            }
-            json_close(&j, ']');
+    if (st->nshares) {
+        json_open(j, "devices", '[');
+        for (i = 0; i < st->nshares; i++) {
+            json_open(j, NULL, '{');
+            json_int(j, "device", st->shares[i].device);
+            json_int(j, "files", st->shares[i].files);
+            json_num(j, "mpix", st->shares[i].mpix);
+            json_num(j, "busy_s", st->shares[i].ms / 1000.0);
+            json_close(j, '}');
+        }
+        json_close(j, ']');
+    }
+    job_ref_means_json(j, &st->refs);
+    json_close(j, '}');
+    json_close(j, '}');
+    json_raw(j, "\n");
+    flush_piece(st);
+    if (st->file) {
+        if (fflush(st->file) != 0)
+            st->failed = 1;
+        if (!st->failed && ((st->af.fd = dup(fileno(st->file))) < 0 ||
+                            jf_atomic_commit(&st->af) != JF_OK))
+            st->failed = 1;
+        if (st->failed && st->af.slot >= 0) {
+            st->af.fd = -1; /* the FILE owns it */
+            jf_atomic_abort(&st->af);
+        }
+        fclose(st->file);
+        st->file = NULL;
+    } else if (run->s->json && fflush(stdout) != 0) {
+        st->failed = 1;
+    }
+    if (st->memory) {
+        fclose(st->memory);
+        st->memory = NULL;
+        if (run->job && !st->failed) {
+            job_keep_report(run->job, st->memory_text);
+            st->memory_text = NULL; /* the job's now */
         }
     }
-    job_ref_means_json(&j, m);
-    json_close(&j, '}');
-    json_close(&j, '}');
-    json_raw(&j, "\n");
-    if (j.fail || (run->s->json && !job_json_write(run->s->json, j.data, j.len))) {
-        job_error("jetfilter: %s", j.fail ? "out of memory for the JSON report" : jf_last_error());
+    if (st->failed && run->s->json) {
+        job_error("jetfilter: --json %s: the report could not be written (%s)", run->s->json,
+                  errno ? strerror(errno) : "out of memory");
         rc = 1;
     }
-    if (!j.fail && run->job) {
-        job_keep_report(run->job, j.data);
-        j.data = NULL; /* the job's now */
-    }
-    free(j.data);
     return rc;
+}
+
+void job_stream_end(job_run *run)
+{
+    job_stream *st = run->stream;
+    if (!st)
+        return;
+    if (st->file) { /* never finished: nothing half-written is left */
+        fclose(st->file);
+        st->af.fd = -1;
+        jf_atomic_abort(&st->af);
+    }
+    if (st->memory)
+        fclose(st->memory);
+    free(st->memory_text);
+    free(st->j.data);
+    free(st);
+    run->stream = NULL;
 }
 
 int job_batch_finish(jf_batch *b)
 {
-    const job_run *run = (const job_run *)b->user;
+    job_run *run = (job_run *)b->user;
     const job_settings *s = run->s;
     double secs = (jf_now_ms() - b->started_ms) / 1000.0;
-    int ok = b->count - b->failed - b->skipped;
-    job_ref_means m = reference_means(b);
+    int ok = b->done - b->failed - b->skipped;
+    job_stream *st = stream_of(b);
 
     job_batch_progress(b, NULL);
     /* one file to one file, as convert does: quiet unless asked (-v, --stats) */
@@ -433,13 +545,23 @@ int job_batch_finish(jf_batch *b)
             job_log("  %d link%s back into the tree not followed: %s files are read the other way "
                     "(-v names them)", b->passed, b->passed == 1 ? "" : "s",
                     b->passed == 1 ? "its" : "their");
-        job_ref_means_log(&m);
-        print_device_shares(b);
-        if (s->stats)
-            print_stats(b);
+        if (st) {
+            job_ref_means_log(&st->refs);
+            print_device_shares(st);
+            if (s->stats)
+                print_stats(st);
+        }
     }
-    if ((s->json || run->job) && write_report(b, run, secs, &m))
+    if (!st) {
+        job_error("jetfilter: out of memory for the summary");
         return JF_EXIT_FAILED;
+    }
+    if (s->json || run->job) {
+        if (!st->began)
+            job_batch_start(b); /* no file ran: an empty shard */
+        if (finish_report(b, run, st, secs))
+            return JF_EXIT_FAILED;
+    }
     return b->failed ? JF_EXIT_FAILED : JF_EXIT_OK;
 }
 

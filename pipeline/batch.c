@@ -57,19 +57,29 @@ static char *join_output(const jf_batch *b, const char *rel)
     return out;
 }
 
-static int add_item(jf_batch *b, const char *path, const char *rel)
+/* The run's walk, which the jobs take files from as they need them (one
+ * job at a time, under its own lock): no thread, no queue. */
+typedef struct jf_batch_feed {
+    pthread_mutex_t lock;
+    jf_walker *walker;      /* the folder input being walked (NULL: none) */
+    int input;              /* the next input to start */
+    jf_batch_item *ready;   /* what the walk found, for the job that asked */
+    int closed;             /* the walk is over */
+    int walk_files;         /* what this walk found, to compare with the count */
+    uint64_t walk_digest;
+    int out_of_memory;
+    uint64_t *outputs;      /* hashes of the output names so far, when two inputs */
+    size_t outputs_cap, outputs_count; /* can have one output name (0: empty) */
+} jf_batch_feed;
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_memory_freed = PTHREAD_COND_INITIALIZER;
+
+static jf_batch_item *new_item(const jf_batch *b, const char *path, const char *rel)
 {
-    jf_batch_item *it;
-    if (b->count == b->cap) {
-        int cap = b->cap ? b->cap * 2 : 64;
-        jf_batch_item *grown = (jf_batch_item *)realloc(b->items, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return 1;
-        b->items = grown;
-        b->cap = cap;
-    }
-    it = &b->items[b->count];
-    memset(it, 0, sizeof *it);
+    jf_batch_item *it = (jf_batch_item *)calloc(1, sizeof *it);
+    if (!it)
+        return NULL;
     it->input = strdup(path);
     it->rel = strdup(rel);
     it->output = join_output(b, rel);
@@ -77,10 +87,23 @@ static int add_item(jf_batch *b, const char *path, const char *rel)
         free(it->input);
         free(it->rel);
         free(it->output);
-        return 1;
+        free(it);
+        return NULL;
     }
-    b->count++;
-    return 0;
+    return it;
+}
+
+static void free_item(jf_batch_item *it)
+{
+    if (!it)
+        return;
+    free(it->message);
+    free(it->input);
+    free(it->rel);
+    free(it->output);
+    free(it->stats);
+    free((void *)it->bytes);
+    free(it);
 }
 
 /* The reason an item failed, kept whole. */
@@ -108,17 +131,140 @@ static void keep_error(jf_batch_item *it)
     it->message = strdup(jf_last_error());
 }
 
-/* An input that cannot be read is one failed item, named in the summary. */
-static int add_failed(jf_batch *b, const char *path, const char *rel, const char *reason)
+static int is_jpeg_file(const char *path, double *bytes)
 {
-    if (add_item(b, path, rel[0] ? rel : path))
-        return 1;
-    fail_item(&b->items[b->count - 1], JF_ERR_IO, "%s: cannot read: %s", path, reason);
+    unsigned char head[8];
+    struct stat st;
+    size_t n;
+    FILE *f;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fopen(path, "rb")))
+        return 0;
+    n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (jf_sniff_format(head, n) != JF_FORMAT_JPEG)
+        return 0;
+    *bytes += (double)st.st_size;
+    return 1;
+}
+
+/* Counting: temporaries that killed runs left in a folder this run writes
+ * go before any file is written (a folder met again is cleared again,
+ * which finds nothing). */
+static void clear_output_folder(jf_batch *b, const char *rel)
+{
+    char *out = join_output(b, rel), *slash;
+    if (!out)
+        return;
+    if ((slash = strrchr(out, '/')) != NULL && slash != out) {
+        *slash = '\0';
+        if (!b->cleaned || strcmp(b->cleaned, out) != 0) {
+            b->stale_removed += jf_remove_stale_temporaries(out, b->collect_time);
+            free(b->cleaned);
+            b->cleaned = out;
+            return;
+        }
+    }
+    free(out);
+}
+
+/* Two inputs can share an output name when the extension changes
+ * (x.jpg and x.png to x.png) or several inputs are given; the later one
+ * fails.  The names are kept as 64-bit hashes (a false clash among a
+ * million names: about 1 in 30 million runs). */
+static int output_taken(jf_batch_feed *f, const char *output)
+{
+    uint64_t h = jf_shard_hash(output, strlen(output)) | 1;
+    size_t i;
+    if (2 * (f->outputs_count + 1) > f->outputs_cap) {
+        size_t cap = f->outputs_cap ? 2 * f->outputs_cap : 4096, k;
+        uint64_t *grown = (uint64_t *)calloc(cap, sizeof *grown);
+        if (!grown)
+            return 0; /* unchecked rather than stopped */
+        for (k = 0; k < f->outputs_cap; k++)
+            if (f->outputs[k]) {
+                for (i = f->outputs[k] & (cap - 1); grown[i]; i = (i + 1) & (cap - 1))
+                    ;
+                grown[i] = f->outputs[k];
+            }
+        free(f->outputs);
+        f->outputs = grown;
+        f->outputs_cap = cap;
+    }
+    for (i = h & (f->outputs_cap - 1); f->outputs[i]; i = (i + 1) & (f->outputs_cap - 1))
+        if (f->outputs[i] == h)
+            return 1;
+    f->outputs[i] = h;
+    f->outputs_count++;
     return 0;
 }
 
+/* One output per name, and never an input overwritten. */
+static void check_output(jf_batch *b, jf_batch_item *it)
+{
+    char in_real[PATH_MAX], out_path[PATH_MAX];
+    int n;
+    if ((b->opt.extension || b->opt.input_count > 1) && output_taken(b->feed, it->output)) {
+        fail_item(it, JF_ERR_IO, "%s: output %s is also written for another input", it->input,
+                  it->output);
+        return;
+    }
+    if (!realpath(it->input, in_real))
+        return;
+    n = snprintf(out_path, sizeof out_path, "%s/%s", b->out_real,
+                 it->output + strlen(b->opt.output) + 1);
+    if (n >= 0 && (size_t)n < sizeof out_path && strcmp(in_real, out_path) == 0)
+        fail_item(it, JF_ERR_IO, "%s: refusing to overwrite the input (choose another -o or "
+                  "--suffix)", it->input);
+}
+
+/* A file of the inputs, or one that cannot be read (`failure`, whole):
+ * counted while counting, made ready for a job while running when it is
+ * in this process's shard.  Non-zero: out of memory. */
+static int found(jf_batch *b, const char *path, const char *rel, const char *failure)
+{
+    const int count = b->opt.shard.count > 1 ? b->opt.shard.count : 1;
+    const uint64_t hash = jf_shard_hash(rel, strlen(rel));
+    const int mine = count == 1 || jf_shard_of(rel, count) == b->opt.shard.index;
+    jf_batch_item *it;
+    if (!b->listing) {
+        b->walk_files++;
+        b->walk_digest += hash;
+        if (b->shard_files)
+            b->shard_files[jf_shard_of(rel, count)]++;
+        if (!mine)
+            return 0;
+        b->count++;
+        if (!failure && b->opt.count_jpegs)
+            b->jpeg_files += is_jpeg_file(path, &b->jpeg_bytes);
+        if (!failure)
+            clear_output_folder(b, rel);
+        return 0;
+    }
+    b->feed->walk_files++;
+    b->feed->walk_digest += hash;
+    if (!mine)
+        return 0;
+    if (!(it = new_item(b, path, rel)))
+        return 1;
+    if (failure)
+        fail_item(it, JF_ERR_IO, "%s", failure);
+    else
+        check_output(b, it);
+    b->feed->ready = it;
+    return 0;
+}
+
+/* An input that cannot be read is one failed item, named in the summary. */
+static int found_unreadable(jf_batch *b, const char *path, const char *rel, const char *reason)
+{
+    char msg[2 * PATH_MAX + 512];
+    snprintf(msg, sizeof msg, "%s: cannot read: %s", path, reason);
+    return found(b, path, rel[0] ? rel : path, msg);
+}
+
 /* Files found in folders: with --suffix, earlier outputs ("x_dn.jpg") are
- * passed over, so a second run does not filter its own results again. */
+ * passed over, so a second run does not filter its own results again.
+ * What is not a file is counted and named (-v) while counting only. */
 static int on_walk(void *user, jf_walk_event ev, const char *path, const char *rel,
                    const char *reason)
 {
@@ -128,16 +274,20 @@ static int on_walk(void *user, jf_walk_event ev, const char *path, const char *r
     size_t stem, n;
     switch (ev) {
     case JF_WALK_OTHER:
-        b->ignored++;
-        if (reason)
-            logf_(b, 1, "pass %s (%s; not an image's name)", path, reason);
+        if (!b->listing) {
+            b->ignored++;
+            if (reason)
+                logf_(b, 1, "pass %s (%s; not an image's name)", path, reason);
+        }
         return 0;
     case JF_WALK_PASSED:
-        b->passed++;
-        logf_(b, 1, "pass %s (%s)", path, reason);
+        if (!b->listing) {
+            b->passed++;
+            logf_(b, 1, "pass %s (%s)", path, reason);
+        }
         return 0;
     case JF_WALK_FAILED:
-        return add_failed(b, path, rel, reason);
+        return found_unreadable(b, path, rel, reason);
     case JF_WALK_IMAGE:
         break;
     }
@@ -147,11 +297,13 @@ static int on_walk(void *user, jf_walk_event ev, const char *path, const char *r
     stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
     n = suffix ? strlen(suffix) : 0;
     if (n && stem >= n && strncmp(base + stem - n, suffix, n) == 0) {
-        b->earlier_outputs++;
-        logf_(b, 1, "pass %s (named as an output of --suffix %s)", path, suffix);
+        if (!b->listing) {
+            b->earlier_outputs++;
+            logf_(b, 1, "pass %s (named as an output of --suffix %s)", path, suffix);
+        }
         return 0;
     }
-    return add_item(b, path, rel);
+    return found(b, path, rel, NULL);
 }
 
 /* Is `inner` the folder `outer` or inside it?  Both resolved paths. */
@@ -201,149 +353,45 @@ static int resolve_future(const char *path, char *out)
     }
 }
 
-static int cmp_output(const void *a, const void *b)
-{
-    const jf_batch_item *x = *(const jf_batch_item *const *)a;
-    const jf_batch_item *y = *(const jf_batch_item *const *)b;
-    return strcmp(x->output, y->output);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Temporaries that killed runs left in the folders this run writes. */
-static void clean_output_folders(jf_batch *b, long long started)
-{
-    char **dirs = (char **)malloc(sizeof *dirs * (size_t)b->count);
-    int i, n = 0;
-    if (!dirs)
-        return;
-    for (i = 0; i < b->count; i++) {
-        const char *slash = strrchr(b->items[i].output, '/');
-        size_t len = slash ? (size_t)(slash - b->items[i].output) : 0;
-        if (len && (n == 0 || strncmp(dirs[n - 1], b->items[i].output, len) != 0 ||
-                    dirs[n - 1][len] != '\0') &&
-            (dirs[n] = strndup(b->items[i].output, len)) != NULL)
-            n++;
-    }
-    qsort(dirs, (size_t)n, sizeof *dirs, cmp_str);
-    for (i = 0; i < n; i++)
-        if (i == 0 || strcmp(dirs[i], dirs[i - 1]) != 0)
-            b->stale_removed += jf_remove_stale_temporaries(dirs[i], started);
-    for (i = 0; i < n; i++)
-        free(dirs[i]);
-    free(dirs);
-    if (b->stale_removed)
-        logf_(b, 0, "jetfilter: removed %d temporary file%s that an interrupted run left behind",
-              b->stale_removed, b->stale_removed == 1 ? "" : "s");
-}
-
-/* One output per name, and never an input overwritten. */
-static jf_status check_outputs(jf_batch *b)
-{
-    jf_batch_item **order = (jf_batch_item **)malloc(sizeof *order * (size_t)b->count);
-    int i;
-    if (!order)
-        return jf_fail(JF_ERR_NOMEM, "out of memory while listing inputs");
-    for (i = 0; i < b->count; i++)
-        order[i] = &b->items[i];
-    qsort(order, (size_t)b->count, sizeof *order, cmp_output);
-    for (i = 1; i < b->count; i++)
-        if (strcmp(order[i]->output, order[i - 1]->output) == 0 && order[i]->status == JF_OK)
-            fail_item(order[i], JF_ERR_IO, "%s: output %s is also written for another input",
-                      order[i]->input, order[i]->output);
-    free(order);
-    for (i = 0; i < b->count; i++) {
-        jf_batch_item *it = &b->items[i];
-        char in_real[PATH_MAX], out_path[PATH_MAX];
-        int n;
-        if (it->status != JF_OK || !realpath(it->input, in_real))
-            continue;
-        n = snprintf(out_path, sizeof out_path, "%s/%s", b->out_real,
-                     it->output + strlen(b->opt.output) + 1);
-        if (n < 0 || (size_t)n >= sizeof out_path)
-            continue;
-        if (strcmp(in_real, out_path) == 0)
-            fail_item(it, JF_ERR_IO, "%s: refusing to overwrite the input (choose another -o or "
-                      "--suffix)", it->input);
-    }
-    return JF_OK;
-}
-
-static void free_item(jf_batch_item *it)
-{
-    free(it->message);
-    free(it->input);
-    free(it->rel);
-    free(it->output);
-    free(it->stats);
-}
-
-/* Count the whole walk (for the merge of shard reports), then keep only
- * this shard's files, in walk order. */
-static jf_status apply_shard(jf_batch *b)
-{
-    const int count = b->opt.shard.count > 1 ? b->opt.shard.count : 1;
-    int i, kept = 0;
-    b->walk_files = b->count;
-    b->walk_digest = 0;
-    for (i = 0; i < b->count; i++)
-        b->walk_digest += jf_shard_hash(b->items[i].rel, strlen(b->items[i].rel));
-    if (count == 1)
-        return JF_OK;
-    if (!(b->shard_files = (int *)calloc((size_t)count, sizeof *b->shard_files)))
-        return jf_fail(JF_ERR_NOMEM, "out of memory while listing inputs");
-    for (i = 0; i < b->count; i++) {
-        int shard = jf_shard_of(b->items[i].rel, count);
-        b->shard_files[shard]++;
-        if (shard == b->opt.shard.index)
-            b->items[kept++] = b->items[i];
-        else
-            free_item(&b->items[i]);
-    }
-    b->count = kept;
-    return JF_OK;
-}
-
 /* A named input that is not a folder: a regular file, or a refusal (FIFOs
  * and devices are never opened, so never waited on). */
 static jf_status collect_file(jf_batch *b, const char *in)
 {
     struct stat sb;
     const char *name = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
+    char msg[PATH_MAX + 128];
     if (stat(in, &sb) != 0)
-        return add_failed(b, in, in, strerror(errno)) ? JF_ERR_NOMEM : JF_OK;
-    if (add_item(b, in, name))
-        return JF_ERR_NOMEM;
+        return found_unreadable(b, in, in, strerror(errno)) ? JF_ERR_NOMEM : JF_OK;
     if (!S_ISREG(sb.st_mode))
-        fail_item(&b->items[b->count - 1], JF_ERR_IO, "%s: not a regular file (%s); refused", in,
-                  S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISSOCK(sb.st_mode) ? "a socket" : "a device");
-    return JF_OK;
+        snprintf(msg, sizeof msg, "%s: not a regular file (%s); refused", in,
+                 S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISSOCK(sb.st_mode) ? "a socket" : "a device");
+    return found(b, in, name, S_ISREG(sb.st_mode) ? NULL : msg) ? JF_ERR_NOMEM : JF_OK;
 }
 
-/* A named input: a folder to walk, or a file. */
-static jf_status collect_input(jf_batch *b, const char *in)
+/* A named input that is a folder: its name to walk ("in/" walks as "in":
+ * names print as in/x.png, not in//x.png); 0 when it is not one. */
+static int input_folder(const char *in, char *folder)
 {
     struct stat sb;
-    if (stat(in, &sb) != 0)
-        return add_failed(b, in, in, strerror(errno)) ? JF_ERR_NOMEM : JF_OK;
-    if (S_ISDIR(sb.st_mode)) {
-        char real[PATH_MAX];
-        if (realpath(in, real) && path_within(b->out_real, real) && !b->opt.suffix)
-            return jf_fail(JF_ERR_ARG, "output folder %s is inside input folder %s; choose "
-                           "another -o, or name outputs apart with --suffix", b->opt.output, in);
-        {   /* "in/" walks as "in": names print as in/x.png, not in//x.png */
-            char folder[PATH_MAX];
-            size_t n = strlen(in);
-            while (n > 1 && in[n - 1] == '/')
-                n--;
-            snprintf(folder, sizeof folder, "%.*s", (int)n, in);
-            return jf_walk(folder, b->out_real, b->opt.max_depth, on_walk, b) ? JF_ERR_NOMEM : JF_OK;
-        }
-    }
-    return collect_file(b, in);
+    size_t n = strlen(in);
+    if (stat(in, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return 0;
+    while (n > 1 && in[n - 1] == '/')
+        n--;
+    snprintf(folder, PATH_MAX, "%.*s", (int)n, in);
+    return 1;
+}
+
+/* A named input, counted: a folder walked, or a file. */
+static jf_status collect_input(jf_batch *b, const char *in)
+{
+    char folder[PATH_MAX], real[PATH_MAX];
+    if (!input_folder(in, folder))
+        return collect_file(b, in);
+    if (realpath(in, real) && path_within(b->out_real, real) && !b->opt.suffix)
+        return jf_fail(JF_ERR_ARG, "output folder %s is inside input folder %s; choose "
+                       "another -o, or name outputs apart with --suffix", b->opt.output, in);
+    return jf_walk(folder, b->out_real, b->opt.max_depth, on_walk, b) ? JF_ERR_NOMEM : JF_OK;
 }
 
 /* One input to one output file: no walk, no folder made, no names made up. */
@@ -352,6 +400,8 @@ static jf_status collect_single(jf_batch *b)
     const jf_batch_options *o = &b->opt;
     const char *in = o->inputs[0];
     const int from_stdin = strcmp(in, "-") == 0;
+    const char *rel = from_stdin ? "stdin" : strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
+    const int count = o->shard.count > 1 ? o->shard.count : 1;
     struct stat isb, osb;
     jf_batch_item *it;
     if (o->input_count != 1)
@@ -360,35 +410,51 @@ static jf_status collect_single(jf_batch *b)
     if (!from_stdin && stat(in, &isb) == 0 && S_ISDIR(isb.st_mode))
         return jf_fail(JF_ERR_ARG, "-o %s names a file, but %s is a folder; give a folder to -o",
                        o->output, in);
-    if (from_stdin) {
-        if (add_item(b, JF_STDIN_NAME, "stdin"))
+    b->walk_files = 1;
+    b->walk_digest = jf_shard_hash(rel, strlen(rel));
+    if (count > 1) {
+        if (!(b->shard_files = (int *)calloc((size_t)count, sizeof *b->shard_files)))
             return JF_ERR_NOMEM;
-    } else if ((collect_file(b, in)) != JF_OK) {
-        return JF_ERR_NOMEM;
+        b->shard_files[jf_shard_of(rel, count)] = 1;
+        if (jf_shard_of(rel, count) != o->shard.index)
+            return JF_OK; /* another process's file */
     }
-    it = &b->items[b->count - 1];
+    if (!(it = new_item(b, from_stdin ? JF_STDIN_NAME : in, rel)))
+        return JF_ERR_NOMEM;
     it->from_stdin = from_stdin;
     free(it->output);
-    if (!(it->output = strdup(o->output)))
+    if (!(it->output = strdup(o->output))) {
+        free_item(it);
         return JF_ERR_NOMEM;
+    }
+    if (!from_stdin && stat(in, &isb) != 0)
+        fail_item(it, JF_ERR_IO, "%s: cannot read: %s", in, strerror(errno));
+    else if (!from_stdin && !S_ISREG(isb.st_mode))
+        fail_item(it, JF_ERR_IO, "%s: not a regular file (%s); refused", in,
+                  S_ISFIFO(isb.st_mode) ? "a FIFO" : S_ISSOCK(isb.st_mode) ? "a socket" : "a device");
     /* never the input itself, whatever path names it */
-    if (!from_stdin && it->status == JF_OK && strcmp(o->output, "-") != 0 &&
-        stat(in, &isb) == 0 && stat(o->output, &osb) == 0 && isb.st_dev == osb.st_dev &&
-        isb.st_ino == osb.st_ino)
+    else if (!from_stdin && strcmp(o->output, "-") != 0 && stat(o->output, &osb) == 0 &&
+             isb.st_dev == osb.st_dev && isb.st_ino == osb.st_ino)
         fail_item(it, JF_ERR_IO, "%s: refusing to overwrite the input", in);
-    return apply_shard(b);
+    if (it->status == JF_OK && o->count_jpegs && !from_stdin)
+        b->jpeg_files += is_jpeg_file(in, &b->jpeg_bytes);
+    b->single = it;
+    b->count = 1;
+    return JF_OK;
 }
 
 jf_status jf_batch_collect(jf_batch *b)
 {
     const jf_batch_options *o = &b->opt;
-    const long long started = (long long)time(NULL);
+    const int count = o->shard.count > 1 ? o->shard.count : 1;
     jf_status st;
     int i;
     if (!o->output)
         return jf_fail(JF_ERR_ARG, "no output; add -o FILE (one input) or -o OUTDIR");
     if (o->input_count == 0)
         return jf_fail(JF_ERR_ARG, "no inputs; give files or folders");
+    b->listing = 0;
+    b->collect_time = (long long)time(NULL);
     if (o->single) {
         if ((st = collect_single(b)) == JF_ERR_NOMEM)
             return jf_fail(st, "out of memory while listing inputs");
@@ -414,14 +480,18 @@ jf_status jf_batch_collect(jf_batch *b)
     if (!realpath(o->output, b->out_real) || access(b->out_real, W_OK | X_OK) != 0)
         return jf_fail(JF_ERR_IO, "%s: output folder is not writable: %s", o->output,
                        strerror(errno));
+    if (count > 1 && !(b->shard_files = (int *)calloc((size_t)count, sizeof *b->shard_files)))
+        return jf_fail(JF_ERR_NOMEM, "out of memory while listing inputs");
     for (i = 0; i < o->input_count; i++)
         if ((st = collect_input(b, o->inputs[i])) != JF_OK)
             return st == JF_ERR_NOMEM ? jf_fail(st, "out of memory while listing inputs") : st;
-    if (b->count == 0)
+    free(b->cleaned);
+    b->cleaned = NULL;
+    if (b->walk_files == 0)
         return jf_fail(JF_ERR_IO, "no JPEG or PNG files found in the inputs");
-    if ((st = apply_shard(b)) != JF_OK || (st = check_outputs(b)) != JF_OK)
-        return st;
-    clean_output_folders(b, started);
+    if (b->stale_removed)
+        logf_(b, 0, "jetfilter: removed %d temporary file%s that an interrupted run left behind",
+              b->stale_removed, b->stale_removed == 1 ? "" : "s");
     return JF_OK;
 }
 
@@ -442,9 +512,6 @@ int jf_batch_job_threads(int threads, int jobs)
         jobs = 1;
     return total / jobs > 0 ? total / jobs : 1;
 }
-
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_memory_freed = PTHREAD_COND_INITIALIZER;
 
 uint64_t jf_batch_default_memory(void)
 {
@@ -556,6 +623,7 @@ static void process(jf_batch *b, jf_batch_item *it, jf_context *ctx)
     }
 }
 
+/* Counted, reported (on_done) and freed.  With g_lock. */
 static void finish_item(jf_batch *b, jf_batch_item *it)
 {
     b->done++;
@@ -567,7 +635,10 @@ static void finish_item(jf_batch *b, jf_batch_item *it)
         b->mpix_done += (double)it->width * it->height / 1e6;
     if (b->on_done)
         b->on_done(b, it);
+    free_item(it);
 }
+
+static jf_batch_item *next_item(jf_batch *b);
 
 static void *work_loop(void *arg)
 {
@@ -576,18 +647,17 @@ static void *work_loop(void *arg)
     jf_context_options opt = b->opt.context;
     opt.device = w->device;
     if (!w->ctx && b->make_context(&opt, &w->ctx) != JF_OK)
-        w->ctx = NULL; /* the others take this worker's share */
+        return NULL; /* the others take this worker's share */
     for (;;) {
-        jf_batch_item *it;
-        pthread_mutex_lock(&g_lock);
-        if (b->next >= b->count || !w->ctx || (b->opt.cancel && *b->opt.cancel)) {
-            pthread_mutex_unlock(&g_lock);
+        jf_batch_item *it = next_item(b);
+        if (!it)
             break;
+        if (it->status == JF_OK && b->opt.cancel && *b->opt.cancel) {
+            fail_item(it, JF_ERR_ARG, "%s: not processed: the batch was cancelled", it->input);
+        } else {
+            it->device = b->backend == JF_BACKEND_CUDA ? w->device : -1;
+            process(b, it, w->ctx);
         }
-        it = &b->items[b->next++];
-        pthread_mutex_unlock(&g_lock);
-        it->device = b->backend == JF_BACKEND_CUDA ? w->device : -1;
-        process(b, it, w->ctx);
         pthread_mutex_lock(&g_lock);
         finish_item(b, it);
         pthread_mutex_unlock(&g_lock);
@@ -597,36 +667,92 @@ static void *work_loop(void *arg)
     return NULL;
 }
 
-void jf_batch_jpeg_inputs(const jf_batch *b, int *files, double *bytes)
+/* The next file for a job, walking as far as it takes; NULL at the end. */
+static jf_batch_item *next_item(jf_batch *b)
 {
-    int i;
-    *files = 0;
-    *bytes = 0.0;
-    for (i = 0; i < b->count; i++) {
-        const jf_batch_item *it = &b->items[i];
-        unsigned char head[8];
-        struct stat st;
-        size_t n;
-        FILE *f;
-        if (it->status != JF_OK || it->from_stdin || stat(it->input, &st) != 0 ||
-            !S_ISREG(st.st_mode) || !(f = fopen(it->input, "rb")))
-            continue;
-        n = fread(head, 1, sizeof head, f);
-        fclose(f);
-        if (jf_sniff_format(head, n) == JF_FORMAT_JPEG) {
-            (*files)++;
-            *bytes += (double)st.st_size;
+    jf_batch_feed *f = b->feed;
+    jf_batch_item *it;
+    char folder[PATH_MAX];
+    pthread_mutex_lock(&f->lock);
+    while (!f->ready && !f->closed) {
+        if (f->walker) {
+            jf_walk_event ev;
+            const char *path, *rel, *reason;
+            int rc = jf_walker_next(f->walker, &ev, &path, &rel, &reason);
+            if (rc == 1)
+                rc = on_walk(b, ev, path, rel, reason) ? -1 : 1;
+            if (rc <= 0) {
+                jf_walker_close(f->walker);
+                f->walker = NULL;
+                f->out_of_memory = rc < 0;
+                f->closed = rc < 0;
+            }
+        } else if (b->opt.single) {
+            f->ready = b->single;
+            b->single = NULL;
+            f->walk_files = 1;
+            f->closed = 1;
+        } else if (f->input == b->opt.input_count) {
+            f->closed = 1;
+        } else {
+            const char *in = b->opt.inputs[f->input++];
+            if (!input_folder(in, folder)) {
+                f->out_of_memory = collect_file(b, in) == JF_ERR_NOMEM;
+                f->closed = f->out_of_memory;
+            } else if (!(f->walker = jf_walker_open(folder, b->out_real, b->opt.max_depth))) {
+                f->out_of_memory = f->closed = 1;
+            }
         }
     }
+    it = f->ready;
+    f->ready = NULL;
+    pthread_mutex_unlock(&f->lock);
+    return it;
+}
+
+static jf_status start_walk(jf_batch *b)
+{
+    jf_batch_feed *f = (jf_batch_feed *)calloc(1, sizeof *f);
+    if (!f)
+        return jf_fail(JF_ERR_NOMEM, "out of memory");
+    pthread_mutex_init(&f->lock, NULL);
+    b->feed = f;
+    b->listing = 1;
+    return JF_OK;
+}
+
+/* After the jobs: what no job could take, and whether the walk agreed
+ * with the count. */
+static void end_walk(jf_batch *b)
+{
+    jf_batch_feed *f = b->feed;
+    char why[512];
+    jf_batch_item *it;
+    snprintf(why, sizeof why, "%s", jf_last_error());
+    while ((it = next_item(b)) != NULL) {
+        if (it->status == JF_OK)
+            fail_item(it, JF_ERR_NO_DEVICE, "%s: not processed: no job could start (%s)",
+                      it->input, why);
+        pthread_mutex_lock(&g_lock);
+        finish_item(b, it);
+        pthread_mutex_unlock(&g_lock);
+    }
+    if (f->out_of_memory)
+        logf_(b, 0, "jetfilter: out of memory while listing the inputs: files after %d not "
+              "processed", b->done);
+    else if (!b->opt.single && (f->walk_files != b->walk_files || f->walk_digest != b->walk_digest))
+        logf_(b, 0, "jetfilter: the inputs changed during the run: %d files when counted, %d "
+              "when processed (the report's shard record has the count)", b->walk_files,
+              f->walk_files);
 }
 
 jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
 {
     jf_context_options *co = &b->opt.context;
     int jobs = b->opt.jobs < 1 ? 1 : b->opt.jobs, i;
-    char why[512];
     jf_context *first = NULL;
     worker *workers;
+    jf_status st;
 
     const int *devices = b->opt.devices && b->opt.device_count > 0 ? b->opt.devices : &co->device;
     const int ndev = b->opt.devices && b->opt.device_count > 0 ? b->opt.device_count : 1;
@@ -647,7 +773,6 @@ jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
         b->make_context = jf_context_create;
     /* the first context reports a missing device once and clearly, and then
      * serves as the first worker's: `jobs` contexts in all */
-    jf_status st;
     if ((st = b->make_context(co, &first)) != JF_OK)
         return st; /* the detail says why */
     b->backend = jf_context_backend(first);
@@ -656,11 +781,18 @@ jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
      * quiet as convert is: both say it only with -v (the report keeps it) */
     if (b->backend_note[0])
         logf_(b, !jf_built_with_cuda() || b->opt.single, "jetfilter: %s", b->backend_note);
-    b->started_ms = jf_now_ms();
-    if (!(workers = (worker *)calloc((size_t)jobs, sizeof *workers))) {
+    if (!(workers = (worker *)calloc((size_t)jobs, sizeof *workers)))
+        st = jf_fail(JF_ERR_NOMEM, "out of memory");
+    else
+        st = start_walk(b);
+    if (st != JF_OK) {
+        free(workers);
         jf_context_destroy(first);
-        return jf_fail(JF_ERR_NOMEM, "out of memory");
+        return st;
     }
+    if (b->on_start)
+        b->on_start(b);
+    b->started_ms = jf_now_ms();
     for (i = 0; i < jobs; i++) {
         workers[i].b = b;
         workers[i].device = devices[i % ndev]; /* round robin: jobs spread evenly */
@@ -673,28 +805,25 @@ jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
         if (workers[i].started)
             pthread_join(workers[i].tid, NULL);
     free(workers);
-    /* items nobody could take: every context failed after the first */
-    snprintf(why, sizeof why, "%s", jf_last_error());
-    for (; b->next < b->count; b->next++) {
-        jf_batch_item *it = &b->items[b->next];
-        if (it->status == JF_OK && b->opt.cancel && *b->opt.cancel)
-            fail_item(it, JF_ERR_ARG, "%s: not processed: the batch was cancelled", it->input);
-        else if (it->status == JF_OK)
-            fail_item(it, JF_ERR_NO_DEVICE, "%s: not processed: no job could start (%s)",
-                      it->input, why);
-        finish_item(b, it);
-    }
+    end_walk(b);
     return JF_OK;
 }
 
 void jf_batch_free(jf_batch *b)
 {
-    int i;
-    for (i = 0; i < b->count; i++)
-        free_item(&b->items[i]);
-    free(b->items);
-    b->items = NULL;
+    if (b->feed) {
+        jf_walker_close(b->feed->walker);
+        free_item(b->feed->ready);
+        pthread_mutex_destroy(&b->feed->lock);
+        free(b->feed->outputs);
+        free(b->feed);
+        b->feed = NULL;
+    }
+    free_item(b->single);
+    b->single = NULL;
+    free(b->cleaned);
+    b->cleaned = NULL;
     free(b->shard_files);
     b->shard_files = NULL;
-    b->count = b->cap = 0;
+    b->count = 0;
 }

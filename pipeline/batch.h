@@ -77,12 +77,19 @@ typedef struct jf_batch_options {
     /* set by another thread to stop the batch: no file starts after it,
      * those left fail as cancelled (NULL: none) */
     const volatile int *cancel;
+    int count_jpegs;           /* count the JPEGs among the files (jpeg_files) */
 } jf_batch_options;
 
+struct jf_batch_feed;
+
+/* The files are found twice: jf_batch_collect counts them (the progress
+ * total, the shard record, the JPEG count, stale temporaries cleared) and
+ * keeps none; jf_batch_run walks them again in a thread that hands them to
+ * the jobs through a short queue.  An item lives from the walk to on_done:
+ * memory does not grow with the number of files. */
 struct jf_batch {
     jf_batch_options opt;
-    jf_batch_item *items;
-    int count, cap;
+    int count;            /* this process's files (its shard), as counted */
     int ignored;          /* non-image files in the folders (FIFOs, devices and dangling
                              links without an image's name among them, named by -v) */
     int earlier_outputs;  /* files named as outputs (--suffix) passed over */
@@ -90,7 +97,10 @@ struct jf_batch {
                              reached the other way) */
     char out_real[PATH_MAX]; /* resolved output folder */
     jf_batch_work_fn work;
-    jf_batch_done_fn on_done;
+    /* once the backend is known, before the first file (not called when no
+     * job runs: an empty shard) */
+    void (*on_start)(jf_batch *b);
+    jf_batch_done_fn on_done; /* the item is freed after it */
     jf_batch_log_fn log;
     /* how a job makes its context (NULL: jf_context_create; tests inject failures) */
     jf_status (*make_context)(const jf_context_options *opt, jf_context **out);
@@ -98,7 +108,7 @@ struct jf_batch {
     jf_backend backend;   /* what the contexts actually used */
     char backend_note[256];
     /* progress */
-    int next, done, failed, skipped;
+    int done, failed, skipped;
     double mpix_done, started_ms;
     /* the memory budget: what the jobs in flight reserved */
     uint64_t memory_in_use, memory_peak;
@@ -109,6 +119,14 @@ struct jf_batch {
     int walk_files;       /* files found in all shards */
     int *shard_files;     /* files per shard (shard.count entries; NULL without sharding) */
     uint64_t walk_digest; /* sum of the hashes of every relative path found */
+    int jpeg_files;       /* with opt.count_jpegs: the files that are JPEGs by their first */
+    double jpeg_bytes;    /* bytes, as the decoder tells them, and their sizes */
+    /* internal */
+    int listing;          /* 0: counting (collect), 1: handing out (run) */
+    long long collect_time; /* when counting began (seconds since the epoch) */
+    char *cleaned;        /* the output folder last cleared of stale temporaries */
+    jf_batch_item *single; /* opt.single: the one item, made by collect */
+    struct jf_batch_feed *feed;
 };
 
 /* Half the machine's memory (a Jetson's 4 GB are shared with its GPU). */
@@ -121,22 +139,17 @@ int jf_batch_job_threads(int threads, int jobs);
 /* The name an input read from standard input has in messages and reports. */
 #define JF_STDIN_NAME "standard input"
 
-/* Walk the inputs, decide output paths, check and create the output folder
- * (with opt.single: the one input and its output file, made by the caller).
- * Returns JF_OK; JF_ERR_ARG for a usage problem (no output, output inside an
- * input without --suffix, ...) with the detail in jf_last_error(); another
- * error when nothing can be done.  Problems with single inputs become failed
- * items, never a stop. */
+/* Check the inputs and the output, create the output folder and count the
+ * files (with opt.single: check the one input and its output file, made
+ * by the caller).  Returns JF_OK; JF_ERR_ARG for a usage problem (no
+ * output, output inside an input without --suffix, ...) with the detail
+ * in jf_last_error(); another error when nothing can be done.  Problems
+ * with single inputs become failed items, never a stop. */
 jf_status jf_batch_collect(jf_batch *b);
 
-/* The collected inputs that are JPEGs by their first bytes, as the decoder
- * tells them (a photo named .png is one, a PNG named .jpg is not): how
- * many and their bytes.  Regular files only: a pipe is never opened here,
- * where reading would take what the decoder needs. */
-void jf_batch_jpeg_inputs(const jf_batch *b, int *files, double *bytes);
-
-/* Run `work` over every item with opt.jobs workers, each with its own
- * context.  A worker whose context cannot be made leaves its share to the
+/* Walk the inputs again and run `work` over every file with opt.jobs
+ * workers, each with its own context; on_done sees each item once, in the
+ * order they finish.  A worker whose context cannot be made leaves its share to the
  * others; if none can, the items left are failed with the reason.  Returns
  * JF_OK, or the error of the first context when none could be made. */
 jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work);

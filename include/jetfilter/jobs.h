@@ -85,7 +85,10 @@ JF_API jf_status jf_job_run(jf_job *job);
  *  those left fail as "not processed: the batch was cancelled"; the run
  *  then returns JF_OK with its report, as a batch with failures does. */
 JF_API void jf_job_cancel(jf_job *job);
-/** Files of the last run, and the failed ones among them. */
+/** Files of the last run, in the order they finished (the walk's order
+ *  with one job), and the failed ones among them.  The job keeps a record
+ *  per file; the batch itself does not (a run's memory does not otherwise
+ *  grow with its files). */
 JF_API int jf_job_file_count(const jf_job *job);
 JF_API int jf_job_failed_count(const jf_job *job);
 JF_API jf_status jf_job_file_get(const jf_job *job, int index, jf_job_file *out);
