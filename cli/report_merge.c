@@ -36,6 +36,7 @@ typedef struct report {
 typedef struct entry {
     uint64_t a, b; /* b == 0 (and a == 0): empty */
     int report;
+    int copied;    /* pass 2: its record is in the merged report */
 } entry;
 
 typedef struct digests {
@@ -76,6 +77,17 @@ static void digest_of(const char *s, uint64_t *a, uint64_t *b)
     }
     *a = mix(x);
     *b = mix(y) | 1; /* never 0: 0 marks an empty slot */
+}
+
+static entry *digests_find(const digests *d, uint64_t a, uint64_t b)
+{
+    size_t i;
+    if (!d->cap)
+        return NULL;
+    for (i = a & (d->cap - 1); d->slots[i].b; i = (i + 1) & (d->cap - 1))
+        if (d->slots[i].a == a && d->slots[i].b == b)
+            return &d->slots[i];
+    return NULL;
 }
 
 /* Add a digest; the report that had it first when it was there already
@@ -124,33 +136,10 @@ static int int_of(json_t *obj, const char *key, int *out)
     return 1;
 }
 
-/* A PSNR as the reports write it: a number, or null with "<key>_infinite"
- * true for identical images ("inf", as reports before 1.7 wrote it). */
-static int psnr_of(json_t *item, const char *key, double *out)
+static void add_reference(merge *m, const report_record *r)
 {
-    char flag[64];
-    json_t *v = json_object_get(item, key);
-    snprintf(flag, sizeof flag, "%s_infinite", key);
-    if (json_is_number(v)) {
-        *out = json_number_value(v);
-        return 1;
-    }
-    if (json_is_true(json_object_get(item, flag)) ||
-        (json_is_string(v) && strcmp(json_string_value(v), "inf") == 0)) {
-        *out = INFINITY;
-        return 1;
-    }
-    return 0;
-}
-
-static void add_reference(merge *m, json_t *item)
-{
-    double pin, pout;
-    json_t *sin = json_object_get(item, "ssim_in"), *sout = json_object_get(item, "ssim_out");
-    if (!psnr_of(item, "psnr_in_db", &pin) || !psnr_of(item, "psnr_out_db", &pout) ||
-        !json_is_number(sin) || !json_is_number(sout))
-        return;
-    job_ref_means_add(&m->refs, pin, pout, json_number_value(sin), json_number_value(sout));
+    if (r->have_psnr_in && r->have_psnr_out && r->have_ssim_in && r->have_ssim_out)
+        job_ref_means_add(&m->refs, r->psnr_in, r->psnr_out, r->ssim_in, r->ssim_out);
 }
 
 static int on_member(void *user, const char *key, json_t *value)
@@ -160,13 +149,11 @@ static int on_member(void *user, const char *key, json_t *value)
 }
 
 /* Pass 1: each file counted, its name into the set, its results summed. */
-static int on_file(void *user, const char *text, size_t n, json_t *item)
+static int on_file(void *user, const char *text, size_t n, const report_record *item)
 {
     merge *m = (merge *)user;
     report *r = &m->r[m->current];
-    const char *path = json_string_value(json_object_get(item, "path"));
-    const char *raw = json_string_value(json_object_get(item, "path_b64"));
-    const char *status = json_string_value(json_object_get(item, "status"));
+    const char *path = item->path, *raw = item->path_b64, *status = item->status;
     uint64_t a, b;
     int first;
     (void)text, (void)n;
@@ -175,20 +162,23 @@ static int on_file(void *user, const char *text, size_t n, json_t *item)
     digest_of(raw ? raw : path, &a, &b); /* a name that is not UTF-8: its bytes, in base64 */
     if ((first = digests_add(&m->seen, a, b, m->current)) == -2)
         return refuse(m, "out of memory");
-    if (first >= 0 && m->twice++ < 50)
-        job_log("jetfilter report: %s counted twice (%s and %s)", path, m->r[first].name, r->name);
     r->files++;
+    if (first >= 0) { /* counted once, where it came first */
+        if (m->twice++ < 50)
+            job_log("jetfilter report: %s counted twice (%s and %s)", path, m->r[first].name,
+                    r->name);
+        return 0;
+    }
     m->files++;
     if (strcmp(status, "ok") == 0) {
-        int w = 0, h = 0;
         m->ok++;
-        if (int_of(item, "width", &w) && int_of(item, "height", &h))
-            r->mpix += (double)w * h / 1e6;
+        if (item->have_width && item->have_height)
+            r->mpix += (double)item->width * (double)item->height / 1e6;
         add_reference(m, item);
     } else if (strcmp(status, "skipped") == 0) {
         m->skipped++;
     } else {
-        const char *error = json_string_value(json_object_get(item, "error"));
+        const char *error = item->error;
         m->failed++;
         if (!job_quiet && m->failures_listed++ < 20)
             job_log("  failed: %s: %s", path, error ? error : "(no reason given)");
@@ -306,10 +296,16 @@ static int check_shards(report *r, int n)
 }
 
 /* Pass 2: each file's record copied as it stands. */
-static int copy_file(void *user, const char *text, size_t n, json_t *item)
+static int copy_file(void *user, const char *text, size_t n, const report_record *item)
 {
     merge *m = (merge *)user;
-    (void)item;
+    uint64_t a, b;
+    entry *e;
+    if (item) {
+        digest_of(item->path_b64 ? item->path_b64 : item->path ? item->path : "", &a, &b);
+        if ((e = digests_find(&m->seen, a, b)) != NULL && e->copied++)
+            return 0; /* a file given twice is in the merged report once */
+    }
     if (fputs(m->written++ ? ",\n" : "\n", m->out) == EOF || fwrite(text, 1, n, m->out) != n)
         return -1;
     return 0;
@@ -367,6 +363,9 @@ static void json_tail(json_buf *j, const merge *m, double seconds, double second
     json_int(j, "ok", m->ok);
     json_int(j, "failed", m->failed);
     json_int(j, "skipped", m->skipped);
+    /* an incomplete set: the counts above have each file once */
+    json_int(j, "doubled", m->twice);
+    json_int(j, "missing", m->r[0].files_in_inputs > m->files ? m->r[0].files_in_inputs - m->files : 0);
     json_int(j, "ignored", m->r[0].ignored);
     json_int(j, "earlier_outputs", m->r[0].earlier);
     json_int(j, "passed_over", m->r[0].passed);
@@ -396,7 +395,8 @@ static int write_merged(const char *target, merge *m, double seconds, double sec
     jf_atomic_file af;
     json_buf j = {0};
     char why[512];
-    report_callbacks cb = {NULL, copy_file, 0};
+    /* a file given twice is copied once: its name is read when one was */
+    report_callbacks cb = {NULL, copy_file, m->twice > 0};
     int i, ok = 1, atomic = strcmp(target, "-") != 0;
     if (!atomic) {
         m->out = stdout;

@@ -7,12 +7,26 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* What the merge reads of a file's record, without a JSON document: the
+ * strings decoded (NULL when absent; valid during the callback), the
+ * numbers with a flag each. */
+typedef struct report_record {
+    const char *path, *path_b64, *status, *error;
+    int have_width, have_height;
+    long long width, height;
+    /* PSNRs: a number, or infinite (null beside "<key>_infinite": true,
+     * or "inf" as reports before 1.7 wrote it) */
+    int have_psnr_in, have_psnr_out, have_ssim_in, have_ssim_out;
+    double psnr_in, psnr_out, ssim_in, ssim_out;
+} report_record;
+
 typedef struct report_callbacks {
     /* each top-level member but "files": the callback owns `value` (0 goes on) */
     int (*on_member)(void *user, const char *key, json_t *value);
     /* each element of "files", in order: its text as it stands in the file
-     * (n bytes), and parsed when parse_files is set (else NULL; freed after) */
-    int (*on_file)(void *user, const char *text, size_t n, json_t *item);
+     * (n bytes), checked to be one JSON object; with parse_files, what the
+     * merge needs of it (else NULL) */
+    int (*on_file)(void *user, const char *text, size_t n, const report_record *record);
     int parse_files;
 } report_callbacks;
 

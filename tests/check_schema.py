@@ -77,6 +77,25 @@ for i in range(2):
     check("s%d.json" % i)
 run("report", "merge", "s0.json", "s1.json", "-o", "merged.json")
 check("merged.json", ['"merged"', '"complete"'])
+# the merge reads each record in place: its sums are the batch's own
+run("report", "merge", "denoise.json", "-o", "merged-ref.json")
+merged = check("merged-ref.json")["summary"]
+alone = json.load(open(os.path.join(work, "denoise.json")))["summary"]
+for key in ("files", "ok", "failed", "skipped", "mpix", "mean_psnr_in_db", "mean_psnr_in_db_infinite",
+            "mean_psnr_out_db", "mean_ssim_in", "mean_ssim_out"):
+    a, b = merged.get(key), alone.get(key)
+    if (a is None) != (b is None) or (a is not None and abs(a - b) > 1e-6 * max(1.0, abs(b))):
+        failures.append("merge of one report: summary %s %r, the batch said %r" % (key, a, b))
+# an incomplete set: a shard twice, another missing; each file counted once
+run("report", "merge", "s0.json", "s0.json", "-o", "incomplete.json", ok=(1,))
+incomplete = check("incomplete.json", ['"doubled"', '"missing"'])
+shard0 = json.load(open(os.path.join(work, "s0.json")))
+shard1 = json.load(open(os.path.join(work, "s1.json")))
+want = {"complete": False, "files": len(shard0["files"]), "doubled": len(shard0["files"]),
+        "missing": len(shard1["files"])}
+got = {k: incomplete["summary"].get(k) for k in want}
+if got != want or len(incomplete["files"]) != len(shard0["files"]):
+    failures.append("incomplete merge: %r (%d records), want %r" % (got, len(incomplete["files"]), want))
 subprocess.run(["ffmpeg", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=25",
                 "-frames:v", "4", "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-y", "clip.y4m"],
                cwd=work, check=True)
