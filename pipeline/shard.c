@@ -74,6 +74,13 @@ static int from_environment(long given_count, jf_shard *out, char *why, size_t n
                 return fail(why, n, "SLURM_ARRAY_TASK_MIN='%s' is not a number", getenv("SLURM_ARRAY_TASK_MIN"));
             if ((!env_number("SLURM_ARRAY_TASK_STEP", 100000000, &step, &present) && present) || step < 1)
                 return fail(why, n, "SLURM_ARRAY_TASK_STEP='%s' is not a step", getenv("SLURM_ARRAY_TASK_STEP"));
+            /* one task: most likely a task of a larger array run again
+             * alone (--array=5), which as shard 0 of 1 would do every file */
+            if (count == 1)
+                return fail(why, n, "SLURM_ARRAY_TASK_COUNT=1: an array of one task (task %ld) "
+                            "would be shard 0 of 1 and process every file; for a task of a "
+                            "larger array run again alone, give --shard auto/N (the array "
+                            "numbered 0..N-1) or --shard I/N", id);
             if (id < min || (id - min) % step)
                 return fail(why, n, "SLURM_ARRAY_TASK_ID=%ld is not in the array %ld, %ld+%ld, ...", id,
                             min, min, step);
