@@ -70,30 +70,6 @@ static double read_number(const char *root, const char *path)
 }
 
 /* "0-3,5" -> 5 */
-static int count_cpus(const char *list)
-{
-    int count = 0;
-    const char *p = list;
-    while (*p) {
-        char *end;
-        long a = strtol(p, &end, 10), b;
-        if (end == p)
-            return -1;
-        b = a;
-        p = end;
-        if (*p == '-') {
-            b = strtol(p + 1, &end, 10);
-            p = end;
-        }
-        count += (int)(b - a + 1);
-        if (*p == ',')
-            p++;
-        else if (*p)
-            return -1;
-    }
-    return count;
-}
-
 static void mode_name_from_conf(const char *root, jf_power_mode *m)
 {
     char full[1024], line[512];
@@ -157,7 +133,7 @@ int jf_power_read_mode(const char *root_in, jf_power_mode *m)
         mode_name_from_conf(root, m);
     }
     if (read_line(root, "/sys/devices/system/cpu/online", buf, sizeof buf))
-        m->cpus_online = count_cpus(buf);
+        m->cpus_online = jf_cpu_list_parse(buf, NULL, 0);
     m->gpu_cur_mhz = read_number(root, "/sys/devices/gpu.0/devfreq/57000000.gpu/cur_freq") / 1e6;
     m->gpu_max_mhz = read_number(root, "/sys/devices/gpu.0/devfreq/57000000.gpu/max_freq") / 1e6;
     return m->mode_id >= 0 || m->cpus_online >= 0 || !isnan(m->gpu_cur_mhz);

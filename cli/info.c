@@ -25,6 +25,7 @@ static void json_device(json_buf *j, const jf_device_info *d)
     json_int(j, "cc_major", d->cc_major);
     json_int(j, "cc_minor", d->cc_minor);
     json_int(j, "multiprocessors", d->multiprocessors);
+    json_str(j, "pci_bus_id", d->pci_bus_id[0] ? d->pci_bus_id : NULL);
     json_int(j, "memory_bytes", (long long)d->total_memory);
     json_bool(j, "integrated", d->integrated);
     json_num(j, "theoretical_gbps", d->theoretical_gbps);
@@ -104,8 +105,9 @@ static void print_device(const job_settings *s, int i)
     printf("             per block: %d KiB shared memory (%d KiB opt-in), %d registers%s\n",
            d.shared_per_block / 1024, d.shared_per_block_optin / 1024, d.registers_per_block,
            d.limited ? "  [limited to a Jetson Nano's by JETFILTER_DEVICE_LIMITS]" : "");
-    printf("             CUDA runtime %d.%d, driver %d.%d\n", d.runtime_version / 1000,
-           d.runtime_version % 1000 / 10, d.driver_version / 1000, d.driver_version % 1000 / 10);
+    printf("             CUDA runtime %d.%d, driver %d.%d%s%s\n", d.runtime_version / 1000,
+           d.runtime_version % 1000 / 10, d.driver_version / 1000, d.driver_version % 1000 / 10,
+           d.pci_bus_id[0] ? ", PCI " : "", d.pci_bus_id);
     printf("             auto profile: %s\n", cli_profile_status(i, profile, sizeof profile));
 }
 

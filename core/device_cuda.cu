@@ -152,6 +152,9 @@ extern "C" jf_status jf_device_query(int index, jf_device_info *info)
     info->registers_per_block = prop.regsPerBlock;
     info->registers_per_sm = prop.regsPerMultiprocessor;
     info->max_threads_per_block = prop.maxThreadsPerBlock;
+    snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%04x:%02x:%02x.0",
+             (unsigned)prop.pciDomainID & 0xffffu, (unsigned)prop.pciBusID & 0xffu,
+             (unsigned)prop.pciDeviceID & 0xffu);
     apply_limits(info);
 
     clock_khz = attr(cudaDevAttrMemoryClockRate, index, 0);

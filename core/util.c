@@ -19,6 +19,36 @@ int jf_cpu_count(void)
     return n < 1 ? 1 : (int)n;
 }
 
+int jf_cpu_list_parse(const char *text, unsigned char *cpus, int max)
+{
+    int count = 0;
+    const char *p = text;
+    while (*p && *p != '\n') {
+        char *end;
+        long a, b, i;
+        if (*p < '0' || *p > '9')
+            return -1;
+        a = b = strtol(p, &end, 10);
+        p = end;
+        if (*p == '-') {
+            if (p[1] < '0' || p[1] > '9')
+                return -1;
+            b = strtol(p + 1, &end, 10);
+            p = end;
+        }
+        if (b < a || b > 1 << 20)
+            return -1;
+        for (i = a; cpus && i <= b && i < max; i++)
+            cpus[i] = 1;
+        count += (int)(b - a + 1);
+        if (*p == ',')
+            p++;
+        else if (*p && *p != '\n')
+            return -1;
+    }
+    return count;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -14,6 +14,11 @@ double jf_now_ms(void);
 /* Number of online CPUs (>= 1). */
 int jf_cpu_count(void);
 
+/* A CPU list as sysfs writes one ("0-3,8,10-11", a trailing newline
+ * allowed): each CPU below `max` marked in `cpus` (when not NULL); the
+ * number of CPUs listed, or -1 when it is not such a list. */
+int jf_cpu_list_parse(const char *text, unsigned char *cpus, int max);
+
 /* Sort v[0..n) ascending in place and return the median v[n/2]; after the
  * call v[0] is the minimum and v[n-1] the maximum. */
 double jf_sort_median(double *v, int n);

@@ -3,6 +3,7 @@
  * jetson_clocks on PATH. */
 #define _DEFAULT_SOURCE
 #include "common.h"
+#include "core/util.h"
 #include "calib/power.h"
 
 #include <math.h>
@@ -99,6 +100,17 @@ static void test_cpus_online(void **state)
             fail_msg("online '%s': %d CPUs, wanted %d", cases[i].text, m.cpus_online, cases[i].count);
     }
     t_rmtree(root);
+    {   /* the same parser marks the CPUs a GPU is near (pipeline/batch.c) */
+        unsigned char cpus[16];
+        memset(cpus, 0, sizeof cpus);
+        assert_int_equal(jf_cpu_list_parse("0-3,8,10-11,20\n", cpus, 16), 8);
+        for (i = 0; i < 16; i++)
+            assert_int_equal(cpus[i], i <= 3 || i == 8 || i == 10 || i == 11);
+        assert_int_equal(jf_cpu_list_parse("3-1", cpus, 16), -1);
+        assert_int_equal(jf_cpu_list_parse("1,,2", cpus, 16), -1);
+        assert_int_equal(jf_cpu_list_parse("1-", cpus, 16), -1);
+        assert_int_equal(jf_cpu_list_parse("", cpus, 16), 0);
+    }
 }
 
 static void test_nothing_readable(void **state)

@@ -42,7 +42,8 @@ typedef struct jf_device_info {
                                    compiles them at load: 53 for a Nano-only build on a newer
                                    GPU); known for a context's device (jf_context_device), 0
                                    from jf_device_query (it starts no CUDA context) */
-    int reserved[14];
+    char pci_bus_id[16];      /**< "0000:3b:00.0", lower case as sysfs names it; "" unknown */
+    int reserved[10];
 } jf_device_info;
 
 /** Number of usable CUDA devices; 0 with a reason in jf_last_error() when
