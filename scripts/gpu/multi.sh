@@ -1,29 +1,43 @@
 #!/usr/bin/env bash
-# Several GPUs in one process: 400 1080p JPEGs (20 photos x 20 salt-and-pepper
-# seeds, made by `jetfilter noise`), --device 0 against --device all, a
-# codec-bound filter (median k=5) and a GPU-bound one (gauss k=63, RGB), -j 16
-# and 32, twice; outputs compared.  Needs build-gpu/ (scripts/gpu.sh build) and
-# build-gpu/data1080/ (1920x1080 JPEGs) on a machine with two or more GPUs.
+# Several GPUs in one process: --device 0, --device 1 and --device all in
+# one run, on 1,200 1080p JPEGs (jpeg-sets.inc: the sample photos, 20 noise
+# seeds, in three folders), a codec-bound filter (median k = 5) and a
+# GPU-bound one (Gaussian k = 63, RGB), -j 16 and 32, fresh processes
+# twice each; then one serve process, ROUNDS requests of each device choice
+# (benchmarks/serve_rounds.py); outputs of one device and of all compared.
+# Prints the topology (which CPUs each GPU is near: the jobs of a device
+# run there).  Needs build-gpu/ and two or more GPUs.
+#   scripts/gpu.sh multi [ROUNDS]      (default 5)
 set -u
+export LD_LIBRARY_PATH=$PWD/build-gpu/lib
 J=$PWD/build-gpu/jetfilter
-nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader; nproc
-mkdir -p /tmp/in
-for s in $(seq 1 20); do $J noise build-gpu/data1080 -o /tmp/in/s$s --salt-pepper 0.02 --seed $s --format same -j 16 --quiet; done
-echo "inputs: $(find /tmp/in -name '*.jpg' | wc -l) files, $(du -sh /tmp/in | cut -f1)"
+rounds=${1:-5}
+nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version --format=csv,noheader; echo "cores: $(nproc)"
+for bus in $(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader); do
+  b=$(echo "$bus" | tr 'A-F' 'a-f' | sed 's/^0000\(....:\)/\1/'); b=${b: -12}
+  echo "$bus near CPUs $(cat /sys/bus/pci/devices/$b/local_cpulist 2> /dev/null || echo '?') (NUMA node $(cat /sys/bus/pci/devices/$b/numa_node 2> /dev/null || echo '?'))"
+done
+. "$(dirname "$0")/jpeg-sets.inc"
+make_set /tmp/in1080 1920x1080 20
+mkdir -p /tmp/in1200; for c in 1 2 3; do ln -sfn /tmp/in1080 /tmp/in1200/c$c; done
+echo "inputs: $(find -L /tmp/in1200 -name '*.jpg' | wc -l) files"
 run() { # label, args...
   local label=$1; shift
   rm -rf /tmp/o_$label
-  $J denoise /tmp/in -o /tmp/o_$label --no-sync --json /tmp/$label.json "$@" > /tmp/$label.log 2>&1
-  local rc=$?
-  printf '%-18s rc=%d %s %s\n' "$label" $rc "$(grep -o 'ok, .* in [0-9.]* s ([0-9.]* MPix/s' /tmp/$label.log | sed 's/ok, 0 failed, 0 skipped //')" "$(grep -E '^  device' /tmp/$label.log | tr -s ' ' | tr '\n' ' ')"
+  local t0=$(date +%s.%N)
+  $J denoise /tmp/in1200 -o /tmp/o_$label --no-sync --json /tmp/$label.json "$@" > /tmp/$label.log 2>&1
+  local rc=$? t1=$(date +%s.%N)
+  printf '%-20s rc=%d %6.1f images/s  %s\n' "$label" $rc "$(echo "1200 / ($t1 - $t0)" | bc -l)" \
+    "$(grep -E '^  device' /tmp/$label.log | tr -s ' ' | tr '\n' ' ')"
 }
 for rep in 1 2; do for j in 16 32; do
-  run codec_j$j -k 1 --backend cpu -j $j
-  run med5_dev0_j$j -k 5 --device 0 -j $j
-  run med5_all_j$j -k 5 --device all -j $j
-  run gauss63_dev0_j$j -f gauss -k 63 --device 0 -j $j
-  run gauss63_all_j$j -f gauss -k 63 --device all -j $j
+  for d in 0 1 all; do run med5_dev${d}_j$j -k 5 --device $d -j $j; done
+  for d in 0 1 all; do run gauss63_dev${d}_j$j -f gauss -k 63 --device $d -j $j; done
 done; done
-for f in med5 gauss63; do for j in 16 32; do diff -rq /tmp/o_${f}_dev0_j$j /tmp/o_${f}_all_j$j > /dev/null && echo "$f j$j: outputs identical" || echo "$f j$j: OUTPUTS DIFFER"; done; done
-$J denoise /tmp/in -o /tmp/o_stats -k 5 --device all -j 32 --no-sync --stats 2>&1 | tail -20
-cp /tmp/med5_all_j32.json /tmp/gauss63_all_j32.json "${OUT:-/tmp}"/
+for f in med5 gauss63; do for j in 16 32; do
+  diff -rq /tmp/o_${f}_dev0_j$j /tmp/o_${f}_devall_j$j > /dev/null && echo "$f j$j: outputs identical" || echo "$f j$j: OUTPUTS DIFFER"
+done; done
+echo "== serve, $rounds rounds"
+python3 benchmarks/serve_rounds.py "$J" "$rounds" in1200:/tmp/in1200 -- \
+    dev0:--device,0 dev1:--device,1 all:--device,all -- -k 5 -j 16 --no-sync
+cp /tmp/med5_devall_j32.json /tmp/gauss63_devall_j32.json "${OUT:-/tmp}"/ 2> /dev/null
