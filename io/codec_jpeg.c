@@ -196,7 +196,7 @@ jf_status jf_jpeg_check_entropy_how(const unsigned char *bytes, size_t size,
     /* An eighth of the size: every Huffman code is still decoded (the AC
      * coefficients read and dropped), but the inverse DCT is the DC term,
      * and no colour conversion or whole-image coefficient buffer is made
-     * (20% less time than reading the coefficients: RESULTS.md, "start-up") */
+     * (20% less time than reading the coefficients: docs/kernels/studies.md, "start-up") */
     cinfo.scale_num = 1;
     cinfo.scale_denom = 8;
     cinfo.do_fancy_upsampling = FALSE;

@@ -180,7 +180,7 @@ static const char *status_name(int s)
 /* AUTO: files that may wait for the engine before a job decodes on its CPU.
  * Two batches: the engine path costs a core less than the CPU's decode
  * (the damaged-data check is cheaper than decoding), so the CPU takes a
- * file only when the engine is far behind (RESULTS.md, "start-up": waiting
+ * file only when the engine is far behind (docs/kernels/studies.md, "start-up": waiting
  * at 2 decoded 40% of a 16-job batch on the CPU, and ran slower) */
 #define NVJ_AUTO_WAITING (2 * NVJ_MAX_BATCH)
 #define NVJ_MAX_DEVICES 64
@@ -207,7 +207,7 @@ typedef struct nvj_request {
 
 /* The engine of a device's service: made on the decoder's thread, so that
  * jobs read and check their first files (or, AUTO, decode them on the CPU)
- * while nvJPEG starts it, which takes longer than a file (RESULTS.md,
+ * while nvJPEG starts it, which takes longer than a file (docs/kernels/studies.md,
  * "--codec auto from measurements"). */
 enum { NVJ_ENGINE_STARTING, NVJ_ENGINE_READY, NVJ_ENGINE_NONE };
 
@@ -458,7 +458,7 @@ static void service_loop(nvj_service *s, nvj_encoder *e)
  * output (the usual one), says whether it has an engine, then batches.
  * The hardware decoder is not made strict: its strictness is a pass over
  * each bitstream on this thread, which more than doubled its host time a
- * file and made this thread the batch's limit (RESULTS.md,
+ * file and made this thread the batch's limit (docs/kernels/studies.md,
  * "the engine's host time"), and it refused only part of what the check
  * refuses; the check (or libjpeg-turbo, for a file the engine does not
  * take) is what keeps damaged data out. */
@@ -980,7 +980,7 @@ jf_status jf_codec_probe(jf_codec codec, int device, char *detail, size_t detail
                  nv.version[2], nv.name, engine == NVJ_ENGINE_READY ? "hardware decoder"
                  : "hybrid decoder (no hardware JPEG engine on this device)");
     /* asked only for the words: the question takes about a quarter of a
-     * second of nvJPEG's (RESULTS.md, "start-up") */
+     * second of nvJPEG's (docs/kernels/studies.md, "start-up") */
     if (engine == NVJ_ENGINE_READY && detail && detail_size && nv.hw_info) {
         jf_status entered;
         int prev = jf_gpu_enter(ctx, &entered);

@@ -379,7 +379,7 @@ static size_t deflated_size(const unsigned char *in, size_t n, int level, int st
  * PNG stores them, are deflated both ways; Z_RLE unless the hash chains
  * make them more than 5% smaller.  Measured on whole images: where the low
  * bytes are noise (a camera's, or a median of it) Z_RLE was both faster and
- * smaller; on smooth 16-bit photos and gradients much larger (RESULTS.md,
+ * smaller; on smooth 16-bit photos and gradients much larger (docs/kernels/studies.md,
  * "Z_RLE at the fast levels"). */
 int jf_png_rle_suits(const jf_image *img, int level)
 {
@@ -444,7 +444,7 @@ jf_status jf_png_encode(const jf_picture *pic, int level, jf_png_filter filter, 
     png_set_compression_level(png, level);
     /* Photos at the fast levels: run-length matches only (zlib's Z_RLE, as
      * OpenCV writes) are both faster and smaller than level 1's hash chains
-     * after a row filter has made the rows mostly small differences (RESULTS.md,
+     * after a row filter has made the rows mostly small differences (docs/kernels/studies.md,
      * "PNG writing").  At 16 bits it depends on the low bytes, so a sample
      * of rows decides. */
     if (level <= 3 && (img->sample == JF_SAMPLE_U8 || jf_png_rle_suits(img, level)))

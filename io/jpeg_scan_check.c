@@ -5,7 +5,7 @@
  * jf_jpeg_check_entropy must refuse every JPEG whose entropy-coded data
  * libjpeg-turbo's decoder refuses, with its message.  Reading the data with
  * libjpeg-turbo (at an eighth of the size) is most of the GPU path's CPU
- * time (RESULTS.md, "Damaged JPEG data on the GPU path").  This walk sits in front of
+ * time (docs/kernels/studies.md, "Damaged JPEG data on the GPU path").  This walk sits in front of
  * it and only ever says "clean" or "not sure":
  *
  *   clean      the file is one the engine decodes (baseline Huffman, 8

@@ -6,8 +6,8 @@
 jf_codec_costs jf_codec_costs_measured(void)
 {
     /* NVIDIA H100 with 16 cores, 1920x1080 JPEGs of 906 KB, median k=5,
-     * JPEG out: RESULTS.md, "The damaged-data check as a walk" */
-    jf_codec_costs m = {"H100 figures, RESULTS.md \"The damaged-data check as a walk\"",
+     * JPEG out: docs/kernels/studies.md, "The damaged-data check as a walk" */
+    jf_codec_costs m = {"H100 figures, studies.md \"The damaged-data check as a walk\"",
                         35.7, 13.4, 6.9, 955.0, 0.91};
     return m;
 }

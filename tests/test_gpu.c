@@ -1881,7 +1881,7 @@ static void test_device_restored(void **state)
  * and its chroma upsampling where libjpeg-turbo interpolates), so pixels
  * agree within a stated tolerance, not bit for bit: over every case, PSNR
  * of one decode against the other >= NVJPEG_MIN_PSNR dB and mean absolute
- * difference <= NVJPEG_MAX_MEAN levels (benchmarks/RESULTS.md, "nvJPEG",
+ * difference <= NVJPEG_MAX_MEAN levels (docs/kernels/studies.md, "nvJPEG",
  * gives the measured figures).  Photo crops at awkward sizes, grey, 4:4:4,
  * 4:2:2, 4:4:0 and 4:2:0, two qualities.  A truncated file gets the CPU
  * decoder's refusal; a PNG stays on the CPU.  Skips (with a line)

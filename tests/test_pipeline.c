@@ -326,7 +326,8 @@ static void test_batch_jpeg_inputs(void **state)
 /* --codec auto's cost model on made-up figures: a handful of files stays on
  * the CPU, a long batch goes to the GPU, the turn comes where the start-up
  * is paid back, the engine's ceiling and the check count, jobs beyond the
- * cores do not, and the figures in use name a section RESULTS.md has. */
+ * cores do not, and the figures in use name a section of
+ * docs/kernels/studies.md. */
 static void test_codec_choice(void **state)
 {
     const jf_codec_costs fake = {"made up", 40.0, 20.0, 5.0, 1000.0, 1.0};
@@ -381,17 +382,17 @@ static void test_codec_choice(void **state)
     assert_true(m.gpu_core_ms_per_mb < m.cpu_core_ms_per_mb && m.trust_core_ms_per_mb > 0 &&
                 m.trust_core_ms_per_mb < m.gpu_core_ms_per_mb && m.engine_mb_per_s > 0 &&
                 m.gpu_start_s > 0);
-    assert_int_equal(jf_read_file(t_source_path("benchmarks/RESULTS.md"), 1 << 26,
+    assert_int_equal(jf_read_file(t_source_path("docs/kernels/studies.md"), 1 << 26,
                                   (unsigned char **)&results, &n), JF_OK);
     results = (char *)realloc(results, n + 1);
     assert_non_null(results);
     results[n] = '\0';
     {
-        /* the section the figures name: "... RESULTS.md \"SECTION\"" */
+        /* the section the figures name: "... studies.md \"SECTION\"" */
         const char *open = strchr(m.source, '"'), *close = open ? strchr(open + 1, '"') : NULL;
         char heading[160];
         assert_non_null(close);
-        snprintf(heading, sizeof heading, "## %.*s", (int)(close - open - 1), open + 1);
+        snprintf(heading, sizeof heading, "# %.*s", (int)(close - open - 1), open + 1);
         assert_non_null(strstr(results, heading));
     }
     free(results);

@@ -37,7 +37,7 @@ typedef struct median_job {
 } median_job;
 
 /* From this k on, the constant-time median is faster than Huang's on the
- * 2-core VM (benchmarks/RESULTS.md, "Large k on the CPU": Huang wins at 9
+ * 2-core VM (docs/kernels/studies.md, "Large k on the CPU": Huang wins at 9
  * and 11, they tie near 15); -DJF_MEDIAN_CTM_MIN_K=N at build time moves it
  * for a measurement. */
 #ifndef JF_MEDIAN_CTM_MIN_K

@@ -93,7 +93,7 @@ typedef enum jf_png_filter {
 } jf_png_filter;
 
 /** The defaults of PNG writing, chosen from the measurements in
- *  benchmarks/RESULTS.md ("PNG writing"): fast, files somewhat larger than
+ *  docs/kernels/studies.md ("PNG writing"): fast, files somewhat larger than
  *  level 6 with adaptive filtering (what 1.0 wrote). */
 #define JF_PNG_DEFAULT_LEVEL 1
 #define JF_PNG_DEFAULT_FILTER JF_PNG_FILTER_UP

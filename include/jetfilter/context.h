@@ -271,7 +271,7 @@ JF_API jf_status jf_context_frame_as(jf_context *ctx, int which, int width, int 
  *  when the output is JPEG and the context's codec is not CPU (metadata as
  *  the CPU encoder writes it; nvJPEG's DCT and Huffman coding, so the bytes
  *  differ from libjpeg-turbo's, the decoded pixels by little:
- *  benchmarks/RESULTS.md "nvJPEG"); otherwise it is copied into frame 1 and
+ *  docs/kernels/studies.md "nvJPEG"); otherwise it is copied into frame 1 and
  *  encoded on the CPU.  Host pictures go to jf_picture_encode.  `on_gpu`
  *  (may be NULL) says which happened.  Errors: as jf_picture_encode, plus
  *  JF_ERR_CUDA.  Since 1.4. */
@@ -288,7 +288,7 @@ JF_API jf_status jf_picture_encode_frame(jf_context *ctx, const jf_picture *pic,
  *  instead (frame 2): location DEVICE, ready when the call returns, valid
  *  until the next decode on this context; `decoded_on_gpu` says so.  nvJPEG's pixels
  *  may differ from libjpeg-turbo's by a few levels (its own IDCT and chroma
- *  upsampling; benchmarks/RESULTS.md "nvJPEG").  A file nvJPEG refuses is
+ *  upsampling; docs/kernels/studies.md "nvJPEG").  A file nvJPEG refuses is
  *  decoded on the CPU, so errors read as with the CPU decoder. */
 JF_API jf_status jf_picture_decode_frame(jf_context *ctx, const unsigned char *bytes, size_t size,
                                   const char *name, jf_picture *pic);
