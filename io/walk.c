@@ -249,8 +249,7 @@ int jf_walker_next(jf_walker *w, jf_walk_event *event, const char **path, const 
         struct stat sb;
         w->started = 1;
         if (stat(w->root, &sb) != 0) {
-            snprintf(w->path, sizeof w->path, "%s", w->root);
-            w->rel[0] = '\0';
+            snprintf(w->path, sizeof w->path, "%s", w->root); /* rel is still "" */
             snprintf(w->reason, sizeof w->reason, "%s", strerror(errno));
             *event = JF_WALK_FAILED;
             *reason = w->reason;

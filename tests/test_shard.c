@@ -440,6 +440,71 @@ static void test_merge_many_files(void **state)
 #endif
 }
 
+/* A report written as jetfilter writes one, with `records` as its files. */
+static void write_report(const char *name, const char *records, int files)
+{
+    char path[512];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "{\"jetfilter\":\"1.10.0\",\"command\":\"denoise\",\"backend\":\"cpu\","
+               "\"settings\":{\"command\":\"denoise\"},\"shard\":{\"index\":0,\"count\":1,"
+               "\"source\":null,\"files_in_inputs\":%d,\"files_per_shard\":[%d],"
+               "\"inputs_digest\":\"0123456789abcdef\"},\"files\":[%s],"
+               "\"summary\":{\"files\":%d,\"seconds\":1}}\n", files, files, records, files);
+    fclose(f);
+}
+
+/* The merge reads each record in place: what JSON allows is taken (numbers
+ * with exponents, escapes, members it does not know), what it does not is
+ * refused with the reason, nesting is bounded, and a report without its
+ * summary is named as not a report. */
+static void test_merge_reads_records_in_place(void **state)
+{
+    char deep[1200];
+    int i, n = 0;
+    (void)state;
+    write_report("odd.json",
+                 "{\"path\":\"a\\u00e9.png\",\"status\":\"ok\",\"width\":2e1,\"height\":10,"
+                 "\"x\":[1E+2,-3.5e-7,{\"y\":[true,false,null]}],\"psnr_in_db\":2.5E1,"
+                 "\"psnr_out_db\":3e1,\"ssim_in\":0.5,\"ssim_out\":1e0},"
+                 "{\"path\":\"b.png\",\"status\":\"ok\",\"width\":10,\"height\":10,"
+                 "\"psnr_in_db\":null,\"psnr_in_db_infinite\":true,\"psnr_out_db\":35,"
+                 "\"ssim_in\":1,\"ssim_out\":1}", 2);
+    assert_int_equal(sh("$J report merge odd.json"), 0);
+    assert_non_null(strstr(g_out, "2 files: 2 ok"));
+    assert_non_null(strstr(g_out, "PSNR inf -> 32.50 dB, SSIM 0.7500 -> 1.0000"));
+    /* an exponent with no digits, a number past a double, a bare word */
+    write_report("bad1.json", "{\"path\":\"a.png\",\"status\":\"ok\",\"x\":1e}", 1);
+    assert_int_equal(sh("$J report merge bad1.json"), 1);
+    assert_non_null(strstr(g_out, "a number cut short"));
+    write_report("bad2.json", "{\"path\":\"a.png\",\"status\":\"ok\",\"x\":1e999}", 1);
+    assert_int_equal(sh("$J report merge bad2.json"), 1);
+    assert_non_null(strstr(g_out, "out of range"));
+    write_report("bad3.json", "{\"path\":\"a.png\",\"status\":\"ok\",\"path\":\"b\"}", 1);
+    assert_int_equal(sh("$J report merge bad3.json"), 1);
+    assert_non_null(strstr(g_out, "given twice"));
+    /* 100 arrays deep: refused, not followed down the stack */
+    n += snprintf(deep + n, sizeof deep - (size_t)n, "{\"path\":\"a.png\",\"status\":\"ok\",\"x\":");
+    for (i = 0; i < 100; i++)
+        deep[n++] = '[';
+    for (i = 0; i < 100; i++)
+        deep[n++] = ']';
+    snprintf(deep + n, sizeof deep - (size_t)n, "}");
+    write_report("deep.json", deep, 1);
+    assert_int_equal(sh("$J report merge deep.json"), 1);
+    assert_non_null(strstr(g_out, "nested too deeply"));
+    /* a head member Jansson refuses: its reason, not a guess */
+    assert_int_equal(sh("printf '{\"jetfilter\":\"1.10.0\",\"command\":\"denoise\",\"settings\":"
+                        "{\"a\":1,\"a\":2},\"files\":[]}' > dup.json; $J report merge dup.json"), 1);
+    assert_non_null(strstr(g_out, "duplicate object key"));
+    /* no summary: not a report */
+    assert_int_equal(sh("printf '{\"jetfilter\":\"1.10.0\",\"command\":\"denoise\",\"files\":[]}' "
+                        "> nosum.json; $J report merge nosum.json"), 1);
+    assert_non_null(strstr(g_out, "no jetfilter, command, files or summary"));
+}
+
 /* The batch keeps no list of its files and writes its report as they
  * finish: its peak memory over 50,000 files (with --json, one shard of
  * two) stays within a few MB of a 5,000-file run's.  The files are tiny
@@ -476,6 +541,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_shard_auto_and_bad_values, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_merge_odd_names_and_spellings, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_merge_many_files, setup_tree, teardown_tree),
+        cmocka_unit_test_setup_teardown(test_merge_reads_records_in_place, setup_tree, teardown_tree),
         cmocka_unit_test_setup_teardown(test_batch_memory_is_flat, setup_tree, teardown_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
