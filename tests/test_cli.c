@@ -827,6 +827,15 @@ static void test_identity_passes_through(void **state)
     assert_non_null(strstr(g_out, "inf"));
     /* a kernel that is not the identity still runs */
     assert_int_equal(run("denoise in/CHELSEA.PNG -o k3/ -k 3 --stats --json k3.json"), 0);
+    {   /* and --stats gives its row: one call, its time and its GB/s */
+        const char *row = strstr(g_out, "\nmedian/");
+        char name[64], gbps[16];
+        unsigned long long calls = 0;
+        double total = 0, per = 0;
+        assert_non_null(row);
+        assert_int_equal(sscanf(row + 1, "%63s %llu %lf %lf %15s", name, &calls, &total, &per, gbps), 5);
+        assert_true(calls == 1 && total > 0 && per > 0 && atof(gbps) > 0);
+    }
     assert_int_equal(shell("grep -q '\"name\":\"median\"' k3.json"), 0);
 }
 
