@@ -69,30 +69,102 @@ static double read_number(const char *root, const char *path)
     return end == buf ? NAN : v;
 }
 
-/* "0-3,5" -> 5 */
+/* A MAX_FREQ / MIN_FREQ value in `unit` Hz as MHz: -1 and 0 mean no limit (0). */
+static double mode_mhz(const char *value, double unit)
+{
+    double v = strtod(value, NULL);
+    return v <= 0 ? 0.0 : v * unit / 1e6;
+}
+
+static void mode_line(jf_power_mode_def *m, const char *line)
+{
+    char param[64], arg[64], value[64];
+    if (sscanf(line, "%63s %63s %63s", param, arg, value) != 3)
+        return;
+    if (strcmp(param, "CPU_ONLINE") == 0) {
+        m->cores++;
+        m->cores_online += atoi(value) == 1;
+    } else if (strncmp(param, "CPU_", 4) == 0 && strcmp(arg, "MAX_FREQ") == 0) {
+        const double mhz = mode_mhz(value, 1e3); /* cpufreq: kHz */
+        if (m->cpu_max_mhz < 0 || mhz == 0.0 || (m->cpu_max_mhz > 0 && mhz > m->cpu_max_mhz))
+            m->cpu_max_mhz = mhz;
+    } else if (strcmp(param, "GPU") == 0 && strcmp(arg, "MAX_FREQ") == 0) {
+        m->gpu_max_mhz = mode_mhz(value, 1.0);
+    } else if (strcmp(param, "GPU") == 0 && strcmp(arg, "MIN_FREQ") == 0) {
+        m->gpu_min_mhz = mode_mhz(value, 1.0);
+    } else if (strcmp(param, "EMC") == 0 && strcmp(arg, "MAX_FREQ") == 0) {
+        m->emc_max_mhz = mode_mhz(value, 1.0);
+    }
+}
+
+int jf_power_modes_parse(const char *text, jf_power_mode_def *modes, int max, int *default_id)
+{
+    const char *line = text;
+    jf_power_mode_def *cur = NULL;
+    int n = 0;
+    if (default_id)
+        *default_id = -1;
+    while (line && *line) {
+        const char *end = strchr(line, '\n');
+        char buf[512];
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        if (len >= sizeof buf)
+            len = sizeof buf - 1;
+        memcpy(buf, line, len);
+        buf[len] = '\0';
+        line = end ? end + 1 : NULL;
+        if (buf[0] == '<') { /* a section: a mode, the default, or the PARAM definitions */
+            const char *id = strstr(buf, "ID="), *name = strstr(buf, "NAME="), *def;
+            cur = NULL;
+            if (strstr(buf, "POWER_MODEL") && id && n < max) {
+                cur = &modes[n++];
+                memset(cur, 0, sizeof *cur);
+                cur->id = atoi(id + 3);
+                cur->cpu_max_mhz = cur->gpu_min_mhz = cur->gpu_max_mhz = cur->emc_max_mhz = -1;
+                if (name) {
+                    size_t k = strcspn(name + 5, " \t>");
+                    snprintf(cur->name, sizeof cur->name, "%.*s", (int)k, name + 5);
+                }
+            } else if (strstr(buf, "PM_CONFIG") && (def = strstr(buf, "DEFAULT=")) && default_id) {
+                *default_id = atoi(def + 8);
+            }
+        } else if (cur && buf[0] != '#') {
+            mode_line(cur, buf);
+        }
+    }
+    return n;
+}
+
+int jf_power_modes_read(const char *root, jf_power_mode_def *modes, int max, int *default_id)
+{
+    char full[1024];
+    char *text;
+    long size;
+    int n;
+    FILE *f;
+    snprintf(full, sizeof full, "%s/etc/nvpmodel.conf", jf_power_root(root));
+    if (!(f = fopen(full, "r")))
+        return -1;
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || size > (1 << 20) ||
+        fseek(f, 0, SEEK_SET) != 0 || !(text = (char *)malloc((size_t)size + 1))) {
+        fclose(f);
+        return -1;
+    }
+    text[fread(text, 1, (size_t)size, f)] = '\0';
+    fclose(f);
+    n = jf_power_modes_parse(text, modes, max, default_id);
+    free(text);
+    return n;
+}
+
+/* The current mode's name from the board's list. */
 static void mode_name_from_conf(const char *root, jf_power_mode *m)
 {
-    char full[1024], line[512];
-    FILE *f;
-    snprintf(full, sizeof full, "%s/etc/nvpmodel.conf", root);
-    f = fopen(full, "r");
-    if (!f)
-        return;
-    while (fgets(line, sizeof line, f)) {
-        const char *id = strstr(line, "POWER_MODEL"), *nm;
-        int v;
-        if (!id || !(id = strstr(id, "ID=")) || sscanf(id + 3, "%d", &v) != 1 || v != m->mode_id)
-            continue;
-        if ((nm = strstr(line, "NAME=")) != NULL) {
-            size_t len = strcspn(nm + 5, " \t>\r\n");
-            if (len >= sizeof m->mode_name)
-                len = sizeof m->mode_name - 1;
-            memcpy(m->mode_name, nm + 5, len);
-            m->mode_name[len] = '\0';
-        }
-        break;
-    }
-    fclose(f);
+    jf_power_mode_def modes[32];
+    int n = jf_power_modes_read(root, modes, 32, NULL), i;
+    for (i = 0; i < n; i++)
+        if (modes[i].id == m->mode_id)
+            snprintf(m->mode_name, sizeof m->mode_name, "%s", modes[i].name);
 }
 
 int jf_power_read_mode(const char *root_in, jf_power_mode *m)

@@ -19,6 +19,28 @@ typedef struct jf_power_mode {
     double gpu_max_mhz;   /* NAN unknown */
 } jf_power_mode;
 
+/* A power mode as nvpmodel.conf declares it (the Nano's and the Orin's
+ * layout: "< POWER_MODEL ID=1 NAME=5W >" then lines "CPU_ONLINE CORE_2 0",
+ * "CPU_A57 MAX_FREQ 918000" (kHz), "GPU MAX_FREQ 640000000" (Hz),
+ * "EMC MAX_FREQ 1600000000" (Hz)).  -1 in the file means the clock's own
+ * maximum, 0 for EMC no cap: both read as 0 here ("no limit"); -1 here is
+ * "the mode does not say". */
+typedef struct jf_power_mode_def {
+    int id;
+    char name[64];
+    int cores, cores_online; /* CPU_ONLINE lines, and those set to 1 */
+    double cpu_max_mhz;      /* the highest cluster's MAX_FREQ */
+    double gpu_min_mhz, gpu_max_mhz;
+    double emc_max_mhz;
+} jf_power_mode_def;
+
+/* The modes of `text` (an nvpmodel.conf) in file order, at most `max`; the
+ * number found.  *default_id: PM_CONFIG DEFAULT (-1 when absent). */
+int jf_power_modes_parse(const char *text, jf_power_mode_def *modes, int max, int *default_id);
+
+/* The same from root/etc/nvpmodel.conf; -1 when it cannot be read. */
+int jf_power_modes_read(const char *root, jf_power_mode_def *modes, int max, int *default_id);
+
 /* Fill `m`; returns 1 if anything was known, else 0.  With a non-empty root
  * `nvpmodel -q` is not run (tests); $JF_SYSFS_ROOT is the default root. */
 int jf_power_read_mode(const char *root, jf_power_mode *m);

@@ -1,9 +1,11 @@
 /* jetfilter info: version, backends, CUDA devices and their limits, and the
  * operations this build offers. */
 #include "cli/cli.h"
+#include "calib/power.h"
 #include "jobs/json.h"
 #include "core/util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,92 @@ static int describe_jpeg_decoder(int n, char *text, size_t size)
     return 0;
 }
 
+/* The board's power modes (nvpmodel.conf) and the current one. */
+typedef struct power_info {
+    jf_power_mode_def modes[32];
+    int count, default_id;
+    jf_power_mode now;
+} power_info;
+
+static void read_power(power_info *p)
+{
+    p->count = jf_power_modes_read(NULL, p->modes, 32, &p->default_id);
+    jf_power_read_mode(NULL, &p->now);
+}
+
+/* A limit as the mode states it: no cap, a clock, or nothing said. */
+static const char *limit_text(char *buf, size_t n, const char *what, double mhz)
+{
+    if (mhz < 0)
+        snprintf(buf, n, "%s not set", what);
+    else if (mhz == 0)
+        snprintf(buf, n, "%s no cap", what);
+    else
+        snprintf(buf, n, "%s at most %.0f MHz", what, mhz);
+    return buf;
+}
+
+static void print_power(const power_info *p)
+{
+    char cpu[48], gpu[48], emc[48];
+    int i;
+    if (p->count <= 0) {
+        printf("power modes: none (no /etc/nvpmodel.conf: not a Jetson)\n");
+        return;
+    }
+    if (p->now.mode_id >= 0)
+        printf("power mode:  %s (id %d, from %s)\n", p->now.mode_name[0] ? p->now.mode_name : "?",
+               p->now.mode_id, p->now.source);
+    else
+        printf("power mode:  unknown (nvpmodel -q not permitted, no /var/lib/nvpmodel/status)\n");
+    for (i = 0; i < p->count; i++) {
+        const jf_power_mode_def *m = &p->modes[i];
+        printf("%s %2d %-12s %d of %d CPUs, %s, %s, %s%s%s\n", i ? "            " : "power modes:",
+               m->id, m->name, m->cores_online, m->cores, limit_text(cpu, sizeof cpu, "CPU", m->cpu_max_mhz),
+               limit_text(gpu, sizeof gpu, "GPU", m->gpu_max_mhz),
+               limit_text(emc, sizeof emc, "EMC", m->emc_max_mhz),
+               m->id == p->default_id ? " (default)" : "", m->id == p->now.mode_id ? " (current)" : "");
+    }
+}
+
+static void json_mhz(json_buf *j, const char *key, double mhz)
+{
+    if (mhz < 0)
+        json_str(j, key, NULL);
+    else
+        json_num(j, key, mhz);
+}
+
+static void json_power(json_buf *j, const power_info *p)
+{
+    int i;
+    json_open(j, "power_modes", '[');
+    for (i = 0; i < p->count; i++) {
+        const jf_power_mode_def *m = &p->modes[i];
+        json_open(j, NULL, '{');
+        json_int(j, "id", m->id);
+        json_str(j, "name", m->name);
+        json_int(j, "cores", m->cores);
+        json_int(j, "cores_online", m->cores_online);
+        json_mhz(j, "cpu_max_mhz", m->cpu_max_mhz);
+        json_mhz(j, "gpu_min_mhz", m->gpu_min_mhz);
+        json_mhz(j, "gpu_max_mhz", m->gpu_max_mhz);
+        json_mhz(j, "emc_max_mhz", m->emc_max_mhz);
+        json_bool(j, "default", m->id == p->default_id);
+        json_close(j, '}');
+    }
+    json_close(j, ']');
+    if (p->now.mode_id >= 0) {
+        json_open(j, "power_mode", '{');
+        json_int(j, "id", p->now.mode_id);
+        json_str(j, "name", p->now.mode_name);
+        json_str(j, "source", p->now.source);
+        json_close(j, '}');
+    } else {
+        json_str(j, "power_mode", NULL);
+    }
+}
+
 static int info_json(const job_settings *s, int n, const char *why)
 {
     json_buf j = {0};
@@ -80,6 +168,11 @@ static int info_json(const job_settings *s, int n, const char *why)
     for (i = 0; i < jf_op_total; i++)
         json_str(&j, NULL, jf_ops[i].name);
     json_close(&j, ']');
+    {
+        power_info p;
+        read_power(&p);
+        json_power(&j, &p);
+    }
     json_close(&j, '}');
     json_raw(&j, "\n");
     ok = !j.fail && job_json_write(s->json, j.data, j.len);
@@ -133,5 +226,10 @@ int cli_info(job_settings *s)
     printf("filters:     %s\n", jf_op_names(JF_OP_FILTER, names, sizeof names));
     printf("metrics:     %s\n", jf_op_names(JF_OP_METRIC, names, sizeof names));
     printf("noise:       %s\n", jf_op_names(JF_OP_NOISE, names, sizeof names));
+    {
+        power_info p;
+        read_power(&p);
+        print_power(&p);
+    }
     return JF_EXIT_OK;
 }

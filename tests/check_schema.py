@@ -31,8 +31,9 @@ work = tempfile.mkdtemp(prefix="jf-schema-")
 failures = []
 
 
-def run(*args, ok=(0, 1), stdin=None):
-    r = subprocess.run([*jf, *args], cwd=work, stdin=stdin, capture_output=True)
+def run(*args, ok=(0, 1), stdin=None, env=None):
+    r = subprocess.run([*jf, *args], cwd=work, stdin=stdin, capture_output=True,
+                       env=dict(os.environ, **(env or {})))
     if r.returncode not in ok:
         sys.exit("jetfilter %s: exit %d: %s" % (" ".join(args), r.returncode, r.stderr.decode()))
     return r
@@ -112,6 +113,19 @@ run("metrics", "in/rocket.jpg", "--json", "noise_of_one.json")
 check("noise_of_one.json", ['"noise"', '"signal_dependent"'])
 run("info", "--json", "info.json")
 check("info.json", ['"operations"'])
+# a Jetson's power modes: an Orin Nano's nvpmodel.conf under a fake root
+board = os.path.join(work, "board")
+os.makedirs(os.path.join(board, "etc"))
+os.makedirs(os.path.join(board, "var", "lib", "nvpmodel"))
+shutil.copy(os.path.join(src, "tests", "data", "nvpmodel", "p3767_orin_nano.conf"),
+            os.path.join(board, "etc", "nvpmodel.conf"))
+with open(os.path.join(board, "var", "lib", "nvpmodel", "status"), "w") as f:
+    f.write("pmode:0002\n")
+run("info", "--json", "info-orin.json", env={"JF_SYSFS_ROOT": board})
+orin = check("info-orin.json", ['"power_modes"', '"MAXN_SUPER"'])
+if (len(orin.get("power_modes", [])) != 3 or (orin.get("power_mode") or {}).get("name") != "MAXN_SUPER"
+        or orin["power_modes"][1]["gpu_max_mhz"] != 420.75):
+    failures.append("info of an Orin Nano: %r, %r" % (orin.get("power_modes"), orin.get("power_mode")))
 run("bench", "--size", "64x48", "--ksize", "3", "--filter", "median,gauss,ssim", "--reps", "2",
     "--json", "bench.json")
 check("bench.json", ['"cells"', '"ssim"'])

@@ -3,6 +3,7 @@
  * jetson_clocks on PATH. */
 #define _DEFAULT_SOURCE
 #include "common.h"
+#include "io/io.h"
 #include "core/util.h"
 #include "calib/power.h"
 
@@ -80,6 +81,67 @@ static void test_mode_from_nvpmodel(void **state)
         setenv("PATH", old_path, 1);
     free(old_path);
     t_rmtree(dir);
+}
+
+/* The modes a board declares, from the Nano's and the Orin Nano's layouts:
+ * ids, names, cores, the clock caps in MHz (kHz for the CPU, Hz for the GPU
+ * and memory in the file; -1 and an EMC of 0 are "no cap"), the default;
+ * and the current mode named from the list. */
+static void test_power_modes_of_both_boards(void **state)
+{
+    jf_power_mode_def m[8];
+    jf_power_mode now;
+    const char *root = t_make_tmpdir();
+    char *text = NULL;
+    size_t n = 0;
+    int def = -2;
+    (void)state;
+    assert_int_equal(jf_read_file(t_source_path("tests/data/nvpmodel/t210_nano.conf"), 1 << 20,
+                                  (unsigned char **)&text, &n), JF_OK);
+    text = (char *)realloc(text, n + 1);
+    text[n] = '\0';
+    assert_int_equal(jf_power_modes_parse(text, m, 8, &def), 2);
+    assert_int_equal(def, 0);
+    assert_int_equal(m[0].id, 0);
+    assert_string_equal(m[0].name, "MAXN");
+    assert_true(m[0].cores == 4 && m[0].cores_online == 4);
+    assert_true(m[0].cpu_max_mhz == 0 && m[0].gpu_max_mhz == 0 && m[0].emc_max_mhz == 0);
+    assert_string_equal(m[1].name, "5W");
+    assert_true(m[1].cores == 4 && m[1].cores_online == 2);
+    assert_true(fabs(m[1].cpu_max_mhz - 918.0) < 1e-9 && fabs(m[1].gpu_max_mhz - 640.0) < 1e-9);
+    assert_true(fabs(m[1].emc_max_mhz - 1600.0) < 1e-9 && m[1].gpu_min_mhz == 0);
+    assert_int_equal(jf_power_modes_parse(text, m, 1, NULL), 1); /* at most `max` */
+    put(root, "/etc/nvpmodel.conf", text);
+    free(text);
+    put(root, "/var/lib/nvpmodel/status", "pmode:0001\n");
+    assert_true(jf_power_read_mode(root, &now));
+    assert_string_equal(now.mode_name, "5W");
+    /* the Orin Nano: clusters, a cluster without a cap, the ga10b GPU */
+    put(root, "/etc/nvpmodel.conf", "");
+    text = NULL;
+    assert_int_equal(jf_read_file(t_source_path("tests/data/nvpmodel/p3767_orin_nano.conf"), 1 << 20,
+                                  (unsigned char **)&text, &n), JF_OK);
+    text = (char *)realloc(text, n + 1);
+    text[n] = '\0';
+    put(root, "/etc/nvpmodel.conf", text);
+    free(text);
+    assert_int_equal(jf_power_modes_read(root, m, 8, &def), 3);
+    assert_string_equal(m[0].name, "15W");
+    assert_true(fabs(m[0].gpu_max_mhz - 624.75) < 1e-9 && fabs(m[0].emc_max_mhz - 2133.0) < 1e-9);
+    assert_true(fabs(m[0].cpu_max_mhz - 1497.6) < 1e-9 && m[0].cores_online == 6);
+    assert_true(m[1].id == 1 && strcmp(m[1].name, "7W") == 0 && m[1].cores_online == 4);
+    assert_true(fabs(m[1].gpu_max_mhz - 420.75) < 1e-9 && m[1].gpu_min_mhz == 0);
+    assert_true(m[2].id == 2 && strcmp(m[2].name, "MAXN_SUPER") == 0);
+    assert_true(m[2].cpu_max_mhz == 0 && fabs(m[2].gpu_max_mhz - 1020.0) < 1e-9 &&
+                m[2].emc_max_mhz == 0);
+    assert_true(jf_power_read_mode(root, &now));
+    assert_string_equal(now.mode_name, "7W");
+    /* what a mode does not say stays unknown, not zero */
+    assert_int_equal(jf_power_modes_parse("< POWER_MODEL ID=4 NAME=X >\n# a comment\n", m, 8, &def), 1);
+    assert_true(m[0].id == 4 && m[0].cores == 0 && m[0].cpu_max_mhz < 0 && m[0].gpu_max_mhz < 0 &&
+                m[0].emc_max_mhz < 0 && def == -1);
+    assert_int_equal(jf_power_modes_read("/nonexistent-root", m, 8, &def), -1);
+    t_rmtree(root);
 }
 
 static void test_cpus_online(void **state)
@@ -285,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_mode_from_status_file),
         cmocka_unit_test(test_mode_from_nvpmodel),
         cmocka_unit_test(test_cpus_online),
+        cmocka_unit_test(test_power_modes_of_both_boards),
         cmocka_unit_test(test_nothing_readable),
         cmocka_unit_test(test_ina3221_iio),
         cmocka_unit_test(test_ina3221_hwmon),
