@@ -292,21 +292,26 @@ static char *slurp(const char *path)
     return buf;
 }
 
+/* power_sweep.sh with the stubs of `dir` on PATH and `args`; its exit code. */
+static int sweep(const char *dir, const char *conf, const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "PATH=%s:$PATH JETFILTER=%s/jetfilter SUDO= NVPMODEL_CONF=%s "
+             "%s/scripts/power_sweep.sh --settle 0 --out %s/out %s > %s/out.txt 2>&1",
+             dir, dir, conf, JF_SOURCE_DIR, dir, args, dir);
+    return WEXITSTATUS(system(cmd));
+}
+
 static void test_power_sweep_script(void **state)
 {
     const char *dir = t_make_tmpdir();
     char cmd[2048];
     const char *log;
-    int rc;
     (void)state;
     snprintf(g_stubs, sizeof g_stubs, "%s", dir);
     make_stubs(dir);
-    snprintf(cmd, sizeof cmd,
-             "PATH=%s:$PATH JETFILTER=%s/jetfilter SUDO= %s/scripts/power_sweep.sh --modes 1,2 "
-             "--jetson-clocks --settle 0 --out %s/out -- --sizes 345x194 > %s/out.txt 2>&1",
-             dir, dir, JF_SOURCE_DIR, dir, dir);
-    rc = system(cmd);
-    assert_int_equal(WEXITSTATUS(rc), 0);
+    assert_int_equal(sweep(dir, "/nonexistent", "--modes 1,2 --jetson-clocks -- --sizes 345x194"), 0);
     log = slurp(g_log);
     /* store clocks, set 1, pin clocks, bench tagged, set 2, ..., restore 0 and the clocks */
     assert_non_null(strstr(log, "jetson_clocks --store"));
@@ -315,6 +320,30 @@ static void test_power_sweep_script(void **state)
     assert_non_null(strstr(log, "nvpmodel -m 2\njetson_clocks \nbench bench --energy --tag mode-2"));
     assert_non_null(strstr(log, "nvpmodel -m 0\njetson_clocks --restore"));
     assert_string_equal(slurp((snprintf(cmd, sizeof cmd, "%s/mode", dir), cmd)), "0\n");
+    t_rmtree(dir);
+}
+
+/* Modes by name, as the board's nvpmodel.conf names them (the Orin Nano's
+ * here); a name the board does not have is refused before any mode is set. */
+static void test_power_sweep_by_name(void **state)
+{
+    const char *dir = t_make_tmpdir();
+    char cmd[2048], conf[1024];
+    const char *log;
+    (void)state;
+    make_stubs(dir);
+    snprintf(conf, sizeof conf, "%s/tests/data/nvpmodel/p3767_orin_nano.conf", JF_SOURCE_DIR);
+    assert_int_equal(sweep(dir, conf, "--power-modes 7W,MAXN_SUPER"), 0);
+    log = slurp(g_log);
+    assert_non_null(strstr(log, "nvpmodel -m 1\nbench bench --energy --tag mode-1-7W"));
+    assert_non_null(strstr(log, "nvpmodel -m 2\nbench bench --energy --tag mode-2-MAXN_SUPER"));
+    assert_non_null(strstr(log, "nvpmodel -m 0")); /* restored */
+    unlink(g_log);
+    assert_int_equal(sweep(dir, conf, "--power-modes 15W,25W"), 2);
+    assert_null(strstr(slurp(g_log), "nvpmodel -m")); /* nothing changed */
+    snprintf(cmd, sizeof cmd, "%s/out.txt", dir);
+    assert_non_null(strstr(slurp(cmd), "no power mode '25W' on this board"));
+    assert_non_null(strstr(slurp(cmd), "0 15W,1 7W,2 MAXN_SUPER"));
     t_rmtree(dir);
 }
 
@@ -352,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_ina3221_iio),
         cmocka_unit_test(test_ina3221_hwmon),
         cmocka_unit_test(test_power_sweep_script),
+        cmocka_unit_test(test_power_sweep_by_name),
         cmocka_unit_test(test_power_sweep_interrupted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
