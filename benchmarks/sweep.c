@@ -149,7 +149,7 @@ static void measure_energy(size_run *r, const jf_op_plan *plan, jf_variant v, jf
     jf_image *in = r->cuda ? r->dev : r->host;
     double t0, e, w;
     int calls = 0;
-    c->energy_mj = c->mean_w = NAN;
+    c->energy_mj = c->mean_w = c->energy_compute_mj = NAN;
     /* CPU work on a GPU-board meter (NVML) would be measured as idle GPU power */
     if (!r->sw->energy || (!r->cuda && !jf_power_meter_whole_board(r->meter)) ||
         !jf_power_meter_start(r->meter, 5))
@@ -163,6 +163,7 @@ static void measure_energy(size_run *r, const jf_op_plan *plan, jf_variant v, jf
     if (jf_power_meter_stop(r->meter, &e, &w) && calls > 0) {
         c->energy_mj = e / calls;
         c->mean_w = w;
+        c->energy_compute_mj = jf_power_meter_compute_mj(r->meter) / calls;
     }
 }
 
@@ -505,6 +506,14 @@ jf_status jf_sweep_run(jf_sweep *sw)
         return st;
     meter = jf_power_meter_open(NULL, sw->device);
     snprintf(sw->energy_source, sizeof sw->energy_source, "%s", jf_power_meter_source(meter));
+    snprintf(sw->energy_rail, sizeof sw->energy_rail, "%s", jf_power_meter_rail(meter, 0));
+    snprintf(sw->energy_compute_rail, sizeof sw->energy_compute_rail, "%s",
+             jf_power_meter_rail(meter, 1));
+    if (strcmp(sw->energy_source, "none") == 0) {
+        char looked[256];
+        jf_power_meter_looked_for(looked, sizeof looked);
+        snprintf(sw->energy_source, sizeof sw->energy_source, "none found; looked for %s", looked);
+    }
     for (bi = 0; bi < sw->nbackends && st == JF_OK; bi++)
         st = sweep_backend(sw, sw->backends[bi], cpu, meter);
     jf_power_meter_close(meter);

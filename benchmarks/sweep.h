@@ -34,6 +34,7 @@ typedef struct jf_sweep_cell {
     double ms, min_ms, max_ms, pad_ms, mpix_s, gbps, pct_peak, pct_ceiling;
     double npp_ms, jf_over_npp;
     double energy_mj, mean_w;
+    double energy_compute_mj; /* a Jetson's compute rail over the same calls (NAN: none) */
     unsigned long long bytes_read, bytes_written;
     int l2_resident; /* 1, 0, or -1 unknown */
 } jf_sweep_cell;
@@ -76,7 +77,8 @@ typedef struct jf_sweep {
     jf_device_info dev;
     int have_dev;
     int failures;        /* cells that failed verification or did not run */
-    char energy_source[96];
+    char energy_source[320]; /* what measured energy, or what was looked for */
+    char energy_rail[64], energy_compute_rail[64]; /* a Jetson's rails ("" none) */
 } jf_sweep;
 
 /* Measure every cell.  Returns JF_OK (failed cells are counted, not fatal),

@@ -12,7 +12,10 @@
  * or the hwmon driver of newer L4T
  *   /sys/bus/i2c/drivers/ina3221/<dev>/hwmon/hwmon<N>/in<i>_label,
  *   in<i>_input (mV), curr<i>_input (mA).
- * The board input rail (POM_5V_IN / VDD_IN) is what a wall meter would see.
+ * Channels are found by their labels, on every monitor: the module's input
+ * (POM_5V_IN / VDD_IN, what a wall meter sees less the carrier board) is
+ * the meter's energy; the compute rail (VDD_CPU_GPU_CV, VDD_GPU_SOC,
+ * POM_5V_GPU) is measured beside it.
  * Discrete GPUs: NVML, loaded with dlopen so it is no build dependency; its
  * total-energy counter (mJ, Volta and later) where supported, else power
  * samples (mW).
@@ -221,12 +224,19 @@ typedef int (*nvml_fn_energy)(void *, unsigned long long *);
 typedef int (*nvml_fn_uint)(void *, unsigned int *);
 typedef int (*nvml_fn_clock)(void *, int, unsigned int *);
 
-struct jf_power_meter {
-    source_kind kind;
-    char source[160];
+/* One INA3221 channel: its label and where its power is read. */
+typedef struct rail {
+    int rank;                /* place of its label in the list it was found for (-1: none) */
+    char name[64];
     char power_path[2200];   /* iio: mW file */
     char volt_path[2200];    /* hwmon: mV and mA files */
     char curr_path[2200];
+} rail;
+
+struct jf_power_meter {
+    source_kind kind;
+    char source[160];
+    rail module, compute;    /* the module's input; the CPU/GPU rail (rank -1: none) */
     void *nvml_lib, *nvml_dev;
     nvml_fn_void nvml_shutdown;
     nvml_fn_energy nvml_energy;
@@ -238,13 +248,26 @@ struct jf_power_meter {
     int running, period_ms;
     pthread_mutex_t lock;
     double start_ms, last_ms, last_mw, energy_mj;
+    double last_compute_mw, compute_mj;
     int samples;
     unsigned long long counter0;
 };
 
-static int is_input_rail(const char *name)
+/* The labels, best first: the module's input (what a wall meter sees, less
+ * the carrier board), and the compute rail (the Orin's CPU, GPU and
+ * accelerators together, having no GPU-only rail; the AGX Orin's GPU and
+ * SoC; the Nano's GPU). */
+static const char *const MODULE_RAILS[] = {"VDD_IN", "POM_5V_IN"};
+static const char *const COMPUTE_RAILS[] = {"VDD_CPU_GPU_CV", "VDD_GPU_SOC", "POM_5V_GPU"};
+#define COUNT(a) ((int)(sizeof a / sizeof a[0]))
+
+static int rank_of(const char *name, const char *const *list, int n)
 {
-    return strcasecmp(name, "POM_5V_IN") == 0 || strcasecmp(name, "VDD_IN") == 0;
+    int i;
+    for (i = 0; i < n; i++)
+        if (strcasecmp(name, list[i]) == 0)
+            return i;
+    return -1;
 }
 
 /* Dirs under root+base whose name starts with prefix, first match copied. */
@@ -264,68 +287,59 @@ static int find_subdir(const char *dir, const char *prefix, char *out, size_t n)
     return found;
 }
 
-static int open_iio(jf_power_meter *pm, const char *root)
+/* A channel labelled `name` at `dir`, kept where it ranks better. */
+static void offer(rail *r, const char *const *list, int n, const char *name, const char *dir,
+                  int channel, int hwmon)
 {
-    char drv[1024], dev[1536], iio[2048], name[128], path[64];
-    DIR *d;
-    struct dirent *e;
-    snprintf(drv, sizeof drv, "%s/sys/bus/i2c/drivers/ina3221x", root);
-    d = opendir(drv);
-    if (!d)
-        return 0;
-    while ((e = readdir(d)) != NULL) {
-        int i;
-        if (e->d_name[0] == '.' || !strchr(e->d_name, '-'))
-            continue;
-        snprintf(dev, sizeof dev, "%s/%.255s", drv, e->d_name);
-        if (!find_subdir(dev, "iio:device", iio, sizeof iio))
-            continue;
-        for (i = 0; i < 3; i++) {
-            snprintf(path, sizeof path, "/rail_name_%d", i);
-            if (!read_line(iio, path, name, sizeof name) || !is_input_rail(name))
-                continue;
-            snprintf(pm->power_path, sizeof pm->power_path, "%s/in_power%d_input", iio, i);
-            snprintf(pm->source, sizeof pm->source, "INA3221 (iio) %s", name);
-            pm->kind = SRC_IIO;
-            closedir(d);
-            return 1;
-        }
+    const int rank = rank_of(name, list, n);
+    if (rank < 0 || (r->rank >= 0 && r->rank <= rank))
+        return;
+    r->rank = rank;
+    snprintf(r->name, sizeof r->name, "%s", name);
+    if (hwmon) {
+        snprintf(r->volt_path, sizeof r->volt_path, "%.2000s/in%d_input", dir, channel);
+        snprintf(r->curr_path, sizeof r->curr_path, "%.2000s/curr%d_input", dir, channel);
+    } else {
+        snprintf(r->power_path, sizeof r->power_path, "%.2000s/in_power%d_input", dir, channel);
     }
-    closedir(d);
-    return 0;
 }
 
-static int open_hwmon(jf_power_meter *pm, const char *root)
+/* Every INA3221 of one driver, every channel by its label: the iio driver
+ * of L4T 32 (rail_name_0..2) or the hwmon driver (in1..3_label).  Several
+ * monitors (the AGX boards have two) are all read. */
+static int scan_ina3221(jf_power_meter *pm, const char *root, int hwmon)
 {
-    char drv[1024], dev[1536], hw[2048], mon[2048], name[128], path[64];
+    char drv[1024], dev[1536], sub[2048], name[128], path[64];
     DIR *d;
     struct dirent *e;
-    snprintf(drv, sizeof drv, "%s/sys/bus/i2c/drivers/ina3221", root);
-    d = opendir(drv);
-    if (!d)
+    snprintf(drv, sizeof drv, "%s/sys/bus/i2c/drivers/%s", root, hwmon ? "ina3221" : "ina3221x");
+    if (!(d = opendir(drv)))
         return 0;
     while ((e = readdir(d)) != NULL) {
         int i;
         if (e->d_name[0] == '.' || !strchr(e->d_name, '-'))
             continue;
-        snprintf(dev, sizeof dev, "%s/%.255s/hwmon", drv, e->d_name);
-        if (!find_subdir(dev, "hwmon", hw, sizeof hw))
+        snprintf(dev, sizeof dev, "%s/%.255s%s", drv, e->d_name, hwmon ? "/hwmon" : "");
+        if (!find_subdir(dev, hwmon ? "hwmon" : "iio:device", sub, sizeof sub))
             continue;
-        snprintf(mon, sizeof mon, "%s", hw);
-        for (i = 1; i <= 3; i++) {
-            snprintf(path, sizeof path, "/in%d_label", i);
-            if (!read_line(mon, path, name, sizeof name) || !is_input_rail(name))
+        for (i = hwmon ? 1 : 0; i < (hwmon ? 4 : 3); i++) {
+            if (hwmon)
+                snprintf(path, sizeof path, "/in%d_label", i);
+            else
+                snprintf(path, sizeof path, "/rail_name_%d", i);
+            if (!read_line(sub, path, name, sizeof name))
                 continue;
-            snprintf(pm->volt_path, sizeof pm->volt_path, "%s/in%d_input", mon, i);
-            snprintf(pm->curr_path, sizeof pm->curr_path, "%s/curr%d_input", mon, i);
-            snprintf(pm->source, sizeof pm->source, "INA3221 (hwmon) %s", name);
-            pm->kind = SRC_HWMON;
-            closedir(d);
-            return 1;
+            offer(&pm->module, MODULE_RAILS, COUNT(MODULE_RAILS), name, sub, i, hwmon);
+            offer(&pm->compute, COMPUTE_RAILS, COUNT(COMPUTE_RAILS), name, sub, i, hwmon);
         }
     }
     closedir(d);
-    return 0;
+    if (pm->module.rank < 0 && pm->compute.rank < 0)
+        return 0;
+    pm->kind = hwmon ? SRC_HWMON : SRC_IIO;
+    snprintf(pm->source, sizeof pm->source, "INA3221 (%s) %s", hwmon ? "hwmon" : "iio",
+             pm->module.rank >= 0 ? pm->module.name : pm->compute.name);
+    return 1;
 }
 
 static int open_nvml(jf_power_meter *pm, int device)
@@ -370,14 +384,29 @@ jf_power_meter *jf_power_meter_open(const char *root_in, int cuda_device)
     if (!pm)
         return NULL;
     pthread_mutex_init(&pm->lock, NULL);
+    pm->module.rank = pm->compute.rank = -1;
     snprintf(pm->source, sizeof pm->source, "none");
-    if (!open_iio(pm, root) && !open_hwmon(pm, root) && !(cuda_device >= 0 && !root[0] &&
-                                                          open_nvml(pm, cuda_device)))
+    if (!scan_ina3221(pm, root, 0) && !scan_ina3221(pm, root, 1) &&
+        !(cuda_device >= 0 && !root[0] && open_nvml(pm, cuda_device)))
         pm->kind = SRC_NONE;
     return pm;
 }
 
 const char *jf_power_meter_source(const jf_power_meter *pm) { return pm ? pm->source : "none"; }
+
+static double rail_mw(const jf_power_meter *pm, const rail *r)
+{
+    if (r->rank < 0)
+        return NAN;
+    return pm->kind == SRC_IIO ? read_number("", r->power_path)
+                               : read_number("", r->volt_path) * read_number("", r->curr_path) / 1000.0;
+}
+
+/* The rail the meter's energy is: the module's input, else the compute rail. */
+static const rail *main_rail(const jf_power_meter *pm)
+{
+    return pm->module.rank >= 0 ? &pm->module : &pm->compute;
+}
 
 double jf_power_meter_read_mw(jf_power_meter *pm)
 {
@@ -386,14 +415,21 @@ double jf_power_meter_read_mw(jf_power_meter *pm)
         return NAN;
     switch (pm->kind) {
     case SRC_IIO:
-        return read_number("", pm->power_path);
     case SRC_HWMON:
-        return read_number("", pm->volt_path) * read_number("", pm->curr_path) / 1000.0;
+        return rail_mw(pm, main_rail(pm));
     case SRC_NVML:
         return pm->nvml_power(pm->nvml_dev, &mw) == 0 ? (double)mw : NAN;
     default:
         return NAN;
     }
+}
+
+/* The compute rail's power where the board has one besides the meter's. */
+static double compute_mw(const jf_power_meter *pm)
+{
+    if ((pm->kind != SRC_IIO && pm->kind != SRC_HWMON) || pm->module.rank < 0)
+        return NAN;
+    return rail_mw(pm, &pm->compute);
 }
 
 static void *sampler(void *arg)
@@ -403,10 +439,11 @@ static void *sampler(void *arg)
     ts.tv_sec = pm->period_ms / 1000;
     ts.tv_nsec = (long)(pm->period_ms % 1000) * 1000000L;
     for (;;) {
-        double now, mw;
+        double now, mw, cmw;
         int running;
         nanosleep(&ts, NULL);
         mw = jf_power_meter_read_mw(pm);
+        cmw = compute_mw(pm);
         now = jf_now_ms();
         pthread_mutex_lock(&pm->lock);
         running = pm->running;
@@ -414,7 +451,12 @@ static void *sampler(void *arg)
             pm->energy_mj += 0.5 * (mw + pm->last_mw) * (now - pm->last_ms) / 1000.0;
             pm->samples++;
         }
+        if (!isnan(cmw) && !isnan(pm->last_compute_mw))
+            pm->compute_mj += 0.5 * (cmw + pm->last_compute_mw) * (now - pm->last_ms) / 1000.0;
+        else
+            pm->compute_mj = NAN; /* a gap: no figure rather than a low one */
         pm->last_mw = mw;
+        pm->last_compute_mw = cmw;
         pm->last_ms = now;
         pthread_mutex_unlock(&pm->lock);
         if (!running)
@@ -435,6 +477,8 @@ int jf_power_meter_start(jf_power_meter *pm, int period_ms)
         return pm->running;
     }
     pm->last_mw = jf_power_meter_read_mw(pm);
+    pm->last_compute_mw = compute_mw(pm);
+    pm->compute_mj = 0.0;
     pm->running = 1;
     if (pthread_create(&pm->thread, NULL, sampler, pm) != 0) {
         pm->running = 0;
@@ -476,7 +520,30 @@ int jf_power_meter_stop(jf_power_meter *pm, double *energy_mj, double *mean_w)
 
 int jf_power_meter_whole_board(const jf_power_meter *pm)
 {
-    return pm && (pm->kind == SRC_IIO || pm->kind == SRC_HWMON);
+    return pm && (pm->kind == SRC_IIO || pm->kind == SRC_HWMON) && pm->module.rank >= 0;
+}
+
+const char *jf_power_meter_rail(const jf_power_meter *pm, int compute)
+{
+    const rail *r;
+    if (!pm || (pm->kind != SRC_IIO && pm->kind != SRC_HWMON))
+        return "";
+    r = compute ? &pm->compute : &pm->module;
+    return r->rank >= 0 ? r->name : "";
+}
+
+double jf_power_meter_compute_mj(const jf_power_meter *pm)
+{
+    if (!pm || pm->running || pm->module.rank < 0 || pm->compute.rank < 0 || pm->samples == 0)
+        return NAN;
+    return pm->compute_mj;
+}
+
+void jf_power_meter_looked_for(char *out, size_t n)
+{
+    snprintf(out, n, "an INA3221 (/sys/bus/i2c/drivers/ina3221x or ina3221) with a rail labelled "
+             "%s or %s (the module's input) or %s, %s or %s (CPU and GPU), or NVML for a discrete GPU",
+             MODULE_RAILS[0], MODULE_RAILS[1], COMPUTE_RAILS[0], COMPUTE_RAILS[1], COMPUTE_RAILS[2]);
 }
 
 void jf_power_meter_clocks(jf_power_meter *pm, double *sm_mhz, double *mem_mhz)

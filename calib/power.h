@@ -6,6 +6,8 @@
 #ifndef JF_CALIB_POWER_H
 #define JF_CALIB_POWER_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -69,8 +71,21 @@ int jf_power_meter_stop(jf_power_meter *pm, double *energy_mj, double *mean_w);
 void jf_power_meter_close(jf_power_meter *pm);
 
 /* Does the source see the whole board (CPU work too)?  The INA3221 input rail
- * does; NVML sees only the GPU board. */
+ * does; NVML sees only the GPU board, a Jetson's compute rail only its CPU
+ * and GPU. */
 int jf_power_meter_whole_board(const jf_power_meter *pm);
+
+/* A Jetson's rails by their labels: the module's input (VDD_IN, or the
+ * Nano's POM_5V_IN), which the meter's energy is, and the compute rail
+ * (VDD_CPU_GPU_CV on an Orin Nano or NX, VDD_GPU_SOC on an AGX Orin, the
+ * Nano's POM_5V_GPU), measured beside it; "" where the board has none
+ * (without a module rail the meter's energy is the compute rail's). */
+const char *jf_power_meter_rail(const jf_power_meter *pm, int compute);
+/* After a stop: the compute rail's energy over the same time (mJ), NAN
+ * when there is none beside the module's or a reading failed. */
+double jf_power_meter_compute_mj(const jf_power_meter *pm);
+/* What the meter looks for, for a message when it found nothing. */
+void jf_power_meter_looked_for(char *out, size_t n);
 
 /* SM and memory clocks in MHz from NVML (NAN when unknown). */
 void jf_power_meter_clocks(jf_power_meter *pm, double *sm_mhz, double *mem_mhz);

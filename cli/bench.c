@@ -268,7 +268,7 @@ static void write_csv_row(bench *b, const jf_sweep_cell *r)
 static void on_cell(void *user, const jf_sweep_cell *r)
 {
     bench *b = (bench *)user;
-    char npp[48] = "-", energy[48] = "", size[24], peak[16] = "-", ceil[16] = "-";
+    char npp[48] = "-", energy[80] = "", size[24], peak[16] = "-", ceil[16] = "-";
     snprintf(size, sizeof size, r->depth == 16 ? "%dx%d@16" : "%dx%d", r->width, r->height);
     if (!isnan(r->npp_ms))
         snprintf(npp, sizeof npp, "%8.4f %6.2fx", r->npp_ms, r->jf_over_npp);
@@ -276,7 +276,10 @@ static void on_cell(void *user, const jf_sweep_cell *r)
         snprintf(peak, sizeof peak, "%6.2f%%", r->pct_peak);
     if (!isnan(r->pct_ceiling))
         snprintf(ceil, sizeof ceil, "%6.2f%%", r->pct_ceiling);
-    if (!isnan(r->energy_mj))
+    if (!isnan(r->energy_mj) && !isnan(r->energy_compute_mj))
+        snprintf(energy, sizeof energy, " %8.3f mJ %6.2f W (CPU+GPU rail %.3f mJ)", r->energy_mj,
+                 r->mean_w, r->energy_compute_mj);
+    else if (!isnan(r->energy_mj))
         snprintf(energy, sizeof energy, " %8.3f mJ %6.2f W", r->energy_mj, r->mean_w);
     if (!job_quiet)
         printf("%-12s %2d %-16s %-9s %-4s %-13s %2d %9.4f %9.4f %9.4f %8.1f %8.1f %7s %7s %-17s %s%s\n",
@@ -397,6 +400,8 @@ static void json_meta(json_buf *j, const bench *b, const bench_meta *m)
     json_num(j, "gpu_cur_mhz", m->pm.gpu_cur_mhz);
     json_num(j, "gpu_max_mhz", m->pm.gpu_max_mhz);
     json_str(j, "energy_source", b->s->energy ? sw->energy_source : "not requested");
+    json_str(j, "energy_rail", sw->energy_rail[0] ? sw->energy_rail : NULL);
+    json_str(j, "energy_compute_rail", sw->energy_compute_rail[0] ? sw->energy_compute_rail : NULL);
     json_str(j, "input", b->sw.photo ? b->photo_path : "seeded random");
     json_num(j, "impulses", b->s->impulses);
     json_close(j, '}');
@@ -433,6 +438,7 @@ static void json_cell(json_buf *j, const jf_sweep_cell *r)
     else
         json_bool(j, "l2_resident", r->l2_resident);
     json_num(j, "energy_mj_per_image", r->energy_mj);
+    json_num(j, "energy_compute_mj_per_image", r->energy_compute_mj);
     json_num(j, "mean_w", r->mean_w);
     json_close(j, '}');
 }
@@ -583,6 +589,11 @@ int cli_bench(job_settings *s)
         job_error("jetfilter bench: %s", jf_last_error());
         rc = JF_EXIT_FAILED;
     }
+    if (s->energy && strncmp(b.sw.energy_source, "none", 4) == 0)
+        job_log("jetfilter bench: --energy: %s", b.sw.energy_source);
+    else if (s->energy && b.sw.energy_rail[0] && !job_quiet)
+        job_log("jetfilter bench: energy of the %s rail (the module)%s%s", b.sw.energy_rail,
+                b.sw.energy_compute_rail[0] ? ", and of " : "", b.sw.energy_compute_rail);
     if (s->json && !write_json(&b, &m))
         rc = JF_EXIT_FAILED;
     if (b.sw.failures) {

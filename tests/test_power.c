@@ -214,6 +214,7 @@ static void test_ina3221_iio(void **state)
     snprintf(path, sizeof path, "%s/in_power2_input", dev); put(root, path, "900\n");
     pm = jf_power_meter_open(root, -1);
     assert_string_equal(jf_power_meter_source(pm), "INA3221 (iio) POM_5V_IN");
+    assert_string_equal(jf_power_meter_rail(pm, 1), "POM_5V_GPU");
     assert_true(fabs(jf_power_meter_read_mw(pm) - 4000.0) < 1e-9);
     /* constant 4 W for ~200 ms: ~800 mJ */
     assert_true(jf_power_meter_start(pm, 2));
@@ -245,6 +246,90 @@ static void test_ina3221_hwmon(void **state)
     unlink(path);
     assert_true(isnan(jf_power_meter_read_mw(pm)));
     jf_power_meter_close(pm);
+    t_rmtree(root);
+}
+
+/* One hwmon channel of an INA3221 under `root`: its label, mV and mA. */
+static void hwmon_channel(const char *root, const char *dev, int ch, const char *label, int mv, int ma)
+{
+    char path[512], value[32];
+    snprintf(path, sizeof path, "/sys/bus/i2c/drivers/ina3221/%s/hwmon/hwmon%c/in%d_label", dev,
+             dev[strlen(dev) - 1], ch);
+    snprintf(value, sizeof value, "%s\n", label);
+    put(root, path, value);
+    snprintf(path, sizeof path, "/sys/bus/i2c/drivers/ina3221/%s/hwmon/hwmon%c/in%d_input", dev,
+             dev[strlen(dev) - 1], ch);
+    snprintf(value, sizeof value, "%d\n", mv);
+    put(root, path, value);
+    snprintf(path, sizeof path, "/sys/bus/i2c/drivers/ina3221/%s/hwmon/hwmon%c/curr%d_input", dev,
+             dev[strlen(dev) - 1], ch);
+    snprintf(value, sizeof value, "%d\n", ma);
+    put(root, path, value);
+}
+
+/* The rails by their labels on each board's layout: the module's input is
+ * the meter's energy and the compute rail is measured beside it (the Nano
+ * in the iio test above: POM_5V_IN and POM_5V_GPU); an Orin Nano or NX
+ * (VDD_IN, VDD_CPU_GPU_CV, VDD_SOC); an AGX Orin, two monitors and no
+ * module input rail (VDD_GPU_SOC, VDD_CPU_CV, VIN_SYS_5V0; NC,
+ * VDDQ_VDD2_1V8AO, NC), whose energy is then its GPU and SoC rail's, not
+ * the whole board's. */
+static void test_rails_by_label(void **state)
+{
+    const char *root = t_make_tmpdir();
+    jf_power_meter *pm;
+    double e, w, c;
+    (void)state;
+    hwmon_channel(root, "1-0040", 1, "VDD_IN", 5000, 1000);
+    hwmon_channel(root, "1-0040", 2, "VDD_CPU_GPU_CV", 5000, 400);
+    hwmon_channel(root, "1-0040", 3, "VDD_SOC", 5000, 300);
+    pm = jf_power_meter_open(root, -1);
+    assert_string_equal(jf_power_meter_rail(pm, 0), "VDD_IN");
+    assert_string_equal(jf_power_meter_rail(pm, 1), "VDD_CPU_GPU_CV");
+    assert_true(jf_power_meter_whole_board(pm));
+    assert_true(fabs(jf_power_meter_read_mw(pm) - 5000.0) < 1e-9);
+    assert_true(isnan(jf_power_meter_compute_mj(pm))); /* nothing measured yet */
+    assert_true(jf_power_meter_start(pm, 2));
+    usleep(200000);
+    assert_true(jf_power_meter_stop(pm, &e, &w));
+    c = jf_power_meter_compute_mj(pm);
+    assert_true(fabs(w - 5.0) < 1e-6);
+    assert_true(fabs(c / e - 0.4) < 1e-6); /* 2 W of the 5 W, over the same samples */
+    jf_power_meter_close(pm);
+    t_rmtree(root);
+
+    root = t_make_tmpdir();
+    hwmon_channel(root, "1-0040", 1, "VDD_GPU_SOC", 5000, 600);
+    hwmon_channel(root, "1-0040", 2, "VDD_CPU_CV", 5000, 200);
+    hwmon_channel(root, "1-0040", 3, "VIN_SYS_5V0", 5000, 500);
+    hwmon_channel(root, "1-0041", 1, "NC", 0, 0);
+    hwmon_channel(root, "1-0041", 2, "VDDQ_VDD2_1V8AO", 1800, 200);
+    hwmon_channel(root, "1-0041", 3, "NC", 0, 0);
+    pm = jf_power_meter_open(root, -1);
+    assert_string_equal(jf_power_meter_rail(pm, 0), "");
+    assert_string_equal(jf_power_meter_rail(pm, 1), "VDD_GPU_SOC");
+    assert_string_equal(jf_power_meter_source(pm), "INA3221 (hwmon) VDD_GPU_SOC");
+    assert_false(jf_power_meter_whole_board(pm));
+    assert_true(fabs(jf_power_meter_read_mw(pm) - 3000.0) < 1e-9);
+    assert_true(jf_power_meter_start(pm, 2));
+    usleep(50000);
+    assert_true(jf_power_meter_stop(pm, &e, &w));
+    assert_true(isnan(jf_power_meter_compute_mj(pm))); /* it is the meter's own */
+    jf_power_meter_close(pm);
+    t_rmtree(root);
+
+    /* labels it does not know: nothing, and the message says what it wanted */
+    root = t_make_tmpdir();
+    hwmon_channel(root, "1-0040", 1, "VDD_SOMETHING", 5000, 100);
+    pm = jf_power_meter_open(root, -1);
+    assert_string_equal(jf_power_meter_source(pm), "none");
+    jf_power_meter_close(pm);
+    {
+        char looked[256];
+        jf_power_meter_looked_for(looked, sizeof looked);
+        assert_non_null(strstr(looked, "VDD_IN"));
+        assert_non_null(strstr(looked, "VDD_CPU_GPU_CV"));
+    }
     t_rmtree(root);
 }
 
@@ -380,6 +465,7 @@ int main(void)
         cmocka_unit_test(test_nothing_readable),
         cmocka_unit_test(test_ina3221_iio),
         cmocka_unit_test(test_ina3221_hwmon),
+        cmocka_unit_test(test_rails_by_label),
         cmocka_unit_test(test_power_sweep_script),
         cmocka_unit_test(test_power_sweep_by_name),
         cmocka_unit_test(test_power_sweep_interrupted),
