@@ -295,7 +295,7 @@ static void offer(rail *r, const char *const *list, int n, const char *name, con
     if (rank < 0 || (r->rank >= 0 && r->rank <= rank))
         return;
     r->rank = rank;
-    snprintf(r->name, sizeof r->name, "%s", name);
+    snprintf(r->name, sizeof r->name, "%s", list[rank]); /* as the list spells it */
     if (hwmon) {
         snprintf(r->volt_path, sizeof r->volt_path, "%.2000s/in%d_input", dir, channel);
         snprintf(r->curr_path, sizeof r->curr_path, "%.2000s/curr%d_input", dir, channel);
