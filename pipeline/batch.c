@@ -224,13 +224,14 @@ static int found(jf_batch *b, const char *path, const char *rel, const char *fai
 {
     const int count = b->opt.shard.count > 1 ? b->opt.shard.count : 1;
     const uint64_t hash = jf_shard_hash(rel, strlen(rel));
-    const int mine = count == 1 || jf_shard_of(rel, count) == b->opt.shard.index;
+    const int shard = jf_shard_of(rel, count); /* 0 with one shard */
+    const int mine = count == 1 || shard == b->opt.shard.index;
     jf_batch_item *it;
     if (!b->listing) {
         b->walk_files++;
         b->walk_digest += hash;
         if (b->shard_files)
-            b->shard_files[jf_shard_of(rel, count)]++;
+            b->shard_files[shard]++;
         if (!mine)
             return 0;
         b->count++;
