@@ -177,8 +177,14 @@ def test_ctrl_c_stops_a_batch(tmp):
         if path is not None and done == 1:
             os.kill(os.getpid(), signal.SIGINT)
 
-    with pytest.raises(KeyboardInterrupt):
-        jf.denoise(src, os.path.join(tmp, "out"), backend="cpu", jobs=1, progress=interrupt)
+    # Python leaves SIGINT ignored when it started so (a shell's background
+    # job): the test sets the default handler itself
+    was = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            jf.denoise(src, os.path.join(tmp, "out"), backend="cpu", jobs=1, progress=interrupt)
+    finally:
+        signal.signal(signal.SIGINT, was)
     written = os.listdir(os.path.join(tmp, "out"))
     assert len(written) == 1 and not [n for n in written if n.startswith(".")]
     r = jf.denoise(src, os.path.join(tmp, "out"), backend="cpu", skip_existing=True)
