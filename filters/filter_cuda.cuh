@@ -5,6 +5,19 @@
 #include "core/gpu.cuh"
 #include "filters/tile.cuh"
 
+/* Threads an SM holds at most, for launch bounds that ask for several
+ * blocks an SM: 1024 on Turing (7.5), 1536 on 8.6, 8.7 (the Orin), 8.9 and
+ * 12.x, 2048 elsewhere (the Nano's 5.3 included).  A bound past it is
+ * ignored with a warning. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+#define JF_SM_THREADS 1024
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || \
+                                 __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+#define JF_SM_THREADS 1536
+#else
+#define JF_SM_THREADS 2048
+#endif
+
 /* A filter's input on the device: the image as the tiled kernels read it
  * (the border fused into their tile loads, tile.cuh), and what is needed
  * to make padded planes for the kernels that read each window straight

@@ -19,8 +19,9 @@
 
 /* At most 32 registers (two blocks of 1024 threads an SM): the border
  * code of the tile load took it to 40, and the loop over k^2 taps ran 20%
- * slower at the occupancy that left (H100, k = 15). */
-__global__ void __launch_bounds__(1024, 2) conv_shared_kernel(const jf_tile_src src, int w, int h, int ch, int k,
+ * slower at the occupancy that left (H100, k = 15).  An SM of fewer
+ * threads (the Orin's) holds one such block. */
+__global__ void __launch_bounds__(1024, JF_SM_THREADS / 1024) conv_shared_kernel(const jf_tile_src src, int w, int h, int ch, int k,
                                    const float *__restrict__ weights,
                                    unsigned char *__restrict__ out, size_t out_pitch, int tile_w)
 {
