@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/errors.h"
+#include "core/util.h"
 
 extern "C" int jf_built_with_cuda(void) { return 1; }
 
@@ -64,15 +65,6 @@ extern "C" int jf_device_count(void)
     if (n == 0)
         jf_fail(JF_ERR_NO_DEVICE, "no CUDA device found");
     return n;
-}
-
-/* Known integrated parts whose attributes do not give the DRAM bandwidth. */
-static int tegra_table(int major, int minor, double *gbps)
-{
-    if (major == 5 && minor == 3) { *gbps = 25.6; return 1; }   /* Nano: LPDDR4 1600 MHz x 64 bit x 2 */
-    if (major == 6 && minor == 2) { *gbps = 59.7; return 1; }   /* TX2: LPDDR4 1866 MHz x 128 bit x 2 */
-    if (major == 7 && minor == 2) { *gbps = 136.5; return 1; }  /* Xavier: LPDDR4x 2133 MHz x 256 bit x 2 */
-    return 0;
 }
 
 static int attr(cudaDeviceAttr a, int index, int fallback)
@@ -159,7 +151,8 @@ extern "C" jf_status jf_device_query(int index, jf_device_info *info)
 
     clock_khz = attr(cudaDevAttrMemoryClockRate, index, 0);
     info->memory_clock_mhz = clock_khz / 1000;
-    if (prop.integrated && tegra_table(prop.major, prop.minor, &info->theoretical_gbps)) {
+    if (prop.integrated &&
+        (info->theoretical_gbps = jf_tegra_gbps(prop.major, prop.minor, prop.multiProcessorCount)) > 0) {
         snprintf(info->theoretical_source, sizeof info->theoretical_source, "Tegra table");
         return JF_OK;
     }

@@ -55,6 +55,26 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double jf_tegra_gbps(int cc_major, int cc_minor, int multiprocessors)
+{
+    const int cc = cc_major * 10 + cc_minor;
+    if (cc == 53)
+        return 25.6; /* Nano: LPDDR4 1600 MHz x 64 bit x 2 */
+    if (cc == 62)
+        return 59.7; /* TX2: LPDDR4 1866 MHz x 128 bit x 2 */
+    if (cc == 72)
+        return 136.5; /* Xavier: LPDDR4x 2133 MHz x 256 bit x 2 */
+    if (cc == 87) {
+        /* Orin: LPDDR5 at 3200 MHz x 2 on each module's bus, the peak of
+         * its fastest mode (the Orin Nano's 7W and 15W hold the memory at
+         * 2133 MHz: 68 GB/s); AGX Orin 14 or 16 SMs, 256 bit; Orin NX and
+         * Orin Nano 8 GB 6 or 8 SMs, 128 bit; Orin Nano 4 GB 4 SMs, 64 bit */
+        const int bits = multiprocessors >= 12 ? 256 : multiprocessors >= 6 ? 128 : 64;
+        return 3200e6 * 2 * (bits / 8) / 1e9;
+    }
+    return 0;
+}
+
 double jf_sort_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);

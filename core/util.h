@@ -19,6 +19,12 @@ int jf_cpu_count(void);
  * number of CPUs listed, or -1 when it is not such a list. */
 int jf_cpu_list_parse(const char *text, unsigned char *cpus, int max);
 
+/* The DRAM bandwidth in GB/s of a Jetson's integrated GPU, whose device
+ * attributes do not give it (its memory clock attribute is not the
+ * memory's): by compute capability, and on the Orin family by the SMs that
+ * tell its modules apart.  0 for a part the table does not know. */
+double jf_tegra_gbps(int cc_major, int cc_minor, int multiprocessors);
+
 /* Sort v[0..n) ascending in place and return the median v[n/2]; after the
  * call v[0] is the minimum and v[n-1] the maximum. */
 double jf_sort_median(double *v, int n);

@@ -455,6 +455,22 @@ static void test_power_sweep_interrupted(void **state)
     t_rmtree(dir);
 }
 
+/* The memory's bandwidth of each Jetson, which its GPU's attributes do not
+ * give: the Orin's modules told apart by their SMs. */
+static void test_tegra_bandwidth(void **state)
+{
+    (void)state;
+    assert_float_equal(jf_tegra_gbps(5, 3, 1), 25.6, 1e-9);    /* Nano */
+    assert_float_equal(jf_tegra_gbps(7, 2, 8), 136.5, 1e-9);   /* AGX Xavier */
+    assert_float_equal(jf_tegra_gbps(8, 7, 16), 204.8, 1e-9);  /* AGX Orin 64 GB */
+    assert_float_equal(jf_tegra_gbps(8, 7, 14), 204.8, 1e-9);  /* AGX Orin 32 GB */
+    assert_float_equal(jf_tegra_gbps(8, 7, 8), 102.4, 1e-9);   /* Orin NX 16 GB, Orin Nano 8 GB */
+    assert_float_equal(jf_tegra_gbps(8, 7, 6), 102.4, 1e-9);   /* Orin NX 8 GB */
+    assert_float_equal(jf_tegra_gbps(8, 7, 4), 51.2, 1e-9);    /* Orin Nano 4 GB */
+    assert_float_equal(jf_tegra_gbps(9, 0, 132), 0.0, 0.0);    /* not a Jetson: the attributes say */
+    assert_float_equal(jf_tegra_gbps(8, 6, 8), 0.0, 0.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -464,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_power_modes_of_both_boards),
         cmocka_unit_test(test_nothing_readable),
         cmocka_unit_test(test_ina3221_iio),
+        cmocka_unit_test(test_tegra_bandwidth),
         cmocka_unit_test(test_ina3221_hwmon),
         cmocka_unit_test(test_rails_by_label),
         cmocka_unit_test(test_power_sweep_script),
