@@ -37,6 +37,8 @@ static jf_device_info device(const char *name, int major, int minor, int sms, in
 static jf_device_info h100(void) { return device("NVIDIA H100 80GB HBM3", 9, 0, 132, 232448, 233472, 65536, 0); }
 static jf_device_info h200(void) { return device("NVIDIA H200", 9, 0, 132, 232448, 233472, 65536, 0); }
 static jf_device_info nano(void) { return device("NVIDIA Tegra X1", 5, 3, 1, 49152, 65536, 32768, 0); }
+/* the Orin Nano 8 GB and the Orin NX (GA10B: 8 SMs, 163 KiB a block by opting in) */
+static jf_device_info orin(void) { return device("Orin", 8, 7, 8, 166912, 167936, 65536, 0); }
 /* an H100 under JETFILTER_DEVICE_LIMITS=nano */
 static jf_device_info h100_nano_limits(void) { return device("NVIDIA H100 80GB HBM3", 9, 0, 1, 49152, 65536, 32768, 1); }
 /* a device that gives a block 48 KiB and no more (no opt-in) */
@@ -220,6 +222,40 @@ static void test_median_blocks_fit(void **state)
         assert_true(c.block_y >= 1 && c.block_y <= 4);
         assert_true(c.smem <= 48 * 1024);
     }
+}
+
+/* On the Orin every family's auto choice runs, at every k, depth and
+ * channel count and rank of weights, on a frame and a thumbnail: a GPU row whose block fits a
+ * block's 1024 threads and the shared memory the Orin gives one (the
+ * registers are checked against the sm_87 build by scripts/orin-check.sh). */
+static void test_orin_choices(void **state)
+{
+    const jf_device_info dev = orin();
+    static const int sizes[][2] = {{1920, 1080}, {97, 61}};
+    static const int chans[] = {1, 3, 4};
+    int f, k, si, ci, s, rank1, gpu = 0;
+    jf_choice c;
+    (void)state;
+    for (f = 0; f < jf_family_total; f++)
+        for (s = 0; s < JF_SAMPLE_COUNT; s++)
+            for (si = 0; si < 2; si++)
+                for (ci = 0; ci < 3; ci++)
+                    for (rank1 = 0; rank1 <= 1; rank1++)
+                        for (k = 1; k <= 63; k += 2) {
+                            req r = {jf_families[f], &dev, sizes[si][0], sizes[si][1], chans[ci],
+                                     (jf_sample)s, rank1, k, JF_VARIANT_AUTO, 0, 0, NULL};
+                            if (resolve(&r, &c) != JF_OK)
+                                continue; /* the family has no such k or depth */
+                            if (!c.row || !c.row->launches)
+                                continue; /* the CPU, or a row that launches no kernel of its own */
+                            gpu++;
+                            assert_true(c.block_x * c.block_y >= 32 && c.block_x * c.block_y <= 1024);
+                            assert_true(c.smem <= (size_t)dev.shared_per_block_optin);
+                        }
+    assert_true(gpu > 500);
+    assert_int_equal(auto_variant(&jf_median_family, &dev, 1920, 1080, 1, JF_SAMPLE_U8, 3, &c), JF_VARIANT_FAST);
+    /* the byte-selecting video min/max are sm_5x's: the Orin takes the general network */
+    assert_null(strstr(c.row->kernel, "video"));
 }
 
 /* The histogram median's long strips (the ring) from k = 31, and from
@@ -499,6 +535,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_median_auto),
         cmocka_unit_test(test_median_blocks_fit),
+        cmocka_unit_test(test_orin_choices),
         cmocka_unit_test(test_median_ring_rule),
         cmocka_unit_test(test_explicit_variants_keep_their_word),
         cmocka_unit_test(test_cpu),
