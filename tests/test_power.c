@@ -83,6 +83,58 @@ static void test_mode_from_nvpmodel(void **state)
     t_rmtree(dir);
 }
 
+/* A fixture's text, NUL-terminated (the caller frees it). */
+static char *fixture(const char *name)
+{
+    char path[256], *text = NULL;
+    size_t n = 0;
+    snprintf(path, sizeof path, "tests/data/nvpmodel/%s", name);
+    assert_int_equal(jf_read_file(t_source_path(path), 1 << 20, (unsigned char **)&text, &n), JF_OK);
+    text = (char *)realloc(text, n + 1);
+    assert_non_null(text);
+    text[n] = '\0';
+    return text;
+}
+
+/* The Orin NX's and the AGX Orin's files: two and three CPU clusters, the
+ * cores each mode keeps online, the caps of the first cluster (the others
+ * alike), the default. */
+static void test_power_modes_of_larger_orins(void **state)
+{
+    static const struct {
+        const char *file;
+        int cores;
+        const char *names[4];
+        int online[4];
+        double gpu_mhz[4], emc_mhz[4];
+    } boards[] = {
+        {"p3767_orin_nx.conf", 8, {"MAXN", "10W", "15W", "25W"}, {8, 4, 4, 8},
+         {0, 612.0, 612.0, 918.0}, {0, 2133.0, 3199.0, 3199.0}},
+        {"p3701_agx_orin.conf", 12, {"MAXN", "15W", "30W", "50W"}, {12, 4, 8, 12},
+         {0, 420.75, 624.75, 828.75}, {0, 2133.0, 3199.0, 3199.0}},
+    };
+    jf_power_mode_def m[8];
+    size_t b;
+    int i, def;
+    (void)state;
+    for (b = 0; b < sizeof boards / sizeof boards[0]; b++) {
+        char *text = fixture(boards[b].file);
+        def = -2;
+        assert_int_equal(jf_power_modes_parse(text, m, 8, &def), 4);
+        assert_int_equal(def, 2);
+        for (i = 0; i < 4; i++) {
+            assert_int_equal(m[i].id, i);
+            assert_string_equal(m[i].name, boards[b].names[i]);
+            assert_int_equal(m[i].cores, boards[b].cores);
+            assert_int_equal(m[i].cores_online, boards[b].online[i]);
+            assert_true(fabs(m[i].gpu_max_mhz - boards[b].gpu_mhz[i]) < 1e-9);
+            assert_true(fabs(m[i].emc_max_mhz - boards[b].emc_mhz[i]) < 1e-9);
+        }
+        assert_true(m[0].cpu_max_mhz == 0 && m[3].cpu_max_mhz > 1000.0);
+        free(text);
+    }
+}
+
 /* The modes a board declares, from the Nano's and the Orin Nano's layouts:
  * ids, names, cores, the clock caps in MHz (kHz for the CPU, Hz for the GPU
  * and memory in the file; -1 and an EMC of 0 are "no cap"), the default;
@@ -480,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_power_modes_of_both_boards),
         cmocka_unit_test(test_nothing_readable),
         cmocka_unit_test(test_ina3221_iio),
+        cmocka_unit_test(test_power_modes_of_larger_orins),
         cmocka_unit_test(test_tegra_bandwidth),
         cmocka_unit_test(test_ina3221_hwmon),
         cmocka_unit_test(test_rails_by_label),
