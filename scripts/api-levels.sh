@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Every CUDA, libjpeg, libpng and Jansson name the library and tool call must
-# be in benchmarks/nano/api-levels.txt with a version the Jetson Nano's
+# be in benchmarks/jetson/api-levels.txt with a version the Jetson Nano's
 # JetPack 4.6 (Ubuntu 18.04) has: CUDA <= 10.2, libjpeg API <= 8
 # (libjpeg-turbo 1.5.2), libpng <= 1.6.34, Jansson <= 2.11.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-table=benchmarks/nano/api-levels.txt
+table=benchmarks/jetson/api-levels.txt
 files=$(git ls-files 'core/*' 'io/*' 'filters/*' 'pipeline/*' 'calib/*' 'jobs/*' 'benchmarks/*.c' 'benchmarks/*.cu' 'cli/*' 'samples/*.c' | grep -E '\.(c|h|cu|cuh)$')
 newer() { # version, limit: is version > limit?
   [ "$1" = "6b" ] && return 1

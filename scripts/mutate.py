@@ -224,8 +224,8 @@ def main():
                 if t == 'test_launch_list':
                     if 'jetfilter-launches' not in known:
                         continue
-                    cmd = ['sh', '-c', '%s/jetfilter-launches | cmp -s - %s/benchmarks/nano/launches.txt'
-                           % (build, src)]
+                    cmd = ['sh', '-c', 'for b in nano orin; do %s/jetfilter-launches $b | cmp -s - '
+                           '%s/benchmarks/jetson/$b/launches.txt || exit 1; done' % (build, src)]
                     run(['make', 'jetfilter-launches'], build, 600)
                 elif os.path.exists(exe):
                     cmd = [exe]

@@ -21,7 +21,7 @@
  * (two 16-byte and two 4-byte loads a row), a pair of output rows at a
  * time, sweeping its columns left to right with three columns' triples
  * live and packing its results four to a word as they come.  On the Nano
- * every instruction counts (benchmarks/nano/instructions.md), so a block
+ * every instruction counts (benchmarks/jetson/nano/instructions.md), so a block
  * whose windows lie inside the image reads them straight from it: no
  * tile, no barrier, no border checks; blocks at the image's edges gather
  * a tile through the border rule first.

@@ -1,13 +1,13 @@
-// Resources and occupancy of every kernel launch on a Jetson Nano (GM20B:
-// compute capability 5.3, 1 SM, 64K registers and 64 KiB shared memory per
-// SM, 32K registers and 48 KiB shared memory per block), with the toolkit's
-// own occupancy calculator (cuda_occupancy.h).
+// Resources and occupancy of every kernel launch on a Jetson (the Nano's
+// GM20B, the Orin's GA10B), with the toolkit's own occupancy calculator
+// (cuda_occupancy.h).
 //
-//   occupancy RESOURCES LAUNCHES
-// RESOURCES: `cuobjdump --dump-resource-usage` of an sm_53 build, demangled.
-// LAUNCHES: benchmarks/nano/launches.txt (every shape the defaults and
-// `auto` can choose).  Prints a Markdown table; exits 1 when a kernel spills
-// to local memory or a launch does not fit the Nano.
+//   occupancy nano|orin RESOURCES LAUNCHES
+// RESOURCES: `cuobjdump --dump-resource-usage` of the board's build
+// (sm_53, sm_87), demangled.  LAUNCHES: benchmarks/jetson/BOARD/launches.txt
+// (every shape the defaults and `auto` can choose).  Prints the board's
+// figures and a Markdown table; exits 1 when a kernel spills to local
+// memory or a launch does not fit the board.
 #include <cuda_occupancy.h>
 
 #include <cstdio>
@@ -64,26 +64,33 @@ static std::string squeeze(std::string name)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: occupancy RESOURCES LAUNCHES\n");
+    const bool orin = argc == 4 && std::strcmp(argv[1], "orin") == 0;
+    if (argc != 4 || (!orin && std::strcmp(argv[1], "nano") != 0)) {
+        std::fprintf(stderr, "usage: occupancy nano|orin RESOURCES LAUNCHES\n");
         return 2;
     }
-    std::map<std::string, resources> res = read_resources(argv[1]);
-    cudaOccDeviceProp nano;
-    nano.computeMajor = 5;
-    nano.computeMinor = 3;
-    nano.maxThreadsPerBlock = 1024;
-    nano.maxThreadsPerMultiprocessor = 2048;
-    nano.regsPerBlock = 32768;
-    nano.regsPerMultiprocessor = 65536;
-    nano.warpSize = 32;
-    nano.sharedMemPerBlock = 49152;
-    nano.sharedMemPerMultiprocessor = 65536;
-    nano.numSms = 1;
-    nano.sharedMemPerBlockOptin = 49152;
-    nano.reservedSharedMemPerBlock = 0;
+    std::map<std::string, resources> res = read_resources(argv[2]);
+    cudaOccDeviceProp dev;
+    dev.computeMajor = orin ? 8 : 5;
+    dev.computeMinor = orin ? 7 : 3;
+    dev.maxThreadsPerBlock = 1024;
+    dev.maxThreadsPerMultiprocessor = orin ? 1536 : 2048;
+    dev.regsPerBlock = orin ? 65536 : 32768;
+    dev.regsPerMultiprocessor = 65536;
+    dev.warpSize = 32;
+    dev.sharedMemPerBlock = 49152;
+    dev.sharedMemPerMultiprocessor = orin ? 167936 : 65536;
+    dev.numSms = orin ? 8 : 1; // the Orin Nano 8 GB's and the Orin NX's
+    dev.sharedMemPerBlockOptin = orin ? 166912 : 49152;
+    dev.reservedSharedMemPerBlock = orin ? 1024 : 0;
+    std::printf("The %s's figures: %d SM%s, %d threads, 64K registers and %d KiB of shared memory per SM; "
+                "%dK registers and %d KiB of shared memory per block%s. Occupancy = resident threads / %d.\n\n",
+                orin ? "Orin Nano" : "Nano", dev.numSms, dev.numSms == 1 ? "" : "s",
+                dev.maxThreadsPerMultiprocessor, (int)(dev.sharedMemPerMultiprocessor / 1024),
+                dev.regsPerBlock / 1024, (int)(dev.sharedMemPerBlockOptin / 1024),
+                orin ? " (48 KiB without opting in)" : "", dev.maxThreadsPerMultiprocessor);
     cudaOccDeviceState state;
-    std::ifstream launches(argv[2]);
+    std::ifstream launches(argv[3]);
     std::string line;
     int failures = 0, rows = 0;
     std::printf("| kernel | launch | regs | spill | static smem | threads | dynamic smem | blocks/SM | occupancy | fits |\n");
@@ -117,15 +124,16 @@ int main(int argc, char **argv)
         attr.numRegs = r->regs;
         attr.sharedSizeBytes = (size_t)r->shared;
         attr.partitionedGCConfig = PARTITIONED_GC_OFF;
-        attr.shmemLimitConfig = FUNC_SHMEM_LIMIT_DEFAULT;
-        attr.maxDynamicSharedSizeBytes = 49152;
+        attr.shmemLimitConfig = r->shared + dyn > 49152 ? FUNC_SHMEM_LIMIT_OPTIN : FUNC_SHMEM_LIMIT_DEFAULT;
+        // a launch past 48 KiB opts in to what it asks for
+        attr.maxDynamicSharedSizeBytes = dyn > 49152 ? (int)dyn : 49152;
         attr.numBlockBarriers = 1;
         cudaOccResult occ;
-        cudaOccError e = cudaOccMaxActiveBlocksPerMultiprocessor(&occ, &nano, &attr, &state, threads, (size_t)dyn);
+        cudaOccError e = cudaOccMaxActiveBlocksPerMultiprocessor(&occ, &dev, &attr, &state, threads, (size_t)dyn);
         const int blocks = e == CUDA_OCC_SUCCESS ? occ.activeBlocksPerMultiprocessor : 0;
         const bool spill = r->local > 0 || r->stack > 0;
-        const bool fits = blocks > 0 && r->shared + dyn <= 49152;
-        const double pct = 100.0 * blocks * threads / nano.maxThreadsPerMultiprocessor;
+        const bool fits = blocks > 0 && (size_t)(r->shared + dyn) <= dev.sharedMemPerBlockOptin;
+        const double pct = 100.0 * blocks * threads / dev.maxThreadsPerMultiprocessor;
         std::printf("| `%s` | %s | %d | %s | %d | %d | %ld | %d | %.0f%% | %s |\n", kernel.c_str(),
                     shape.c_str(), r->regs, spill ? "SPILLS" : "0", r->shared, threads, dyn,
                     blocks, pct, fits ? "yes" : "NO");

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Instructions per output pixel of the Nano's fast grey kernels (median and
-convolution, k = 3 to 13), from CUDA 11.8's sm_53 machine code
-(scripts/nano-check.sh --update writes benchmarks/nano/instructions.md).
+"""Instructions per output pixel of a Jetson's fast grey kernels (median and
+convolution, k = 3 to 13), from the board's machine code: CUDA 11.8's sm_53
+for the Nano, CUDA 12.4's sm_87 for the Orin (scripts/nano-check.sh and
+scripts/orin-check.sh --update write benchmarks/jetson/BOARD/instructions.md).
 
-  cuobjdump -sass libjetfilter.a | cu++filt | nano-instructions.py LAUNCHES
+  cuobjdump -sass libjetfilter.a | cu++filt | jetson-instructions.py nano|orin LAUNCHES
 
 Static counts as a thread of a block inside the image runs them, divided by
 the thread's outputs:
@@ -21,18 +22,43 @@ A kernel whose blocks inside the image read it directly (no tile, no
 barrier: the k = 3 video median) is counted whole, every instruction on its
 path from the first block to the exit: "tile" then holds what comes before
 the work (the check, the row pointers), "stores" what lies between and
-after it.  Then the Nano's predicted time for a 1920 x 1080 grey frame at 921 and 614
-MHz (instructions / (128 lanes x clock)) against its memory (a read and a
-write of each sample at 16.5 GB/s, measured copy), and which bounds it.
+after it.  Then the board's predicted time for a 1920 x 1080 grey frame at
+its clocks (instructions / (128 lanes x SMs x clock); on the Orin's Ampere
+SMs integer min/max issue at 64 lanes an SM, so a median's min/max count
+twice) against its memory (a read and a write of each sample), and which
+bounds it.
 """
 import os
 import re
 import sys
 
 # the work itself: min/max for the medians, multiply-adds for the convolutions
-WORK = re.compile(r'^(IMNMX|VMNMX|FMNMX|HSET2|HMNMX2|FFMA|FMUL|FADD)')
+WORK = re.compile(r'^(IMNMX|VMNMX|VIMNMX|FMNMX|HSET2|HMNMX2|FFMA|FMUL|FADD)')
+# integer min/max, at half the issue rate on Ampere's SMs
+INT_MINMAX = re.compile(r'^(IMNMX|VIMNMX)')
 PIXELS = 1920 * 1080
-COPY_GBS = 16.5
+
+# Each board: its SMs, its clocks (MHz) each with the memory's GB/s at that
+# mode, and the words of the table's head.
+BOARDS = {
+    'nano': {
+        'title': 'the Jetson Nano (sm_53)', 'check': 'nano-check.sh', 'cuda': "CUDA 11.8's sm_53",
+        'sms': 1, 'half_rate_minmax': False,
+        'modes': [('921 MHz', 921, 16.5), ('614 MHz', 614, 16.5)],
+        'memory': "read and write each pixel at 16.5 GB/s, measured copy",
+        'lanes': "the Nano's 128 lanes",
+    },
+    'orin': {
+        'title': 'the Jetson Orin Nano (sm_87)', 'check': 'orin-check.sh', 'cuda': "CUDA 12.4's sm_87",
+        'sms': 8, 'half_rate_minmax': True,
+        # MAXN_SUPER, 15W and 7W (JetPack 6.1+): GPU clock caps and the
+        # memory's theoretical bandwidth at its EMC clock in each
+        'modes': [('MAXN_SUPER', 1020, 102.0), ('15W', 625, 68.0), ('7W', 420, 68.0)],
+        'memory': "read and write each pixel at the memory's theoretical 102 GB/s in MAXN_SUPER and 68 "
+                  "GB/s in 15W and 7W: a measured copy reaches less, so the memory column is a floor",
+        'lanes': "the Orin Nano's 8 SMs of 128 lanes (integer min/max at 64 lanes an SM)",
+    },
+}
 
 
 def outputs_a_thread(name, shapes):
@@ -91,12 +117,14 @@ def snap(ins, target):
 def blocks_of(ins):
     leaders = {ins[0][0]}
     for i, (a, t) in enumerate(ins):
-        m = re.search(r'\b(BRA|SSY|PBK|BRK|SYNC|EXIT|RET|CAL|PCNT|CONT)\b(.*)', t)
+        # sm_5x: SSY/SYNC and PBK/BRK reconverge; from sm_70, BSSY names the
+        # reconvergence point (a BSYNC there) and the paths branch to it
+        m = re.search(r'\b(BRA|SSY|PBK|BRK|SYNC|EXIT|RET|CAL|PCNT|CONT|BSSY)\b(.*)', t)
         if m:
             if i + 1 < len(ins):
                 leaders.add(ins[i + 1][0])
             target = re.search(r'0x([0-9a-f]+)', m.group(2))
-            if target and m.group(1) in ('BRA', 'SSY', 'PBK', 'PCNT'):
+            if target and m.group(1) in ('BRA', 'SSY', 'PBK', 'PCNT', 'BSSY'):
                 leaders.add(snap(ins, int(target.group(1), 16)))
     blocks, cur = [], []
     for a, t in ins:
@@ -237,15 +265,17 @@ def count(ins, smem, threads, outputs):
         path, net = direct
         size = lambda i: len(real(blocks[i]))
         work = sum(1 for i in net for t in real(blocks[i]) if WORK.match(opcode(t)))
+        imnmx = sum(1 for i in net for t in real(blocks[i]) if INT_MINMAX.match(opcode(t)))
         before = sum(size(i) for i in path[1:path.index(net[0])])
         after = sum(size(i) for i in path[path.index(net[0]):] if i not in net)
         return (sum(size(i) for i in net) / outputs, work / outputs, before / outputs,
-                after / outputs, size(path[0]) / outputs)
-    network = minmax = 0
+                after / outputs, size(path[0]) / outputs, imnmx / outputs)
+    network = minmax = imnmx = 0
     for b in blocks:
         if work_block(b):
             network += len(real(b))
             minmax += sum(1 for t in real(b) if WORK.match(opcode(t)))
+            imnmx += sum(1 for t in real(b) if INT_MINMAX.match(opcode(t)))
     piece = tile_piece(blocks)
     tile = piece * smem / 16.0 / threads / outputs if piece else None
     # the rows' stores where a row goes out whole and aligned: the blocks
@@ -257,23 +287,40 @@ def count(ins, smem, threads, outputs):
             widest = sum(len(real(b)) for b in chosen)
             break
     stores = widest / outputs if widest else None
-    return network / outputs, minmax / outputs, tile, stores, len(real(blocks[0])) / outputs
+    return network / outputs, minmax / outputs, tile, stores, len(real(blocks[0])) / outputs, imnmx / outputs
 
 
-def frame(total, bytes_a_sample):
-    """A 1080p frame at `total` instructions an output: ms at 921 and 614
-    MHz, ms for its memory (a read and a write of each sample), and which
-    bounds it (t614 >= t921: the slower clock is instruction-bound first)."""
-    t921 = total * PIXELS / (128 * 921e6) * 1e3
-    t614 = total * PIXELS / (128 * 614e6) * 1e3
-    mem = 2.0 * bytes_a_sample * PIXELS / (COPY_GBS * 1e9) * 1e3
-    if t921 > mem:
-        bound = 'instructions'
-    elif t614 > mem:
-        bound = 'memory at 921 MHz, instructions at 614'
-    else:
-        bound = 'memory'
-    return t921, t614, mem, bound
+def frame(board, total, bytes_a_sample, imnmx=0.0):
+    """A 1080p frame at `total` instructions an output (`imnmx` of them
+    integer min/max): ms in each of the board's modes, ms for its memory
+    there (a read and a write of each sample), and which bounds it.  The
+    Nano's two modes share one memory: (t921, t614, mem, bound) as before."""
+    issue = max(total, 2 * imnmx) if board['half_rate_minmax'] else total
+    times = [issue * PIXELS / (128 * board['sms'] * mhz * 1e6) * 1e3 for _, mhz, _ in board['modes']]
+    mems = [2.0 * bytes_a_sample * PIXELS / (gbs * 1e9) * 1e3 for _, _, gbs in board['modes']]
+    if not board['half_rate_minmax']:
+        t921, t614 = times
+        mem = mems[0]
+        if t921 > mem:
+            bound = 'instructions'
+        elif t614 > mem:
+            bound = 'memory at 921 MHz, instructions at 614'
+        else:
+            bound = 'memory'
+        return times, [mem], bound
+    bounds = ['instructions' if t > m else 'memory' for t, m in zip(times, mems)]
+    if len(set(bounds)) == 1:
+        return times, mems, bounds[0]
+    parts = []
+    for kind in ('memory', 'instructions'):
+        names = [name for b, (name, _, _) in zip(bounds, board['modes']) if b == kind]
+        if names:
+            parts.append('%s in %s' % (kind, ' and '.join(names)))
+    return times, mems, ', '.join(parts)
+
+
+def ms(values):
+    return ' / '.join('%.2f' % v for v in values)
 
 
 def hist_rows(ins, strip_rows):
@@ -311,7 +358,11 @@ def hist_rows(ins, strip_rows):
 
 
 def main():
-    launches = open(sys.argv[1]).read()
+    if len(sys.argv) != 3 or sys.argv[1] not in BOARDS:
+        sys.exit('usage: jetson-instructions.py nano|orin LAUNCHES < SASS')
+    board = BOARDS[sys.argv[1]]
+    nano = sys.argv[1] == 'nano'
+    launches = open(sys.argv[2]).read()
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
     shapes = {}
     for m in re.finditer(r'#define (JF_MEDIAN_\w+) (\d+)\b', open(src + '/filters/median/median_shapes.h').read()):
@@ -324,8 +375,8 @@ def main():
     fns = functions(sys.stdin.read())
     rows = []
     # the kernels the video ones replaced on the Nano (still run at 7.x-8.x):
-    # their figures stay in the table to compare
-    replaced = ['median_fast_kernel3<(int)1,unsignedchar>  128  4896  32x4, k = 3, channels 1, 8 bits (replaced)',
+    # their figures stay in the Nano's table to compare
+    replaced = [] if not nano else ['median_fast_kernel3<(int)1,unsignedchar>  128  4896  32x4, k = 3, channels 1, 8 bits (replaced)',
                 'median_fast_kernel<(int)5,(int)1,unsignedchar>  128  3264  32x4, k = 5, channels 1, 8 bits (replaced)',
                 'median_fast_kernel<(int)7,(int)1,unsignedchar>  128  3808  32x4, k = 7, channels 1, 8 bits (replaced)']
     for line in launches.splitlines() + replaced:
@@ -338,39 +389,49 @@ def main():
         outputs = outputs_a_thread(name, shapes)
         if outputs is None or name not in fns:
             continue
-        network, minmax, tile, stores, prologue = count(fns[name], int(smem), int(threads), outputs)
+        network, minmax, tile, stores, prologue, imnmx = count(fns[name], int(smem), int(threads), outputs)
         total = network + (tile or 0) + (stores or 0) + prologue
         k = re.search(r'k = (\d+)', words).group(1)
         depth = '16' if 'unsignedshort' in name else '8'
-        t921, t614, mem, bound = frame(total, 2 if depth == '16' else 1)
+        times, mems, bound = frame(board, total, 2 if depth == '16' else 1, imnmx)
         if 'replaced' in words:
             name += '` (before)'
         else:
             name += '`'
         figure = lambda v: '%.1f' % v if v is not None else '-'
-        rows.append('| `%s | %s | %s | %d | %.1f | %.1f | %s | %s | %.1f | **%.1f** | %.2f / %.2f | %.2f | %s |' % (
+        rows.append('| `%s | %s | %s | %d | %.1f | %.1f | %s | %s | %.1f | **%.1f** | %s | %s | %s |' % (
             name, k, depth, outputs, network, minmax, figure(tile), figure(stores), prologue, total,
-            t921, t614, mem, bound))
-    print('# Instructions per output pixel on the Jetson Nano (sm_53)')
+            ms(times), ms(mems), bound))
+    modes = ' / '.join(m[0] for m in board['modes']) if not nano else '921 / 614 MHz'
+    print('# Instructions per output pixel on %s' % board['title'])
     print()
-    print('Made by `scripts/nano-check.sh --update` (scripts/nano-instructions.py): static')
-    print("counts from CUDA 11.8's sm_53 machine code of the fast grey median and convolution kernels in")
+    print('Made by `scripts/%s --update` (scripts/jetson-instructions.py): static' % board['check'])
+    print("counts from %s machine code of the fast grey median and convolution kernels in" % board['cuda'])
     print('`launches.txt`, as a thread of a block inside the image runs them: the')
     print('straight-line blocks of the work (min/max or multiply-adds, shared loads, unpacking,')
     print("packing), the tile's load loop times the 16-byte pieces a thread loads, the blocks")
     print('with the widest row stores, and the prologue up to its first branch (the rest of')
-    print("the prologue is not counted). A 1920 x 1080 grey frame on the Nano's 128 lanes at 921 and 614")
-    print('MHz against its memory (read and write each pixel at 16.5 GB/s, measured copy).')
-    print('A kernel whose blocks inside the image read it directly (no tile, no barrier: the')
-    print('k = 3 video median) is counted whole, every instruction on that path from the first')
-    print('block to the exit: "tile load" then holds what comes before the work (the check, the')
-    print('row pointers), "row stores" what lies between and after it.')
+    if nano:
+        print("the prologue is not counted). A 1920 x 1080 grey frame on the Nano's 128 lanes at 921 and 614")
+        print('MHz against its memory (read and write each pixel at 16.5 GB/s, measured copy).')
+        print('A kernel whose blocks inside the image read it directly (no tile, no barrier: the')
+        print('k = 3 video median) is counted whole, every instruction on that path from the first')
+        print('block to the exit: "tile load" then holds what comes before the work (the check, the')
+        print('row pointers), "row stores" what lies between and after it.')
+    else:
+        print('the prologue is not counted). A 1920 x 1080 grey frame on %s' % board['lanes'])
+        print('in each power mode (%s: %s MHz) against its memory (%s).' % (
+            modes, ' / '.join(str(m[1]) for m in board['modes']), board['memory']))
+        print('Predictions from instruction counts, not measurements: no Orin was at hand.')
     print()
-    print('| kernel | k | bits | outputs a thread | network | of it min/max or multiply-add | tile load | row stores | prologue | total | 1080p ms, 921 / 614 MHz | memory ms | bound |')
+    print('| kernel | k | bits | outputs a thread | network | of it min/max or multiply-add | tile load | row stores | prologue | total | 1080p ms, %s | memory ms%s | bound |' % (
+        modes, '' if nano else ', ' + modes))
     print('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
     for r in rows:
         print(r)
     # the histogram median: what the Nano runs from k = 9 (jf_median_fast_runs)
+    if not nano:
+        return
     strip = shapes['JF_MEDIAN_STRIP_MAX']
     hist = []
     for line in launches.splitlines():
@@ -379,9 +440,9 @@ def main():
             bits = re.search(r'<\(int\)(\d+)', name).group(1)
             for k, row, walk, start in hist_rows(fns[name], strip):
                 total = row + walk + start
-                t921, t614, mem, bound = frame(total, 1)
-                hist.append('| `%s` | %d | %s | %d | %.1f | %.1f | **%.1f** | %.2f / %.2f | %.2f | %s |' % (
-                    name, k, bits, row, walk, start, total, t921, t614, mem, bound))
+                times, mems, bound = frame(board, total, 1)
+                hist.append('| `%s` | %d | %s | %d | %.1f | %.1f | **%.1f** | %s | %s | %s |' % (
+                    name, k, bits, row, walk, start, total, ms(times), ms(mems), bound))
     if hist:
         print()
         print('## The histogram median (the Nano runs it from k = 9)')

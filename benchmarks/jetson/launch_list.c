@@ -1,12 +1,13 @@
 /*
- * The Jetson Nano's launch list (benchmarks/nano/launches.txt), made from
- * the variant table: every kernel launch the resolver can choose on a Nano
- * (compute capability 5.3, one SM, 48 KiB of shared memory a block), with
- * the most dynamic shared memory it asks for.  scripts/nano-check.sh checks
- * each against the sm_53 build's registers and spills; a CTest test checks
- * that the committed list is what this prints, so the list cannot drift.
+ * A Jetson's launch list (benchmarks/jetson/BOARD/launches.txt), made from
+ * the variant table: every kernel launch the resolver can choose on the
+ * board, with the most dynamic shared memory it asks for.  The board's
+ * check (scripts/nano-check.sh, scripts/orin-check.sh) checks each against
+ * its build's registers and spills; a CTest test checks that the committed
+ * lists are what this prints, so they cannot drift.
  *
- *   jetfilter-launches > benchmarks/nano/launches.txt
+ *   jetfilter-launches nano > benchmarks/jetson/nano/launches.txt
+ *   jetfilter-launches orin > benchmarks/jetson/orin/launches.txt
  */
 #include "filters/ops.h"
 #include "filters/resolve.h"
@@ -68,20 +69,35 @@ static void emit(void *user, const char *instance, int bx, int by, size_t smem)
     }
 }
 
-/* The Nano as the CUDA runtime describes it (JetPack 4.6, GM20B). */
-static jf_device_info nano(void)
+/* The boards as the CUDA runtime describes them. */
+typedef struct board {
+    const char *name, *words;
+    int cc_major, cc_minor, sms, shared_per_block_optin, shared_per_sm, registers_per_block;
+} board;
+
+static const board boards[] = {
+    /* JetPack 4.6, GM20B */
+    {"nano", "a Jetson Nano (compute\n# capability 5.3, 1 SM, 48 KiB of shared memory a block)", 5, 3, 1, 49152,
+     65536, 32768},
+    /* JetPack 6, GA10B as the Orin Nano 8 GB and the Orin NX have it (the
+     * AGX Orin has 16 SMs, the Orin Nano 4 GB 4) */
+    {"orin", "a Jetson Orin Nano (compute\n# capability 8.7, 8 SMs, 48 KiB of shared memory a block, 163 KiB by opting in)",
+     8, 7, 8, 166912, 167936, 65536},
+};
+
+static jf_device_info device_of(const board *b)
 {
     jf_device_info d;
     memset(&d, 0, sizeof d);
-    snprintf(d.name, sizeof d.name, "NVIDIA Tegra X1");
-    d.cc_major = 5;
-    d.cc_minor = 3;
-    d.multiprocessors = 1;
+    snprintf(d.name, sizeof d.name, "%s", b->name);
+    d.cc_major = b->cc_major;
+    d.cc_minor = b->cc_minor;
+    d.multiprocessors = b->sms;
     d.integrated = 1;
     d.shared_per_block = 49152;
-    d.shared_per_block_optin = 49152;
-    d.shared_per_sm = 65536;
-    d.registers_per_block = 32768;
+    d.shared_per_block_optin = b->shared_per_block_optin;
+    d.shared_per_sm = b->shared_per_sm;
+    d.registers_per_block = b->registers_per_block;
     d.registers_per_sm = 65536;
     d.max_threads_per_block = 1024;
     return d;
@@ -99,13 +115,22 @@ static void words(const launch *l, char *out, size_t n)
              l->samples == 3 ? "8 and 16 bits" : l->samples == 1 ? "8 bits" : "16 bits");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     static collect c;
     static const int sizes[][2] = {{3840, 2160}, {320, 240}}; /* the blocks some rows size by the grid */
     static const int chans[] = {1, 3, 4};
-    const jf_device_info dev = nano();
+    const board *b = NULL;
+    jf_device_info dev;
     int f, r, s, ci, si, rank1, i;
+    for (i = 0; argc == 2 && i < (int)(sizeof boards / sizeof boards[0]); i++)
+        if (strcmp(argv[1], boards[i].name) == 0)
+            b = &boards[i];
+    if (!b) {
+        fprintf(stderr, "usage: jetfilter-launches nano|orin\n");
+        return 2;
+    }
+    dev = device_of(b);
     for (f = 0; f < jf_family_total; f++) {
         const jf_family *fam = jf_families[f];
         for (r = 0; r < fam->row_count; r++) {
@@ -145,14 +170,14 @@ int main(void)
         fprintf(stderr, "jetfilter-launches: more than %d launches\n", MAX_LAUNCHES);
         return 1;
     }
-    printf("# Every kernel launch the resolver can choose on a Jetson Nano (compute\n"
-           "# capability 5.3, 1 SM, 48 KiB of shared memory a block), with the most\n"
-           "# dynamic shared memory it asks for; made by `jetfilter-launches` from the\n"
+    printf("# Every kernel launch the resolver can choose on %s, with the most\n"
+           "# dynamic shared memory it asks for; made by `jetfilter-launches %s` from the\n"
            "# variant table (filters/*/*_variants.c), never edited by hand.\n"
-           "# benchmarks/nano/occupancy.cpp checks each against the Nano's limits\n"
-           "# (scripts/nano-check.sh).  Columns: kernel as cu++filt names it without\n"
+           "# benchmarks/jetson/occupancy.cpp checks each against the board's limits\n"
+           "# (scripts/%s-check.sh).  Columns: kernel as cu++filt names it without\n"
            "# spaces, threads a block, dynamic shared memory in bytes, then in words:\n"
-           "# the block at that shared memory, the k, channels and depths that launch it.\n");
+           "# the block at that shared memory, the k, channels and depths that launch it.\n",
+           b->words, b->name, b->name);
     for (i = 0; i < c.n; i++) {
         char w[160];
         words(&c.list[i], w, sizeof w);
