@@ -99,6 +99,31 @@ typedef struct jf_shape {
  * the kernel instance, its block and dynamic shared memory. */
 typedef void (*jf_emit_fn)(void *user, const char *instance, int bx, int by, size_t smem);
 
+/* What a GPU row's launch gets from its family's CUDA entry: the input as
+ * jf_gpu_filter_setup leaves it, the output's view, the resolver's choice
+ * (row and block), k, and for the convolutions the caller's k x k weights
+ * and, for rank-1 weights, the column and row factors. */
+struct jf_filter_in;
+struct jf_dview;
+struct jf_choice;
+typedef struct jf_gpu_call {
+    jf_context *ctx;
+    const struct jf_filter_in *in;
+    const struct jf_dview *out;
+    const struct jf_choice *choice;
+    int k;
+    const float *weights, *col, *row;
+} jf_gpu_call;
+
+/* A row's launch, named in its variant table as JF_GPU_RUN(fn): the
+ * function where the build has CUDA, NULL where it has not. */
+typedef jf_status (*jf_gpu_run_fn)(const jf_gpu_call *call);
+#ifdef JF_HAVE_CUDA
+#define JF_GPU_RUN(fn) (fn)
+#else
+#define JF_GPU_RUN(fn) NULL
+#endif
+
 /* One way to run a family's operations: a variant, the kernel that
  * implements it, and when it can run.  A family lists its rows in the order
  * the resolver tries them within a variant (the first that can run wins). */
@@ -129,7 +154,8 @@ typedef struct jf_variant_row {
     void (*launches)(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
                      jf_emit_fn emit, void *user);
     int lanes;           /* the median's fast kernels: samples a register (1 or 2) */
-    int impl;            /* which of a variant's kernels, numbered by its family */
+    jf_gpu_run_fn run;   /* its launch (families whose CUDA entry dispatches through
+                            the rows: the median, the convolutions); NULL on the CPU */
 } jf_variant_row;
 
 /* `auto`'s preferences, tried in order: the first whose conditions hold

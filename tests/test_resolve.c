@@ -119,39 +119,39 @@ static void test_median_auto(void **state)
     /* the threshold scales with the SMs: the Nano's one SM fills sooner */
     assert_int_equal(auto_variant(&jf_median_family, &nano_, 640, 480, 1, JF_SAMPLE_U8, 3, &c), JF_VARIANT_FAST);
     /* there, grey 8-bit k = 3 runs the video min/max kernel (native on 5.x, 6.x) */
-    assert_int_equal(c.row->impl, JF_MEDIAN_VIDEO);
+    assert_string_equal(c.row->kernel, "median_fast_video_kernel");
     assert_string_equal(c.row->kernel, "median_fast_video_kernel");
     assert_int_equal(c.block_x, 8);
     assert_int_equal(c.block_y, 4);
     assert_int_equal((int)c.smem, (8 * 32 + 32) * (4 * 8 + 2)); /* the edge blocks' tile */
     /* ... as on a big GPU under the Nano's limits, so that one tests it */
     assert_int_equal(auto_variant(&jf_median_family, &lim, 1920, 1080, 1, JF_SAMPLE_U8, 3, &c), JF_VARIANT_FAST);
-    assert_int_equal(c.row->impl, JF_MEDIAN_VIDEO);
+    assert_string_equal(c.row->kernel, "median_fast_video_kernel");
     /* not for RGB, 16 bits, nor on 7.0 and newer at full size */
     assert_int_equal(auto_variant(&jf_median_family, &nano_, 1920, 1080, 3, JF_SAMPLE_U8, 3, &c), JF_VARIANT_FAST);
-    assert_int_equal(c.row->impl, JF_MEDIAN_NETWORKS);
+    assert_string_equal(c.row->kernel, "median_fast_kernel");
     assert_int_equal(c.row->lanes, 1);
     assert_int_equal(auto_variant(&jf_median_family, &nano_, 1920, 1080, 1, JF_SAMPLE_U16, 3, &c), JF_VARIANT_FAST);
-    assert_int_equal(c.row->impl, JF_MEDIAN_NETWORKS);
+    assert_string_equal(c.row->kernel, "median_fast_kernel");
     /* grey 8-bit k = 5 and 7 there: the networks in video instructions, the
      * one-lane networks' block and tile; RGB k = 5 the networks */
     assert_int_equal(auto_variant(&jf_median_family, &nano_, 1920, 1080, 1, JF_SAMPLE_U8, 5, &c), JF_VARIANT_FAST);
-    assert_int_equal(c.row->impl, JF_MEDIAN_VIDEO_NETWORKS);
+    assert_string_equal(c.row->kernel, "median_fast_video_net_kernel");
     assert_string_equal(c.row->kernel, "median_fast_video_net_kernel");
     assert_int_equal(c.block_x * c.block_y, 128);
     assert_int_equal(auto_variant(&jf_median_family, &lim, 1920, 1080, 1, JF_SAMPLE_U8, 5, &c), JF_VARIANT_FAST);
-    assert_int_equal(c.row->impl, JF_MEDIAN_VIDEO_NETWORKS);
+    assert_string_equal(c.row->kernel, "median_fast_video_net_kernel");
     assert_int_equal(auto_variant(&jf_median_family, &nano_, 1920, 1080, 1, JF_SAMPLE_U8, 7, &c), JF_VARIANT_FAST);
-    assert_int_equal(c.row->impl, JF_MEDIAN_VIDEO_NETWORKS);
+    assert_string_equal(c.row->kernel, "median_fast_video_net_kernel");
     assert_int_equal(auto_variant(&jf_median_family, &nano_, 1920, 1080, 3, JF_SAMPLE_U8, 5, &c), JF_VARIANT_FAST);
-    assert_int_equal(c.row->impl, JF_MEDIAN_NETWORKS);
+    assert_string_equal(c.row->kernel, "median_fast_kernel");
     assert_int_equal(auto_variant(&jf_median_family, &big, 3840, 2160, 1, JF_SAMPLE_U8, 5, &c), JF_VARIANT_FAST);
-    assert_int_equal(c.row->impl, JF_MEDIAN_NETWORKS);
+    assert_string_equal(c.row->kernel, "median_fast_kernel");
     {
         const jf_device_info small = small_smem(); /* 8.6 */
         req r = {&jf_median_family, &small, 1920, 1080, 1, JF_SAMPLE_U8, 0, 3, JF_VARIANT_FAST, 0, 0, NULL};
         assert_int_equal(resolve(&r, &c), JF_OK);
-        assert_int_equal(c.row->impl, JF_MEDIAN_NETWORKS);
+        assert_string_equal(c.row->kernel, "median_fast_kernel");
         assert_int_equal(c.row->lanes, 1);
     }
     {
@@ -160,7 +160,7 @@ static void test_median_auto(void **state)
         const jf_shape grey = {1920, 1080, 1, JF_SAMPLE_U8, 0}, rgb = {1920, 1080, 3, JF_SAMPLE_U8, 0};
         int i;
         for (i = 0; i < jf_median_family.row_count; i++)
-            if (jf_median_family.rows[i].impl == JF_MEDIAN_VIDEO)
+            if (strcmp(jf_median_family.rows[i].kernel, "median_fast_video_kernel") == 0)
                 video = &jf_median_family.rows[i];
         assert_non_null(video);
         assert_false(jf_row_runs(video, &big, &grey, 3, why, sizeof why));
@@ -177,7 +177,7 @@ static void test_median_auto(void **state)
         ptx53.code_cc = 53;
         assert_int_equal(auto_variant(&jf_median_family, &ptx53, 3840, 2160, 1, JF_SAMPLE_U8, 3, &c), JF_VARIANT_FAST);
         assert_int_equal(c.row->lanes, 1);
-        assert_int_equal(c.row->impl, JF_MEDIAN_NETWORKS);
+        assert_string_equal(c.row->kernel, "median_fast_kernel");
         assert_int_equal(auto_variant(&jf_median_family, &ptx53, 1920, 1080, 1, JF_SAMPLE_U8, 9, &c), JF_VARIANT_SHARED);
         assert_non_null(strstr(c.reason, "as compiled for 5.3"));
         ptx53.code_cc = 90; /* machine code for the device itself */
@@ -256,6 +256,25 @@ static void test_orin_choices(void **state)
     assert_int_equal(auto_variant(&jf_median_family, &dev, 1920, 1080, 1, JF_SAMPLE_U8, 3, &c), JF_VARIANT_FAST);
     /* the byte-selecting video min/max are sm_5x's: the Orin takes the general network */
     assert_null(strstr(c.row->kernel, "video"));
+}
+
+/* The median's and the convolutions' GPU rows name their launch where the
+ * build has CUDA (their CUDA entries call it; nothing else chooses), and
+ * the CPU rows none. */
+static void test_rows_name_their_launch(void **state)
+{
+    static const jf_family *const families[] = {&jf_median_family, &jf_conv_family};
+    size_t f;
+    int r;
+    (void)state;
+    for (f = 0; f < sizeof families / sizeof families[0]; f++)
+        for (r = 0; r < families[f]->row_count; r++) {
+            const jf_variant_row *row = &families[f]->rows[r];
+            if (row->variant == JF_VARIANT_CPU)
+                assert_null(row->run);
+            else
+                assert_int_equal(row->run != NULL, jf_built_with_cuda());
+        }
 }
 
 /* The histogram median's long strips (the ring) from k = 31, and from
@@ -380,7 +399,7 @@ static void test_conv(void **state)
     (void)state;
     assert_int_equal(resolve(&r, &c), JF_OK);
     assert_int_equal(c.variant, JF_VARIANT_FAST);
-    assert_int_equal(c.row->impl, JF_CONV_UNROLLED);
+    assert_string_equal(c.row->kernel, "conv_fast_kernel");
     assert_int_equal(c.block_y, 8);
     r.ch = 3; /* several channels at k <= 5: 32 x 4 */
     assert_int_equal(resolve(&r, &c), JF_OK);
@@ -395,14 +414,14 @@ static void test_conv(void **state)
     r.k = 9;
     r.rank1 = 1;
     assert_int_equal(resolve(&r, &c), JF_OK);
-    assert_int_equal(c.row->impl, JF_CONV_SEPARABLE);
+    assert_string_equal(c.row->kernel, "conv_separable_kernel");
     r.rank1 = 0;
     assert_int_equal(resolve(&r, &c), JF_OK);
-    assert_int_equal(c.row->impl, JF_CONV_UNROLLED);
+    assert_string_equal(c.row->kernel, "conv_fast_kernel");
     r.k = 5;
     r.rank1 = 1;
     assert_int_equal(resolve(&r, &c), JF_OK);
-    assert_int_equal(c.row->impl, JF_CONV_UNROLLED);
+    assert_string_equal(c.row->kernel, "conv_fast_kernel");
     /* the separable block: 32 x 8 where the grid gives every SM 3 blocks, else 32 x 4 */
     r.k = 15;
     r.ch = 1;
@@ -418,13 +437,13 @@ static void test_conv(void **state)
     r.k = 63;
     r.ch = 1;
     assert_int_equal(resolve(&r, &c), JF_OK);
-    assert_int_equal(c.row->impl, JF_CONV_WIDE);
+    assert_string_equal(c.row->kernel, "conv_wide_kernel");
     assert_int_equal(c.block_x * c.block_y, 128);
     r.dev = &nano_;
     r.ch = 3;
     r.sample = JF_SAMPLE_U16;
     assert_int_equal(resolve(&r, &c), JF_OK);
-    assert_int_equal(c.row->impl, JF_CONV_WIDE);
+    assert_string_equal(c.row->kernel, "conv_wide_kernel");
     assert_true(c.block_x * c.block_y < 128);
     assert_true(c.smem <= 48 * 1024);
     r.dev = &small;
@@ -536,6 +555,7 @@ int main(void)
         cmocka_unit_test(test_median_auto),
         cmocka_unit_test(test_median_blocks_fit),
         cmocka_unit_test(test_orin_choices),
+        cmocka_unit_test(test_rows_name_their_launch),
         cmocka_unit_test(test_median_ring_rule),
         cmocka_unit_test(test_explicit_variants_keep_their_word),
         cmocka_unit_test(test_cpu),

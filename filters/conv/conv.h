@@ -55,7 +55,14 @@ jf_status jf_conv_cpu_fft(jf_context *ctx, const jf_image *src, int ksize, jf_bo
  * k at run time beyond. */
 #define JF_CONV_SEPARABLE_MIN_K 7
 #define JF_CONV_FAST_UNROLLED_MAX_K 13
-enum jf_conv_impl { JF_CONV_UNROLLED = 0, JF_CONV_SEPARABLE, JF_CONV_WIDE }; /* jf_variant_row.impl */
+
+/* The GPU rows' launches (conv_cuda.cu; jf_variant_row.run). */
+struct jf_gpu_call;
+jf_status jf_conv_global_run(const struct jf_gpu_call *call);
+jf_status jf_conv_shared_run(const struct jf_gpu_call *call);
+jf_status jf_conv_separable_run(const struct jf_gpu_call *call);
+jf_status jf_conv_unrolled_run(const struct jf_gpu_call *call);
+jf_status jf_conv_wide_run(const struct jf_gpu_call *call);
 
 #ifdef JF_HAVE_CUDA
 struct jf_choice;

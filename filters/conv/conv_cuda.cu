@@ -11,32 +11,52 @@ extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_i
                                       const jf_conv_options *opt, const jf_choice *c,
                                       const float *col, const float *row)
 {
-    const int k = opt->ksize, bx = c->block_x, by = c->block_y;
-    const int fast = c->variant == JF_VARIANT_FAST;
-    const int separable = fast && c->row->impl == JF_CONV_SEPARABLE;
-    const int unrolled = fast && c->row->impl == JF_CONV_UNROLLED;
-    const float *d_weights = NULL;
     jf_filter_in in;
     jf_dview out;
     jf_status st;
     jf_device_scope scope(ctx);
     if (scope.status != JF_OK)
         return scope.status;
-    if ((st = jf_gpu_filter_setup(ctx, src, dst, k / 2, opt->border, &in, &out)) != JF_OK)
+    if (!c->row || !c->row->run)
+        return jf_fail(JF_ERR_INTERNAL, "convolution: the chosen row has no GPU launch");
+    if ((st = jf_gpu_filter_setup(ctx, src, dst, opt->ksize / 2, opt->border, &in, &out)) != JF_OK)
         return st;
-    if (!separable && !unrolled && (st = jf_gpu_weights(ctx, opt->weights, k, &d_weights)) != JF_OK)
-        return st;
-    if (c->variant == JF_VARIANT_GLOBAL)
-        st = jf_conv_global_launch(ctx, &in, k, d_weights, bx, by, &out);
-    else if (c->variant == JF_VARIANT_SHARED)
-        st = jf_conv_shared_launch(ctx, &in, k, d_weights, bx, by, &out);
-    else if (separable)
-        st = jf_conv_separable_launch(ctx, &in, k, col, row, bx, by, &out);
-    else if (unrolled)
-        st = jf_conv_fast_launch(ctx, &in, k, opt->weights, bx, by, &out);
-    else
-        st = jf_conv_wide_launch(ctx, &in, k, d_weights, bx, by, &out);
+    {
+        const jf_gpu_call call = {ctx, &in, &out, c, opt->ksize, opt->weights, col, row};
+        if ((st = c->row->run(&call)) != JF_OK)
+            return st;
+    }
+    return jf_gpu_finish(ctx, dst, &out);
+}
+
+/* Each GPU row's launch (conv_variants.c names them); those that read the
+ * k x k weights from the device copy them to it first. */
+typedef jf_status (*device_weights_launch)(jf_context *ctx, const jf_filter_in *in, int k,
+                                           const float *d_weights, int bx, int by, const jf_dview *out);
+
+static jf_status with_device_weights(const jf_gpu_call *g, device_weights_launch launch)
+{
+    const float *d_weights = NULL;
+    jf_status st = jf_gpu_weights(g->ctx, g->weights, g->k, &d_weights);
     if (st != JF_OK)
         return st;
-    return jf_gpu_finish(ctx, dst, &out);
+    return launch(g->ctx, g->in, g->k, d_weights, g->choice->block_x, g->choice->block_y, g->out);
+}
+
+extern "C" jf_status jf_conv_global_run(const jf_gpu_call *g) { return with_device_weights(g, jf_conv_global_launch); }
+
+extern "C" jf_status jf_conv_shared_run(const jf_gpu_call *g) { return with_device_weights(g, jf_conv_shared_launch); }
+
+extern "C" jf_status jf_conv_wide_run(const jf_gpu_call *g) { return with_device_weights(g, jf_conv_wide_launch); }
+
+extern "C" jf_status jf_conv_separable_run(const jf_gpu_call *g)
+{
+    return jf_conv_separable_launch(g->ctx, g->in, g->k, g->col, g->row, g->choice->block_x,
+                                    g->choice->block_y, g->out);
+}
+
+extern "C" jf_status jf_conv_unrolled_run(const jf_gpu_call *g)
+{
+    return jf_conv_fast_launch(g->ctx, g->in, g->k, g->weights, g->choice->block_x,
+                               g->choice->block_y, g->out);
 }

@@ -18,8 +18,14 @@ jf_status jf_median_cpu16(jf_context *ctx, const jf_image *padded, int ksize, jf
 jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
                               jf_image *dst);
 
-/* The fast variant's kernels (jf_variant_row.impl). */
-enum jf_median_impl { JF_MEDIAN_NETWORKS = 0, JF_MEDIAN_VIDEO, JF_MEDIAN_VIDEO_NETWORKS, JF_MEDIAN_STRIPS };
+/* The GPU rows' launches (median_cuda.cu; jf_variant_row.run). */
+struct jf_gpu_call;
+jf_status jf_median_global_run(const struct jf_gpu_call *call);
+jf_status jf_median_shared_run(const struct jf_gpu_call *call);
+jf_status jf_median_fast_run(const struct jf_gpu_call *call);
+jf_status jf_median_strip_run(const struct jf_gpu_call *call);
+jf_status jf_median_video_run(const struct jf_gpu_call *call);
+jf_status jf_median_video_networks_run(const struct jf_gpu_call *call);
 
 #ifdef JF_HAVE_CUDA
 struct jf_choice;

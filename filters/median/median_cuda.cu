@@ -15,21 +15,45 @@ extern "C" jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_ima
     jf_device_scope scope(ctx);
     if (scope.status != JF_OK)
         return scope.status;
+    if (!c->row || !c->row->run)
+        return jf_fail(JF_ERR_INTERNAL, "median: the chosen row has no GPU launch");
     if ((st = jf_gpu_filter_setup(ctx, src, dst, opt->ksize / 2, opt->border, &in, &out)) != JF_OK)
         return st;
-    if (c->variant == JF_VARIANT_GLOBAL)
-        st = jf_median_global_launch(ctx, &in, opt->ksize, c, &out);
-    else if (c->variant == JF_VARIANT_FAST && c->row->impl == JF_MEDIAN_VIDEO)
-        st = jf_median_video_launch(ctx, &in, c, &out);
-    else if (c->variant == JF_VARIANT_FAST && c->row->impl == JF_MEDIAN_STRIPS)
-        st = jf_median_strip_launch(ctx, &in, c, &out);
-    else if (c->variant == JF_VARIANT_FAST && c->row->impl == JF_MEDIAN_VIDEO_NETWORKS)
-        st = jf_median_fast_video_launch(ctx, &in, opt->ksize, c, &out);
-    else if (c->variant == JF_VARIANT_FAST)
-        st = jf_median_fast_launch(ctx, &in, opt->ksize, c, &out);
-    else
-        st = jf_median_shared_launch(ctx, &in, opt->ksize, c, &out);
-    if (st != JF_OK)
-        return st;
+    {
+        const jf_gpu_call call = {ctx, &in, &out, c, opt->ksize, NULL, NULL, NULL};
+        if ((st = c->row->run(&call)) != JF_OK)
+            return st;
+    }
     return jf_gpu_finish(ctx, dst, &out);
+}
+
+/* Each GPU row's launch (median_variants.c names them). */
+extern "C" jf_status jf_median_global_run(const jf_gpu_call *g)
+{
+    return jf_median_global_launch(g->ctx, g->in, g->k, g->choice, g->out);
+}
+
+extern "C" jf_status jf_median_shared_run(const jf_gpu_call *g)
+{
+    return jf_median_shared_launch(g->ctx, g->in, g->k, g->choice, g->out);
+}
+
+extern "C" jf_status jf_median_fast_run(const jf_gpu_call *g)
+{
+    return jf_median_fast_launch(g->ctx, g->in, g->k, g->choice, g->out);
+}
+
+extern "C" jf_status jf_median_strip_run(const jf_gpu_call *g)
+{
+    return jf_median_strip_launch(g->ctx, g->in, g->choice, g->out);
+}
+
+extern "C" jf_status jf_median_video_run(const jf_gpu_call *g)
+{
+    return jf_median_video_launch(g->ctx, g->in, g->choice, g->out);
+}
+
+extern "C" jf_status jf_median_video_networks_run(const jf_gpu_call *g)
+{
+    return jf_median_fast_video_launch(g->ctx, g->in, g->k, g->choice, g->out);
 }

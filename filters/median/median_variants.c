@@ -170,42 +170,46 @@ static const jf_variant_row ROWS[] = {
     {.variant = JF_VARIANT_GLOBAL, .kernel = "median_global_kernel", .kmin = 1,
      .kmax = JF_MEDIAN_MAX_KSIZE, .samples = S8 | S16,
      .what = "bitwise selection from padded planes", .block_x = 32, .block_y = 8,
-     .launches = global_launches},
+     .launches = global_launches, .run = JF_GPU_RUN(jf_median_global_run)},
     {.variant = JF_VARIANT_SHARED, .kernel = "median_shared_kernel", .kmin = 1, .kmax = 3,
      .samples = S8, .what = "a window a thread from the block's tile", .block_x = 32,
-     .block_y = 8, .smem = window_smem, .launches = window_launches},
+     .block_y = 8, .smem = window_smem, .launches = window_launches,
+     .run = JF_GPU_RUN(jf_median_shared_run)},
     {.variant = JF_VARIANT_SHARED, .kernel = "median_shared_hist_kernel", .kmin = 5,
      .kmax = JF_MEDIAN_MAX_KSIZE, .samples = S8, .what = "sliding histograms", .block_x = 32,
-     .block_y = 2, .smem = hist_smem, .launches = hist_launches},
+     .block_y = 2, .smem = hist_smem, .launches = hist_launches,
+     .run = JF_GPU_RUN(jf_median_shared_run)},
     /* k = 3, 8 bits, where 16-bit SIMD min/max and its three-input form are
      * one instruction: strips of rows through registers, ahead of the
      * networks (docs/kernels/studies.md, "Column strips through registers") */
     {.variant = JF_VARIANT_FAST, .kernel = "median_fast_strip_kernel", .kmin = 3, .kmax = 3,
      .samples = S8, .min_cc = JF_MEDIAN_LANES2_MIN_CC, .full_device = 1,
      .what = "strips of rows through registers, two samples a register", .block_x = 128,
-     .block_y = 1, .launches = strip_launches, .impl = JF_MEDIAN_STRIPS, .lanes = 2},
+     .block_y = 1, .launches = strip_launches, .lanes = 2, .run = JF_GPU_RUN(jf_median_strip_run)},
     /* two samples a register where 16-bit SIMD min/max is one instruction */
     {.variant = JF_VARIANT_FAST, .kernel = "median_fast_kernel", .kmin = 3, .kmax = 11,
      .samples = S8 | S16, .min_cc = JF_MEDIAN_LANES2_MIN_CC, .full_device = 1,
      .what = "min/max networks shared by blocks of outputs, two samples a register",
-     .block_x = JF_MEDIAN_FAST_BLOCK_X, .block_y = JF_MEDIAN_FAST_BLOCK_Y, .smem = fast2_smem, .launches = fast2_launches, .lanes = 2},
+     .block_x = JF_MEDIAN_FAST_BLOCK_X, .block_y = JF_MEDIAN_FAST_BLOCK_Y, .smem = fast2_smem,
+     .launches = fast2_launches, .lanes = 2, .run = JF_GPU_RUN(jf_median_fast_run)},
     /* k = 3, grey, 8 bits where video min/max with a second operation is
      * one instruction (the Nano): ahead of the networks below there */
     {.variant = JF_VARIANT_FAST, .kernel = "median_fast_video_kernel", .kmin = 3, .kmax = 3,
      .samples = S8, .grey_only = 1, .max_cc = JF_MEDIAN_VIDEO_MAX_CC,
      .what = "byte-selecting video min/max over column triples", .block_x = 8, .block_y = 4,
-     .smem = video_smem, .launches = video_launches, .impl = JF_MEDIAN_VIDEO},
+     .smem = video_smem, .launches = video_launches, .run = JF_GPU_RUN(jf_median_video_run)},
     /* k = 5 and 7 there: the networks below in video instructions, no unpacking */
     {.variant = JF_VARIANT_FAST, .kernel = "median_fast_video_net_kernel", .kmin = 5, .kmax = 7,
      .samples = S8, .grey_only = 1, .max_cc = JF_MEDIAN_VIDEO_MAX_CC,
      .what = "min/max networks in byte-selecting video instructions", .block_x = 32,
-     .block_y = 4, .smem = fast1_smem, .launches = video_net_launches,
-     .impl = JF_MEDIAN_VIDEO_NETWORKS, .lanes = 1},
+     .block_y = 4, .smem = fast1_smem, .launches = video_net_launches, .lanes = 1,
+     .run = JF_GPU_RUN(jf_median_video_networks_run)},
     /* one sample a register: to k = 7 (at 9 and 11 these measured no faster
      * than the sliding histograms: docs/kernels/studies.md, "The fast GPU median") */
     {.variant = JF_VARIANT_FAST, .kernel = "median_fast_kernel", .kmin = 3, .kmax = 7,
      .samples = S8 | S16, .what = "min/max networks shared by blocks of outputs",
-     .block_x = 32, .block_y = 4, .smem = fast1_smem, .launches = fast1_launches, .lanes = 1},
+     .block_x = 32, .block_y = 4, .smem = fast1_smem, .launches = fast1_launches, .lanes = 1,
+     .run = JF_GPU_RUN(jf_median_fast_run)},
 };
 
 /* From the sweeps in docs/kernels/studies.md ("The fast GPU median", "Histogram updates
