@@ -495,9 +495,16 @@ int cli_report(job_settings *s)
             mpix += m.r[i].mpix;
         }
         if (!job_quiet) {
+            /* a report given twice is one shard */
+            int shards = 0, j;
+            for (i = 0; i < n; i++) {
+                for (j = 0; j < i && m.r[j].index != m.r[i].index; j++)
+                    ;
+                shards += j == i;
+            }
             job_log("jetfilter report: %d report%s, %d shard%s of %d: %d files: %d ok, %d failed, "
                     "%d skipped; %.1f MPix, longest shard %.2f s (%.1f MPix/s together), %.2f s "
-                    "in all shards", n, n == 1 ? "" : "s", n, n == 1 ? "" : "s", m.r[0].count,
+                    "in all shards", n, n == 1 ? "" : "s", shards, shards == 1 ? "" : "s", m.r[0].count,
                     m.files, m.ok, m.failed, m.skipped, mpix, seconds,
                     seconds > 0 ? mpix / seconds : 0.0, seconds_sum);
             job_ref_means_log(&m.refs);

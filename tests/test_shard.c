@@ -298,6 +298,7 @@ static void test_four_shards_equal_one_run(void **state)
     assert_int_equal(sh("$J report merge s0.json s1.json s2.json s3.json s2.json"), 1);
     assert_non_null(strstr(g_out, "shard 2 of 4 given twice"));
     assert_non_null(strstr(g_out, "counted twice"));
+    assert_non_null(strstr(g_out, "5 reports, 4 shards of 4"));
     assert_int_equal(sh("$J denoise in -o k5 -k 5 --reference in --shard 2/4 --json k5.json --quiet; "
                         "$J report merge s0.json s1.json k5.json s3.json"), 1);
     assert_non_null(strstr(g_out, "different settings"));
