@@ -186,9 +186,11 @@ jf_status jf_mkdirs_below(const char *root, const char *path);
  * `why` (may be NULL) when not. */
 int jf_file_whole_image(const char *path, char *why, size_t n);
 
-/* A file without an image extension counts as an image if its first bytes
- * say JPEG/PNG.  Opened non-blocking: a FIFO is never waited on. */
-int jf_file_sniffs_as_image(const char *path);
+/* The format a file's first bytes say (JF_FORMAT_UNKNOWN: none, or not a
+ * regular file that can be read), and its size in `bytes` (may be NULL).
+ * Opened non-blocking: a FIFO is never waited on.  A file without an image
+ * extension counts as an image when its format is known. */
+jf_format jf_file_format(const char *path, double *bytes);
 
 /* Has an image file name extension (.jpg .jpeg .jpe .jfif .png, any case)? */
 int jf_has_image_extension(const char *name);

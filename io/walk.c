@@ -32,16 +32,21 @@ int jf_has_image_extension(const char *name)
     return 0;
 }
 
-int jf_file_sniffs_as_image(const char *path)
+jf_format jf_file_format(const char *path, double *bytes)
 {
     unsigned char head[8];
-    ssize_t n;
+    struct stat st;
+    ssize_t n = -1;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        return 0;
-    n = read(fd, head, sizeof head);
+        return JF_FORMAT_UNKNOWN;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        n = read(fd, head, sizeof head);
+        if (bytes)
+            *bytes = (double)st.st_size;
+    }
     close(fd);
-    return n > 0 && jf_sniff_format(head, (size_t)n) != JF_FORMAT_UNKNOWN;
+    return n > 0 ? jf_sniff_format(head, (size_t)n) : JF_FORMAT_UNKNOWN;
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -233,7 +238,7 @@ static int visit(jf_walker *w, const char *name, int *event)
         *event = jf_has_image_extension(name) ? JF_WALK_FAILED : JF_WALK_OTHER;
         return 1;
     }
-    *event = jf_has_image_extension(name) || jf_file_sniffs_as_image(w->path) ? JF_WALK_IMAGE
+    *event = jf_has_image_extension(name) || jf_file_format(w->path, NULL) != JF_FORMAT_UNKNOWN ? JF_WALK_IMAGE
                                                                                : JF_WALK_OTHER;
     return 1;
 }

@@ -72,7 +72,7 @@ static int ours(const char *path, job_out_kind kind)
     case JOB_OUT_REPORT: return strncmp(head, "{\"jetfilter\":", 13) == 0;
     case JOB_OUT_TABLE: return strncmp(head, JOB_CSV_FIRST_FIELDS, strlen(JOB_CSV_FIRST_FIELDS)) == 0;
     case JOB_OUT_PROFILE: return strncmp(head, "jetfilter-profile ", 18) == 0;
-    case JOB_OUT_IMAGE: return jf_file_sniffs_as_image(path); /* an image is replaced, as convert does */
+    case JOB_OUT_IMAGE: return jf_file_format(path, NULL) != JF_FORMAT_UNKNOWN; /* an image is replaced, as convert does */
     default: return 1;
     }
 }
@@ -91,7 +91,7 @@ static int is_input(const char *real_out, const struct stat *osb, const char *in
         return 0;
     /* inside an input folder: an input if the walk would take it as an image */
     return osb && S_ISREG(osb->st_mode) &&
-           (jf_has_image_extension(real_out) || jf_file_sniffs_as_image(real_out));
+           (jf_has_image_extension(real_out) || jf_file_format(real_out, NULL) != JF_FORMAT_UNKNOWN);
 }
 
 static int refuse(const job_outputs *o, const char *fmt, const char *a, const char *b,
@@ -144,7 +144,7 @@ int job_outputs_check(const job_outputs *o)
                 return refuse(o, "%s %s is not a regular file; refused", out->option, out->path, "");
             if (access(out->path, W_OK) != 0)
                 return refuse(o, "%s %s: not writable (%s)", out->option, out->path, strerror(errno));
-            if (out->kind != JOB_OUT_IMAGE && jf_file_sniffs_as_image(out->path))
+            if (out->kind != JOB_OUT_IMAGE && jf_file_format(out->path, NULL) != JF_FORMAT_UNKNOWN)
                 return refuse(o, "%s %s is an image, not a %s; it would be replaced (was it meant "
                               "as an input?)", out->option, out->path,
                               out->kind == JOB_OUT_TABLE ? "table" : out->kind == JOB_OUT_STREAM

@@ -131,19 +131,13 @@ static void keep_error(jf_batch_item *it)
     it->message = strdup(jf_last_error());
 }
 
-static int is_jpeg_file(const char *path, double *bytes)
+/* A JPEG file counted, with its bytes (--codec auto's choice). */
+static int count_jpeg(const char *path, double *bytes)
 {
-    unsigned char head[8];
-    struct stat st;
-    size_t n;
-    FILE *f;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fopen(path, "rb")))
+    double size = 0;
+    if (jf_file_format(path, &size) != JF_FORMAT_JPEG)
         return 0;
-    n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    if (jf_sniff_format(head, n) != JF_FORMAT_JPEG)
-        return 0;
-    *bytes += (double)st.st_size;
+    *bytes += size;
     return 1;
 }
 
@@ -236,7 +230,7 @@ static int found(jf_batch *b, const char *path, const char *rel, const char *fai
             return 0;
         b->count++;
         if (!failure && b->opt.count_jpegs)
-            b->jpeg_files += is_jpeg_file(path, &b->jpeg_bytes);
+            b->jpeg_files += count_jpeg(path, &b->jpeg_bytes);
         if (!failure)
             clear_output_folder(b, rel);
         return 0;
@@ -438,7 +432,7 @@ static jf_status collect_single(jf_batch *b)
              isb.st_dev == osb.st_dev && isb.st_ino == osb.st_ino)
         fail_item(it, JF_ERR_IO, "%s: refusing to overwrite the input", in);
     if (it->status == JF_OK && o->count_jpegs && !from_stdin)
-        b->jpeg_files += is_jpeg_file(in, &b->jpeg_bytes);
+        b->jpeg_files += count_jpeg(in, &b->jpeg_bytes);
     b->single = it;
     b->count = 1;
     return JF_OK;
