@@ -27,7 +27,7 @@ run() { # label, args...
   local t0=$(date +%s.%N)
   $J denoise /tmp/in1200 -o /tmp/o_$label --no-sync --json /tmp/$label.json "$@" > /tmp/$label.log 2>&1
   local rc=$? t1=$(date +%s.%N)
-  printf '%-20s rc=%d %6.1f images/s  %s\n' "$label" $rc "$(echo "1200 / ($t1 - $t0)" | bc -l)" \
+  printf '%-20s rc=%d %6.1f images/s  %s\n' "$label" $rc "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print 1200 / (b - a) }')" \
     "$(grep -E '^  device' /tmp/$label.log | tr -s ' ' | tr '\n' ' ')"
 }
 for rep in 1 2; do for j in 16 32; do
