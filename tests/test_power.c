@@ -144,14 +144,9 @@ static void test_power_modes_of_both_boards(void **state)
     jf_power_mode_def m[8];
     jf_power_mode now;
     const char *root = t_make_tmpdir();
-    char *text = NULL;
-    size_t n = 0;
+    char *text = fixture("t210_nano.conf");
     int def = -2;
     (void)state;
-    assert_int_equal(jf_read_file(t_source_path("tests/data/nvpmodel/t210_nano.conf"), 1 << 20,
-                                  (unsigned char **)&text, &n), JF_OK);
-    text = (char *)realloc(text, n + 1);
-    text[n] = '\0';
     assert_int_equal(jf_power_modes_parse(text, m, 8, &def), 2);
     assert_int_equal(def, 0);
     assert_int_equal(m[0].id, 0);
@@ -170,11 +165,7 @@ static void test_power_modes_of_both_boards(void **state)
     assert_string_equal(now.mode_name, "5W");
     /* the Orin Nano: clusters, a cluster without a cap, the ga10b GPU */
     put(root, "/etc/nvpmodel.conf", "");
-    text = NULL;
-    assert_int_equal(jf_read_file(t_source_path("tests/data/nvpmodel/p3767_orin_nano.conf"), 1 << 20,
-                                  (unsigned char **)&text, &n), JF_OK);
-    text = (char *)realloc(text, n + 1);
-    text[n] = '\0';
+    text = fixture("p3767_orin_nano.conf");
     put(root, "/etc/nvpmodel.conf", text);
     free(text);
     assert_int_equal(jf_power_modes_read(root, m, 8, &def), 3);
