@@ -164,6 +164,11 @@ static int info_json(const job_settings *s, int n, const char *why)
     gpu_jpeg = describe_jpeg_decoder(n, jpeg, sizeof jpeg);
     json_bool(&j, "nvjpeg", gpu_jpeg);
     json_str(&j, "jpeg_decoder", jpeg);
+    json_open(&j, "formats", '[');
+    for (i = JF_FORMAT_UNKNOWN + 1; i < JF_FORMAT_COUNT; i++)
+        if (jf_format_supported((jf_format)i))
+            json_str(&j, NULL, jf_format_name((jf_format)i));
+    json_close(&j, ']');
     json_open(&j, "operations", '[');
     for (i = 0; i < jf_op_total; i++)
         json_str(&j, NULL, jf_ops[i].name);
@@ -223,6 +228,10 @@ int cli_info(job_settings *s)
         print_device(s, i);
     describe_jpeg_decoder(n, jpeg, sizeof jpeg);
     printf("jpeg decode: %s\n", jpeg);
+    printf("formats:    ");
+    for (i = JF_FORMAT_UNKNOWN + 1; i < JF_FORMAT_COUNT; i++)
+        printf(" %s%s", jf_format_name((jf_format)i), jf_format_supported((jf_format)i) ? "" : " (not built)");
+    printf("\n");
     printf("filters:     %s\n", jf_op_names(JF_OP_FILTER, names, sizeof names));
     printf("metrics:     %s\n", jf_op_names(JF_OP_METRIC, names, sizeof names));
     printf("noise:       %s\n", jf_op_names(JF_OP_NOISE, names, sizeof names));

@@ -30,8 +30,10 @@ jf_status jf_set_limits(const jf_limits *user)
     if ((st = jf_options_read("jf_set_limits", "jf_limits_defaults", &l, sizeof l, user)) != JF_OK)
         return st;
     if (!l.max_pixels || !l.max_file_bytes || !l.max_chunk_bytes || l.max_scans < 1 ||
-        l.max_text_chunks < 0 || l.max_markers < 1)
+        l.max_text_chunks < 0 || l.max_markers < 1 || l.max_pages < 0)
         return jf_fail(JF_ERR_ARG, "jf_set_limits: every limit must be positive");
+    if (l.max_pages == 0) /* 1.0-1.10's reserved zero */
+        l.max_pages = jf_limits_defaults().max_pages;
     g_limits = l;
     return JF_OK;
 }

@@ -440,10 +440,28 @@ jf_status jf_mkdirs_below(const char *root, const char *path)
     return JF_OK;
 }
 
+/* A TIFF's first directory inside the file: libtiff writes the directories
+ * after the pixels, so a file cut short loses it. */
+static int tiff_whole(int fd, const unsigned char *head, off_t size)
+{
+    const int be = head[0] == 'M', big = head[2 + be] == 43;
+    unsigned char b[8];
+    uint64_t at = 0, entries = 0;
+    int i;
+    for (i = 0; i < (big ? 8 : 4); i++) /* the first directory's offset */
+        at |= (uint64_t)head[(big ? 8 : 4) + (be ? (big ? 7 : 3) - i : i)] << (8 * i);
+    if (at < 8 || at + (big ? 8u : 2u) > (uint64_t)size || pread(fd, b, big ? 8 : 2, (off_t)at) != (big ? 8 : 2))
+        return 0;
+    for (i = 0; i < (big ? 8 : 2); i++)
+        entries |= (uint64_t)b[be ? (big ? 7 : 1) - i : i] << (8 * i);
+    return entries > 0 && entries < 65536 &&
+           at + (big ? 8u : 2u) + entries * (big ? 20u : 12u) + (big ? 8u : 4u) <= (uint64_t)size;
+}
+
 int jf_file_whole_image(const char *path, char *why, size_t n)
 {
     static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
-    unsigned char head[8], tail[12];
+    unsigned char head[16], tail[12];
     struct stat sb;
     int fd, whole = 0;
     char tmp[8];
@@ -451,6 +469,7 @@ int jf_file_whole_image(const char *path, char *why, size_t n)
         why = tmp;
         n = sizeof tmp;
     }
+    why[0] = '\0';
     if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 || fstat(fd, &sb) != 0) {
         snprintf(why, n, "cannot read it: %s", strerror(errno));
         if (fd >= 0)
@@ -459,14 +478,20 @@ int jf_file_whole_image(const char *path, char *why, size_t n)
     }
     if (!S_ISREG(sb.st_mode) || sb.st_size < (off_t)(sizeof head + sizeof tail) ||
         pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head ||
-        pread(fd, tail, sizeof tail, sb.st_size - (off_t)sizeof tail) != (ssize_t)sizeof tail)
+        pread(fd, tail, sizeof tail, sb.st_size - (off_t)sizeof tail) != (ssize_t)sizeof tail) {
         snprintf(why, n, "%s", S_ISREG(sb.st_mode) ? "empty or cut short" : "not a regular file");
-    else if (jf_sniff_format(head, sizeof head) == JF_FORMAT_JPEG)
-        whole = tail[10] == 0xFF && tail[11] == 0xD9;
-    else if (jf_sniff_format(head, sizeof head) == JF_FORMAT_PNG)
-        whole = memcmp(tail, iend, sizeof iend) == 0;
-    else
-        snprintf(why, n, "not a JPEG or PNG file");
+    } else {
+        switch (jf_sniff_format(head, sizeof head)) {
+        case JF_FORMAT_JPEG: whole = tail[10] == 0xFF && tail[11] == 0xD9; break;
+        case JF_FORMAT_PNG: whole = memcmp(tail, iend, sizeof iend) == 0; break;
+        case JF_FORMAT_WEBP: /* the RIFF size is the file's */
+            whole = (uint64_t)head[4] + ((uint64_t)head[5] << 8) + ((uint64_t)head[6] << 16) +
+                    ((uint64_t)head[7] << 24) + 8 == (uint64_t)sb.st_size;
+            break;
+        case JF_FORMAT_TIFF: whole = tiff_whole(fd, head, sb.st_size); break;
+        default: snprintf(why, n, "not a JPEG, PNG, TIFF or WebP file"); break;
+        }
+    }
     if (!whole && !why[0])
         snprintf(why, n, "cut short (no end marker)");
     close(fd);

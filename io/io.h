@@ -47,6 +47,25 @@ jf_status jf_png_encode(const jf_picture *pic, int level, jf_png_filter filter, 
  * is compressed both ways. */
 int jf_png_rle_suits(const jf_image *img, int level);
 
+/* jf_picture_decode_frame for page `page` of a multi-page file. */
+jf_status jf_picture_decode_page_frame(jf_context *ctx, const unsigned char *bytes, size_t size,
+                                       const char *name, int page, jf_picture *pic);
+
+/* TIFF (codec_tiff.c): a page of the file; the pages of a file written one
+ * at a time (`compression` a jf_tiff_compression, `level` deflate's); close
+ * with `out` NULL discards. */
+jf_status jf_tiff_decode(jf_context *frame_ctx, const unsigned char *bytes, size_t size, int page,
+                         jf_picture *pic);
+typedef struct jf_tiff_writer jf_tiff_writer;
+jf_status jf_tiff_writer_open(int pages, jf_tiff_writer **w);
+jf_status jf_tiff_writer_add(jf_tiff_writer *w, const jf_picture *pic, int compression, int level);
+jf_status jf_tiff_writer_close(jf_tiff_writer *w, unsigned char **out, size_t *out_size);
+/* WebP (codec_webp.c) */
+jf_status jf_webp_decode(jf_context *frame_ctx, const unsigned char *bytes, size_t size,
+                         jf_picture *pic);
+jf_status jf_webp_encode(const jf_picture *pic, int quality, int lossless, unsigned char **out,
+                         size_t *out_size);
+
 /* The metadata segments a JPEG of `pic` carries (EXIF, the ICC profile in
  * chunks, other APPn and COM markers), in order, each through `put`; what
  * JPEG cannot carry is said in the warning.  Both JPEG encoders use it. */
@@ -109,16 +128,34 @@ typedef struct jf_jpeg_scan {
     uint64_t metadata_bytes;  /* APPn and COM segments */
 } jf_jpeg_scan;
 
-/* Check a file's chunks or markers against jf_get_limits(); JF_ERR_DECODE
- * for a structure that cannot be right, JF_ERR_LIMIT for one over a limit. */
+typedef struct jf_tiff_scan {
+    uint32_t width, height;   /* the first page's */
+    int samples, bits, sample_format, photometric, compression;
+    int pages, bigtiff;
+    uint64_t metadata_bytes;  /* every page's text, ICC, XMP, IPTC tags */
+    uint64_t largest_page_bytes; /* samples of the largest page, as stored */
+} jf_tiff_scan;
+
+typedef struct jf_webp_scan {
+    uint32_t width, height;
+    int lossless, animated;
+    uint64_t metadata_bytes;  /* ICCP, EXIF and XMP chunks */
+} jf_webp_scan;
+
+/* Check a file's chunks, markers or directories against jf_get_limits();
+ * JF_ERR_DECODE for a structure that cannot be right, JF_ERR_LIMIT for one
+ * over a limit. */
 jf_status jf_png_prescan(const unsigned char *bytes, size_t size, jf_png_scan *scan);
 jf_status jf_jpeg_prescan(const unsigned char *bytes, size_t size, jf_jpeg_scan *scan);
+jf_status jf_tiff_prescan(const unsigned char *bytes, size_t size, jf_tiff_scan *scan);
+jf_status jf_webp_prescan(const unsigned char *bytes, size_t size, jf_webp_scan *scan);
 
 /* Size and the memory decoding will need, from the structure alone. */
 typedef struct jf_probe {
     jf_format format;
     int width, height, channels; /* channels as decoded (alpha included) */
-    int sample_bytes;            /* 1, or 2 for a 16-bit PNG */
+    int sample_bytes;            /* 1, or 2 for a 16-bit PNG or TIFF */
+    int pages;                   /* a TIFF's; 1 for the others */
     int progressive;
     uint64_t decode_bytes;       /* pixels, alpha, and a progressive JPEG's coefficients */
 } jf_probe;
@@ -180,9 +217,10 @@ jf_status jf_mkdirs(const char *path);
  * root: jf_mkdirs. */
 jf_status jf_mkdirs_below(const char *root, const char *path);
 
-/* Is `path` a whole JPEG or PNG file: its signature first and its end
- * marker last (EOI; the IEND chunk)?  Reads the first and last bytes only:
- * a file cut short, or left empty, is not whole.  0 with the reason in
+/* Is `path` a whole image file: its signature first and its end last
+ * (JPEG's EOI, PNG's IEND chunk, WebP's RIFF size, a TIFF's first
+ * directory)?  Reads a few bytes only: a file cut short, or left empty, is
+ * not whole.  0 with the reason in
  * `why` (may be NULL) when not. */
 int jf_file_whole_image(const char *path, char *why, size_t n);
 
@@ -192,7 +230,10 @@ int jf_file_whole_image(const char *path, char *why, size_t n);
  * extension counts as an image when its format is known. */
 jf_format jf_file_format(const char *path, double *bytes);
 
-/* Has an image file name extension (.jpg .jpeg .jpe .jfif .png, any case)? */
+/* The format a file name's extension names (.jpg .jpeg .jpe .jfif .png
+ * .tif .tiff .webp, any case), else JF_FORMAT_UNKNOWN; and whether it has
+ * one of them. */
+jf_format jf_extension_format(const char *name);
 int jf_has_image_extension(const char *name);
 
 /* What a directory walk reports for each entry it meets.  Nothing is passed

@@ -17,6 +17,11 @@ jf_format jf_sniff_format(const unsigned char *b, size_t n)
         return JF_FORMAT_JPEG;
     if (n >= 8 && memcmp(b, png_magic, 8) == 0)
         return JF_FORMAT_PNG;
+    if (n >= 4 && ((b[0] == 'I' && b[1] == 'I' && (b[2] == 42 || b[2] == 43) && b[3] == 0) ||
+                   (b[0] == 'M' && b[1] == 'M' && b[2] == 0 && (b[3] == 42 || b[3] == 43))))
+        return JF_FORMAT_TIFF;
+    if (n >= 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0)
+        return JF_FORMAT_WEBP;
     return JF_FORMAT_UNKNOWN;
 }
 
@@ -25,7 +30,23 @@ const char *jf_format_name(jf_format f)
     switch (f) {
     case JF_FORMAT_JPEG: return "jpeg";
     case JF_FORMAT_PNG: return "png";
+    case JF_FORMAT_TIFF: return "tiff";
+    case JF_FORMAT_WEBP: return "webp";
     default: return "unknown";
+    }
+}
+
+int jf_format_supported(jf_format f)
+{
+    switch (f) {
+    case JF_FORMAT_JPEG: case JF_FORMAT_PNG: return 1;
+#ifdef JF_HAVE_TIFF
+    case JF_FORMAT_TIFF: return 1;
+#endif
+#ifdef JF_HAVE_WEBP
+    case JF_FORMAT_WEBP: return 1;
+#endif
+    default: return 0;
     }
 }
 
@@ -75,8 +96,12 @@ jf_status jf_picture_probe(const unsigned char *bytes, size_t size, jf_probe *p)
 {
     jf_png_scan ps;
     jf_jpeg_scan js;
+    jf_tiff_scan ts;
+    jf_webp_scan ws;
     jf_status st;
     memset(p, 0, sizeof *p);
+    memset(&ps, 0, sizeof ps);
+    p->pages = 1;
     p->format = jf_sniff_format(bytes, size);
     if (p->format == JF_FORMAT_PNG) {
         static const int channels[7] = {1, 0, 3, 3, 2, 0, 4};
@@ -93,17 +118,37 @@ jf_status jf_picture_probe(const unsigned char *bytes, size_t size, jf_probe *p)
         p->height = js.height;
         p->channels = js.components;
         p->progressive = js.progressive;
+    } else if (p->format == JF_FORMAT_TIFF) {
+        if ((st = jf_tiff_prescan(bytes, size, &ts)) != JF_OK)
+            return st;
+        p->width = (int)ts.width;
+        p->height = (int)ts.height;
+        p->channels = ts.samples > 4 ? 4 : ts.samples;
+        p->pages = ts.pages;
+        p->sample_bytes = ts.bits == 16 ? 2 : 1;
+    } else if (p->format == JF_FORMAT_WEBP) {
+        if ((st = jf_webp_prescan(bytes, size, &ws)) != JF_OK)
+            return st;
+        p->width = (int)ws.width;
+        p->height = (int)ws.height;
+        p->channels = 4; /* RGB, and alpha the container may declare */
     } else {
-        return jf_fail(JF_ERR_DECODE, "not a JPEG or PNG file");
+        return jf_fail(JF_ERR_DECODE, "not a JPEG, PNG, TIFF or WebP file");
     }
     if (p->width < 1 || p->height < 1 || p->channels < 1)
         return jf_fail(JF_ERR_DECODE, "no image size in the file");
     /* pixels as decoded; a progressive JPEG also keeps every coefficient (2
      * bytes each, up to 3 components at full resolution) until the last scan */
-    p->sample_bytes = p->format == JF_FORMAT_PNG && ps.depth == 16 ? 2 : 1;
+    if (p->format == JF_FORMAT_PNG)
+        p->sample_bytes = ps.depth == 16 ? 2 : 1;
+    else if (!p->sample_bytes)
+        p->sample_bytes = 1;
     p->decode_bytes = (uint64_t)p->width * p->height * (uint64_t)p->channels * (uint64_t)p->sample_bytes;
     if (p->progressive)
         p->decode_bytes += (uint64_t)p->width * p->height * 2u * (uint64_t)p->channels;
+    if (p->format == JF_FORMAT_TIFF) /* the samples as stored, read whole before they are split */
+        p->decode_bytes += ts.largest_page_bytes > (uint64_t)p->width * p->height * 4u
+                               ? ts.largest_page_bytes : (uint64_t)p->width * p->height * 4u;
     return JF_OK;
 }
 
@@ -115,7 +160,7 @@ jf_status jf_picture_alloc_color(jf_context *frame_ctx, jf_picture *pic, int wid
 }
 
 static jf_status decode(jf_context *frame_ctx, const unsigned char *bytes, size_t size,
-                        const char *name, jf_picture *pic)
+                        const char *name, int page, jf_picture *pic)
 {
     jf_status st;
     if (!pic)
@@ -128,12 +173,18 @@ static jf_status decode(jf_context *frame_ctx, const unsigned char *bytes, size_
         st = jf_fail(JF_ERR_DECODE, "%s: empty file", name);
         return st;
     }
+    if (page < 0 || (page > 0 && jf_sniff_format(bytes, size) != JF_FORMAT_TIFF))
+        return jf_fail(JF_ERR_ARG, "%s: page %d asked of a file with one page", name, page + 1);
     switch (jf_sniff_format(bytes, size)) {
     case JF_FORMAT_JPEG: st = jf_jpeg_decode(frame_ctx, bytes, size, pic); break;
     case JF_FORMAT_PNG: st = jf_png_decode(frame_ctx, bytes, size, pic); break;
+    case JF_FORMAT_TIFF: st = jf_tiff_decode(frame_ctx, bytes, size, page, pic); break;
+    case JF_FORMAT_WEBP: st = jf_webp_decode(frame_ctx, bytes, size, pic); break;
     default:
-        return jf_fail(JF_ERR_DECODE, "%s: not a JPEG or PNG file", name);
+        return jf_fail(JF_ERR_DECODE, "%s: not a JPEG, PNG, TIFF or WebP file", name);
     }
+    if (st == JF_OK && !pic->pages)
+        pic->pages = 1;
     if (st != JF_OK) {
         jf_picture_free(pic);
         jf_error_prefix(name);
@@ -144,7 +195,21 @@ static jf_status decode(jf_context *frame_ctx, const unsigned char *bytes, size_
 jf_status jf_picture_decode(const unsigned char *bytes, size_t size, const char *name,
                             jf_picture *pic)
 {
-    return decode(NULL, bytes, size, name, pic);
+    return decode(NULL, bytes, size, name, 0, pic);
+}
+
+jf_status jf_picture_decode_page(const unsigned char *bytes, size_t size, const char *name, int page,
+                                 jf_picture *pic)
+{
+    return decode(NULL, bytes, size, name, page, pic);
+}
+
+jf_status jf_picture_decode_page_frame(jf_context *ctx, const unsigned char *bytes, size_t size,
+                                       const char *name, int page, jf_picture *pic)
+{
+    if (!ctx)
+        return jf_fail(JF_ERR_ARG, "jf_picture_decode_page_frame: ctx is NULL");
+    return decode(ctx, bytes, size, name, page, pic);
 }
 
 jf_status jf_picture_decode_frame(jf_context *ctx, const unsigned char *bytes, size_t size,
@@ -152,7 +217,7 @@ jf_status jf_picture_decode_frame(jf_context *ctx, const unsigned char *bytes, s
 {
     if (!ctx)
         return jf_fail(JF_ERR_ARG, "jf_picture_decode_frame: ctx is NULL");
-    return decode(ctx, bytes, size, name, pic);
+    return decode(ctx, bytes, size, name, 0, pic);
 }
 
 jf_status jf_picture_read(const char *path, jf_picture *pic)
@@ -182,7 +247,8 @@ static jf_status encode_options(const char *fn, const jf_picture *pic,
 {
     *o = jf_encode_defaults();
     if (!user) {
-        o->format = pic->format == JF_FORMAT_JPEG ? JF_FORMAT_JPEG : JF_FORMAT_PNG;
+        o->format = pic->format != JF_FORMAT_UNKNOWN && pic->format < JF_FORMAT_COUNT ? pic->format
+                                                                                      : JF_FORMAT_PNG;
         return JF_OK;
     }
     return jf_options_read(fn, "jf_encode_defaults", o, sizeof *o, user);
@@ -250,9 +316,123 @@ jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *user
                              opt->png_filter == JF_PNG_FILTER_DEFAULT ? JF_PNG_DEFAULT_FILTER
                                                                       : (jf_png_filter)opt->png_filter,
                              bytes, size);
-    default:
-        return jf_fail(JF_ERR_ARG, "jf_picture_encode: unknown output format");
+    case JF_FORMAT_TIFF:
+    case JF_FORMAT_WEBP: {
+        jf_page_writer *w;
+        if ((st = jf_pages_begin(opt, 1, &w)) != JF_OK)
+            return st;
+        if ((st = jf_pages_add(w, pic)) != JF_OK) {
+            jf_pages_end(w, NULL, NULL);
+            return st;
+        }
+        return jf_pages_end(w, bytes, size);
     }
+    default:
+        return jf_fail(JF_ERR_ARG, "jf_picture_encode: unknown output format %d", (int)opt->format);
+    }
+}
+
+/* ---- Pages: TIFF's several, the others' one ------------------------------ */
+
+struct jf_page_writer {
+    jf_encode_options opt;
+    jf_tiff_writer *tiff;
+    unsigned char *one; /* another format's single page, encoded */
+    size_t one_size;
+    int pages, added;
+};
+
+static jf_status check_options(const jf_encode_options *o)
+{
+    if (o->format <= JF_FORMAT_UNKNOWN || o->format >= JF_FORMAT_COUNT)
+        return jf_fail(JF_ERR_ARG, "unknown output format %d", (int)o->format);
+    if (!jf_format_supported(o->format))
+        return jf_fail(JF_ERR_UNSUPPORTED, "this jetfilter was built without %s: rebuild with %s "
+                       "installed", o->format == JF_FORMAT_TIFF ? "TIFF" : "WebP",
+                       o->format == JF_FORMAT_TIFF ? "libtiff-dev" : "libwebp-dev");
+    if ((o->format == JF_FORMAT_JPEG || o->format == JF_FORMAT_WEBP) && (o->quality < 1 || o->quality > 100))
+        return jf_fail(JF_ERR_ARG, "%s quality %d outside 1..100",
+                       o->format == JF_FORMAT_JPEG ? "JPEG" : "WebP", o->quality);
+    if (o->png_level < -1 || o->png_level > 9)
+        return jf_fail(JF_ERR_ARG, "compression level %d outside 0..9 (-1: the default)", o->png_level);
+    if (o->tiff_compression < 0 || o->tiff_compression >= JF_TIFF_COMPRESSION_COUNT)
+        return jf_fail(JF_ERR_ARG, "TIFF compression %d is not a jf_tiff_compression", o->tiff_compression);
+    if (o->webp_mode < 0 || o->webp_mode >= JF_WEBP_MODE_COUNT)
+        return jf_fail(JF_ERR_ARG, "WebP mode %d is not a jf_webp_mode", o->webp_mode);
+    return JF_OK;
+}
+
+jf_status jf_pages_begin(const jf_encode_options *user, int pages, jf_page_writer **out)
+{
+    jf_page_writer *w;
+    jf_status st;
+    if (!out)
+        return jf_fail(JF_ERR_ARG, "jf_pages_begin: writer is NULL");
+    *out = NULL;
+    if (!(w = (jf_page_writer *)calloc(1, sizeof *w)))
+        return jf_fail(JF_ERR_NOMEM, "out of memory");
+    w->opt = jf_encode_defaults();
+    if ((st = jf_options_read("jf_pages_begin", "jf_encode_defaults", &w->opt, sizeof w->opt, user)) != JF_OK ||
+        (st = check_options(&w->opt)) != JF_OK ||
+        (w->opt.format == JF_FORMAT_TIFF && (st = jf_tiff_writer_open(pages, &w->tiff)) != JF_OK)) {
+        free(w);
+        return st;
+    }
+    w->pages = pages < 1 ? 1 : pages;
+    *out = w;
+    return JF_OK;
+}
+
+jf_status jf_pages_add(jf_page_writer *w, const jf_picture *pic)
+{
+    const jf_encode_options *o;
+    jf_status st;
+    if (!w || !pic || !pic->color.data)
+        return jf_fail(JF_ERR_ARG, "jf_pages_add: NULL argument");
+    o = &w->opt;
+    if (pic->color.location == JF_LOC_DEVICE)
+        return jf_fail(JF_ERR_ARG, "jf_pages_add: image is in device memory (copy it to the host first)");
+    if ((st = check_layout(pic)) != JF_OK)
+        return st;
+    if (o->format == JF_FORMAT_TIFF) {
+        st = jf_tiff_writer_add(w->tiff, pic, o->tiff_compression,
+                                o->png_level < 0 ? JF_PNG_DEFAULT_LEVEL : o->png_level);
+    } else if (w->added > 0) {
+        return jf_fail(JF_ERR_UNSUPPORTED, "%s holds one page: write TIFF to keep several",
+                       jf_format_name(o->format));
+    } else if (o->format == JF_FORMAT_WEBP) {
+        const int lossless = o->webp_mode == JF_WEBP_LOSSLESS ||
+                             (o->webp_mode == JF_WEBP_SAME && pic->format == JF_FORMAT_WEBP && pic->compression == 1);
+        st = jf_webp_encode(pic, o->quality, lossless, &w->one, &w->one_size);
+    } else {
+        st = jf_picture_encode(pic, o, &w->one, &w->one_size);
+    }
+    if (st == JF_OK)
+        w->added++;
+    return st;
+}
+
+jf_status jf_pages_end(jf_page_writer *w, unsigned char **bytes, size_t *size)
+{
+    jf_status st = JF_OK;
+    if (!w)
+        return bytes ? jf_fail(JF_ERR_ARG, "jf_pages_end: writer is NULL") : JF_OK;
+    if (bytes && (!size || w->added == 0)) {
+        st = jf_fail(JF_ERR_ARG, !size ? "jf_pages_end: size is NULL" : "jf_pages_end: no page was added");
+        bytes = NULL;
+    }
+    if (w->tiff) {
+        jf_status closed = jf_tiff_writer_close(w->tiff, bytes, size);
+        if (st == JF_OK)
+            st = closed;
+    } else if (bytes) {
+        *bytes = w->one;
+        *size = w->one_size;
+        w->one = NULL;
+    }
+    free(w->one);
+    free(w);
+    return st;
 }
 
 jf_status jf_picture_encode_frame(jf_context *ctx, const jf_picture *pic,

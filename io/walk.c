@@ -19,22 +19,27 @@
 #define PATH_MAX 4096
 #endif
 
-int jf_has_image_extension(const char *name)
+jf_format jf_extension_format(const char *name)
 {
-    static const char *const exts[] = {".jpg", ".jpeg", ".jpe", ".jfif", ".png"};
+    static const struct { const char *ext; jf_format format; } exts[] = {
+        {".jpg", JF_FORMAT_JPEG}, {".jpeg", JF_FORMAT_JPEG}, {".jpe", JF_FORMAT_JPEG},
+        {".jfif", JF_FORMAT_JPEG}, {".png", JF_FORMAT_PNG},   {".tif", JF_FORMAT_TIFF},
+        {".tiff", JF_FORMAT_TIFF}, {".webp", JF_FORMAT_WEBP}};
     const char *dot = strrchr(name, '.');
     size_t i;
     if (!dot || strchr(dot, '/'))
-        return 0;
+        return JF_FORMAT_UNKNOWN;
     for (i = 0; i < sizeof exts / sizeof exts[0]; i++)
-        if (strcasecmp(dot, exts[i]) == 0)
-            return 1;
-    return 0;
+        if (strcasecmp(dot, exts[i].ext) == 0)
+            return exts[i].format;
+    return JF_FORMAT_UNKNOWN;
 }
+
+int jf_has_image_extension(const char *name) { return jf_extension_format(name) != JF_FORMAT_UNKNOWN; }
 
 jf_format jf_file_format(const char *path, double *bytes)
 {
-    unsigned char head[8];
+    unsigned char head[12];
     struct stat st;
     ssize_t n = -1;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);

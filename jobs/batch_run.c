@@ -42,8 +42,16 @@ jf_encode_options job_encode_options(const job_settings *s, const jf_picture *pi
     e.quality = s->quality;
     e.png_level = s->png_level;
     e.png_filter = s->png_filter + 1; /* the CLI's list starts after "default" */
-    e.format = s->format == OUT_JPEG || (s->format == OUT_SAME && pic->format == JF_FORMAT_JPEG)
-                   ? JF_FORMAT_JPEG : JF_FORMAT_PNG;
+    e.tiff_compression = s->tiff_compression;
+    e.webp_mode = s->webp_mode;
+    switch (s->format) {
+    case OUT_PNG: e.format = JF_FORMAT_PNG; break;
+    case OUT_JPEG: e.format = JF_FORMAT_JPEG; break;
+    case OUT_TIFF: e.format = JF_FORMAT_TIFF; break;
+    case OUT_WEBP: e.format = JF_FORMAT_WEBP; break;
+    default: e.format = pic->format > JF_FORMAT_UNKNOWN && pic->format < JF_FORMAT_COUNT ? pic->format
+                                                                                       : JF_FORMAT_PNG;
+    }
     return e;
 }
 
@@ -55,10 +63,12 @@ static jf_status convert_output(jf_batch_item *it, const job_settings *s, jf_pic
     const jf_sample want = s->depth == 1 ? JF_SAMPLE_U8 : s->depth == 2 ? JF_SAMPLE_U16
                                                                         : pic->color.sample;
     jf_status st;
-    if (s->depth == 2 && e->format == JF_FORMAT_JPEG)
-        return jf_fail(JF_ERR_UNSUPPORTED, "--depth 16: JPEG holds 8 bits per sample; "
-                       "write PNG (--format png)");
-    if (pic->color_model == JF_COLOR_CMYK && e->format == JF_FORMAT_PNG && s->cmyk_to_rgb) {
+    if (s->depth == 2 && (e->format == JF_FORMAT_JPEG || e->format == JF_FORMAT_WEBP))
+        return jf_fail(JF_ERR_UNSUPPORTED, "--depth 16: %s holds 8 bits per sample; "
+                       "write PNG or TIFF (--format png, --format tif)",
+                       e->format == JF_FORMAT_JPEG ? "JPEG" : "WebP");
+    if (pic->color_model == JF_COLOR_CMYK && (e->format == JF_FORMAT_PNG || e->format == JF_FORMAT_WEBP) &&
+        s->cmyk_to_rgb) {
         if ((st = jf_picture_cmyk_to_rgb(pic)) != JF_OK)
             return st;
         job_item_note(it, "CMYK converted to RGB");
@@ -93,6 +103,8 @@ jf_status job_write_output(jf_batch_item *it, const job_settings *s, jf_picture 
     int on_gpu = 0, to_stdout;
     if (e.format == JF_FORMAT_JPEG && pic->alpha.data)
         job_item_note(it, "JPEG has no alpha channel; transparency dropped");
+    if (e.format == JF_FORMAT_WEBP && pic->color.channels == 1)
+        job_item_note(it, "WebP has no grey: written as RGB");
     if ((st = convert_output(it, s, pic, &e)) != JF_OK) {
         jf_error_prefix(it->input);
         return st;
@@ -117,6 +129,107 @@ jf_status job_write_output(jf_batch_item *it, const job_settings *s, jf_picture 
               it->ms_encode,
               (uint64_t)pic->color.width * pic->color.height * pic->color.channels, 0);
     return JF_OK;
+}
+
+/* The file's bytes again for its later pages, when the batch did not keep
+ * them. */
+static jf_status input_bytes(jf_batch_item *it, unsigned char **owned, const unsigned char **bytes,
+                             size_t *size)
+{
+    jf_status st;
+    *owned = NULL;
+    if (it->bytes) {
+        *bytes = it->bytes;
+        *size = it->nbytes;
+        return JF_OK;
+    }
+    if ((st = jf_read_file(it->input, (size_t)jf_get_limits().max_file_bytes, owned, size)) != JF_OK)
+        jf_error_prefix(it->input);
+    *bytes = *owned;
+    return st;
+}
+
+/* A page's result into the writer, from host memory. */
+static jf_status add_page(jf_page_writer *w, jf_picture *pic, jf_context *ctx)
+{
+    jf_picture host;
+    jf_status st;
+    if (pic->color.location != JF_LOC_DEVICE)
+        return jf_pages_add(w, pic);
+    host = *pic;
+    if ((st = jf_context_frame_as(ctx, 1, pic->color.width, pic->color.height, pic->color.channels,
+                                  pic->color.sample, &host.color)) != JF_OK ||
+        (st = jf_image_transfer(ctx, &pic->color, &host.color)) != JF_OK)
+        return st;
+    return jf_pages_add(w, &host);
+}
+
+jf_status job_pages(jf_batch *b, jf_batch_item *it, jf_context *ctx, jf_picture *pic,
+                    job_page_fn page_fn)
+{
+    const job_run *run = (const job_run *)b->user;
+    const job_settings *s = run->s;
+    jf_encode_options e = job_encode_options(s, pic);
+    const int pages = pic->pages;
+    const unsigned char *bytes = NULL;
+    unsigned char *owned = NULL, *out = NULL;
+    jf_page_writer *w = NULL;
+    size_t size = 0, out_size = 0;
+    char note[160];
+    double t0;
+    jf_status st;
+    int p;
+    if (e.format != JF_FORMAT_TIFF) {
+        snprintf(note, sizeof note, "%d pages: %s holds one, so the first alone is written "
+                 "(--format tif keeps every page)", pages, jf_format_name(e.format));
+        job_item_note(it, note);
+        if ((st = page_fn(b, it, ctx, pic, 0)) == JF_OK)
+            st = job_write_output(it, s, pic, ctx);
+        jf_picture_free(pic);
+        return st;
+    }
+    snprintf(note, sizeof note, "%d pages", pages);
+    job_item_note(it, note);
+    if ((st = input_bytes(it, &owned, &bytes, &size)) != JF_OK ||
+        (st = jf_pages_begin(&e, pages, &w)) != JF_OK)
+        goto done;
+    for (p = 0; p < pages; p++) {
+        if (p > 0) {
+            jf_picture_free(pic);
+            t0 = jf_now_ms();
+            if ((st = jf_picture_decode_page_frame(ctx, bytes, size, it->input, p, pic)) != JF_OK)
+                goto done;
+            it->ms_decode += jf_now_ms() - t0;
+        }
+        if ((st = page_fn(b, it, ctx, pic, p)) != JF_OK)
+            goto done;
+        t0 = jf_now_ms();
+        if ((st = convert_output(it, s, pic, &e)) != JF_OK || (st = add_page(w, pic, ctx)) != JF_OK) {
+            jf_error_prefix(it->input);
+            goto done;
+        }
+        if (jf_last_warning()[0])
+            job_item_note(it, jf_last_warning());
+        it->ms_encode += jf_now_ms() - t0;
+    }
+    t0 = jf_now_ms();
+    st = jf_pages_end(w, &out, &out_size);
+    w = NULL;
+    if (st != JF_OK) {
+        jf_error_prefix(it->output);
+        goto done;
+    }
+    if (strcmp(it->output, "-") == 0)
+        st = jf_write_fd(1, "standard output", out, out_size);
+    else if ((st = make_parent(s->output, it->output)) == JF_OK)
+        st = jf_write_file_atomic(it->output, out, out_size);
+    it->ms_encode += jf_now_ms() - t0;
+done:
+    jf_pages_end(w, NULL, NULL);
+    free(out);
+    free(owned);
+    jf_picture_free(pic);
+    return st;
 }
 
 jf_status job_read_input(jf_batch_item *it, jf_picture *pic, jf_context *ctx)
@@ -193,8 +306,10 @@ static uint64_t memory_estimate(const void *user, const jf_probe *p, size_t file
     /* a filter that refuses the sample type costs nothing past the decode */
     const int filters = run->plan.op && run->plan.op->kind == JF_OP_FILTER && !identity &&
                         (run->plan.op->samples & (1u << sample));
-    const int png_out = run->s->format == OUT_PNG ||
-                        (run->s->format == OUT_SAME && p->format == JF_FORMAT_PNG) ||
+    /* lossless outputs (PNG, TIFF, a lossless WebP, noise's) cost about half the pixels */
+    const int png_out = run->s->format == OUT_PNG || run->s->format == OUT_TIFF ||
+                        run->s->format == OUT_WEBP ||
+                        (run->s->format == OUT_SAME && p->format != JF_FORMAT_JPEG) ||
                         (run->plan.op && run->plan.op->kind == JF_OP_NOISE);
     uint64_t later = filters ? px * (uint64_t)color * (uint64_t)p->sample_bytes : 0;
     uint64_t encoded = p->sample_bytes == 2 ? pixels / 4 * 3 : pixels / 2; /* 16 bits: low bytes are noise */
@@ -213,6 +328,8 @@ static uint64_t memory_estimate(const void *user, const jf_probe *p, size_t file
         later += pixels / 2;
     if (run->s->reference) /* the clean original, read to compare */
         later += pixels;
+    if (p->pages > 1) /* a multi-page output grows page by page */
+        later += (uint64_t)(p->pages - 1) * encoded;
     /* the process itself: 6 MB, 2 MB more where the CUDA runtime is linked
      * in (resident even without a GPU: 1.5-2.3 MB more at every peak of
      * test_memory_estimate_follows_peak in the CUDA 13 and 11.8 builds) */
@@ -227,7 +344,7 @@ static void batch_options(job_settings *s, job_run *run, jf_batch *b)
     b->opt.verb = run->verb;
     b->opt.output = s->output;
     b->opt.suffix = s->suffix;
-    b->opt.extension = s->format == OUT_PNG ? ".png" : s->format == OUT_JPEG ? ".jpg" : NULL;
+    b->opt.extension = job_format_extension(s->format);
     b->opt.inputs = s->inputs;
     b->opt.input_count = s->input_count;
     b->opt.jobs = s->jobs;
@@ -251,17 +368,22 @@ static void batch_options(job_settings *s, job_run *run, jf_batch *b)
     b->log = job_batch_log;
 }
 
+const char *job_format_extension(int format)
+{
+    static const char *const ext[] = {NULL, ".png", ".jpg", ".tif", ".webp"};
+    return format > OUT_SAME && format <= OUT_WEBP ? ext[format] : NULL;
+}
+
 /* The format a file name asks for by its extension (OUT_SAME: none). */
 static int format_of_name(const char *path)
 {
-    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
-    if (!dot || (slash && dot < slash))
-        return OUT_SAME;
-    if (strcasecmp(dot, ".png") == 0)
-        return OUT_PNG;
-    if (strcasecmp(dot, ".jpg") == 0 || strcasecmp(dot, ".jpeg") == 0 || strcasecmp(dot, ".jpe") == 0)
-        return OUT_JPEG;
-    return OUT_SAME;
+    switch (jf_extension_format(path)) {
+    case JF_FORMAT_PNG: return OUT_PNG;
+    case JF_FORMAT_JPEG: return OUT_JPEG;
+    case JF_FORMAT_TIFF: return OUT_TIFF;
+    case JF_FORMAT_WEBP: return OUT_WEBP;
+    default: return OUT_SAME;
+    }
 }
 
 /* One file in, one file out, as convert and ffmpeg do: -o names a file when
@@ -279,7 +401,7 @@ static int folder_meant(const char *verb, const job_settings *s)
         S_ISDIR(sb.st_mode))
         return 0;
     job_error("jetfilter %s: -o %s: no such folder, and the name has no image extension; "
-            "end it in .png or .jpg for one file, or in / for a folder to be made", verb, out);
+            "end it in .png, .jpg, .tif or .webp for one file, or in / for a folder to be made", verb, out);
     return JF_EXIT_USAGE;
 }
 
@@ -307,14 +429,15 @@ static int decide_single(job_run *run, job_settings *s, int *single)
         return JF_EXIT_USAGE;
     }
     if (!file_out) {
-        static const char *const others[] = {".tif", ".tiff", ".bmp", ".gif", ".webp", ".ppm",
-                                             ".pgm", ".pnm", ".jp2", ".heic", ".avif", ".jxl"};
+        static const char *const others[] = {".bmp", ".gif", ".ppm", ".pgm", ".pnm", ".jp2",
+                                             ".heic", ".avif", ".jxl"};
         const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
         size_t k;
         for (k = 0; dot && (!slash || dot > slash) && k < sizeof others / sizeof others[0]; k++)
             if (strcasecmp(dot, others[k]) == 0) {
-                job_error("jetfilter %s: -o %s: jetfilter writes PNG and JPEG, not %s; name "
-                        "a .png or .jpg file, or a folder", verb, out, others[k] + 1);
+                job_error("jetfilter %s: -o %s: jetfilter writes PNG, JPEG, TIFF and WebP, not "
+                          "%s; name a .png, .jpg, .tif or .webp file, or a folder", verb, out,
+                          others[k] + 1);
                 return JF_EXIT_USAGE;
             }
         return 0;
@@ -334,13 +457,13 @@ static int decide_single(job_run *run, job_settings *s, int *single)
     if (strcmp(out, "-") != 0) {
         const int named = format_of_name(out);
         if (named == OUT_SAME) {
-            job_error("jetfilter %s: -o %s: the name says no format; end it in .png or .jpg",
-                    verb, out);
+            job_error("jetfilter %s: -o %s: the name says no format; end it in .png, .jpg, .tif "
+                      "or .webp", verb, out);
             return JF_EXIT_USAGE;
         }
         if (s->format_given && s->format != OUT_SAME && s->format != named) {
-            job_error("jetfilter %s: --format %s, but -o %s names the other format", verb,
-                    s->format == OUT_PNG ? "png" : "jpg", out);
+            job_error("jetfilter %s: --format %s, but -o %s names another format", verb,
+                      job_format_extension(s->format) + 1, out);
             return JF_EXIT_USAGE;
         }
         s->format = named;

@@ -79,14 +79,54 @@ static void compare_reference(const job_settings *s, jf_batch_item *it, const jf
     jf_picture_free(&ref);
 }
 
-static jf_status denoise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
+/* The filter over one page, its result left in pic->color (the input's
+ * metadata kept); compared with the reference (the first page only). */
+static jf_status denoise_page(jf_batch *b, jf_batch_item *it, jf_context *ctx, jf_picture *pic,
+                              int page)
 {
     const job_run *run = (const job_run *)b->user;
-    jf_picture pic;
     jf_image out = {0};
     jf_op_note note;
     jf_status st;
     double t0;
+    if (jf_op_plan_identity(&run->plan) && !pic->decoded_on_gpu) { /* decode and encode only */
+        if (run->s->reference && page == 0)
+            compare_reference(run->s, it, &pic->color, &pic->color, ctx);
+        return JF_OK;
+    }
+    t0 = jf_now_ms();
+    /* the output in the other frame, which the encoder then reads in place:
+     * on the GPU (frame 3) when nvJPEG decoded the input and a JPEG goes out,
+     * to be encoded there too */
+    if ((st = jf_context_frame_as(ctx, pic->decoded_on_gpu && job_encode_options(run->s, pic).format ==
+                                               JF_FORMAT_JPEG ? 3 : 1,
+                                  pic->color.width, pic->color.height, pic->color.channels,
+                                  pic->color.sample, &out)) == JF_OK &&
+        (st = jf_op_apply(ctx, &run->plan, &pic->color, &out, &note)) == JF_OK)
+        st = jf_context_sync(ctx); /* managed frames: the work was only queued */
+    it->ms_filter += jf_now_ms() - t0;
+    if (st == JF_OK && note.text[0] && page == 0) {
+        snprintf(it->decision, sizeof it->decision, "%s", note.text);
+        it->estimate_name = run->plan.op->estimate_name;
+        it->estimate = note.estimate;
+    }
+    if (st != JF_OK) {
+        jf_error_prefix(it->input);
+        jf_image_free(&out);
+        return st;
+    }
+    if (run->s->reference && page == 0)
+        compare_reference(run->s, it, &pic->color, &out, ctx);
+    jf_image_free(&pic->color); /* a frame: only forgotten */
+    pic->color = out;           /* the filtered pixels, with the input's metadata */
+    return JF_OK;
+}
+
+static jf_status denoise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
+{
+    const job_run *run = (const job_run *)b->user;
+    jf_picture pic;
+    jf_status st;
 
     if ((st = job_read_input(it, &pic, ctx)) != JF_OK)
         return st;
@@ -94,40 +134,10 @@ static jf_status denoise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
         pic.format == JF_FORMAT_JPEG)
         job_item_note(it, "a JPEG: its compression has blurred the impulses, so the estimate "
                           "and the repair are approximate (impulse noise belongs in PNG)");
-    if (jf_op_plan_identity(&run->plan) && !pic.decoded_on_gpu) { /* decode and encode only */
-        if (run->s->reference)
-            compare_reference(run->s, it, &pic.color, &pic.color, ctx);
+    if (pic.pages > 1)
+        return job_pages(b, it, ctx, &pic, denoise_page);
+    if ((st = denoise_page(b, it, ctx, &pic, 0)) == JF_OK)
         st = job_write_output(it, run->s, &pic, ctx);
-        goto done;
-    }
-    t0 = jf_now_ms();
-    /* the output in the other frame, which the encoder then reads in place:
-     * on the GPU (frame 3) when nvJPEG decoded the input and a JPEG goes out,
-     * to be encoded there too */
-    if ((st = jf_context_frame_as(ctx, pic.decoded_on_gpu && job_encode_options(run->s, &pic).format ==
-                                               JF_FORMAT_JPEG ? 3 : 1,
-                                  pic.color.width, pic.color.height, pic.color.channels,
-                                  pic.color.sample, &out)) == JF_OK &&
-        (st = jf_op_apply(ctx, &run->plan, &pic.color, &out, &note)) == JF_OK)
-        st = jf_context_sync(ctx); /* managed frames: the work was only queued */
-    it->ms_filter = jf_now_ms() - t0;
-    if (st == JF_OK && note.text[0]) {
-        snprintf(it->decision, sizeof it->decision, "%s", note.text);
-        it->estimate_name = run->plan.op->estimate_name;
-        it->estimate = note.estimate;
-    }
-    if (st != JF_OK) {
-        jf_error_prefix(it->input);
-        goto done;
-    }
-    if (run->s->reference)
-        compare_reference(run->s, it, &pic.color, &out, ctx);
-    jf_image_free(&pic.color); /* a frame: only forgotten */
-    pic.color = out;           /* the filtered pixels, with the input's metadata */
-    out.data = NULL;
-    st = job_write_output(it, run->s, &pic, ctx);
-done:
-    jf_image_free(&out);
     jf_picture_free(&pic);
     return st;
 }

@@ -337,6 +337,8 @@ int job_apply_limits(const job_settings *s, const char *cmd)
         l.max_scans = s->max_scans;
     if (s->max_markers > 0)
         l.max_markers = s->max_markers;
+    if (s->max_pages > 0)
+        l.max_pages = s->max_pages;
     if (jf_set_limits(&l) != JF_OK) {
         job_error("jetfilter %s: %s", cmd, jf_last_error());
         return JF_EXIT_USAGE;

@@ -88,6 +88,9 @@ void job_ref_means_json(struct json_buf *j, const job_ref_means *m);
  * typed (numbers as numbers, defaults filled in), as the reports write them. */
 void job_json_operation(struct json_buf *j, const jf_op_plan *plan);
 
+/* ".png", ".jpg", ".tif" or ".webp" for an out_format; NULL for OUT_SAME. */
+const char *job_format_extension(int format);
+
 /* How an output of this picture is written (format, quality, PNG settings). */
 jf_encode_options job_encode_options(const job_settings *s, const jf_picture *pic);
 
@@ -99,6 +102,14 @@ jf_status job_read_input(struct jf_batch_item *it, jf_picture *pic, jf_context *
 void job_item_note(struct jf_batch_item *it, const char *note);
 jf_status job_write_output(struct jf_batch_item *it, const job_settings *s, jf_picture *pic,
                            jf_context *ctx);
+/* An input of several pages (a multi-page TIFF), `pic` its first as read:
+ * each page through `page_fn` (which leaves the page's result in
+ * pic->color), all written into one TIFF; into a format of one page, the
+ * first alone, which the notes say.  `pic` is freed. */
+typedef jf_status (*job_page_fn)(struct jf_batch *b, struct jf_batch_item *it, jf_context *ctx,
+                                 jf_picture *pic, int page);
+jf_status job_pages(struct jf_batch *b, struct jf_batch_item *it, jf_context *ctx, jf_picture *pic,
+                    job_page_fn page_fn);
 int job_batch(job_settings *s, job_run *run,
               jf_status (*work)(struct jf_batch *b, struct jf_batch_item *it, jf_context *ctx));
 

@@ -23,30 +23,47 @@ static void say_once(jf_batch *b, int *said, const char *message)
         job_batch_log(b, 0, message);
 }
 
+/* Noise over one page: the seed is per file and page. */
+static jf_status noise_page(jf_batch *b, jf_batch_item *it, jf_context *ctx, jf_picture *pic, int page)
+{
+    const job_run *run = (const job_run *)b->user;
+    jf_op_plan plan = run->plan; /* a copy: the seed is per file */
+    jf_status st;
+    plan.args.seed = (long long)(((uint64_t)run->s->seed ^ hash_name(it->rel)) +
+                                 (uint64_t)page * 0x9E3779B97F4A7C15ull);
+    if ((st = jf_op_apply(ctx, &plan, &pic->color, NULL, NULL)) != JF_OK)
+        jf_error_prefix(it->input);
+    return st;
+}
+
 static jf_status noise_one(jf_batch *b, jf_batch_item *it, jf_context *ctx)
 {
     job_run *run = (job_run *)b->user;
-    jf_op_plan plan = run->plan; /* a copy: the seed is per file */
     jf_picture pic;
     jf_status st;
+    jf_format out;
+    int lossless_webp;
     if ((st = job_read_input(it, &pic, ctx)) != JF_OK)
         return st;
-    if (job_encode_options(run->s, &pic).format == JF_FORMAT_JPEG) {
-        job_item_note(it, "written as JPEG: its compression changes the noise");
+    out = job_encode_options(run->s, &pic).format;
+    lossless_webp = run->s->webp_mode == JF_WEBP_LOSSLESS ||
+                              (run->s->webp_mode == JF_WEBP_SAME && pic.format == JF_FORMAT_WEBP &&
+                               pic.compression == 1);
+    if (out == JF_FORMAT_JPEG || (out == JF_FORMAT_WEBP && !lossless_webp)) {
+        job_item_note(it, "written lossy: its compression changes the noise");
         say_once(b, &run->said_jpeg, strcmp(run->plan.op->name, "salt-pepper") == 0
-                 ? "jetfilter noise: writing JPEG, whose lossy compression changes the noise (salt "
-                   "and pepper is no longer 0 and 255); --format png keeps it exact"
-                 : "jetfilter noise: writing JPEG, whose lossy compression changes the noise; "
-                   "--format png keeps it exact");
+                 ? "jetfilter noise: writing lossy JPEG or WebP, whose compression changes the noise "
+                   "(salt and pepper is no longer 0 and 255); --format png keeps it exact"
+                 : "jetfilter noise: writing lossy JPEG or WebP, whose compression changes the "
+                   "noise; --format png keeps it exact");
     } else if (pic.format == JF_FORMAT_JPEG && !run->s->format_given) {
         say_once(b, &run->said_png, "jetfilter noise: JPEG inputs are written as PNG, so the noise "
                  "stays exact (--format same keeps JPEG)");
     }
-    plan.args.seed = (long long)((uint64_t)run->s->seed ^ hash_name(it->rel));
-    if ((st = jf_op_apply(ctx, &plan, &pic.color, NULL, NULL)) == JF_OK)
+    if (pic.pages > 1)
+        return job_pages(b, it, ctx, &pic, noise_page);
+    if ((st = noise_page(b, it, ctx, &pic, 0)) == JF_OK)
         st = job_write_output(it, run->s, &pic, ctx);
-    else
-        jf_error_prefix(it->input);
     jf_picture_free(&pic);
     return st;
 }

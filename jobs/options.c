@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const FORMATS[] = {"same", "png", "jpg", NULL};
+static const char *const FORMATS[] = {"same", "png", "jpg", "tif", "webp", NULL};
+static const char *const TIFF_COMPRESSIONS[] = {"same", "none", "lzw", "deflate", "packbits", NULL};
+static const char *const WEBP_MODES[] = {"same", "lossy", "lossless", NULL};
 static const char *const DEPTHS[] = {"same", "8", "16", NULL};
 
 #define AT(field) offsetof(job_settings, field)
@@ -36,7 +38,7 @@ static const char *const DEPTHS[] = {"same", "8", "16", NULL};
 static const char *const PLANES[] = {"all", "luma", NULL};
 
 static const job_option GENERIC[] = {
-    {"output", 'o', OPT_STRING, "OUT", "where results go: a folder (the input tree is mirrored; made if missing), or for one input a file (format from its .png/.jpg name) or '-' (standard output)", NULL, 0, 0, NULL, AT(output), RUN, NULL, 0, NULL},
+    {"output", 'o', OPT_STRING, "OUT", "where results go: a folder (the input tree is mirrored; made if missing), or for one input a file (format from its .png/.jpg/.tif/.webp name) or '-' (standard output)", NULL, 0, 0, NULL, AT(output), RUN, NULL, 0, NULL},
     {"filter", 'f', OPT_OPS, "NAME", "filter to apply (default median; bench: a list, default median,conv)", NULL, 0, 0, NULL, AT(filter), FILTERS | CMD_BENCH, NULL, 0, NULL},
     {"backend", 0, OPT_NAMES, "NAME", "where filters run: auto (CUDA if a device is present), cpu, cuda (bench: a list)", NULL, 0, 0, jf_backend_names, AT(backend), FILTERS | CMD_METRICS | CMD_BENCH, NULL, 0, NULL, "JETFILTER_BACKEND"},
     {"device", 0, OPT_STRING, "N", "CUDA device index (denoise: also a list 0,2 or 'all': jobs spread over them)", NULL, 0, 0, NULL, AT(device_text), FILTERS | CMD_METRICS | CMD_BENCH | CMD_CALIBRATE, NULL, 0, NULL, "JETFILTER_DEVICE"},
@@ -45,9 +47,11 @@ static const job_option GENERIC[] = {
     {"peak-gbps", 0, OPT_DOUBLE, "X", "theoretical bandwidth for the percentages (default: the device's)", "0", 0.001, 1e6, NULL, AT(peak_gbps), FILTERS | CMD_METRICS | CMD_INFO | CMD_BENCH, NULL, 0, NULL},
     {"jobs", 'j', OPT_INT, "N", "files processed at once", "1", 1, 256, NULL, AT(jobs), RUN, NULL, 0, NULL},
     {"threads", 't', OPT_INT, "N", "CPU threads in all (0: every core)", "0", 0, 1024, NULL, AT(threads), ALL | CMD_STREAM | CMD_CALIBRATE, NULL, 0, NULL, "JETFILTER_THREADS"},
-    {"quality", 'q', OPT_INT, "Q", "JPEG quality of written files", "92", 1, 100, NULL, AT(quality), RUN, NULL, 0, NULL},
-    {"png-level", 0, OPT_INT, "N", "zlib level of written PNGs: 0 stores, 9 is smallest and slowest", PNG_LEVEL, 0, 9, NULL, AT(png_level), RUN, NULL, 0, NULL},
+    {"quality", 'q', OPT_INT, "Q", "JPEG and lossy WebP quality of written files", "92", 1, 100, NULL, AT(quality), RUN, NULL, 0, NULL},
+    {"png-level", 0, OPT_INT, "N", "zlib level of written PNGs and deflate TIFFs: 0 stores, 9 is smallest and slowest", PNG_LEVEL, 0, 9, NULL, AT(png_level), RUN, NULL, 0, NULL},
     {"png-filter", 0, OPT_CHOICE, "F", "row filter of written PNGs (adaptive: libpng tries all five per row; smaller, slower)", JF_PNG_DEFAULT_FILTER_NAME, 0, 0, jf_png_filter_names + 1, AT(png_filter), RUN, NULL, 0, NULL},
+    {"tiff-compression", 0, OPT_CHOICE, "C", "compression of written TIFFs (same: a TIFF input's own, else deflate; LZW and deflate with the horizontal predictor)", "same", 0, 0, TIFF_COMPRESSIONS, AT(tiff_compression), RUN, NULL, 0, NULL},
+    {"webp", 0, OPT_CHOICE, "MODE", "written WebPs lossy (at --quality) or lossless (same: lossless when the input was a lossless WebP)", "same", 0, 0, WEBP_MODES, AT(webp_mode), RUN, NULL, 0, NULL},
     {"format", 0, OPT_CHOICE, "FMT", "output format (same: each input's; with -o FILE, its name's)", "same", 0, 0, FORMATS, AT(format), CMD_DENOISE, NULL, 0, NULL},
     {"format", 0, OPT_CHOICE, "FMT", "output format: png keeps the noise exact; JPEG's compression would blur it (same: each input's)", "png", 0, 0, FORMATS, AT(format), CMD_NOISE, NULL, 0, NULL},
     {"depth", 0, OPT_CHOICE, "BITS", "sample depth of written files: same (16-bit PNGs stay 16-bit), 8 (nearest level: (v + 128) / 257), 16 (v * 257); JPEG holds 8", "same", 0, 0, DEPTHS, AT(depth), RUN, NULL, 0, NULL},
@@ -86,6 +90,7 @@ static const job_option GENERIC[] = {
     {"max-metadata", 0, OPT_DOUBLE, "MB", "metadata one file may carry, inflated (one item at most half of it)", "32", 0.01, 4096, NULL, AT(max_metadata_mb), RUN | CMD_METRICS, NULL, 0, NULL},
     {"max-scans", 0, OPT_INT, "N", "scans a progressive JPEG may have", "100", 1, 100000, NULL, AT(max_scans), RUN | CMD_METRICS, NULL, 0, NULL},
     {"max-markers", 0, OPT_INT, "N", "APPn and COM markers a JPEG may have", "1000", 1, 1000000, NULL, AT(max_markers), RUN | CMD_METRICS, NULL, 0, NULL},
+    {"max-pages", 0, OPT_INT, "N", "pages a multi-page TIFF may have", "1000", 1, 65535, NULL, AT(max_pages), RUN | CMD_METRICS, NULL, 0, NULL},
     {"force", 0, OPT_FLAG, NULL, "replace an existing --json, --csv or -o file that jetfilter did not write (inputs are never replaced)", NULL, 0, 0, NULL, AT(force), ALL | CMD_REPORT | CMD_STREAM | CMD_CALIBRATE, NULL, 0, NULL},
     {"trust-input", 0, OPT_FLAG, NULL, "trust the input: JPEGs decoded on the GPU (nvJPEG) are not also checked for damaged data (faster; a damaged file becomes damaged pixels, where by default it is refused as on the CPU)", NULL, 0, 0, NULL, AT(trust_input), CMD_DENOISE, NULL, 0, NULL},
     {"no-sync", 0, OPT_FLAG, NULL, "do not flush outputs to disk before renaming them (faster; a power cut may leave empty files)", NULL, 0, 0, NULL, AT(no_sync), RUN, NULL, 0, NULL},

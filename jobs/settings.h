@@ -29,7 +29,8 @@ enum {
     CMD_SERVE = 1 << 8
 };
 
-typedef enum out_format { OUT_SAME, OUT_PNG, OUT_JPEG } out_format;
+/* --format, in the order of its names (job_out_formats) */
+typedef enum out_format { OUT_SAME, OUT_PNG, OUT_JPEG, OUT_TIFF, OUT_WEBP } out_format;
 
 #define JOB_MAX_PARAMS 16
 #define JOB_MAX_DEVICES 64
@@ -59,6 +60,8 @@ typedef struct job_settings {
     int quality;
     int png_level;           /* 0..9 */
     int png_filter;          /* index in jf_png_filter_names + 1 */
+    int tiff_compression;    /* jf_tiff_compression */
+    int webp_mode;           /* jf_webp_mode */
     int format;              /* out_format */
     int format_given;        /* --format on the command line (not the default) */
     int depth;               /* 0: as the input, 1: 8 bits, 2: 16 bits */
@@ -81,6 +84,7 @@ typedef struct job_settings {
     double max_metadata_mb;
     int max_scans;
     int max_markers;
+    int max_pages;
     int no_sync;
     int trust_input;         /* --trust-input: nvJPEG's output not checked by libjpeg-turbo */
     int force;               /* replace a report or table jetfilter did not write */

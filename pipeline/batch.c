@@ -46,8 +46,7 @@ static char *join_output(const jf_batch *b, const char *rel)
         stem_len = strlen(rel), dot = NULL;
     ext = o->extension ? o->extension : dot ? dot : "";
     /* a requested format keeps a matching extension as the user spelled it */
-    if (dot && o->extension && jf_has_image_extension(rel) &&
-        (strcasecmp(o->extension, ".png") == 0) == (strcasecmp(dot, ".png") == 0))
+    if (dot && o->extension && jf_extension_format(dot) == jf_extension_format(o->extension))
         ext = dot;
     n = strlen(o->output) + 1 + stem_len + (o->suffix ? strlen(o->suffix) : 0) + strlen(ext) + 1;
     out = (char *)malloc(n);

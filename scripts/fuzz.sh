@@ -3,7 +3,8 @@
 #   scripts/fuzz.sh [SECONDS] [--merge]
 # Builds build-fuzz/ with clang, then runs each harness for SECONDS (default
 # 90), starting from the committed corpus in tests/fuzz/corpus/NAME:
-# fuzz_decode (JPEG/PNG decoders and encoders), fuzz_jpeg_check (the
+# fuzz_decode (JPEG/PNG decoders and encoders), fuzz_pages (TIFF's pages
+# and WebP, decoded and encoded again), fuzz_jpeg_check (the
 # damaged-data check's walk never looser than libjpeg-turbo), fuzz_kernel (kernel files),
 # fuzz_profile (tuning profiles, and the resolver over what they hold),
 # fuzz_y4m (Y4M streams), fuzz_report (the report reader of report merge),
@@ -21,7 +22,7 @@ merge=0
 [ "${2:-}" = "--merge" ] && merge=1
 CC=${CC:-clang} cmake -S . -B build-fuzz -DJETFILTER_FUZZ=ON -DJETFILTER_CUDA=OFF -DJETFILTER_TESTS=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo > build-fuzz.log 2>&1 || { cat build-fuzz.log; exit 1; }
-targets="decode jpeg_check kernel profile y4m report intake plan options serve"
+targets="decode pages jpeg_check kernel profile y4m report intake plan options serve"
 cmake --build build-fuzz -j "$(nproc)" --target $(printf 'fuzz_%s ' $targets) >> build-fuzz.log 2>&1 ||
     { cat build-fuzz.log; exit 1; }
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1

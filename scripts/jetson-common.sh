@@ -116,7 +116,7 @@ aarch64_tools() { # extra packages...
   $sudo apt-get install -y -qq --no-install-recommends g++-11 qemu-user gcc-aarch64-linux-gnu \
       gcc-11-aarch64-linux-gnu \
       libc6-dev-arm64-cross libjpeg62-turbo-dev:arm64 libpng-dev:arm64 zlib1g-dev:arm64 \
-      libjansson-dev:arm64 libcmocka-dev:arm64 pkg-config "$@" > /dev/null
+      libtiff-dev:arm64 libwebp-dev:arm64 libjansson-dev:arm64 libcmocka-dev:arm64 pkg-config "$@" > /dev/null
 }
 
 # Configure, build, run every test.

@@ -36,7 +36,7 @@ if [ -n "$plugins" ]; then
 fi
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "package-check: Depends: $depends"
-for d in libc6 libjpeg62-turbo libpng16-16 libjansson4; do
+for d in libc6 libjpeg62-turbo libpng16-16 libtiff6 libwebp7 libwebpmux3 libjansson4; do
   grep -q "$d" <<< "$depends" || no "Depends lacks $d"
 done
 dpkg-deb -c "$deb" | grep ' ./usr/local/' > /dev/null && no "files under /usr/local"

@@ -71,8 +71,9 @@ static void test_abi_layout(void **state)
     assert_int_equal(offsetof(jf_median_options, block_y), 24);
     assert_int_equal(sizeof(jf_conv_options), 40);
     assert_int_equal(offsetof(jf_conv_options, weights), 16);
-    assert_int_equal(sizeof(jf_encode_options), 32);
+    assert_int_equal(sizeof(jf_encode_options), 40);
     assert_int_equal(offsetof(jf_encode_options, png_filter), 24);
+    assert_int_equal(offsetof(jf_encode_options, tiff_compression), 32); /* 1.11: after 1.10's last byte */
     assert_int_equal(sizeof(jf_noise_options), 32);
     assert_int_equal(sizeof(jf_impulse_options), 24);
     assert_int_equal(offsetof(jf_impulse_options, refine), 20);
@@ -83,12 +84,15 @@ static void test_abi_layout(void **state)
     assert_int_equal(offsetof(jf_picture, decoded_on_gpu), 204);
     assert_int_equal(offsetof(jf_picture, color_model), 208); /* 1.5: was reserved[0..2] */
     assert_int_equal(offsetof(jf_picture, jpeg_adobe), 216);
+    assert_int_equal(offsetof(jf_picture, compression), 220); /* 1.11: was reserved[0..3] */
+    assert_int_equal(offsetof(jf_picture, alpha_associated), 232);
     assert_int_equal(offsetof(jf_image, sample), 40);
     assert_int_equal(sizeof(jf_image), 72);
     assert_int_equal(sizeof(jf_picture), 240);
     assert_int_equal(sizeof(jf_device_info), 472);
     assert_int_equal(offsetof(jf_limits, max_text_chunks), 44);
     assert_int_equal(offsetof(jf_limits, max_markers), 48); /* 1.7: after 1.0's last byte */
+    assert_int_equal(offsetof(jf_limits, max_pages), 52);   /* 1.11: was reserved0 */
     assert_int_equal(sizeof(jf_limits), 56);
     assert_int_equal(sizeof(jf_op_result), 336);
     assert_int_equal(offsetof(jf_op_result, estimate), 328);

@@ -13,9 +13,9 @@ extern "C" {
 #endif
 
 #define JF_VERSION_MAJOR 1
-#define JF_VERSION_MINOR 10
+#define JF_VERSION_MINOR 11
 #define JF_VERSION_PATCH 0
-#define JF_VERSION_STRING "1.10.0"
+#define JF_VERSION_STRING "1.11.0"
 
 /* Marks the functions a shared libjetfilter exports; everything else in
  * the library is hidden. */
@@ -171,13 +171,14 @@ typedef struct jf_limits {
     int max_markers;             /**< APPn and COM markers of a JPEG (default 1000; a photo has
                                       a handful, an ICC profile split over at most 255; each
                                       costs the decoder a walk of the list so far); since 1.7 */
-    int reserved0;               /**< zero */
+    int max_pages;               /**< pages of a multi-page TIFF (default 1000; 0: the
+                                      default); since 1.11 */
 } jf_limits;
 
 JF_API jf_limits jf_limits_defaults(void);
 #define JF_LIMITS_INIT \
     {sizeof(jf_limits), (uint64_t)1 << 28, (uint64_t)1 << 30, (uint64_t)32 << 20, \
-     (uint64_t)16 << 20, 100, 1000, 1000, 0}
+     (uint64_t)16 << 20, 100, 1000, 1000, 1000}
 /** The limits in force. */
 JF_API jf_limits jf_get_limits(void);
 /** Change the limits.  Errors: JF_ERR_ARG (a zero or negative limit). */

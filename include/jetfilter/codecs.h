@@ -1,5 +1,5 @@
 /*
- * jetfilter/codecs.h - JPEG and PNG: decoding, metadata, encoding.
+ * jetfilter/codecs.h - JPEG, PNG, TIFF and WebP: decoding, metadata, encoding.
  * Part of the public API; include <jetfilter.h>, which includes every part.
  */
 #ifndef JETFILTER_CODECS_H
@@ -12,28 +12,36 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------ */
-/* Files: JPEG and PNG                                                       */
+/* Files: JPEG, PNG, TIFF and WebP                                          */
 /* ------------------------------------------------------------------------ */
 
 typedef enum jf_format {
     JF_FORMAT_UNKNOWN = 0,
     JF_FORMAT_JPEG,
     JF_FORMAT_PNG,
+    JF_FORMAT_TIFF,   /**< since 1.11, in builds with libtiff (jf_format_supported) */
+    JF_FORMAT_WEBP,   /**< since 1.11, in builds with libwebp */
     JF_FORMAT_COUNT
 } jf_format;
 
 /** Format from the first bytes of a file (magic numbers, not the name). */
 JF_API jf_format jf_sniff_format(const unsigned char *bytes, size_t size);
 
-/** "jpeg", "png" or "unknown". */
+/** "jpeg", "png", "tiff", "webp" or "unknown". */
 JF_API const char *jf_format_name(jf_format format);
+
+/** 1 when this build reads and writes `format` (TIFF and WebP are optional
+ *  at build time; JPEG and PNG always there), else 0 (since 1.11). */
+JF_API int jf_format_supported(jf_format format);
 
 /** A metadata block carried from input to output unchanged. */
 typedef struct jf_blob {
     unsigned char *data;
     size_t size;
-    int tag;      /**< JPEG: marker code (0xE1 = APP1 ...); PNG: text compression */
-    char key[80]; /**< PNG text chunks: the keyword; otherwise "" */
+    int tag;      /**< JPEG: marker code (0xE1 = APP1 ...); text: PNG's text compression
+                       (-1 tEXt, 0 zTXt, 1 iTXt, 2 compressed iTXt) */
+    char key[80]; /**< text (PNG text chunks, TIFF text tags, XMP): the PNG keyword
+                       ("Description", "Author", "XML:com.adobe.xmp" ...); JPEG markers "" */
 } jf_blob;
 
 /** What the colour channels of a picture mean (since 1.5). */
@@ -64,17 +72,33 @@ typedef struct jf_picture {
     int jpeg_ycck;     /**< CMYK: 1 when the JPEG stored it as YCCK (written back so) */
     int jpeg_adobe;    /**< CMYK: 1 when the JPEG had an Adobe APP14 marker (written back,
                             with it the inverted convention the values follow) */
-    int reserved[4];   /**< zero */
+    int compression;   /**< how the input was compressed, written back so in its own format
+                            (since 1.11): a TIFF's Compression tag (1 none, 5 LZW, 8 deflate,
+                            32773 PackBits, others written as deflate); WebP 1 lossless,
+                            0 lossy; 0 for JPEG and PNG */
+    int pages;         /**< pages in the file it came from: a multi-page TIFF's count (this
+                            is one of them: jf_picture_decode_page), else 1 (since 1.11) */
+    int orientation;   /**< a TIFF's Orientation tag (1..8; 0 none), written back to TIFF;
+                            the pixels are as stored (since 1.11) */
+    int alpha_associated; /**< TIFF: the alpha plane is associated (premultiplied), written
+                               back so (since 1.11) */
 } jf_picture;
 
-/** Decode a JPEG or PNG held in memory.  `name` is used in error details
- *  (NULL: "<memory>").  `pic` is overwritten, not freed first: pass a zeroed
- *  or freed picture, or it leaks what it held.  On failure `pic` is left
- *  empty.  Errors: JF_ERR_ARG, JF_ERR_DECODE (not JPEG/PNG, damaged),
- *  JF_ERR_UNSUPPORTED (a valid layout jetfilter does not handle),
- *  JF_ERR_LIMIT (over the pixel limit), JF_ERR_NOMEM. */
+/** Decode a JPEG, PNG, TIFF or WebP held in memory (a TIFF's first page).
+ *  `name` is used in error details (NULL: "<memory>").  `pic` is
+ *  overwritten, not freed first: pass a zeroed or freed picture, or it
+ *  leaks what it held.  On failure `pic` is left empty.  Errors:
+ *  JF_ERR_ARG, JF_ERR_DECODE (no known format, damaged), JF_ERR_UNSUPPORTED
+ *  (a valid layout jetfilter does not handle, or a format this build lacks),
+ *  JF_ERR_LIMIT (over a limit of jf_limits), JF_ERR_NOMEM. */
 JF_API jf_status jf_picture_decode(const unsigned char *bytes, size_t size,
                             const char *name, jf_picture *pic);
+
+/** Page `page` (0 first) of a multi-page file (TIFF); pic->pages says how
+ *  many there are.  Other formats have page 0 only.  As jf_picture_decode,
+ *  plus JF_ERR_ARG for a page the file does not have (since 1.11). */
+JF_API jf_status jf_picture_decode_page(const unsigned char *bytes, size_t size,
+                                        const char *name, int page, jf_picture *pic);
 
 /** Read and decode a file; the format is sniffed from its bytes.  As
  *  jf_picture_decode, plus JF_ERR_IO (cannot open or read). */
@@ -98,20 +122,41 @@ typedef enum jf_png_filter {
 #define JF_PNG_DEFAULT_LEVEL 1
 #define JF_PNG_DEFAULT_FILTER JF_PNG_FILTER_UP
 
+/** How a TIFF is compressed (since 1.11): SAME keeps a TIFF input's own
+ *  (deflate for other inputs, and for a TIFF compression jetfilter does not
+ *  write, such as JPEG).  LZW and deflate use the horizontal predictor. */
+typedef enum jf_tiff_compression {
+    JF_TIFF_SAME = 0,
+    JF_TIFF_NONE,
+    JF_TIFF_LZW,
+    JF_TIFF_DEFLATE,
+    JF_TIFF_PACKBITS,
+    JF_TIFF_COMPRESSION_COUNT
+} jf_tiff_compression;
+
+/** Lossy or lossless WebP (since 1.11): SAME is lossless exactly when the
+ *  picture came from a lossless WebP. */
+typedef enum jf_webp_mode { JF_WEBP_SAME = 0, JF_WEBP_LOSSY, JF_WEBP_LOSSLESS, JF_WEBP_MODE_COUNT } jf_webp_mode;
+
 typedef struct jf_encode_options {
     size_t size;      /**< sizeof(jf_encode_options): use jf_encode_defaults() */
-    jf_format format; /**< JF_FORMAT_JPEG or JF_FORMAT_PNG (default PNG) */
-    int quality;      /**< JPEG quality 1..100 (default 92) */
-    int png_level;    /**< zlib level 0 (store) .. 9; -1: JF_PNG_DEFAULT_LEVEL */
+    jf_format format; /**< JF_FORMAT_JPEG, _PNG, _TIFF or _WEBP (default PNG) */
+    int quality;      /**< JPEG and lossy WebP quality 1..100 (default 92) */
+    int png_level;    /**< zlib level 0 (store) .. 9 of PNG and deflate TIFF;
+                           -1: JF_PNG_DEFAULT_LEVEL */
     int reserved0;    /**< 1.0's trailing padding: ignored, keep 0 */
     int png_filter;   /**< jf_png_filter (since 1.1; default JF_PNG_FILTER_DEFAULT) */
     int reserved1;    /**< keep 0 */
+    int tiff_compression; /**< jf_tiff_compression (since 1.11; default JF_TIFF_SAME) */
+    int webp_mode;        /**< jf_webp_mode (since 1.11; default JF_WEBP_SAME) */
 } jf_encode_options;
 
 JF_API jf_encode_options jf_encode_defaults(void);
-#define JF_ENCODE_OPTIONS_INIT {sizeof(jf_encode_options), JF_FORMAT_PNG, 92, -1, 0, 0, 0}
+#define JF_ENCODE_OPTIONS_INIT {sizeof(jf_encode_options), JF_FORMAT_PNG, 92, -1, 0, 0, 0, 0, 0}
 
-/** Encode into a malloc()ed buffer the caller frees.  JPEG drops alpha.
+/** Encode into a malloc()ed buffer the caller frees.  JPEG drops alpha;
+ *  WebP holds 8-bit RGB(A) (grey is written as RGB) up to 16383 pixels a
+ *  side; TIFF holds everything a picture can (16 bits, CMYK, alpha).
  *  `opt` NULL: the defaults, in the picture's own format.  PNG keeps 16-bit
  *  samples (big-endian in the file, as PNG stores them); JPEG holds 8 bits,
  *  so a 16-bit picture is refused for JPEG (JF_ERR_UNSUPPORTED: convert it
@@ -123,6 +168,17 @@ JF_API jf_encode_options jf_encode_defaults(void);
  *  memory), JF_ERR_ENCODE, JF_ERR_NOMEM. */
 JF_API jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *opt,
                             unsigned char **bytes, size_t *size);
+
+/** Several pictures as the pages of one file (TIFF), one page at a time:
+ *  begin, add each page (encoded as it is added: only the file so far is
+ *  held), then end, which hands over the whole file (malloc()ed), or, with
+ *  `bytes` NULL, discards it.  Every page is written with the options given
+ *  to begin (format TIFF; JF_ERR_UNSUPPORTED for a format with one page
+ *  once a second is added).  Since 1.11. */
+typedef struct jf_page_writer jf_page_writer;
+JF_API jf_status jf_pages_begin(const jf_encode_options *opt, int pages, jf_page_writer **writer);
+JF_API jf_status jf_pages_add(jf_page_writer *writer, const jf_picture *pic);
+JF_API jf_status jf_pages_end(jf_page_writer *writer, unsigned char **bytes, size_t *size);
 
 /** Encode and write atomically: a temporary file in the target folder is
  *  renamed over `path` only when complete; on failure nothing is left.
