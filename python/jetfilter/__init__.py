@@ -69,22 +69,29 @@ class Picture(object):
 
 
 def read(path):
-    """Decode a JPEG or PNG file (the format from its bytes) into a Picture,
-    with the library's limits and errors (DecodeError names the file and
-    the damage)."""
+    """Decode a JPEG, PNG, TIFF (its first page) or WebP file (the format
+    from its bytes) into a Picture, with the library's limits and errors
+    (DecodeError names the file and the damage)."""
     return Picture(_c.read(_os.fspath(path) if hasattr(_os, "fspath") else path))
 
 
 _PNG_FILTERS = ["default", "none", "sub", "up", "avg", "paeth", "adaptive"]
+_TIFF_COMPRESSIONS = ["same", "none", "lzw", "deflate", "packbits"]
+_FORMATS = {"jpg": "FORMAT_JPEG", "jpeg": "FORMAT_JPEG", "jpe": "FORMAT_JPEG", "png": "FORMAT_PNG",
+            "tif": "FORMAT_TIFF", "tiff": "FORMAT_TIFF", "webp": "FORMAT_WEBP"}
 
 
-def write(path, image, format=None, quality=92, png_level=None, png_filter=None, like=None):
+def write(path, image, format=None, quality=92, png_level=None, png_filter=None, like=None,
+          tiff_compression=None, lossless=None):
     """Encode and write an image atomically (a temporary name, then a
     rename: a failure leaves nothing).  `image`: an array (H, W[, C]) on the
     host, or a Picture; a 4th channel (or 2nd, for grey) is alpha.  The
-    format comes from `format` ("jpeg", "png"), else the file name.  `like`:
-    a Picture whose metadata goes with the pixels.  Returns what the encoder
-    left out ("" if nothing)."""
+    format comes from `format` ("jpeg", "png", "tiff", "webp"), else the
+    file name.  `quality`: JPEG's and lossy WebP's.  `tiff_compression`:
+    "none", "lzw", "deflate" or "packbits" (default: `like`'s when it was a
+    TIFF, else deflate).  `lossless`: WebP lossless (default: when `like`
+    was a lossless WebP).  `like`: a Picture whose metadata goes with the
+    pixels.  Returns what the encoder left out ("" if nothing)."""
     path = _os.fspath(path) if hasattr(_os, "fspath") else path
     if isinstance(image, Picture):
         like = image if like is None else like
@@ -93,9 +100,13 @@ def write(path, image, format=None, quality=92, png_level=None, png_filter=None,
     else:
         alpha = None
     fmt = (format or _os.path.splitext(path)[1].lstrip(".")).lower()
-    if fmt not in ("jpg", "jpeg", "jpe", "png"):
-        raise ArgumentError("%s: the format (%s) is jpeg or png: give format= or a .jpg/.png name"
-                            % (path, fmt or "none"))
+    if fmt not in _FORMATS:
+        raise ArgumentError("%s: the format (%s) is jpeg, png, tiff or webp: give format= or a "
+                            ".jpg/.png/.tif/.webp name" % (path, fmt or "none"))
+    tiff = _TIFF_COMPRESSIONS.index(tiff_compression or "same") if (tiff_compression or "same") in _TIFF_COMPRESSIONS else -1
+    if tiff < 0:
+        raise ArgumentError("tiff_compression: one of %s" % ", ".join(_TIFF_COMPRESSIONS[1:]))
+    webp = 0 if lossless is None else 2 if lossless else 1
     img = _arrays.describe(image)
     if img.on_device:
         raise ArgumentError("write: the image is in GPU memory; copy it to the host first "
@@ -113,7 +124,7 @@ def write(path, image, format=None, quality=92, png_level=None, png_filter=None,
     if filt < 0:
         raise ArgumentError("png_filter: one of %s" % ", ".join(_PNG_FILTERS[1:]))
     return _c.write(path, img.spec, aspec, None if like is None else like._buffer,
-                    _c.FORMAT_PNG if fmt == "png" else _c.FORMAT_JPEG, int(quality), level, filt)
+                    getattr(_c, _FORMATS[fmt]), int(quality), level, filt, tiff, webp)
 
 
 # ---- frames the GPU and NumPy share ---------------------------------------------------

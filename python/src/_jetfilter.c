@@ -982,20 +982,21 @@ static PyObject *py_read(PyObject *mod, PyObject *args)
     return (PyObject *)b;
 }
 
-/* write(path, image, alpha, like, format, quality, png_level, png_filter) ->
+/* write(path, image, alpha, like, format, quality, png_level, png_filter,
+ * tiff_compression, webp_mode) ->
  * the warning ("" if none).  `like`: a Buffer whose picture's metadata goes
  * with the pixels, or None. */
 static PyObject *py_write(PyObject *mod, PyObject *args)
 {
     PyObject *path_obj, *spec, *alpha_spec, *like;
     const char *path;
-    int format, quality, level, filter;
+    int format, quality, level, filter, tiff, webp;
     jf_picture pic;
     jf_encode_options e = jf_encode_defaults();
     jf_status st;
     (void)mod;
-    if (!PyArg_ParseTuple(args, "O&OOOiiii", PyUnicode_FSConverter, &path_obj, &spec, &alpha_spec,
-                          &like, &format, &quality, &level, &filter))
+    if (!PyArg_ParseTuple(args, "O&OOOiiiiii", PyUnicode_FSConverter, &path_obj, &spec, &alpha_spec,
+                          &like, &format, &quality, &level, &filter, &tiff, &webp))
         return NULL;
     path = PyBytes_AsString(path_obj);
     memset(&pic, 0, sizeof pic);
@@ -1018,8 +1019,11 @@ static PyObject *py_write(PyObject *mod, PyObject *args)
     pic.color.owned = pic.alpha.owned = 0;
     if (like == Py_None)
         pic.color_model = JF_COLOR_DEFAULT;
-    pic.format = (jf_format)format;
+    if (like == Py_None)
+        pic.format = (jf_format)format; /* else the input's: what "same" compression reads */
     e.format = (jf_format)format;
+    e.tiff_compression = tiff;
+    e.webp_mode = webp;
     e.quality = quality;
     e.png_level = level;
     e.png_filter = filter;
@@ -1585,5 +1589,7 @@ PyMODINIT_FUNC PyInit__jetfilter(void)
     PyModule_AddIntConstant(m, "LOC_MANAGED", JF_LOC_MANAGED);
     PyModule_AddIntConstant(m, "FORMAT_JPEG", JF_FORMAT_JPEG);
     PyModule_AddIntConstant(m, "FORMAT_PNG", JF_FORMAT_PNG);
+    PyModule_AddIntConstant(m, "FORMAT_TIFF", JF_FORMAT_TIFF);
+    PyModule_AddIntConstant(m, "FORMAT_WEBP", JF_FORMAT_WEBP);
     return m;
 }

@@ -31,6 +31,34 @@ def test_missing_numpy_is_an_import_error_naming_it():
     assert "ImportError:" in out and "needs NumPy" in out, out
 
 
+def test_tiff_and_webp_round_trip(tmp):
+    """TIFF keeps 16 bits and alpha exactly in every compression; lossless
+    WebP keeps 8-bit RGBA exactly, and stays lossless when written "like"
+    itself; a lossy WebP is close; a wrong compression name is refused."""
+    deep = random_image(37, 23, 3, np.uint16, seed=5)
+    for comp in ("none", "lzw", "deflate", "packbits"):
+        path = os.path.join(tmp, "deep_%s.tif" % comp)
+        assert jf.write(path, deep, tiff_compression=comp) == ""
+        back = jf.read(path)
+        assert back.format == "tiff" and back.pixels.dtype == np.uint16
+        assert np.array_equal(back.pixels, deep)
+    rgba = random_image(19, 11, 4, np.uint8, seed=6)
+    jf.write(os.path.join(tmp, "a.webp"), rgba, lossless=True)
+    back = jf.read(os.path.join(tmp, "a.webp"))
+    assert back.format == "webp" and np.array_equal(back.pixels, rgba[..., :3])
+    assert np.array_equal(back.alpha, rgba[..., 3])
+    jf.write(os.path.join(tmp, "b.webp"), back)  # like itself: lossless
+    assert np.array_equal(jf.read(os.path.join(tmp, "b.webp")).pixels, rgba[..., :3])
+    photo = jf.read(os.path.join(PHOTOS, "chelsea.png")).pixels
+    jf.write(os.path.join(tmp, "c.webp"), photo, quality=90)
+    err = np.abs(jf.read(os.path.join(tmp, "c.webp")).pixels.astype(int) - photo.astype(int))
+    assert 0 < err.mean() < 4
+    with pytest.raises(jf.ArgumentError, match="tiff_compression"):
+        jf.write(os.path.join(tmp, "x.tif"), deep, tiff_compression="jpeg")
+    with pytest.raises(jf.ArgumentError, match="jpeg, png, tiff or webp"):
+        jf.write(os.path.join(tmp, "x.bmp"), deep)
+
+
 def test_denoise_batch_report(tmp):
     src = os.path.join(tmp, "in")
     os.makedirs(os.path.join(src, "sub"))
