@@ -47,11 +47,20 @@ jf_status jf_check_ksize(const char *fn, int ksize, int max);
 
 /* A CPU row loop compiled twice on x86-64, for AVX2 and the baseline, the
  * loader picking the copy the CPU runs (AVX2 without FMA: float sums keep
- * their bits); elsewhere (NEON on the Nano) one version. */
+ * their bits); elsewhere (NEON on the Nano) one version.  Integer loops
+ * (min/max networks: no rounding to keep) also get an AVX-512 copy
+ * (x86-64-v4: twice the lanes and twice the registers, so a network's
+ * values stay in them) where GCC can name it (11 and later). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 6
 #define JF_WIDE_SIMD __attribute__((target_clones("avx2", "default")))
+#if __GNUC__ >= 11
+#define JF_WIDEST_INT_SIMD __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define JF_WIDEST_INT_SIMD JF_WIDE_SIMD
+#endif
 #else
 #define JF_WIDE_SIMD
+#define JF_WIDEST_INT_SIMD
 #endif
 
 /* A border mode this library knows. */

@@ -15,7 +15,8 @@
 #   aarch64      cross build with GCC 11, CPU only; under qemu-aarch64 the
 #                tests whose answers an architecture can change
 #   glibc        no function newer than glibc 2.27 called (aarch64 binaries)
-#   api-levels   CUDA <= 10.2, libjpeg API <= 8, libpng <= 1.6.34
+#   api-levels   CUDA <= 10.2, libjpeg API <= 8, libpng <= 1.6.34, libtiff <= 4.0.9,
+#                libwebp <= 0.6.1, Jansson <= 2.11
 #
 #   scripts/nano-check.sh [--update]     (--update rewrites benchmarks/jetson/nano/
 #                                         resources.md and instructions.md)
@@ -79,5 +80,5 @@ step resources "sm_53 registers, spills, shared memory; every launch shape fits 
 step instructions "sm_53 instructions per output pixel of the fast grey kernels" instructions
 step aarch64 "aarch64 cross build with GCC 11 -Werror, CPU only, the arithmetic and codec tests under qemu-aarch64" aarch64
 step glibc "no function newer than glibc 2.27 called" glibc
-step api-levels "CUDA <= 10.2, libjpeg API <= 8, libpng <= 1.6.34, Jansson <= 2.11" api_levels
+step api-levels "CUDA <= 10.2, libjpeg API <= 8, libpng <= 1.6.34, libtiff <= 4.0.9, libwebp <= 0.6.1, Jansson <= 2.11" api_levels
 finish nano-check "$t0"

@@ -3,7 +3,7 @@
  * networks over whole rows.
  *
  * k = 3: the 9-element median by columns.  Each vertical triple is sorted
- * once (lo <= mid <= hi); the median of the 3x3 window is then
+ * (lo <= mid <= hi); the median of the 3x3 window is then
  * med3(max of the three lo, med3 of the three mid, min of the three hi).
  *
  * k = 5: the same idea one size up.  Each vertical 5-tuple is sorted once
@@ -18,10 +18,16 @@
  * The row loops are written once (median_net_template.c) and compiled for
  * each sample type, as FFmpeg's vf_median does with its template.
  *
- * No padded copy of the image: each band pads the rows it reads
- * (jf_pad_row) into a ring of its last k rows (a few KB, in cache); a padded
- * copy cost nearly as much as the median itself at k = 3.  Padded row py
- * lands in slot py % k.
+ * k = 3 reads each output's nine samples in place and sorts its three
+ * columns in registers; k = 5 sorts each column once into a chunk's
+ * arrays (shared by the five windows that hold it), then merges.
+ *
+ * No padded copy of the image, nor of its rows: the rows are read in place
+ * (a row outside the image is the row the border names, or a row of
+ * zeros); a column outside the row sorts to what the column the border
+ * names sorts to (zero border: zeros), so the few sorted columns either
+ * side of a row are copied from those inside it (k = 5), or the first and
+ * last pixel take their border pixels from jf_pad_row_border (k = 3).
  */
 #include "filters/median/median.h"
 #include "filters/filters.h"
@@ -29,6 +35,7 @@
 #include "core/context.h"
 #include "core/image.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -37,26 +44,53 @@ typedef struct net_job {
     jf_image *dst;
     int ksize;
     jf_border border;
-    unsigned char *scratch; /* per band: k padded rows */
-    size_t row_bytes;       /* one padded row in the scratch */
+    const unsigned char *zeros; /* a row of zeros: rows outside the image, zero border */
 } net_job;
 
-/* The k padded rows output row y reads, filling what the ring lacks. */
-static void ring_rows(const net_job *job, int worker, int y, int y0, const unsigned char **rows)
+/* The source row that padded row py (0 .. h + k - 2) stands for. */
+static const unsigned char *source_row(const net_job *job, int py)
 {
-    const int k = job->ksize;
-    unsigned char *ring = job->scratch + (size_t)worker * k * job->row_bytes;
-    int j;
-    for (j = y == y0 ? 0 : k - 1; j < k; j++)
-        jf_pad_row(job->src, k / 2, job->border, y + j,
-                   ring + (size_t)((y + j) % k) * job->row_bytes);
-    for (j = 0; j < k; j++)
-        rows[j] = ring + (size_t)((y + j) % k) * job->row_bytes;
+    const int sy = jf_border_index(py - job->ksize / 2, job->src->height, job->border);
+    return sy < 0 ? job->zeros : job->src->data + (size_t)sy * job->src->stride;
+}
+
+/* Sorted column i of a chunk whose columns [i0, i1) hold the source
+ * positions base + i, i outside them: a copy of the column the border
+ * names, or zeros.  `sorted` holds `count` arrays `stride` bytes apart,
+ * `elem` bytes a sample. */
+static void border_column(const net_job *job, unsigned char *sorted, size_t stride, int count,
+                          size_t elem, ptrdiff_t base, size_t i)
+{
+    const ptrdiff_t ch = job->src->channels, s = base + (ptrdiff_t)i;
+    const ptrdiff_t x = s >= 0 ? s / ch : -((-s + ch - 1) / ch); /* the pixel, rounded down */
+    const int m = jf_border_index((int)x, job->src->width, job->border);
+    int a;
+    for (a = 0; a < count; a++) {
+        unsigned char *col = sorted + (size_t)a * stride;
+        if (m < 0)
+            memset(col + i * elem, 0, elem);
+        else /* the same channel of the named pixel: inside [i0, i1) */
+            memcpy(col + i * elem, col + (size_t)((ptrdiff_t)m * ch + (s - x * ch) - base) * elem, elem);
+    }
+}
+
+/* Every column of a chunk outside [i0, i1), up to `end`. */
+static void border_columns(const net_job *job, void *sorted, size_t stride, int count, size_t elem,
+                           ptrdiff_t base, size_t i0, size_t i1, size_t end)
+{
+    size_t i;
+    for (i = 0; i < i0; i++)
+        border_column(job, (unsigned char *)sorted, stride, count, elem, base, i);
+    for (i = i1; i < end; i++)
+        border_column(job, (unsigned char *)sorted, stride, count, elem, base, i);
 }
 
 /* The min/max loops are JF_WIDE_SIMD (filters.h): on x86-64 AVX2 does 32
  * bytes an instruction instead of SSE2's 16, and SSE2 has no unsigned
- * 16-bit min/max at all. */
+ * 16-bit min/max at all.  k = 5 also has an AVX-512 copy: its 25 values
+ * fit the 32 registers (AVX2's 16 spill them); k = 3 was no faster with
+ * it (its loads straddle cache lines: RESULTS.md, "The CPU median against
+ * OpenCV"). */
 
 #define MIN_(a, b) ((a) < (b) ? (a) : (b))
 #define MAX_(a, b) ((a) > (b) ? (a) : (b))
@@ -67,21 +101,47 @@ static void ring_rows(const net_job *job, int worker, int y, int y0, const unsig
         b = hi_;                                                              \
     } while (0)
 
-/* Rows are processed in chunks so the sorted columns fit in a stack buffer. */
+/* k = 5's rows are processed in chunks (a whole number of pixels and of
+ * vectors) so the sorted columns fit in a stack buffer; NET_VECTOR is the
+ * widest vector's lanes (AVX-512), a multiple of which every chunk's
+ * outputs are rounded up to; the slack holds the columns past the last. */
 #define CHUNK 2048
+#define NET_VECTOR 64
+#define NET_SLACK (NET_VECTOR + 16)
+#if defined(__GNUC__)
+#define NET_INLINE static inline __attribute__((always_inline))
+#else
+#define NET_INLINE static inline
+#endif
 
 #define SAMPLE unsigned char
 #define MED3 med3_u8
+#define EDGE3 edge3_u8
+#define MED9 med9_u8
+#define ROW3_EDGES row3_edges_u8
+#define ROW3_INSIDE row3_inside_u8
+#define COMBINE5 combine5_u8
 #define ROWS3 median3_rows_u8
 #define ROWS5 median5_rows_u8
 #include "filters/median/median_net_template.c"
 #undef SAMPLE
 #undef MED3
+#undef EDGE3
+#undef MED9
+#undef ROW3_EDGES
+#undef ROW3_INSIDE
+#undef COMBINE5
 #undef ROWS3
 #undef ROWS5
+#undef NET_OUTPUT
 
 #define SAMPLE uint16_t
 #define MED3 med3_u16
+#define EDGE3 edge3_u16
+#define MED9 med9_u16
+#define ROW3_EDGES row3_edges_u16
+#define ROW3_INSIDE row3_inside_u16
+#define COMBINE5 combine5_u16
 #define ROWS3 median3_rows_u16
 #define ROWS5 median5_rows_u16
 #include "filters/median/median_net_template.c"
@@ -90,18 +150,18 @@ jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, j
                               jf_image *dst)
 {
     const int deep = src->sample == JF_SAMPLE_U16;
+    const size_t row = (size_t)src->width * (size_t)src->channels * jf_sample_size(src->sample);
+    unsigned char *zeros;
     net_job job;
     memset(&job, 0, sizeof job);
     job.src = src;
     job.dst = dst;
     job.ksize = ksize;
     job.border = border;
-    job.row_bytes = ((size_t)(src->width + ksize - 1) * (size_t)src->channels *
-                         jf_sample_size(src->sample) + 63) & ~(size_t)63;
-    if (!(job.scratch = (unsigned char *)jf_scratch_get(
-              ctx, JF_SCRATCH_BANDS,
-              job.row_bytes * (size_t)ksize * (size_t)jf_parallel_bands(ctx, dst->height))))
+    if (!(zeros = (unsigned char *)jf_scratch_get(ctx, JF_SCRATCH_BANDS, row)))
         return JF_ERR_NOMEM;
+    memset(zeros, 0, row);
+    job.zeros = zeros;
     if (ksize == 3)
         jf_parallel_for(ctx, dst->height, deep ? median3_rows_u16 : median3_rows_u8, &job);
     else

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""jetfilter's CPU median against OpenCV's medianBlur in one process, on
+the same arrays, calls alternated, each call making a new output (as
+OpenCV's does), outputs compared (both replicate the border).
+
+    python3 benchmarks/cpu_median_vs_opencv.py [--threads N] [--reps R]
+        [--size WxH] [--ks 3,5,...] [--depth 8|16] [PHOTO]
+
+Prints, per cell, the median wall time and CPU time (this process's, over
+all its threads) of each, and their ratio.  The photo is tiled to the size
+(grey = (R+G+B)//3); 16 bits: v * 256 plus a seeded low byte.  OpenCV's
+medianBlur takes 16-bit images at k = 3 and 5 only, and above k = 5 runs
+its 8-bit histogram method.
+"""
+import argparse
+import os
+import time
+
+import cv2
+import numpy as np
+
+import jetfilter as jf
+from opencv_median import tiled  # the same tiling as the other median benchmarks
+
+
+def timed(fn, reps):
+    """Median wall and CPU milliseconds of reps calls (one warm-up)."""
+    fn()
+    walls, cpus = [], []
+    for _ in range(reps):
+        c0, t0 = time.process_time(), time.perf_counter()
+        fn()
+        walls.append((time.perf_counter() - t0) * 1e3)
+        cpus.append((time.process_time() - c0) * 1e3)
+    walls.sort()
+    cpus.sort()
+    return walls[reps // 2], cpus[reps // 2]
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("photo", nargs="?", default=os.path.join(here, "..", "samples", "images", "retina.jpg"))
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--reps", type=int, default=9)
+    ap.add_argument("--size", default="3840x2160")
+    ap.add_argument("--ks", default="3,5,7,11,15,31,63")
+    ap.add_argument("--depth", type=int, default=8)
+    a = ap.parse_args()
+    w, h = map(int, a.size.split("x"))
+    cv2.setNumThreads(a.threads)
+    ctx = jf.Context(backend="cpu", threads=a.threads)
+    photo = jf.read(a.photo).pixels
+    rng = np.random.default_rng(1)
+    print("# jetfilter %s and OpenCV %s, %d thread(s), %s tiled to %dx%d, %d-bit, median of %d"
+          % (jf.__version__, cv2.__version__, a.threads, os.path.basename(a.photo), w, h, a.depth, a.reps))
+    print("channels,k,jf_ms,jf_cpu_ms,cv_ms,cv_cpu_ms,jf/cv,equal")
+    for ch in (1, 3):
+        src = tiled(photo, w, h, ch)
+        if a.depth == 16:
+            src = np.ascontiguousarray(src.astype(np.uint16) * 256 +
+                                       rng.integers(0, 256, src.shape).astype(np.uint16))
+        for k in map(int, a.ks.split(",")):
+            if a.depth == 16 and k > 5:
+                continue
+            ours = jf.median(src, ksize=k, context=ctx)
+            theirs = cv2.medianBlur(src, k)
+            jf_ms, jf_cpu = timed(lambda: jf.median(src, ksize=k, context=ctx), a.reps)
+            cv_ms, cv_cpu = timed(lambda: cv2.medianBlur(src, k), a.reps)
+            print("%d,%d,%.3f,%.3f,%.3f,%.3f,%.2f,%s" % (ch, k, jf_ms, jf_cpu, cv_ms, cv_cpu, jf_ms / cv_ms,
+                                                         "yes" if np.array_equal(ours, theirs) else "no"),
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
