@@ -88,9 +88,9 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 /* The min/max loops are JF_WIDE_SIMD (filters.h): on x86-64 AVX2 does 32
  * bytes an instruction instead of SSE2's 16, and SSE2 has no unsigned
  * 16-bit min/max at all.  k = 5 also has an AVX-512 copy: its 25 values
- * fit the 32 registers (AVX2's 16 spill them); k = 3 was no faster with
- * it (its loads straddle cache lines: RESULTS.md, "The CPU median against
- * OpenCV"). */
+ * fit the 32 registers (AVX2's 16 spill them); k = 3 was slower with it,
+ * its unaligned loads straddling cache lines (the measurements in
+ * RESULTS.md, "The CPU median against OpenCV in one process"). */
 
 #define MIN_(a, b) ((a) < (b) ? (a) : (b))
 #define MAX_(a, b) ((a) > (b) ? (a) : (b))
