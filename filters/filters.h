@@ -50,10 +50,10 @@ jf_status jf_check_ksize(const char *fn, int ksize, int max);
  * their bits); elsewhere (NEON on the Nano) one version.  Integer loops
  * (min/max networks: no rounding to keep) also get an AVX-512 copy
  * (x86-64-v4: twice the lanes and twice the registers, so a network's
- * values stay in them) where GCC can name it (11 and later). */
+ * values stay in them) where GCC dispatches to it (12 and later). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 6
 #define JF_WIDE_SIMD __attribute__((target_clones("avx2", "default")))
-#if __GNUC__ >= 11
+#if __GNUC__ >= 12 /* 11 names x86-64-v4 but has no dispatcher for it */
 #define JF_WIDEST_INT_SIMD __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define JF_WIDEST_INT_SIMD JF_WIDE_SIMD
