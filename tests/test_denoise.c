@@ -464,6 +464,8 @@ static void test_estimate_poisson(void **state)
             v = (k - 1) * a + 3.0 * g;
             *p = (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v + 0.5);
         }
+    assert_int_equal(jf_estimate_noise(g_ctx, &img, NULL), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "out is NULL"));
     assert_int_equal(jf_estimate_noise(g_ctx, &img, &e), JF_OK);
     {
         const double want = sqrt(255.0 / 40.0 * 128 + 9), got = sqrt(e.poisson_a * 128 + e.poisson_b);

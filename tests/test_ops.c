@@ -249,9 +249,24 @@ static void test_resolved_values(void **state)
         assert_string_equal(v, path);
         assert_int_equal(jf_plan_value(p, "ksize", v, sizeof v), JF_OK);
         assert_string_equal(v, "3");
+        assert_int_equal(jf_plan_value(p, "weights", v, sizeof v), JF_OK);
+        assert_string_equal(v, ""); /* a file's, not weights given */
         unlink(path);
     }
     jf_plan_free(p);
+    /* ... or given as numbers: their size is the weights' value, no file named */
+    {
+        static const float w5[25] = {1, 2, 3, 2, 1, 2, 4, 6, 4, 2, 3, 6, 9, 6, 3,
+                                     2, 4, 6, 4, 2, 1, 2, 3, 2, 1};
+        assert_int_equal(jf_plan_create("conv", &p), JF_OK);
+        assert_int_equal(jf_plan_set_weights(p, w5, 5), JF_OK);
+        assert_int_equal(jf_plan_prepare(p), JF_OK);
+        assert_int_equal(jf_plan_value(p, "weights", v, sizeof v), JF_OK);
+        assert_string_equal(v, "5x5");
+        assert_int_equal(jf_plan_value(p, "kernel", v, sizeof v), JF_OK);
+        assert_string_equal(v, "");
+        jf_plan_free(p);
+    }
 }
 
 /* The names of each kind of operation, as errors and `info` list them. */

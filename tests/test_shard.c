@@ -68,6 +68,8 @@ static void test_parse(void **state)
     assert_true(parses("0/1", 0, 1));
     assert_true(parses("3/4", 3, 4));
     assert_true(parses("999999/1000000", 999999, 1000000));
+    assert_true(parses("000000000003/000000000008", 3, 8)); /* twelve digits, zero-padded */
+    assert_true(refused("0000000000003/8", "want INDEX/COUNT"));  /* thirteen */
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         if (!refused(bad[i], NULL))
             fail_msg("--shard '%s' accepted", bad[i]);
