@@ -13,6 +13,7 @@
 
 #include <tiffio.h>
 #include <webp/encode.h>
+#include <webp/mux.h>
 
 typedef struct membuf {
     unsigned char *data;
@@ -585,6 +586,9 @@ static void test_webp_refusals_and_metadata(void **state)
     static const unsigned char anim[] = {'R', 'I', 'F', 'F', 36, 0, 0, 0, 'W', 'E', 'B', 'P',
                                          'V', 'P', '8', 'X', 10, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                          'A', 'N', 'I', 'M', 6, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    /* a container with a profile and no image */
+    static const unsigned char icc_only[] = {'R', 'I', 'F', 'F', 16, 0, 0, 0, 'W', 'E', 'B', 'P',
+                                             'I', 'C', 'C', 'P', 4, 0, 0, 0, 1, 2, 3, 4};
     unsigned char *bytes;
     size_t n, cut;
     jf_status st;
@@ -596,6 +600,8 @@ static void test_webp_refusals_and_metadata(void **state)
     assert_non_null(strstr(jf_last_error(), "CMYK"));
     assert_int_equal(jf_picture_decode(anim, sizeof anim, "anim.webp", &back), JF_ERR_UNSUPPORTED);
     assert_non_null(strstr(jf_last_error(), "anim.webp: an animated WebP"));
+    assert_int_equal(jf_picture_decode(icc_only, sizeof icc_only, "icc.webp", &back), JF_ERR_DECODE);
+    assert_non_null(strstr(jf_last_error(), "icc.webp: no image size in the WebP file"));
     pic.icc = (unsigned char *)calloc(1, 200);
     pic.icc_size = 200;
     pic.exif = (unsigned char *)malloc(sizeof exif);
@@ -610,6 +616,24 @@ static void test_webp_refusals_and_metadata(void **state)
     assert_int_equal(back.extra_count, 1);
     assert_int_equal(back.extra[0].size, strlen(xmp));
     jf_picture_free(&back);
+    { /* EXIF written with JPEG's "Exif\0\0" before it (some writers do): read without it */
+        WebPData image = {bytes, n}, chunk, whole = {NULL, 0};
+        unsigned char prefixed[6 + sizeof exif];
+        WebPMux *mux = WebPMuxCreate(&image, 1);
+        memcpy(prefixed, "Exif\0\0", 6);
+        memcpy(prefixed + 6, exif, sizeof exif);
+        chunk.bytes = prefixed;
+        chunk.size = sizeof prefixed;
+        assert_non_null(mux);
+        assert_int_equal(WebPMuxSetChunk(mux, "EXIF", &chunk, 1), WEBP_MUX_OK);
+        assert_int_equal(WebPMuxAssemble(mux, &whole), WEBP_MUX_OK);
+        WebPMuxDelete(mux);
+        assert_int_equal(jf_picture_decode(whole.bytes, whole.size, "prefixed.webp", &back), JF_OK);
+        assert_int_equal(back.exif_size, sizeof exif);
+        assert_memory_equal(back.exif, exif, sizeof exif);
+        jf_picture_free(&back);
+        WebPDataClear(&whole);
+    }
     for (cut = 0; cut < n; cut += 1 + cut / 6) {
         st = jf_picture_decode(bytes, cut, "cut.webp", &back);
         assert_true(st == JF_ERR_DECODE);
