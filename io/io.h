@@ -51,6 +51,11 @@ int jf_png_rle_suits(const jf_image *img, int level);
 jf_status jf_picture_decode_page_frame(jf_context *ctx, const unsigned char *bytes, size_t size,
                                        const char *name, int page, jf_picture *pic);
 
+/* jf_pages_add for a picture that may be in device memory (a GPU
+ * context's output frame): brought down into frame 1 first, as
+ * jf_picture_encode_frame does. */
+jf_status jf_pages_add_frame(jf_context *ctx, jf_page_writer *w, const jf_picture *pic);
+
 /* TIFF (codec_tiff.c): a page of the file; the pages of a file written one
  * at a time (`compression` a jf_tiff_compression, `level` deflate's); close
  * with `out` NULL discards. */

@@ -162,6 +162,7 @@ jf_status jf_picture_alloc_color(jf_context *frame_ctx, jf_picture *pic, int wid
 static jf_status decode(jf_context *frame_ctx, const unsigned char *bytes, size_t size,
                         const char *name, int page, jf_picture *pic)
 {
+    jf_format format;
     jf_status st;
     if (!pic)
         return jf_fail(JF_ERR_ARG, "jf_picture_decode: pic is NULL");
@@ -173,9 +174,10 @@ static jf_status decode(jf_context *frame_ctx, const unsigned char *bytes, size_
         st = jf_fail(JF_ERR_DECODE, "%s: empty file", name);
         return st;
     }
-    if (page < 0 || (page > 0 && jf_sniff_format(bytes, size) != JF_FORMAT_TIFF))
+    format = jf_sniff_format(bytes, size);
+    if (page < 0 || (page > 0 && format != JF_FORMAT_TIFF))
         return jf_fail(JF_ERR_ARG, "%s: page %d asked of a file with one page", name, page + 1);
-    switch (jf_sniff_format(bytes, size)) {
+    switch (format) {
     case JF_FORMAT_JPEG: st = jf_jpeg_decode(frame_ctx, bytes, size, pic); break;
     case JF_FORMAT_PNG: st = jf_png_decode(frame_ctx, bytes, size, pic); break;
     case JF_FORMAT_TIFF: st = jf_tiff_decode(frame_ctx, bytes, size, page, pic); break;
@@ -435,6 +437,18 @@ jf_status jf_pages_end(jf_page_writer *w, unsigned char **bytes, size_t *size)
     return st;
 }
 
+/* A picture in device memory as one the CPU encoders read: its pixels
+ * brought down into the context's frame 1, its metadata shared. */
+static jf_status on_host(jf_context *ctx, const jf_picture *pic, jf_picture *host)
+{
+    jf_status st;
+    *host = *pic;
+    if ((st = jf_context_frame_as(ctx, 1, pic->color.width, pic->color.height, pic->color.channels,
+                                  pic->color.sample, &host->color)) != JF_OK)
+        return st;
+    return jf_image_transfer(ctx, &pic->color, &host->color);
+}
+
 jf_status jf_picture_encode_frame(jf_context *ctx, const jf_picture *pic,
                                   const jf_encode_options *user, unsigned char **bytes,
                                   size_t *size, int *on_gpu)
@@ -460,13 +474,22 @@ jf_status jf_picture_encode_frame(jf_context *ctx, const jf_picture *pic,
         }
         jf_error_clear();
     }
-    /* on the CPU: the pixels come down into frame 1 first */
-    host = *pic;
-    if ((st = jf_context_frame_as(ctx, 1, pic->color.width, pic->color.height,
-                                  pic->color.channels, pic->color.sample, &host.color)) != JF_OK ||
-        (st = jf_image_transfer(ctx, &pic->color, &host.color)) != JF_OK)
+    if ((st = on_host(ctx, pic, &host)) != JF_OK)
         return st;
     return jf_picture_encode(&host, &o, bytes, size);
+}
+
+jf_status jf_pages_add_frame(jf_context *ctx, jf_page_writer *w, const jf_picture *pic)
+{
+    jf_picture host;
+    jf_status st;
+    if (!ctx || !pic || !pic->color.data)
+        return jf_fail(JF_ERR_ARG, "jf_pages_add_frame: NULL argument");
+    if (pic->color.location != JF_LOC_DEVICE)
+        return jf_pages_add(w, pic);
+    if ((st = on_host(ctx, pic, &host)) != JF_OK)
+        return st;
+    return jf_pages_add(w, &host);
 }
 
 jf_status jf_picture_write(const char *path, const jf_picture *pic,

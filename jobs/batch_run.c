@@ -90,6 +90,19 @@ static jf_status convert_output(jf_batch_item *it, const job_settings *s, jf_pic
     return JF_OK;
 }
 
+/* An encoded output to its place: standard output, or its file (written
+ * atomically, its folder made below the output folder). */
+static jf_status deliver(const job_settings *s, const jf_batch_item *it, const unsigned char *bytes,
+                         size_t size)
+{
+    jf_status st;
+    if (strcmp(it->output, "-") == 0)
+        return jf_write_fd(1, "standard output", bytes, size);
+    if ((st = make_parent(s->output, it->output)) != JF_OK)
+        return st;
+    return jf_write_file_atomic(it->output, bytes, size);
+}
+
 /* Encode and write one output (denoise and noise share it); a picture in
  * device memory is encoded there when it can be (nvJPEG). */
 jf_status job_write_output(jf_batch_item *it, const job_settings *s, jf_picture *pic,
@@ -100,7 +113,7 @@ jf_status job_write_output(jf_batch_item *it, const job_settings *s, jf_picture 
     unsigned char *bytes = NULL;
     size_t size = 0;
     jf_status st;
-    int on_gpu = 0, to_stdout;
+    int on_gpu = 0;
     if (e.format == JF_FORMAT_JPEG && pic->alpha.data)
         job_item_note(it, "JPEG has no alpha channel; transparency dropped");
     if (e.format == JF_FORMAT_WEBP && pic->color.channels == 1)
@@ -109,16 +122,10 @@ jf_status job_write_output(jf_batch_item *it, const job_settings *s, jf_picture 
         jf_error_prefix(it->input);
         return st;
     }
-    to_stdout = strcmp(it->output, "-") == 0;
-    if (!to_stdout && (st = make_parent(s->output, it->output)) != JF_OK)
-        return st;
-    st = jf_picture_encode_frame(ctx, pic, &e, &bytes, &size, &on_gpu);
-    if (st == JF_OK && to_stdout)
-        st = jf_write_fd(1, "standard output", bytes, size);
-    else if (st == JF_OK)
-        st = jf_write_file_atomic(it->output, bytes, size);
+    if ((st = jf_picture_encode_frame(ctx, pic, &e, &bytes, &size, &on_gpu)) == JF_OK)
+        st = deliver(s, it, bytes, size);
     else
-        jf_error_prefix(to_stdout ? "standard output" : it->output);
+        jf_error_prefix(strcmp(it->output, "-") == 0 ? "standard output" : it->output);
     free(bytes);
     if (st != JF_OK)
         return st;
@@ -147,21 +154,6 @@ static jf_status input_bytes(jf_batch_item *it, unsigned char **owned, const uns
         jf_error_prefix(it->input);
     *bytes = *owned;
     return st;
-}
-
-/* A page's result into the writer, from host memory. */
-static jf_status add_page(jf_page_writer *w, jf_picture *pic, jf_context *ctx)
-{
-    jf_picture host;
-    jf_status st;
-    if (pic->color.location != JF_LOC_DEVICE)
-        return jf_pages_add(w, pic);
-    host = *pic;
-    if ((st = jf_context_frame_as(ctx, 1, pic->color.width, pic->color.height, pic->color.channels,
-                                  pic->color.sample, &host.color)) != JF_OK ||
-        (st = jf_image_transfer(ctx, &pic->color, &host.color)) != JF_OK)
-        return st;
-    return jf_pages_add(w, &host);
 }
 
 jf_status job_pages(jf_batch *b, jf_batch_item *it, jf_context *ctx, jf_picture *pic,
@@ -204,7 +196,7 @@ jf_status job_pages(jf_batch *b, jf_batch_item *it, jf_context *ctx, jf_picture 
         if ((st = page_fn(b, it, ctx, pic, p)) != JF_OK)
             goto done;
         t0 = jf_now_ms();
-        if ((st = convert_output(it, s, pic, &e)) != JF_OK || (st = add_page(w, pic, ctx)) != JF_OK) {
+        if ((st = convert_output(it, s, pic, &e)) != JF_OK || (st = jf_pages_add_frame(ctx, w, pic)) != JF_OK) {
             jf_error_prefix(it->input);
             goto done;
         }
@@ -219,10 +211,7 @@ jf_status job_pages(jf_batch *b, jf_batch_item *it, jf_context *ctx, jf_picture 
         jf_error_prefix(it->output);
         goto done;
     }
-    if (strcmp(it->output, "-") == 0)
-        st = jf_write_fd(1, "standard output", out, out_size);
-    else if ((st = make_parent(s->output, it->output)) == JF_OK)
-        st = jf_write_file_atomic(it->output, out, out_size);
+    st = deliver(s, it, out, out_size);
     it->ms_encode += jf_now_ms() - t0;
 done:
     jf_pages_end(w, NULL, NULL);
