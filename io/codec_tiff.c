@@ -83,10 +83,11 @@ static jf_status scan_page(const tiff_reader *r, uint64_t at, int page, jf_tiff_
     const int word = r->big ? 8 : 4, countb = r->big ? 8 : 2, entry = r->big ? 20 : 12;
     uint64_t n, i, width = 0, height = 0, meta = 0;
     int samples = 1, bits = 1, format = 1;
-    if (at + (uint64_t)countb > r->size)
+    if (at > r->size || (uint64_t)countb > r->size - at)
         return jf_fail(JF_ERR_DECODE, "TIFF page %d's directory lies past the end of the file", page + 1);
     n = get(r, at, countb);
-    if (n == 0 || n > 4096 || at + (uint64_t)countb + n * (uint64_t)entry + (uint64_t)word > r->size)
+    if (n == 0 || n > 4096 ||
+        (uint64_t)countb + n * (uint64_t)entry + (uint64_t)word > r->size - at)
         return jf_fail(JF_ERR_DECODE, "TIFF page %d's directory (%llu entries) does not fit in the file",
                        page + 1, (unsigned long long)n);
     for (i = 0; i < n; i++) {

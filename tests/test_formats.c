@@ -444,6 +444,16 @@ static void test_tiff_hostile(void **state)
     ifd = (uint32_t)m.size + 100;
     memcpy(copy + 4, &ifd, 4);
     assert_int_equal(jf_picture_decode(copy, m.size, "far", &pic), JF_ERR_DECODE);
+    ifd = 0xFFFFFFFFu;
+    memcpy(copy + 4, &ifd, 4);
+    assert_int_equal(jf_picture_decode(copy, m.size, "far", &pic), JF_ERR_DECODE);
+    assert_non_null(strstr(jf_last_error(), "past the end"));
+    {   /* a BigTIFF whose first directory is 2^64 - 1 bytes in: the sum wraps */
+        unsigned char big[40] = {'I', 'I', 43, 0, 8, 0, 0, 0};
+        memset(big + 8, 0xFF, 8);
+        assert_int_equal(jf_picture_decode(big, sizeof big, "wraps", &pic), JF_ERR_DECODE);
+        assert_non_null(strstr(jf_last_error(), "past the end"));
+    }
     /* cut anywhere: refused, never read past the end (ASan in the sanitizer build) */
     for (cut = 0; cut < m.size; cut += 1 + cut / 8) {
         unsigned char *part = (unsigned char *)malloc(cut ? cut : 1);
