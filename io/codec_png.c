@@ -13,6 +13,9 @@
  * warnings about metadata it could not keep (a damaged profile, a chunk over
  * a limit) become the picture's warning (jf_last_warning()).
  *
+ * The image data of most files is inflated in one piece by libdeflate where
+ * the build has it (png_deflate.c); libpng reads the rest.
+ *
  * Before libpng sees a file, jf_png_prescan (scan.c) checks every chunk's
  * length, the metadata inflated and the image data against jf_limits; libpng
  * gets the same limits (chunk allocations, ancillary chunks kept, width and
@@ -194,6 +197,7 @@ static void split_alpha(const unsigned char *full, int channels, size_t b, jf_pi
 }
 
 typedef struct png_read {
+    jf_png_scan scan;
     png_structp png;
     png_infop info, end;
     png_io io;
@@ -225,8 +229,10 @@ static jf_status read_pixels(png_read *r, jf_context *frame_ctx, jf_picture *pic
     for (y = 0; y < (int)h; y++)
         r->rows[y] = r->full ? r->full + (size_t)y * w * (size_t)channels * b
                              : pic->color.data + (size_t)y * pic->color.stride;
-    png_read_image(r->png, r->rows);
-    png_read_end(r->png, r->end);
+    if (!jf_png_inflate_rows(r->io.bytes, r->io.size, &r->scan, r->rows)) {
+        png_read_image(r->png, r->rows);
+        png_read_end(r->png, r->end);
+    }
     if (r->full)
         split_alpha(r->full, channels, b, pic);
     return JF_OK;
@@ -236,16 +242,15 @@ jf_status jf_png_decode(jf_context *frame_ctx, const unsigned char *bytes, size_
                         jf_picture *pic)
 {
     png_read r;
-    jf_png_scan scan;
     jf_status st;
 
-    if ((st = jf_png_prescan(bytes, size, &scan)) != JF_OK)
-        return st;
-    if (scan.ancillary_chunks > jf_get_limits().max_text_chunks)
-        jf_warn("%d text and other ancillary chunks past the first %d left out",
-                scan.ancillary_chunks - jf_get_limits().max_text_chunks,
-                jf_get_limits().max_text_chunks);
     memset(&r, 0, sizeof r);
+    if ((st = jf_png_prescan(bytes, size, &r.scan)) != JF_OK)
+        return st;
+    if (r.scan.ancillary_chunks > jf_get_limits().max_text_chunks)
+        jf_warn("%d text and other ancillary chunks past the first %d left out",
+                r.scan.ancillary_chunks - jf_get_limits().max_text_chunks,
+                jf_get_limits().max_text_chunks);
     r.io.bytes = bytes;
     r.io.size = size;
     r.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r.io, on_error, on_warning);

@@ -155,6 +155,15 @@ jf_status jf_jpeg_prescan(const unsigned char *bytes, size_t size, jf_jpeg_scan 
 jf_status jf_tiff_prescan(const unsigned char *bytes, size_t size, jf_tiff_scan *scan);
 jf_status jf_webp_prescan(const unsigned char *bytes, size_t size, jf_webp_scan *scan);
 
+/* A PNG's image data inflated in one piece through libdeflate
+ * (png_deflate.c): jf_png_inflate_rows fills `rows` (host-order 16-bit
+ * samples, alpha interleaved) as libpng would and returns 1, or returns 0
+ * and leaves the file to libpng (no libdeflate, or a layout or stream it
+ * does not take). */
+int jf_png_has_libdeflate(void);
+int jf_png_inflate_rows(const unsigned char *file, size_t size, const jf_png_scan *scan,
+                        unsigned char *const *rows);
+
 /* Size and the memory decoding will need, from the structure alone. */
 typedef struct jf_probe {
     jf_format format;

@@ -146,6 +146,9 @@ jf_status jf_picture_probe(const unsigned char *bytes, size_t size, jf_probe *p)
     p->decode_bytes = (uint64_t)p->width * p->height * (uint64_t)p->channels * (uint64_t)p->sample_bytes;
     if (p->progressive)
         p->decode_bytes += (uint64_t)p->width * p->height * 2u * (uint64_t)p->channels;
+    if (p->format == JF_FORMAT_PNG && jf_png_has_libdeflate()) /* inflated whole, chunks joined */
+        p->decode_bytes += (uint64_t)p->height * (1 + (uint64_t)p->width * (uint64_t)p->channels *
+                                                      (uint64_t)p->sample_bytes) + ps.idat_bytes;
     if (p->format == JF_FORMAT_TIFF) /* the samples as stored, read whole before they are split */
         p->decode_bytes += ts.largest_page_bytes > (uint64_t)p->width * p->height * 4u
                                ? ts.largest_page_bytes : (uint64_t)p->width * p->height * 4u;

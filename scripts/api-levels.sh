@@ -3,7 +3,8 @@
 # and tool call must be in benchmarks/jetson/api-levels.txt with a version
 # the Jetson Nano's JetPack 4.6 (Ubuntu 18.04) has: CUDA <= 10.2, libjpeg
 # API <= 8 (libjpeg-turbo 1.5.2), libpng <= 1.6.34, libtiff <= 4.0.9,
-# libwebp <= 0.6.1, Jansson <= 2.11.
+# libwebp <= 0.6.1, Jansson <= 2.11; and libdeflate <= 1.10, the Orin's
+# Ubuntu 22.04's (18.04 has none: the Nano's build leaves it out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 table=benchmarks/jetson/api-levels.txt
@@ -13,12 +14,13 @@ newer() { # version, limit: is version > limit?
   [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | tail -1)" != "$2" ]
 }
 bad=0 checked=0
-for kind in cuda jpeg png tiff webp jansson; do
+for kind in cuda jpeg png tiff webp deflate jansson; do
   case $kind in
     cuda) pattern='\bcuda[A-Z][A-Za-z0-9_]*|__ldg|__shfl[a-z_]*|__ballot[a-z_]*|__any_sync|__all_sync|__syncwarp|__activemask|__match[a-z_]*|__reduce[a-z_]*' limit=10.2 ;;
     jpeg) pattern='\bjpeg_[a-z_0-9]+\(|\btj[A-Z0-9][A-Za-z0-9_]*\(' limit=8 ;;
     png) pattern='\bpng_[a-zA-Z_0-9]+\(' limit=1.6.34 ;;
     tiff) pattern='\bTIFF[A-Z][A-Za-z0-9]*\(' limit=4.0.9 ;;
+    deflate) pattern='\blibdeflate_[a-z_0-9]+\(' limit=1.10 ;;
     webp) pattern='\bWebP[A-Z][A-Za-z0-9]*\(|WebP(Config|BitstreamFeatures)::[a-z_]+' limit=0.6.1 ;;
     jansson) pattern='\bjson_(load|dumps|object_|array_|string_value|integer_value|number_value|equal|decref|is_)[a-z_]*|\bJSON_[A-Z_]+' limit=2.11 ;;
   esac
@@ -35,5 +37,5 @@ for kind in cuda jpeg png tiff webp jansson; do
     fi
   done
 done
-echo "api-levels: $checked names, $bad newer than the Nano's CUDA 10.2, libjpeg 8 API, libpng 1.6.34, libtiff 4.0.9, libwebp 0.6.1, Jansson 2.11 or not listed"
+echo "api-levels: $checked names, $bad newer than the Nano's CUDA 10.2, libjpeg 8 API, libpng 1.6.34, libtiff 4.0.9, libwebp 0.6.1, Jansson 2.11 (libdeflate: the Orin's 1.10) or not listed"
 [ "$bad" -eq 0 ]

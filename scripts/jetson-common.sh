@@ -116,7 +116,7 @@ aarch64_tools() { # extra packages...
   $sudo apt-get install -y -qq --no-install-recommends g++-11 qemu-user gcc-aarch64-linux-gnu \
       gcc-11-aarch64-linux-gnu \
       libc6-dev-arm64-cross libjpeg62-turbo-dev:arm64 libpng-dev:arm64 zlib1g-dev:arm64 \
-      libtiff-dev:arm64 libwebp-dev:arm64 libjansson-dev:arm64 libcmocka-dev:arm64 pkg-config "$@" > /dev/null
+      libtiff-dev:arm64 libwebp-dev:arm64 libdeflate-dev:arm64 libjansson-dev:arm64 libcmocka-dev:arm64 pkg-config "$@" > /dev/null
 }
 
 # Configure, build, run every test.
@@ -142,11 +142,12 @@ ctest_aarch64() {
 # warnings as errors, its tests run under qemu by the given function; no
 # arm64 GStreamer here: the element's API level is checked apart
 # (scripts/gst-api-level.sh).
-aarch64_build() { # ctest_aarch64 or ctest_aarch64_quick
-  build_and_test "$work/aarch64" "$1" cmake \
+aarch64_build() { # ctest_aarch64 or ctest_aarch64_quick, cmake args...
+  local run=$1; shift
+  build_and_test "$work/aarch64" "$run" cmake \
       -DCMAKE_TOOLCHAIN_FILE="$src/cmake/aarch64-linux-gnu.cmake" \
       -DCMAKE_C_COMPILER=aarch64-linux-gnu-gcc-11 -DCMAKE_C_FLAGS="-Werror" \
-      -DJETFILTER_CUDA=OFF -DJETFILTER_GSTREAMER=OFF
+      -DJETFILTER_CUDA=OFF -DJETFILTER_GSTREAMER=OFF "$@"
 }
 
 # No glibc function newer than the board's release in the aarch64 binaries.

@@ -10,7 +10,7 @@ set -euo pipefail
 # GStreamer's development files, tools and base plugins: the element is built
 # and tested (videotestsrc, gst-inspect-1.0, the check library);
 # file, dpkg-dev: cpack -G DEB works out the package's dependencies with them
-pkgs=(build-essential cmake pkg-config libjpeg-dev libpng-dev zlib1g-dev libtiff-dev libwebp-dev
+pkgs=(build-essential cmake pkg-config libjpeg-dev libpng-dev zlib1g-dev libdeflate-dev libtiff-dev libwebp-dev
       libjansson-dev libcmocka-dev
       parallel ffmpeg groff-base zsh python3-jsonschema python3-dev python3-venv
       libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base

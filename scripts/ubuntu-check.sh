@@ -58,8 +58,10 @@ for r in build user; do
 done
 mount --bind -o ro "$src" "$work/build/src" 2> /dev/null || mount --bind "$src" "$work/build/src"
 echo "ubuntu-check: $release: build dependencies"
+deflate=libdeflate-dev # PNG's image data; 18.04 has none, and the build does without
+[ "$release" = bionic ] && deflate=
 in_root "$work/build" "apt-get update -qq && apt-get install -y -qq --no-install-recommends build-essential \
-  cmake pkg-config libjpeg-dev libpng-dev zlib1g-dev libtiff-dev libwebp-dev libjansson-dev file dpkg-dev \
+  cmake pkg-config libjpeg-dev libpng-dev zlib1g-dev $deflate libtiff-dev libwebp-dev libjansson-dev file dpkg-dev \
   > /tmp/apt.log 2>&1 || { tail -20 /tmp/apt.log; exit 1; }"
 echo "ubuntu-check: $release: build ($(in_root "$work/build" 'gcc --version | head -1; cmake --version | head -1' | tr '\n' ' '))"
 in_root "$work/build" "mkdir -p /b && cd /b && cmake /src -DCMAKE_BUILD_TYPE=Release -DJETFILTER_CUDA=OFF \

@@ -645,6 +645,369 @@ static void test_png_layouts(void **state)
 
 }
 
+/* A PNG as another writer makes it: `filters` as libpng's mask, IDAT
+ * chunks of `chunk` bytes, and a tEXt chunk after the image data when
+ * `text_after` (libpng keeps such files to itself). */
+static membuf png_written(int w, int h, int color_type, int depth, const unsigned char *rows,
+                          size_t row_bytes, int filters, size_t chunk, int text_after)
+{
+    membuf m = {NULL, 0};
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    png_text text;
+    int y;
+    assert_int_equal(setjmp(png_jmpbuf(png)), 0);
+    png_set_write_fn(png, &m, png_write_cb, png_flush_cb);
+    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, depth, color_type, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, filters);
+    png_set_compression_buffer_size(png, chunk);
+    png_write_info(png, info);
+    for (y = 0; y < h; y++)
+        png_write_row(png, rows + (size_t)y * row_bytes);
+    memset(&text, 0, sizeof text);
+    text.compression = PNG_TEXT_COMPRESSION_NONE;
+    text.key = (png_charp) "Comment";
+    text.text = (png_charp) "after the image";
+    if (text_after)
+        png_set_text(png, info, &text, 1);
+    png_write_end(png, text_after ? info : NULL);
+    png_destroy_write_struct(&png, &info);
+    return m;
+}
+
+/* Sample c of pixel (x, y) as PNG stores it in `rows` (16 bits big-endian). */
+static unsigned stored_sample(const unsigned char *rows, size_t row_bytes, int x, int y, int c,
+                              int channels, int depth)
+{
+    const unsigned char *p = rows + (size_t)y * row_bytes + ((size_t)x * channels + c) * (depth / 8);
+    return depth == 16 ? (unsigned)(p[0] << 8 | p[1]) : p[0];
+}
+
+static void assert_picture_is_rows(const jf_picture *pic, const unsigned char *rows, size_t row_bytes,
+                                   int channels, int depth)
+{
+    const int colour = channels >= 3 ? 3 : 1;
+    int x, y, c;
+    assert_int_equal(pic->color.channels, colour);
+    assert_int_equal(pic->color.sample, depth == 16 ? JF_SAMPLE_U16 : JF_SAMPLE_U8);
+    assert_int_equal(pic->alpha.data != NULL, channels == 2 || channels == 4);
+    for (y = 0; y < pic->color.height; y++)
+        for (x = 0; x < pic->color.width; x++) {
+            for (c = 0; c < colour; c++)
+                if (t_px(&pic->color, x, y, c) != stored_sample(rows, row_bytes, x, y, c, channels, depth))
+                    fail_msg("pixel (%d, %d) channel %d: %u, stored %u", x, y, c,
+                             t_px(&pic->color, x, y, c),
+                             stored_sample(rows, row_bytes, x, y, c, channels, depth));
+            if (pic->alpha.data)
+                assert_int_equal(t_px(&pic->alpha, x, y, 0),
+                                 stored_sample(rows, row_bytes, x, y, colour, channels, depth));
+        }
+}
+
+/* The image data inflated in one piece (libdeflate, where the build has
+ * it) reads every filter, layout and depth as libpng does, from files of
+ * many small IDAT chunks; what it leaves to libpng (text after the image,
+ * a damaged CRC, a bad filter byte, a stream that ends early) is read or
+ * refused by libpng as before. */
+static void test_png_image_data_in_one_piece(void **state)
+{
+    static const int types[4] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
+                                 PNG_COLOR_TYPE_RGB_ALPHA};
+    static const int masks[6] = {PNG_FILTER_NONE, PNG_FILTER_SUB, PNG_FILTER_UP, PNG_FILTER_AVG,
+                                 PNG_FILTER_PAETH, PNG_ALL_FILTERS};
+    static const int sizes[3][2] = {{1, 1}, {7, 5}, {37, 23}};
+    uint64_t seed = 99;
+    int t, d, f, z;
+    (void)state;
+    for (t = 0; t < 4; t++)
+        for (d = 8; d <= 16; d += 8)
+            for (f = 0; f < 6; f++)
+                for (z = 0; z < 3; z++) {
+                    const int channels = t + 1;
+                    const int w = sizes[z][0], h = sizes[z][1];
+                    const size_t row_bytes = (size_t)w * (size_t)channels * (size_t)(d / 8);
+                    unsigned char *rows = malloc(row_bytes * (size_t)h), **direct;
+                    jf_png_scan scan;
+                    jf_picture pic;
+                    membuf m;
+                    size_t i;
+                    int y, smooth = f % 2; /* smooth rows make the filters differ */
+                    for (i = 0; i < row_bytes * (size_t)h; i++)
+                        rows[i] = smooth ? (unsigned char)(i / 3 + (t_rand(&seed) >> 62))
+                                         : (unsigned char)(t_rand(&seed) >> 56);
+                    m = png_written(w, h, types[t], d, rows, row_bytes, masks[f], 64, 0);
+                    pic = decode_ok(&m, "written.png");
+                    assert_picture_is_rows(&pic, rows, row_bytes, channels, d);
+                    jf_picture_free(&pic);
+                    /* the rows as jf_png_inflate_rows gives them: host order */
+                    assert_int_equal(jf_png_prescan(m.data, m.size, &scan), JF_OK);
+                    direct = malloc(sizeof *direct * (size_t)h);
+                    for (y = 0; y < h; y++)
+                        direct[y] = malloc(row_bytes);
+                    assert_int_equal(jf_png_inflate_rows(m.data, m.size, &scan, direct),
+                                     jf_png_has_libdeflate());
+                    for (y = 0; jf_png_has_libdeflate() && y < h; y++)
+                        for (i = 0; i < row_bytes / (size_t)(d / 8); i++) {
+                            const unsigned char *s = rows + (size_t)y * row_bytes + i * (size_t)(d / 8);
+                            const unsigned v = d == 16 ? (unsigned)(s[0] << 8 | s[1]) : s[0];
+                            uint16_t got16;
+                            memcpy(&got16, direct[y] + 2 * i, 2);
+                            assert_int_equal(d == 16 ? got16 : direct[y][i], v);
+                        }
+                    for (y = 0; y < h; y++)
+                        free(direct[y]);
+                    free(direct);
+                    free(m.data);
+                    free(rows);
+                }
+    {
+        enum { W = 33, H = 17 };
+        unsigned char rows[W * H * 3], *row_ptrs[H], out[W * H * 3];
+        jf_png_scan scan;
+        jf_picture pic;
+        membuf m;
+        size_t i, at;
+        int y, found = 0;
+        for (i = 0; i < sizeof rows; i++)
+            rows[i] = (unsigned char)(t_rand(&seed) >> 56);
+        for (y = 0; y < H; y++)
+            row_ptrs[y] = out + (size_t)y * W * 3;
+        /* text after the image: left to libpng, which keeps the text */
+        m = png_written(W, H, PNG_COLOR_TYPE_RGB, 8, rows, W * 3, PNG_ALL_FILTERS, 256, 1);
+        assert_int_equal(jf_png_prescan(m.data, m.size, &scan), JF_OK);
+        assert_int_equal(jf_png_inflate_rows(m.data, m.size, &scan, row_ptrs), 0);
+        pic = decode_ok(&m, "text-after.png");
+        assert_picture_is_rows(&pic, rows, W * 3, 3, 8);
+        assert_int_equal(pic.extra_count, 1);
+        assert_string_equal(pic.extra[0].key, "Comment");
+        jf_picture_free(&pic);
+        free(m.data);
+        /* grey with a transparent level (tRNS): libpng's, which adds alpha */
+        {
+            png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+            png_infop info = png_create_info_struct(png);
+            png_color_16 clear;
+            memset(&clear, 0, sizeof clear);
+            clear.gray = rows[0];
+            memset(&m, 0, sizeof m);
+            assert_int_equal(setjmp(png_jmpbuf(png)), 0);
+            png_set_write_fn(png, &m, png_write_cb, png_flush_cb);
+            png_set_IHDR(png, info, W, H, 8, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+                         PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+            png_set_tRNS(png, info, NULL, 0, &clear);
+            png_write_info(png, info);
+            for (y = 0; y < H; y++)
+                png_write_row(png, rows + (size_t)y * W);
+            png_write_end(png, NULL);
+            png_destroy_write_struct(&png, &info);
+            assert_int_equal(jf_png_prescan(m.data, m.size, &scan), JF_OK);
+            assert_int_equal(jf_png_inflate_rows(m.data, m.size, &scan, row_ptrs), 0);
+            pic = decode_ok(&m, "trns.png");
+            assert_non_null(pic.alpha.data);
+            for (i = 0; i < (size_t)W * H; i++)
+                assert_int_equal(pic.alpha.data[(i / W) * pic.alpha.stride + i % W],
+                                 rows[i] == rows[0] ? 0 : 255);
+            jf_picture_free(&pic);
+            free(m.data);
+        }
+        /* a damaged IDAT CRC, a filter byte of 5, and a stream cut short
+         * (CRC made right): each left to libpng, which refuses the file */
+        for (found = 0; found < 3; found++) {
+            m = png_written(W, H, PNG_COLOR_TYPE_RGB, 8, rows, W * 3, PNG_FILTER_NONE, 1 << 16, 0);
+            for (at = 8; memcmp(m.data + at + 4, "IDAT", 4); at += 12 + (size_t)(m.data[at] << 24 |
+                     m.data[at + 1] << 16 | m.data[at + 2] << 8 | m.data[at + 3]))
+                ;
+            if (found == 0) { /* the CRC itself damaged: the data would inflate */
+                m.data[at + 8 + (size_t)(m.data[at] << 24 | m.data[at + 1] << 16 |
+                                         m.data[at + 2] << 8 | m.data[at + 3])] ^= 1;
+            } else {
+                const size_t len = (size_t)(m.data[at] << 24 | m.data[at + 1] << 16 |
+                                            m.data[at + 2] << 8 | m.data[at + 3]);
+                unsigned char raw[H * (1 + W * 3)];
+                uLongf raw_size = sizeof raw, packed_size = compressBound(sizeof raw);
+                unsigned char *packed = malloc(packed_size);
+                uint32_t crc;
+                assert_int_equal(uncompress(raw, &raw_size, m.data + at + 8, len), Z_OK);
+                if (found == 1)
+                    raw[(1 + W * 3) * 3] = 5; /* row 3's filter */
+                assert_int_equal(compress(packed, &packed_size, raw,
+                                          found == 1 ? sizeof raw : sizeof raw - W * 3), Z_OK);
+                assert_true(packed_size <= len);
+                /* the new stream in place of the old, the rest of the chunk zeros */
+                memset(m.data + at + 8, 0, len);
+                memcpy(m.data + at + 8, packed, packed_size);
+                free(packed);
+                m.data[at] = (unsigned char)(packed_size >> 24);
+                m.data[at + 1] = (unsigned char)(packed_size >> 16);
+                m.data[at + 2] = (unsigned char)(packed_size >> 8);
+                m.data[at + 3] = (unsigned char)packed_size;
+                crc = (uint32_t)crc32(0, m.data + at + 4, (uInt)(4 + packed_size));
+                memmove(m.data + at + 8 + packed_size, m.data + at + 8 + len, m.size - (at + 8 + len));
+                m.size -= len - packed_size;
+                m.data[at + 8 + packed_size] = (unsigned char)(crc >> 24);
+                m.data[at + 9 + packed_size] = (unsigned char)(crc >> 16);
+                m.data[at + 10 + packed_size] = (unsigned char)(crc >> 8);
+                m.data[at + 11 + packed_size] = (unsigned char)crc;
+            }
+            assert_int_equal(jf_png_prescan(m.data, m.size, &scan), JF_OK);
+            assert_int_equal(jf_png_inflate_rows(m.data, m.size, &scan, row_ptrs), 0);
+            assert_int_equal(jf_picture_decode(m.data, m.size, "damaged.png", &pic), JF_ERR_DECODE);
+            if (!strstr(jf_last_error(), found == 0 ? "CRC" : found == 1 ? "filter" : "Not enough"))
+                fail_msg("damage %d: %s", found, jf_last_error());
+            free(m.data);
+        }
+    }
+}
+
+typedef struct membuf_reader {
+    const unsigned char *data;
+    size_t size, at;
+} membuf_reader;
+
+static void png_read_cb(png_structp png, png_bytep d, png_size_t n)
+{
+    membuf_reader *r = png_get_io_ptr(png);
+    if (n > r->size - r->at)
+        png_error(png, "read past the end");
+    memcpy(d, r->data + r->at, n);
+    r->at += n;
+}
+
+/* The rows of a PNG as stored (16-bit big-endian, alpha interleaved),
+ * read by libpng with no transformation. */
+static unsigned char *png_read_stored(const unsigned char *bytes, size_t size, size_t row_bytes, int h)
+{
+    membuf_reader in = {bytes, size, 0};
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    unsigned char *rows = malloc(row_bytes * (size_t)h);
+    int y;
+    assert_int_equal(setjmp(png_jmpbuf(png)), 0);
+    png_set_read_fn(png, &in, png_read_cb);
+    png_read_info(png, info);
+    assert_int_equal(png_get_rowbytes(png, info), row_bytes);
+    for (y = 0; y < h; y++)
+        png_read_row(png, rows + (size_t)y * row_bytes, NULL);
+    png_read_end(png, NULL);
+    png_destroy_read_struct(&png, &info, NULL);
+    return rows;
+}
+
+/* PNGs written at level 1 (zlib's run-length matching) and 6: every row
+ * filter as asked (each row's filter byte, with libpng's rule for one
+ * column or one row), the adaptive choice as libpng makes it, every layout,
+ * depth and awkward size, read back exactly by libpng with no
+ * transformation (not through jetfilter's reader). */
+static void test_png_filters_written(void **state)
+{
+    static const int sizes[6][2] = {{1, 1}, {1, 6}, {9, 1}, {7, 5}, {33, 17}, {64, 3}};
+    uint64_t seed = 5;
+    int ch, d, f, z, level;
+    (void)state;
+    for (ch = 1; ch <= 4; ch++)
+        for (d = 8; d <= 16; d += 8)
+            for (f = JF_PNG_FILTER_NONE; f < JF_PNG_FILTER_COUNT; f++)
+                for (z = 0; z < 12; z++) {
+                    const int w = sizes[z / 2][0], h = sizes[z / 2][1], colour = ch >= 3 ? 3 : 1;
+                    const jf_sample sample = d == 16 ? JF_SAMPLE_U16 : JF_SAMPLE_U8;
+                    const size_t row_bytes = (size_t)w * (size_t)ch * (size_t)(d / 8);
+                    jf_encode_options e = t_encode_opts(JF_FORMAT_PNG, 0, z % 2 ? 1 : 6);
+                    jf_picture pic;
+                    unsigned char *bytes, *back, *raw, *twin_rows;
+                    size_t size, i;
+                    uLongf raw_size;
+                    int x, y;
+                    memset(&pic, 0, sizeof pic);
+                    assert_int_equal(jf_image_alloc_as(&pic.color, w, h, colour, sample), JF_OK);
+                    if (ch == 2 || ch == 4)
+                        assert_int_equal(jf_image_alloc_as(&pic.alpha, w, h, 1, sample), JF_OK);
+                    for (y = 0; y < h; y++)
+                        for (x = 0; x < w; x++) {
+                            int c;
+                            for (c = 0; c < colour; c++) /* smooth with noise: filters differ */
+                                t_set_px(&pic.color, x, y, c, (unsigned)((x * 3 + y * 5 + c * 40 +
+                                         (int)(t_rand(&seed) >> 61)) * (d == 16 ? 257 : 1)) &
+                                         (d == 16 ? 0xFFFFu : 0xFFu));
+                            if (pic.alpha.data)
+                                t_set_px(&pic.alpha, x, y, 0, (unsigned)(t_rand(&seed) >> (d == 16 ? 48 : 56)));
+                        }
+                    e.png_filter = f;
+                    level = e.png_level;
+                    assert_int_equal(jf_picture_encode(&pic, &e, &bytes, &size), JF_OK);
+                    /* libpng's own reader, no transformation: the rows as stored */
+                    back = png_read_stored(bytes, size, row_bytes, h);
+                    /* each row's filter byte: the one asked for, or libpng's adaptive choice */
+                    raw_size = (uLongf)(h * (1 + row_bytes));
+                    raw = malloc(raw_size);
+                    {
+                        size_t at = 8, idat = 0;
+                        unsigned char *joined = malloc(size);
+                        while (at + 12 <= size) {
+                            const size_t len = (size_t)bytes[at] << 24 | (size_t)bytes[at + 1] << 16 |
+                                               (size_t)bytes[at + 2] << 8 | bytes[at + 3];
+                            if (!memcmp(bytes + at + 4, "IDAT", 4)) {
+                                memcpy(joined + idat, bytes + at + 8, len);
+                                idat += len;
+                            }
+                            at += 12 + len;
+                        }
+                        assert_int_equal(at, size);
+                        assert_int_equal(uncompress(raw, &raw_size, joined, idat), Z_OK);
+                        free(joined);
+                    }
+                    assert_int_equal(raw_size, h * (1 + row_bytes));
+                    twin_rows = malloc(row_bytes * (size_t)h);
+                    for (y = 0; y < h; y++) /* the rows as stored, for libpng to filter */
+                        for (i = 0; i < row_bytes / (size_t)(d / 8); i++) {
+                            const int x2 = (int)(i / (size_t)ch), c2 = (int)(i % (size_t)ch);
+                            const unsigned v = c2 < colour ? t_px(&pic.color, x2, y, c2)
+                                                           : t_px(&pic.alpha, x2, y, 0);
+                            if (d == 16) {
+                                twin_rows[(size_t)y * row_bytes + 2 * i] = (unsigned char)(v >> 8);
+                                twin_rows[(size_t)y * row_bytes + 2 * i + 1] = (unsigned char)v;
+                            } else {
+                                twin_rows[(size_t)y * row_bytes + i] = (unsigned char)v;
+                            }
+                        }
+                    if (memcmp(back, twin_rows, row_bytes * (size_t)h))
+                        fail_msg("%d ch, %d bits, filter %d, level %d, %dx%d: read back differently",
+                                 ch, d, f, level, w, h);
+                    if (f == JF_PNG_FILTER_ADAPTIVE) {
+                        static const int types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+                                                     PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
+                        membuf twin = png_written(w, h, types[ch], d, twin_rows, row_bytes,
+                                                  PNG_ALL_FILTERS, 1 << 20, 0);
+                        size_t at = 8;
+                        unsigned char *twin_raw = malloc(raw_size);
+                        uLongf twin_size = raw_size;
+                        while (memcmp(twin.data + at + 4, "IDAT", 4))
+                            at += 12 + ((size_t)twin.data[at] << 24 | (size_t)twin.data[at + 1] << 16 |
+                                        (size_t)twin.data[at + 2] << 8 | twin.data[at + 3]);
+                        assert_int_equal(uncompress(twin_raw, &twin_size, twin.data + at + 8,
+                                                    (uLong)((size_t)twin.data[at] << 24 | (size_t)twin.data[at + 1] << 16 |
+                                                    (size_t)twin.data[at + 2] << 8 | twin.data[at + 3])), Z_OK);
+                        for (y = 0; y < h; y++)
+                            assert_int_equal(raw[(size_t)y * (1 + row_bytes)],
+                                             twin_raw[(size_t)y * (1 + row_bytes)]);
+                        free(twin_raw);
+                        free(twin.data);
+                    } else {
+                        /* libpng's rule: nothing looks left in one column or up in one row */
+                        const int type = f - JF_PNG_FILTER_NONE;
+                        const int kept = (w == 1 && (type == 1 || type == 3 || type == 4)) ||
+                                                 (h == 1 && type >= 2) ? 0 : type;
+                        for (y = 0; y < h; y++)
+                            assert_int_equal(raw[(size_t)y * (1 + row_bytes)], kept);
+                    }
+                    free(twin_rows);
+                    free(raw);
+                    free(back);
+                    free(bytes);
+                    jf_picture_free(&pic);
+                }
+}
+
 /* A profile libpng accepts: a valid header (length, 'acsp', monitor class,
  * RGB data, XYZ connection space, D50) and no tags, padded with noise. */
 static unsigned char *make_icc(size_t size, uint64_t seed)
@@ -1322,6 +1685,8 @@ int main(void)
         cmocka_unit_test(test_png_16bit),
         cmocka_unit_test(test_png16_strategy),
         cmocka_unit_test(test_png_layouts),
+        cmocka_unit_test(test_png_image_data_in_one_piece),
+        cmocka_unit_test(test_png_filters_written),
         cmocka_unit_test(test_metadata_survives),
         cmocka_unit_test(test_jpeg_markers_kept),
         cmocka_unit_test(test_prescan_reads_the_structure),
