@@ -491,13 +491,41 @@ jf_status jf_batch_collect(jf_batch *b)
 
 /* ---- running ----------------------------------------------------------------- */
 
+/* Where the first job of each other device waits, its context made, until
+ * the batch has its first context and its walk: 0 wait, 1 go, -1 stop. */
+typedef struct gate {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int state;
+} gate;
+
 typedef struct worker {
     jf_batch *b;
     int device;      /* its CUDA device */
     pthread_t tid;
     jf_context *ctx; /* made by the worker, or handed over (the first) */
     int started;
+    gate *gate;      /* started before the batch: wait here */
 } worker;
+
+static int pass_gate(gate *g)
+{
+    int state;
+    pthread_mutex_lock(&g->lock);
+    while (g->state == 0)
+        pthread_cond_wait(&g->cond, &g->lock);
+    state = g->state;
+    pthread_mutex_unlock(&g->lock);
+    return state > 0;
+}
+
+static void open_gate(gate *g, int state)
+{
+    pthread_mutex_lock(&g->lock);
+    g->state = state;
+    pthread_cond_broadcast(&g->cond);
+    pthread_mutex_unlock(&g->lock);
+}
 
 int jf_batch_job_threads(int threads, int jobs)
 {
@@ -642,6 +670,11 @@ static void *work_loop(void *arg)
     opt.device = w->device;
     if (!w->ctx && b->make_context(&opt, &w->ctx) != JF_OK)
         return NULL; /* the others take this worker's share */
+    if (w->gate && !pass_gate(w->gate)) {
+        jf_context_destroy(w->ctx);
+        w->ctx = NULL;
+        return NULL;
+    }
     for (;;) {
         jf_batch_item *it = next_item(b);
         if (!it)
@@ -746,6 +779,7 @@ jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
     int jobs = b->opt.jobs < 1 ? 1 : b->opt.jobs, i;
     jf_context *first = NULL;
     worker *workers;
+    gate start;
     jf_status st;
 
     const int *devices = b->opt.devices && b->opt.device_count > 0 ? b->opt.devices : &co->device;
@@ -765,40 +799,57 @@ jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
     co->device = devices[0];
     if (!b->make_context)
         b->make_context = jf_context_create;
+    if (!(workers = (worker *)calloc((size_t)jobs, sizeof *workers)))
+        return jf_fail(JF_ERR_NOMEM, "out of memory");
+    for (i = 0; i < jobs; i++) {
+        workers[i].b = b;
+        workers[i].device = devices[i % ndev]; /* round robin: jobs spread evenly */
+    }
+    /* the other devices start while the first does (each start takes most
+     * of a second: a short batch would otherwise wait for them in turn) */
+    pthread_mutex_init(&start.lock, NULL);
+    pthread_cond_init(&start.cond, NULL);
+    start.state = 0;
+    for (i = 1; i < ndev && i < jobs; i++) {
+        workers[i].gate = &start;
+        workers[i].started = pthread_create(&workers[i].tid, NULL, work_loop, &workers[i]) == 0;
+    }
     /* the first context reports a missing device once and clearly, and then
      * serves as the first worker's: `jobs` contexts in all */
-    if ((st = b->make_context(co, &first)) != JF_OK)
-        return st; /* the detail says why */
-    b->backend = jf_context_backend(first);
-    snprintf(b->backend_note, sizeof b->backend_note, "%s", jf_context_note(first));
-    /* a CPU-only build knows it has no GPU, and one file in, one file out is
-     * quiet as convert is: both say it only with -v (the report keeps it) */
-    if (b->backend_note[0])
-        logf_(b, !jf_built_with_cuda() || b->opt.single, "jetfilter: %s", b->backend_note);
-    if (!(workers = (worker *)calloc((size_t)jobs, sizeof *workers)))
-        st = jf_fail(JF_ERR_NOMEM, "out of memory");
-    else
+    if ((st = b->make_context(co, &first)) == JF_OK) {
+        b->backend = jf_context_backend(first);
+        snprintf(b->backend_note, sizeof b->backend_note, "%s", jf_context_note(first));
+        /* a CPU-only build knows it has no GPU, and one file in, one file out is
+         * quiet as convert is: both say it only with -v (the report keeps it) */
+        if (b->backend_note[0])
+            logf_(b, !jf_built_with_cuda() || b->opt.single, "jetfilter: %s", b->backend_note);
         st = start_walk(b);
-    if (st != JF_OK) {
+    }
+    if (st != JF_OK) { /* the detail says why */
+        open_gate(&start, -1);
+        for (i = 1; i < ndev && i < jobs; i++)
+            if (workers[i].started)
+                pthread_join(workers[i].tid, NULL);
         free(workers);
         jf_context_destroy(first);
+        pthread_cond_destroy(&start.cond);
+        pthread_mutex_destroy(&start.lock);
         return st;
     }
     if (b->on_start)
         b->on_start(b);
     b->started_ms = jf_now_ms();
-    for (i = 0; i < jobs; i++) {
-        workers[i].b = b;
-        workers[i].device = devices[i % ndev]; /* round robin: jobs spread evenly */
-    }
     workers[0].ctx = first;
-    for (i = 1; i < jobs; i++)
+    open_gate(&start, 1);
+    for (i = ndev; i < jobs; i++)
         workers[i].started = pthread_create(&workers[i].tid, NULL, work_loop, &workers[i]) == 0;
     work_loop(&workers[0]); /* the calling thread is the first worker */
     for (i = 1; i < jobs; i++)
         if (workers[i].started)
             pthread_join(workers[i].tid, NULL);
     free(workers);
+    pthread_cond_destroy(&start.cond);
+    pthread_mutex_destroy(&start.lock);
     end_walk(b);
     return JF_OK;
 }

@@ -15,7 +15,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -469,6 +471,69 @@ static void test_batch_details(void **state)
     t_rmtree(dir);
 }
 
+/* Each device's first context is made while device 0's is: device 0's
+ * waits (at most 10 s) for device 1's to begin.  Made one after the other,
+ * as they were, device 0's would wait in vain. */
+static pthread_mutex_t g_start_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_start_cond = PTHREAD_COND_INITIALIZER;
+static int g_second_began, g_met;
+
+static jf_status rendezvous_context(const jf_context_options *opt, jf_context **out)
+{
+    pthread_mutex_lock(&g_start_lock);
+    if (opt->device == 1) {
+        g_second_began = 1;
+        pthread_cond_broadcast(&g_start_cond);
+    } else if (opt->device == 0 && !g_met) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 10;
+        while (!g_second_began &&
+               pthread_cond_timedwait(&g_start_cond, &g_start_lock, &until) == 0)
+            ;
+        g_met = g_second_began ? 1 : -1;
+    }
+    pthread_mutex_unlock(&g_start_lock);
+    return jf_context_create(opt, out);
+}
+
+static void test_devices_start_together(void **state)
+{
+    const char *dir = make_tree(6);
+    static int two[2] = {0, 1};
+    jf_batch b;
+    (void)state;
+    g_second_began = g_met = 0;
+    {
+        static char in[512], out[512];
+        static const char *inputs[1];
+        snprintf(in, sizeof in, "%s/in", dir);
+        snprintf(out, sizeof out, "%s/out", dir);
+        inputs[0] = in;
+        memset(&b, 0, sizeof b);
+        b.opt.verb = "test";
+        b.opt.output = out;
+        b.opt.inputs = inputs;
+        b.opt.input_count = 1;
+        b.opt.jobs = 2;
+        b.opt.threads = 2;
+        b.opt.context = jf_context_defaults();
+        b.opt.context.backend = JF_BACKEND_CPU;
+        b.opt.devices = two;
+        b.opt.device_count = 2;
+        b.make_context = rendezvous_context;
+        b.on_done = remember;
+        g_processed = 0;
+        assert_int_equal(jf_batch_collect(&b), JF_OK);
+        assert_int_equal(jf_batch_run(&b, count_work), JF_OK);
+    }
+    assert_int_equal(g_met, 1);
+    assert_int_equal(b.done, 6);
+    assert_int_equal(g_processed, 6);
+    jf_batch_free(&b);
+    t_rmtree(dir);
+}
+
 /* What a stream reserves: JF_STREAM_SLOTS frames (input, the filtered
  * planes' outputs, the reference) and the largest filtered plane padded by
  * k - 1 on each axis, worked out by hand for 4:2:0 at 100 x 50. */
@@ -502,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_batch_jpeg_inputs),
         cmocka_unit_test(test_codec_choice),
         cmocka_unit_test(test_batch_details),
+        cmocka_unit_test(test_devices_start_together),
         cmocka_unit_test(test_stream_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
 # one run, on 1,200 1080p JPEGs (jpeg-sets.inc: the sample photos, 20 noise
 # seeds, in three folders), a codec-bound filter (median k = 5) and a
 # GPU-bound one (Gaussian k = 63, RGB), -j 16 and 32, fresh processes
-# twice each; then one serve process, ROUNDS requests of each device choice
+# twice each; 4K JPEGs through each GPU's JPEG engine; non-local means'
+# stage times, and given its settings (GPU-bound); then one serve process, ROUNDS requests of each device choice
 # (benchmarks/serve_rounds.py); outputs of one device and of all compared.
 # Prints the topology (which CPUs each GPU is near: the jobs of a device
 # run there).  Needs build-gpu/ and two or more GPUs.
@@ -33,6 +34,33 @@ run() { # label, args...
 for rep in 1 2; do for j in 16 32; do
   for d in 0 1 all; do run med5_dev${d}_j$j -k 5 --device $d -j $j; done
   for d in 0 1 all; do run gauss63_dev${d}_j$j -f gauss -k 63 --device $d -j $j; done
+done; done
+# A batch one device bounds: 4K JPEGs decoded and encoded by each GPU's
+# JPEG engine (--codec nvjpeg), median k = 5
+make_set /tmp/in4k 3840x2160 10
+mkdir -p /tmp/in4kx; for c in 1 2 3 4; do ln -sfn /tmp/in4k /tmp/in4kx/c$c; done
+n4k=$(find -L /tmp/in4kx -name '*.jpg' | wc -l)
+for rep in 1 2; do for d in 0 1 all; do
+  rm -rf /tmp/o_4k; t0=$(date +%s.%N)
+  $J denoise /tmp/in4kx -o /tmp/o_4k --no-sync -k 5 -j 16 --codec nvjpeg --device $d --quiet
+  printf '%-20s rc=%d %6.1f images/s (%d 4K files)\n' "nvjpeg4k_dev$d" $? \
+    "$(awk -v a="$t0" -v b="$(date +%s.%N)" -v n="$n4k" 'BEGIN { print n / (b - a) }')" "$n4k"
+done; done
+# Non-local means, 400 files: blind (the patch and weights chosen by SURE
+# on the CPU), where its time goes; then with its settings given (search
+# 21, patch 7: the GPU's kernel is the bound) on each device and both
+for d in 0 all; do
+  rm -rf /tmp/o_nlm; echo "== nlmeans blind --device $d"
+  /usr/bin/time -f '%e s wall, %U s user, %S s system' $J denoise /tmp/in1080 -o /tmp/o_nlm --no-sync \
+    -f nlmeans -j 16 --device $d --stats 2>&1 | tail -8
+done
+n1080=$(find -L /tmp/in1080 -name '*.jpg' | wc -l)
+for rep in 1 2; do for d in 0 1 all; do
+  rm -rf /tmp/o_nlm; t0=$(date +%s.%N)
+  $J denoise /tmp/in1080 -o /tmp/o_nlm --no-sync -f nlmeans --search 21 --patch 7 --noise-sigma 10 \
+    -j 16 --device $d --quiet
+  printf '%-20s rc=%d %6.1f images/s (%d 1080p files)\n' "nlm21x7_dev$d" $? \
+    "$(awk -v a="$t0" -v b="$(date +%s.%N)" -v n="$n1080" 'BEGIN { print n / (b - a) }')" "$n1080"
 done; done
 for f in med5 gauss63; do for j in 16 32; do
   diff -rq /tmp/o_${f}_dev0_j$j /tmp/o_${f}_devall_j$j > /dev/null && echo "$f j$j: outputs identical" || echo "$f j$j: OUTPUTS DIFFER"
