@@ -90,6 +90,16 @@ static const char *make_tree(int files)
     return dir;
 }
 
+/* A batch of one input (a folder or a file) into `out`. */
+static void batch_of(jf_batch *b, const char **inputs, const char *out)
+{
+    memset(b, 0, sizeof *b);
+    b->opt.verb = "test";
+    b->opt.output = out;
+    b->opt.inputs = inputs;
+    b->opt.input_count = 1;
+}
+
 static void run_batch(const char *dir, int jobs, int allow, jf_batch *b, jf_status *st)
 {
     static char in[512], out[512];
@@ -97,11 +107,7 @@ static void run_batch(const char *dir, int jobs, int allow, jf_batch *b, jf_stat
     snprintf(in, sizeof in, "%s/in", dir);
     snprintf(out, sizeof out, "%s/out", dir);
     inputs[0] = in;
-    memset(b, 0, sizeof *b);
-    b->opt.verb = "test";
-    b->opt.output = out;
-    b->opt.inputs = inputs;
-    b->opt.input_count = 1;
+    batch_of(b, inputs, out);
     b->opt.jobs = jobs;
     b->opt.threads = jobs;
     b->opt.context = jf_context_defaults();
@@ -325,11 +331,7 @@ static void test_batch_jpeg_inputs(void **state)
         fclose(f);
     }
     inputs[0] = in;
-    memset(&b, 0, sizeof b);
-    b.opt.verb = "test";
-    b.opt.output = out;
-    b.opt.inputs = inputs;
-    b.opt.input_count = 1;
+    batch_of(&b, inputs, out);
     b.opt.count_jpegs = 1;
     assert_int_equal(jf_batch_collect(&b), JF_OK);
     assert_int_equal(b.count, 5); /* the two that fail are files of the batch */
@@ -446,12 +448,8 @@ static void test_batch_details(void **state)
     snprintf(link_name, sizeof link_name, "%s/in/same.png", dir);
     assert_int_equal(link(in, link_name), 0);
     inputs[0] = in;
-    memset(&b, 0, sizeof b);
-    b.opt.verb = "test";
-    b.opt.output = link_name;
+    batch_of(&b, inputs, link_name);
     b.opt.single = 1;
-    b.opt.inputs = inputs;
-    b.opt.input_count = 1;
     b.opt.jobs = 1;
     b.opt.context = jf_context_defaults();
     b.opt.context.backend = JF_BACKEND_CPU;
@@ -510,11 +508,7 @@ static void test_devices_start_together(void **state)
         snprintf(in, sizeof in, "%s/in", dir);
         snprintf(out, sizeof out, "%s/out", dir);
         inputs[0] = in;
-        memset(&b, 0, sizeof b);
-        b.opt.verb = "test";
-        b.opt.output = out;
-        b.opt.inputs = inputs;
-        b.opt.input_count = 1;
+        batch_of(&b, inputs, out);
         b.opt.jobs = 2;
         b.opt.threads = 2;
         b.opt.context = jf_context_defaults();
