@@ -13,6 +13,19 @@ PHOTOS = os.path.join(ROOT, "samples", "images")
 SIZES = [(1, 1), (5, 7), (2, 33), (17, 3), (577, 1023)]  # (H, W): 1x1, 7x5, 1023x577 ...
 
 
+def builds_format(ext):
+    """Whether this jetfilter writes .ext (TIFF and WebP are optional: the
+    GPU machine's static build has neither)."""
+    import tempfile
+    import jetfilter as jf
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            jf.write(os.path.join(d, "probe." + ext), np.zeros((2, 2, 3), np.uint8))
+        except jf.UnsupportedError:
+            return False
+    return True
+
+
 def random_image(h, w, c=None, dtype=np.uint8, seed=0):
     rng = np.random.default_rng(seed + 7919 * h + w)
     top = 255 if dtype == np.uint8 else 65535
