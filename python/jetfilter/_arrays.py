@@ -3,9 +3,12 @@ and any __array_interface__ / __cuda_array_interface__ producer into the
 C library's image descriptions, and making the outputs.
 
 An image is (H, W) or (H, W, C), uint8 or uint16, channels interleaved;
-rows may be padded (a row stride larger than W * C * itemsize), the rest
-must be dense.  Host arrays stay where they are; device arrays are used in
-place on the stream their producer works on.
+rows may be padded (a row stride larger than W * C * itemsize) and are read
+in place.  Other views of NumPy, CuPy and PyTorch arrays (every other
+column, one channel of three, reversed, Fortran order) go through a dense
+copy made by their own library, and an out= of that kind is written there
+and copied back.  Host arrays stay where they are; device arrays are used
+in place on the stream their producer works on.
 """
 import sys
 
@@ -24,7 +27,7 @@ class Image(object):
     """One image as the C library sees it, and what keeps its memory alive."""
 
     __slots__ = ("spec", "shape", "sample", "location", "device", "stream", "owner", "kind", "module",
-                 "stream_owner")
+                 "stream_owner", "staged_for")
 
     def __init__(self, spec, shape, sample, location, device, stream, owner, kind, module=None):
         self.spec = spec          # (ptr, location, width, height, channels, stride, sample, device)
@@ -37,6 +40,7 @@ class Image(object):
         self.kind = kind          # "numpy", "cupy", "torch", "cuda", "dlpack", "jetfilter"
         self.module = module      # the producer's module, to make outputs alike
         self.stream_owner = None  # the stream's object, kept alive while it is in use
+        self.staged_for = None    # an out= view this dense copy is copied back into (finish)
 
     @property
     def on_device(self):
@@ -169,18 +173,66 @@ def locate_host(img):
     return img
 
 
+# the intake's words for a layout the kernels cannot read in place
+_LAYOUT_REFUSALS = ("must be dense", "a reversed view")
+
+
+def _staged(x, writable, what, error, dense_copy, dense_empty):
+    """A view whose pixels are not dense rows (refused by the intake with
+    `error`), through a dense copy its own library makes: the copy for an
+    image, an empty array for an out= (finish() copies the result back).
+    Anything else the intake refused stays refused."""
+    if not any(words in str(error) for words in _LAYOUT_REFUSALS):
+        raise error
+    if writable and _readonly(x):
+        _fail("%s: a read-only array" % what)
+    img = describe(dense_empty(x) if writable else dense_copy(x), writable, what)
+    if writable:
+        img.staged_for = x
+    return img
+
+
+def _readonly(x):
+    flags = getattr(x, "flags", None)
+    return flags is not None and getattr(flags, "writeable", True) is False
+
+
+def finish(img):
+    """After the work on an out= that went through a dense copy: the result
+    copied back into the caller's view, by its own library (on its stream
+    for device arrays, after the work queued there)."""
+    view = img.staged_for
+    if view is None:
+        return
+    if img.kind == "torch":
+        view.copy_(img.owner)
+    elif img.kind == "cupy":
+        view[...] = img.owner
+    else:
+        _np.copyto(view, img.owner)
+
+
 def _numpy_image(x, writable, what):
     """NumPy arrays from their attributes (cheaper than the interface dict)."""
-    spec, sample = _intake(what, writable, x.__array_interface__["data"][0], x.shape, x.strides, x.dtype.str,
-                           not x.flags.writeable, _c.LOC_HOST, -1)
+    try:
+        spec, sample = _intake(what, writable, x.__array_interface__["data"][0], x.shape, x.strides,
+                               x.dtype.str, not x.flags.writeable, _c.LOC_HOST, -1)
+    except _c.ArgumentError as e:
+        return _staged(x, writable, what, e, _np.ascontiguousarray, lambda v: _np.empty(v.shape, v.dtype))
     return Image(spec, x.shape, sample, _c.LOC_HOST, -1, None, x, "numpy", _np)
 
 
 def _cupy_image(x, writable, what):
     """CuPy arrays without building their interface dict (the call's cost)."""
     dev = x.data.device_id
-    spec, sample = _intake(what, writable, x.data.ptr, x.shape, x.strides, x.dtype.str, False,
-                           _c.LOC_DEVICE, dev)
+    try:
+        spec, sample = _intake(what, writable, x.data.ptr, x.shape, x.strides, x.dtype.str, False,
+                               _c.LOC_DEVICE, dev)
+    except _c.ArgumentError as e:
+        cupy = sys.modules["cupy"]
+        with cupy.cuda.Device(dev):
+            return _staged(x, writable, what, e, cupy.ascontiguousarray,
+                           lambda v: cupy.empty(v.shape, v.dtype))
     stream = sys.modules["cupy"].cuda.get_current_stream()
     img = Image(spec, x.shape, sample, _c.LOC_DEVICE, dev, stream.ptr or 1, x, "cupy",
                 sys.modules["cupy"])
@@ -197,9 +249,13 @@ def _torch_image(t, writable, what):
         return describe(t.numpy(), writable, what)  # host tensors: through NumPy, no copy
     isz = t.element_size()
     dev = t.device.index or 0
-    spec, sample = _intake(what, writable, t.data_ptr(), tuple(t.shape),
-                           tuple(st * isz for st in t.stride()),
-                           _TORCH_TYPESTR.get(str(t.dtype), str(t.dtype)), False, _c.LOC_DEVICE, dev)
+    try:
+        spec, sample = _intake(what, writable, t.data_ptr(), tuple(t.shape),
+                               tuple(st * isz for st in t.stride()),
+                               _TORCH_TYPESTR.get(str(t.dtype), str(t.dtype)), False, _c.LOC_DEVICE, dev)
+    except _c.ArgumentError as e:
+        return _staged(t, writable, what, e, lambda v: v.contiguous(),
+                       lambda v: torch.empty(tuple(v.shape), dtype=v.dtype, device=v.device))
     stream = torch.cuda.current_stream(dev)
     img = Image(spec, tuple(t.shape), sample, _c.LOC_DEVICE, dev, stream.cuda_stream or 1, t,
                 "torch", torch)

@@ -116,6 +116,7 @@ def run_filter(op, image, out, context, stream, values, defaults):
             _arrays.locate_host(dst)
     try:
         _, _, decision, estimate = _c.run(ctx, p, img.spec, dst.spec)
+        _arrays.finish(dst)
     finally:
         _release(ctx)
     if dst.location in (_c.LOC_MANAGED, _c.LOC_MAPPED) or img.location in (_c.LOC_MANAGED, _c.LOC_MAPPED):
@@ -139,6 +140,7 @@ def run_noise(op, image, out, context, stream, values, defaults):
         if dst.spec[0] != img.spec[0]:
             _c.copy(ctx, img.spec, dst.spec)
         _c.run(ctx, p, dst.spec, None)
+        _arrays.finish(dst)
     finally:
         _release(ctx)
     return out

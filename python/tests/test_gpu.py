@@ -2,7 +2,8 @@
 reference and against the C library's own GPU path (NumPy in, on a CUDA
 context), out= with the caller's tensor, no copies or allocations in a
 loop, the caller's stream kept (work queued behind a slow kernel, no wait),
-DLPack both ways, shared frames.  Skipped where there is no GPU."""
+DLPack both ways, shared frames, strided views through dense copies.
+Skipped where there is no GPU."""
 import time
 
 import numpy as np
@@ -72,6 +73,30 @@ def test_uint16_and_padded_device_rows(gpu, cpu):
     view = wide[:, 10:213]  # rows padded on the device
     assert np.array_equal(cp.asnumpy(jf.median(view, ksize=5)),
                           jf.median(img.astype(np.uint8), ksize=5, context=cpu))
+
+
+def test_strided_device_views(gpu, cpu):
+    """CuPy and PyTorch views whose pixels are not dense (every other
+    column, one channel of three, reversed) through a dense copy their own
+    library makes; an out= view written through one, its neighbours kept."""
+    img = random_image(61, 90, 4, seed=6)
+    x, t = cp.asarray(img), torch.as_tensor(img, device="cuda")
+    for host, dx, dt in ((img[:, ::2], x[:, ::2], t[:, ::2]), (img[:, :, :3], x[:, :, :3], t[:, :, :3]),
+                         (img[::-1], x[::-1], None), (img[:, :, 2], x[:, :, 2], t[:, :, 2])):
+        want = jf.median(np.ascontiguousarray(host), ksize=5, context=cpu)
+        assert np.array_equal(cp.asnumpy(jf.median(dx, ksize=5)), want)
+        if dt is not None:
+            assert np.array_equal(jf.median(dt, ksize=5).cpu().numpy(), want)
+        big = cp.full(host.shape[:1] + (2 * host.shape[1],) + host.shape[2:], 9, cp.uint8)
+        out = big[:, ::2]
+        assert jf.median(dx, ksize=5, out=out) is out
+        assert np.array_equal(cp.asnumpy(out), want)
+        assert bool((big[:, 1::2] == 9).all())
+    tout = torch.full((61, 90, 4), 9, dtype=torch.uint8, device="cuda")
+    jf.median(t[:, :45], ksize=3, out=tout[:, ::2])
+    assert np.array_equal(tout[:, ::2].cpu().numpy(),
+                          jf.median(np.ascontiguousarray(img[:, :45]), ksize=3, context=cpu))
+    assert bool((tout[:, 1::2] == 9).all())
 
 
 def test_out_with_the_callers_tensor(gpu, cpu):

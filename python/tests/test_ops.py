@@ -124,6 +124,40 @@ def test_awkward_sizes_and_layouts(h, w, cpu):
                                   jf.box(np.ascontiguousarray(every_other), context=cpu))
 
 
+def test_strided_views_go_through_a_copy(cpu):
+    """Views whose pixels are not dense rows (every other column, one
+    channel of three, reversed, Fortran order, a transposed image) give
+    what their dense copies give; an out= of that kind is written through
+    a dense copy, and nothing beside the view changes."""
+    base = random_image(41, 37, 4, seed=3)
+    grey = random_image(29, 53, seed=4)
+    views = [base[:, ::2], base[:, :, :3], base[:, :, 1], base[::-1], base[:, ::-1], base[::2, ::-3],
+             np.asfortranarray(grey), grey.T, grey[::-1, ::2], (base.astype(np.uint16) * 257)[:, ::2]]
+    for v in views:
+        assert not v.flags.c_contiguous
+        for f in (lambda a, **k: jf.median(a, ksize=5, context=cpu, **k),
+                  lambda a, **k: jf.gauss(a, ksize=5, context=cpu, **k)):
+            want = f(np.ascontiguousarray(v))
+            assert np.array_equal(f(v), want)
+            big = np.full(v.shape[:1] + (2 * v.shape[1],) + v.shape[2:], 9, v.dtype)
+            out = big[:, ::2]
+            assert f(v, out=out) is out
+            assert np.array_equal(out, want)
+            assert (big[:, 1::2] == 9).all()  # the columns between untouched
+    img = random_image(20, 30)
+    assert jf.psnr(img[:, ::2], img[:, ::2].copy(), context=cpu) == float("inf")
+    want = jf.median(np.ascontiguousarray(img[::-1]), ksize=3, context=cpu)
+    a = img[::-1]
+    jf.median(a, ksize=3, out=a, context=cpu)  # in place, reversed: read before written
+    assert np.array_equal(a, want)
+    ro = np.zeros((20, 60), np.uint8)[:, ::2]
+    ro.flags.writeable = False
+    with pytest.raises(jf.ArgumentError, match="read-only"):
+        jf.median(img, out=ro, context=cpu)
+    with pytest.raises(jf.ArgumentError, match="big-endian"):
+        jf.median(np.arange(60, dtype=">u2").reshape(6, 10)[:, ::2], context=cpu)
+
+
 def test_out_is_written_in_place(cpu):
     img = random_image(40, 30, 3)
     out = np.full_like(img, 7)
