@@ -101,8 +101,8 @@ static uint32_t be32(const unsigned char *p)
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
-/* The IDAT chunks, checked against their CRCs, and the IEND right after
- * them; 0 when anything else is there (libpng reads such files). */
+/* The IDAT chunks and the IEND right after them, checked against their
+ * CRCs; 0 when anything else is there (libpng reads such files). */
 static int image_data(const unsigned char *file, size_t size, const unsigned char **data,
                       size_t *data_size, unsigned char **joined)
 {
@@ -121,8 +121,8 @@ static int image_data(const unsigned char *file, size_t size, const unsigned cha
             count++;
             total += len;
         } else if (count) {
-            if (memcmp(type, "IEND", 4) || len != 0)
-                return 0; /* metadata after the image: libpng keeps it */
+            if (memcmp(type, "IEND", 4) || len != 0 || libdeflate_crc32(0, type, 4) != be32(type + 4))
+                return 0; /* metadata after the image, or a damaged end: libpng's */
             break;
         }
         at += 12 + (size_t)len;

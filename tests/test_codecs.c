@@ -811,14 +811,17 @@ static void test_png_image_data_in_one_piece(void **state)
             jf_picture_free(&pic);
             free(m.data);
         }
-        /* a damaged IDAT CRC, a filter byte of 5, and a stream cut short
-         * (CRC made right): each left to libpng, which refuses the file */
-        for (found = 0; found < 3; found++) {
+        /* a damaged IDAT CRC, a filter byte of 5, a stream cut short (CRC
+         * made right), a damaged IEND CRC: each left to libpng, which
+         * refuses the file */
+        for (found = 0; found < 4; found++) {
             m = png_written(W, H, PNG_COLOR_TYPE_RGB, 8, rows, W * 3, PNG_FILTER_NONE, 1 << 16, 0);
             for (at = 8; memcmp(m.data + at + 4, "IDAT", 4); at += 12 + (size_t)(m.data[at] << 24 |
                      m.data[at + 1] << 16 | m.data[at + 2] << 8 | m.data[at + 3]))
                 ;
-            if (found == 0) { /* the CRC itself damaged: the data would inflate */
+            if (found == 3) {
+                m.data[m.size - 1] ^= 1; /* IEND's CRC: the file's last byte */
+            } else if (found == 0) { /* the CRC itself damaged: the data would inflate */
                 m.data[at + 8 + (size_t)(m.data[at] << 24 | m.data[at + 1] << 16 |
                                          m.data[at + 2] << 8 | m.data[at + 3])] ^= 1;
             } else {
@@ -853,7 +856,8 @@ static void test_png_image_data_in_one_piece(void **state)
             assert_int_equal(jf_png_prescan(m.data, m.size, &scan), JF_OK);
             assert_int_equal(jf_png_inflate_rows(m.data, m.size, &scan, row_ptrs), 0);
             assert_int_equal(jf_picture_decode(m.data, m.size, "damaged.png", &pic), JF_ERR_DECODE);
-            if (!strstr(jf_last_error(), found == 0 ? "CRC" : found == 1 ? "filter" : "Not enough"))
+            if (!strstr(jf_last_error(), found == 0 || found == 3 ? "CRC" : found == 1 ? "filter"
+                                                                         : "Not enough"))
                 fail_msg("damage %d: %s", found, jf_last_error());
             free(m.data);
         }
