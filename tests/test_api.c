@@ -14,6 +14,7 @@
 #include <errno.h>
 #include "core/context.h"
 #include "core/errors.h"
+#include "core/image.h"
 #include "core/stats.h"
 #include "core/util.h"
 
@@ -156,6 +157,19 @@ static void test_encode_options_1_0(const jf_image *img)
 /* An options struct from an older, shorter header: the fields it lacks
  * take their defaults.  A newer, longer one: accepted when its unknown tail
  * is zero.  Never initialised (size 0): refused, naming the initialiser. */
+/* The size check's bound is a quarter of the address space a channel:
+ * 2^31 - 1 squared grey fits under it, two channels do not, and nothing
+ * is allocated to find out. */
+static void test_size_check_bound(void **state)
+{
+    (void)state;
+    assert_int_equal(jf_check_size("x", INT32_MAX, INT32_MAX, 1), SIZE_MAX > 0xFFFFFFFFu ? JF_OK : JF_ERR_LIMIT);
+    assert_int_equal(jf_check_size("x", INT32_MAX, INT32_MAX, 2), JF_ERR_LIMIT);
+    assert_non_null(strstr(jf_last_error(), "too large for this machine"));
+    assert_int_equal(jf_check_size("x", (uint64_t)INT32_MAX + 1, 1, 1), JF_ERR_LIMIT);
+    assert_int_equal(jf_check_size("x", 1, 0, 1), JF_ERR_LIMIT);
+}
+
 static void test_abi_sizes(void **state)
 {
     jf_image src = t_random_image(37, 23, 3, 2, 5), want = {0}, got = {0};
@@ -740,6 +754,7 @@ int main(void)
         cmocka_unit_test(test_abi_layout),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_abi_sizes),
+        cmocka_unit_test(test_size_check_bound),
         cmocka_unit_test(test_no_allocation_per_call),
         cmocka_unit_test(test_kept_buffer_shapes),
         cmocka_unit_test(test_stats_bounded),

@@ -281,8 +281,10 @@ static void test_latency_histogram(void **state)
     assert_true(fabs(jf_latency_quantile(&h, 0.99) - 4905.0) < 4905.0 * 0.001);
     assert_true(jf_latency_quantile(&h, 1.0) <= h.max_ms);
     assert_true(fabs(h.max_ms - 4955.0) < 1e-9);
-    jf_latency_add(&h, 1e12); /* beyond the last power: the last bucket */
-    assert_true(h.max_ms == 1e12);
+    assert_int_equal(h.count[JF_LATENCY_SUB * (JF_LATENCY_POWERS + 1) - 1], 0);
+    jf_latency_add(&h, 1e14); /* 2^56.5 us, beyond the last power (2^54): the last bucket */
+    assert_true(h.max_ms == 1e14);
+    assert_int_equal(h.count[JF_LATENCY_SUB * (JF_LATENCY_POWERS + 1) - 1], 1);
 }
 
 /* --codec auto's count of JPEGs goes by the files' first bytes, as the
