@@ -151,19 +151,12 @@ static void set_limits(png_structp png)
     png_set_chunk_malloc_max(png, (png_alloc_size_t)(lim.max_chunk_bytes + 4096));
 }
 
-/* 16-bit samples arrive big-endian; swap them on little-endian hosts. */
-static int host_is_little_endian(void)
-{
-    const uint16_t one = 1;
-    return *(const unsigned char *)&one == 1;
-}
-
 /* Transformations to grey, grey+alpha, RGB or RGBA of 8 or 16 bits. */
 static jf_status set_layout(png_structp png, png_infop info, int *channels, int *depth16)
 {
     int depth = png_get_bit_depth(png, info), color_type = png_get_color_type(png, info);
     *depth16 = depth == 16;
-    if (depth == 16 && host_is_little_endian())
+    if (depth == 16 && jf_host_is_little_endian())
         png_set_swap(png);
     if (color_type == PNG_COLOR_TYPE_PALETTE)
         png_set_palette_to_rgb(png);
@@ -473,7 +466,7 @@ jf_status jf_png_encode(const jf_picture *pic, int level, jf_png_filter filter, 
 #endif
     set_text(png, info, pic, (png_textp *)&text);
     png_write_info(png, info);
-    if (img->sample == JF_SAMPLE_U16 && host_is_little_endian())
+    if (img->sample == JF_SAMPLE_U16 && jf_host_is_little_endian())
         png_set_swap(png); /* PNG stores 16-bit samples big-endian */
     write_rows(png, pic, (unsigned char **)&row);
     png_write_end(png, NULL);

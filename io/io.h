@@ -6,6 +6,7 @@
 #include "jetfilter.h"
 
 #include <limits.h>
+#include <stdint.h>
 #ifndef PATH_MAX
 #define PATH_MAX 4096
 #endif
@@ -13,6 +14,20 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* A big-endian 32-bit number (PNG's lengths and CRCs), and whether this
+ * host keeps 16-bit samples the other way round (PNG stores them
+ * big-endian). */
+static inline uint32_t jf_be32(const unsigned char *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+static inline int jf_host_is_little_endian(void)
+{
+    const uint16_t one = 1;
+    return *(const unsigned char *)&one == 1;
+}
 
 /* The decoders put the colour plane into frame 0 of `frame_ctx` when it is
  * not NULL (jf_picture_decode_frame), else into memory the picture owns. */

@@ -53,12 +53,6 @@ static void unmap(unsigned char *p, size_t n)
         munmap(p, n ? n : 1);
 }
 
-static int host_is_little_endian(void)
-{
-    const uint16_t one = 1;
-    return *(const unsigned char *)&one == 1;
-}
-
 static int paeth(int a, int b, int c)
 {
     const int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
@@ -96,36 +90,31 @@ static void unfilter_row(int type, unsigned char *row, const unsigned char *up, 
     }
 }
 
-static uint32_t be32(const unsigned char *p)
-{
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
 /* The IDAT chunks and the IEND right after them, checked against their
  * CRCs; 0 when anything else is there (libpng reads such files). */
 static int image_data(const unsigned char *file, size_t size, const unsigned char **data,
                       size_t *data_size, unsigned char **joined)
 {
-    size_t at = 8, first = 0, count = 0, total = 0, n;
+    size_t at = 8, first = 0, count = 0, total = 0, n, len;
     *joined = NULL;
     while (size - at >= 12) {
-        const uint32_t len = be32(file + at);
         const unsigned char *type = file + at + 4;
+        len = jf_be32(file + at);
         if (len > size - at - 12)
             return 0;
         if (!memcmp(type, "IDAT", 4)) { /* consecutive: any other chunk ends the run below */
             if (!count)
                 first = at;
-            if (libdeflate_crc32(0, type, (size_t)len + 4) != be32(type + 4 + len))
+            if (libdeflate_crc32(0, type, len + 4) != jf_be32(type + 4 + len))
                 return 0;
             count++;
             total += len;
         } else if (count) {
-            if (memcmp(type, "IEND", 4) || len != 0 || libdeflate_crc32(0, type, 4) != be32(type + 4))
+            if (memcmp(type, "IEND", 4) || len != 0 || libdeflate_crc32(0, type, 4) != jf_be32(type + 4))
                 return 0; /* metadata after the image, or a damaged end: libpng's */
             break;
         }
-        at += 12 + (size_t)len;
+        at += 12 + len;
     }
     if (!count || size - at < 12)
         return 0;
@@ -136,9 +125,9 @@ static int image_data(const unsigned char *file, size_t size, const unsigned cha
     }
     if (!(*joined = map(total)))
         return 0;
-    for (at = first, n = 0; n < total; at += 12 + (size_t)be32(file + at)) {
-        memcpy(*joined + n, file + at + 8, be32(file + at));
-        n += be32(file + at);
+    for (at = first, n = 0; n < total; at += 12 + len, n += len) {
+        len = jf_be32(file + at);
+        memcpy(*joined + n, file + at + 8, len);
     }
     *data = *joined;
     *data_size = total;
@@ -177,7 +166,7 @@ int jf_png_inflate_rows(const unsigned char *file, size_t size, const jf_png_sca
     }
     for (y = 0; y < s->height; y++) {
         const unsigned char *row = raw + y * (1 + rb) + 1;
-        if (s->depth == 16 && host_is_little_endian())
+        if (s->depth == 16 && jf_host_is_little_endian())
             for (i = 0; i < rb; i += 2) {
                 rows[y][i] = row[i + 1];
                 rows[y][i + 1] = row[i];

@@ -26,11 +26,6 @@
 
 #include <zlib.h>
 
-static uint32_t be32(const unsigned char *p)
-{
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
 /* Inflated size of a zlib stream, counting at most `limit` + 1 bytes. */
 static uint64_t inflated_size(const unsigned char *data, size_t n, uint64_t limit)
 {
@@ -117,17 +112,17 @@ jf_status jf_png_prescan(const unsigned char *b, size_t size, jf_png_scan *s)
     size_t at = 8;
     jf_status st;
     memset(s, 0, sizeof *s);
-    if (size < 8 + 12 + 13 || memcmp(b + 12, "IHDR", 4) != 0 || be32(b + 8) != 13)
+    if (size < 8 + 12 + 13 || memcmp(b + 12, "IHDR", 4) != 0 || jf_be32(b + 8) != 13)
         return jf_fail(JF_ERR_DECODE, "not a PNG file (no IHDR chunk first)");
-    s->width = be32(b + 16);
-    s->height = be32(b + 20);
+    s->width = jf_be32(b + 16);
+    s->height = jf_be32(b + 20);
     s->depth = b[24];
     s->color_type = b[25];
     s->interlace = b[28];
     if ((st = jf_check_dims("PNG header", s->width, s->height, 1)) != JF_OK)
         return st;
     while (at + 12 <= size) {
-        const uint32_t len = be32(b + at);
+        const uint32_t len = jf_be32(b + at);
         const char *type = (const char *)b + at + 4;
         if (len > 0x7FFFFFFFu || (uint64_t)len + 12 > size - at)
             return jf_fail(JF_ERR_DECODE, "PNG %.4s chunk at byte %zu claims %lu bytes, but only "
