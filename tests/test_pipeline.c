@@ -100,7 +100,8 @@ static void batch_of(jf_batch *b, const char **inputs, const char *out)
     b->opt.input_count = 1;
 }
 
-static void run_batch(const char *dir, int jobs, int allow, jf_batch *b, jf_status *st)
+/* dir/in into dir/out on the CPU, `jobs` jobs, each file remembered. */
+static void cpu_batch(const char *dir, int jobs, jf_batch *b)
 {
     static char in[512], out[512];
     static const char *inputs[1];
@@ -112,11 +113,16 @@ static void run_batch(const char *dir, int jobs, int allow, jf_batch *b, jf_stat
     b->opt.threads = jobs;
     b->opt.context = jf_context_defaults();
     b->opt.context.backend = JF_BACKEND_CPU;
-    b->make_context = flaky_context;
     b->on_done = remember;
+    g_processed = g_read_timed = 0;
+}
+
+static void run_batch(const char *dir, int jobs, int allow, jf_batch *b, jf_status *st)
+{
+    cpu_batch(dir, jobs, b);
+    b->make_context = flaky_context;
     g_made = 0;
     g_allow = allow;
-    g_processed = g_read_timed = 0;
     assert_int_equal(jf_batch_collect(b), JF_OK);
     *st = jf_batch_run(b, count_work);
 }
@@ -504,25 +510,12 @@ static void test_devices_start_together(void **state)
     jf_batch b;
     (void)state;
     g_second_began = g_met = 0;
-    {
-        static char in[512], out[512];
-        static const char *inputs[1];
-        snprintf(in, sizeof in, "%s/in", dir);
-        snprintf(out, sizeof out, "%s/out", dir);
-        inputs[0] = in;
-        batch_of(&b, inputs, out);
-        b.opt.jobs = 2;
-        b.opt.threads = 2;
-        b.opt.context = jf_context_defaults();
-        b.opt.context.backend = JF_BACKEND_CPU;
-        b.opt.devices = two;
-        b.opt.device_count = 2;
-        b.make_context = rendezvous_context;
-        b.on_done = remember;
-        g_processed = 0;
-        assert_int_equal(jf_batch_collect(&b), JF_OK);
-        assert_int_equal(jf_batch_run(&b, count_work), JF_OK);
-    }
+    cpu_batch(dir, 2, &b);
+    b.opt.devices = two;
+    b.opt.device_count = 2;
+    b.make_context = rendezvous_context;
+    assert_int_equal(jf_batch_collect(&b), JF_OK);
+    assert_int_equal(jf_batch_run(&b, count_work), JF_OK);
     assert_int_equal(g_met, 1);
     assert_int_equal(b.done, 6);
     assert_int_equal(g_processed, 6);
