@@ -48,6 +48,9 @@ for op in ("median", "gauss"):
     for _ in range(3):
         u = getattr(jf, op)(t, **kw); v = getattr(jf, op)(t[3:100, 5:200], **kw)
 w = torch.empty_like(t); jf.median(t, out=w); jf.psnr(t, w)
+# strided views through dense copies, out= views copied back
+o = cp.zeros((257, 666, 3), cp.uint8); jf.median(x[:, ::2], ksize=5, out=o[:, ::4]); jf.gauss(x[::-1], sigma=1.5)
+q = torch.zeros((257, 333), dtype=torch.uint8, device="cuda"); jf.median(t[:, :, 1], out=q)
 # batches of files in this process (the library's jobs): CUDA filters, nvJPEG and the CPU codecs
 import os, shutil, tempfile
 out = tempfile.mkdtemp(); src = os.path.join(out, "in"); os.mkdir(src)
@@ -59,7 +62,7 @@ for codec in ("nvjpeg", "cpu"):
                          filter=f, jobs=2, format="png")
         assert rep["summary"]["ok"] == rep["summary"]["files"] > 0, rep["summary"]
 torch.cuda.synchronize(); cp.cuda.runtime.deviceSynchronize()
-del x, a, b, c, r, d, fr, t, u, v, w  # what is left at exit is reported as leaked
+del x, a, b, c, r, d, fr, t, u, v, w, o, q  # what is left at exit is reported as leaked
 cp.get_default_memory_pool().free_all_blocks(); cp.get_default_pinned_memory_pool().free_all_blocks()
 torch.cuda.empty_cache()
 print("loop done")
