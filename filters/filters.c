@@ -6,6 +6,8 @@
 #include "core/names.h"
 #include "core/gpu.h"
 #include "core/profile.h"
+#include "core/stats.h"
+#include "core/util.h"
 #include "filters/pad/pad.h"
 #include "filters/resolve.h"
 
@@ -53,7 +55,8 @@ jf_status jf_check_8bit(const char *fn, const jf_image *img, const char *why)
 }
 
 jf_status jf_choose(jf_context *ctx, const jf_family *f, const char *fn, const jf_image *src,
-                    int k, int rank1, jf_variant asked, int bx, int by, jf_choice *out)
+                    int k, int rank1, const float *weights, jf_variant asked, int bx, int by,
+                    jf_choice *out)
 {
     jf_resolve_in in;
     jf_status st;
@@ -66,6 +69,7 @@ jf_status jf_choose(jf_context *ctx, const jf_family *f, const char *fn, const j
     in.shape.channels = src->channels;
     in.shape.sample = src->sample;
     in.shape.rank1 = rank1;
+    in.shape.weights = weights;
     in.k = k;
     in.asked = asked;
     in.block_x = bx;
@@ -73,6 +77,36 @@ jf_status jf_choose(jf_context *ctx, const jf_family *f, const char *fn, const j
     in.profile = ctx ? ctx->profile : NULL;
     if ((st = jf_resolve(&in, out)) == JF_OK)
         jf_choice_record(ctx, out);
+    return st;
+}
+
+jf_cpu_call jf_cpu_call_of(jf_context *ctx, const jf_image *src, jf_image *dst, int k,
+                           jf_border border)
+{
+    jf_cpu_call call;
+    memset(&call, 0, sizeof call);
+    call.ctx = ctx;
+    call.src = src;
+    call.dst = dst;
+    call.k = k;
+    call.border = border;
+    return call;
+}
+
+jf_status jf_cpu_row_run(const jf_choice *choice, const char *family, jf_cpu_call *call)
+{
+    const jf_image *src = call->src;
+    const uint64_t bytes = (uint64_t)src->width * src->height * src->channels * jf_bps(src);
+    jf_status st;
+    if (!choice->row || choice->row->variant != JF_VARIANT_CPU || !choice->row->cpu)
+        return jf_fail(JF_ERR_INTERNAL, "%s: the CPU row chosen for k = %d has no implementation",
+                       family, call->k);
+    call->stat = "cpu";
+    call->bytes_read = bytes;
+    call->t0 = jf_now_ms();
+    if ((st = choice->row->cpu(call)) == JF_OK)
+        jf_record(call->ctx, family, call->stat, call->k, src, jf_now_ms() - call->t0,
+                  call->bytes_read, bytes);
     return st;
 }
 

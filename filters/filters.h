@@ -35,12 +35,25 @@ jf_status jf_check_8bit(const char *fn, const jf_image *img, const char *why);
 /* Decide which variant, kernel and block run a call of family `f` on src
  * (filters/resolve.h), and record it in the context for jf_plan_run's
  * result.  `asked` is the caller's variant, bx x by its block (0 x 0: the
- * variant's own); `rank1`: the weights are rank 1.  The CPU backend, or
- * `asked` CPU, resolves to the CPU. */
+ * variant's own); `rank1`: the weights are rank 1; `weights`: the k x k
+ * weights of a convolution (else NULL).  The CPU backend, or `asked` CPU,
+ * resolves to a CPU row. */
 struct jf_family;
 struct jf_choice;
 jf_status jf_choose(jf_context *ctx, const struct jf_family *f, const char *fn, const jf_image *src,
-                    int k, int rank1, jf_variant asked, int bx, int by, struct jf_choice *out);
+                    int k, int rank1, const float *weights, jf_variant asked, int bx, int by,
+                    struct jf_choice *out);
+
+/* A CPU row's call of src into dst (the weights left NULL), and running
+ * the CPU row the resolver chose (choice->row->cpu) on `call`, timed
+ * and recorded for --stats as `family` with the row's stat ("cpu" unless
+ * the row names another).  JF_ERR_INTERNAL where the row has no CPU
+ * implementation. */
+struct jf_cpu_call;
+struct jf_cpu_call jf_cpu_call_of(jf_context *ctx, const jf_image *src, jf_image *dst, int k,
+                                  jf_border border);
+jf_status jf_cpu_row_run(const struct jf_choice *choice, const char *family,
+                         struct jf_cpu_call *call);
 
 /* An odd kernel size in 1..max. */
 jf_status jf_check_ksize(const char *fn, int ksize, int max);

@@ -540,8 +540,9 @@ void jf_op_samples_rule(const jf_op *op, char *out, size_t n)
         return;
     }
     appendf(out, n, &used, "8 and 16 bits");
-    for (i = 0; i < f->row_count; i++)
-        if (f->rows[i].samples == S8 && jf_op_takes(op, JF_P_VARIANT)) {
+    for (i = 0; i < f->row_count; i++) /* the CPU's rows take both between them */
+        if (f->rows[i].samples == S8 && f->rows[i].variant != JF_VARIANT_CPU &&
+            jf_op_takes(op, JF_P_VARIANT)) {
             appendf(out, n, &used, " (16 on the GPU: not '%s')", jf_variant_name(f->rows[i].variant));
             break;
         }

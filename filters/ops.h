@@ -93,6 +93,8 @@ typedef struct jf_shape {
     int width, height, channels;
     jf_sample sample;
     int rank1; /* convolutions: the weights are col x row (box, Gaussian) */
+    const float *weights; /* convolutions: the k x k weights, where the caller has them
+                             (CPU rows that take only some weights read them) */
 } jf_shape;
 
 /* Receives one kernel launch a variant makes (jf_variant_row.launches):
@@ -123,6 +125,26 @@ typedef jf_status (*jf_gpu_run_fn)(const jf_gpu_call *call);
 #else
 #define JF_GPU_RUN(fn) NULL
 #endif
+
+/* What a CPU row's implementation gets from its family's entry: the
+ * source (apart from the output), the prepared output, k, the border and,
+ * for the convolutions, the k x k weights and for rank-1 weights their
+ * column and row factors.  It may name what it ran in `stat` (for
+ * --stats; default "cpu"), what it read in `bytes_read` (default the
+ * source's bytes) and move `t0` (jf_now_ms) past its own set-up (a padded
+ * copy), which the figures leave out. */
+typedef struct jf_cpu_call {
+    jf_context *ctx;
+    const jf_image *src;
+    jf_image *dst;
+    int k;
+    jf_border border;
+    const float *weights, *col, *row;
+    const char *stat;
+    uint64_t bytes_read;
+    double t0;
+} jf_cpu_call;
+typedef jf_status (*jf_cpu_run_fn)(jf_cpu_call *call);
 
 /* One way to run a family's operations: a variant, the kernel that
  * implements it, and when it can run.  A family lists its rows in the order
@@ -156,6 +178,14 @@ typedef struct jf_variant_row {
     int lanes;           /* the median's fast kernels: samples a register (1 or 2) */
     jf_gpu_run_fn run;   /* its launch (families whose CUDA entry dispatches through
                             the rows: the median, the convolutions); NULL on the CPU */
+    /* CPU rows of the families whose entry dispatches through the rows:
+     * the implementation; where `auto` takes it only for some weights, that
+     * test (never when the CPU is asked for by name: then the first row
+     * without one, the reference, runs); and the host memory it takes
+     * beyond the input and output with `threads` workers (NULL: none). */
+    jf_cpu_run_fn cpu;
+    int (*takes)(const jf_shape *s, int k);
+    size_t (*cpu_work)(const jf_shape *s, int k, int threads);
 } jf_variant_row;
 
 /* `auto`'s preferences, tried in order: the first whose conditions hold

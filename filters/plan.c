@@ -9,6 +9,7 @@
 #include "filters/ops.h"
 #include "filters/conv/conv.h"
 #include "filters/filters.h"
+#include "filters/resolve.h"
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/names.h"
@@ -257,20 +258,20 @@ uint64_t jf_op_plan_work_bytes(const jf_op_plan *plan, int w, int h, int channel
     uint64_t padded;
     if (!plan->op || plan->op->kind != JF_OP_FILTER || jf_op_plan_identity(plan))
         return 0;
-    if (plan->op->family == &jf_conv_family) { /* the CPU's scratch (a GPU's is not host memory) */
-        jf_image shape;
+    if (jf_family_runs_cpu_rows(plan->op->family)) { /* the CPU's scratch (a GPU's is not host memory) */
+        jf_shape shape;
         memset(&shape, 0, sizeof shape);
         shape.width = w;
         shape.height = h;
         shape.channels = channels;
         shape.sample = sample_bytes == 2 ? JF_SAMPLE_U16 : JF_SAMPLE_U8;
-        return jf_conv_cpu_work_bytes(&shape, plan->kernel.ksize, plan->kernel.weights, threads);
+        shape.rank1 = plan->rank1;
+        shape.weights = plan->kernel.weights;
+        return jf_cpu_work_bytes(plan->op->family, &shape, plan->ksize, threads);
     }
     /* a window chosen per image (auto-impulse): at most the operation's largest */
     k = plan->ksize > 0 ? plan->ksize : plan->args.max_ksize > 0 ? plan->args.max_ksize : jf_op_max_ksize(plan->op);
     padded = (uint64_t)(w + k - 1) * (uint64_t)(h + k - 1) * (uint64_t)channels * (uint64_t)sample_bytes;
-    if (plan->op->family == &jf_median_family)
-        return plan->ksize <= 5 ? 0 : padded;
     return plan->op->estimate_name ? 2 * padded : padded; /* auto-impulse: estimate, then filter */
 }
 

@@ -209,13 +209,53 @@ static jf_status take(const jf_resolve_in *in, const jf_variant_row *row, jf_cho
     return JF_OK;
 }
 
-static const jf_variant_row *cpu_row(const jf_family *f)
+/* The CPU row that runs this: the first that can run k on this shape and,
+ * under `auto`, takes these weights (a row with a test of the weights is
+ * passed over when the CPU is asked for by name); a family with one CPU
+ * row for everything, that row. */
+static const jf_variant_row *cpu_row(const jf_resolve_in *in)
+{
+    const jf_family *f = in->family;
+    const jf_variant_row *first = NULL;
+    int i;
+    for (i = 0; i < f->row_count; i++) {
+        const jf_variant_row *r = &f->rows[i];
+        if (r->variant != JF_VARIANT_CPU)
+            continue;
+        if (!first)
+            first = r;
+        if (jf_row_runs(r, NULL, &in->shape, in->k, NULL, 0) &&
+            (!r->takes || (in->asked == JF_VARIANT_AUTO && r->takes(&in->shape, in->k))))
+            return r;
+    }
+    return first;
+}
+
+int jf_family_runs_cpu_rows(const jf_family *f)
 {
     int i;
     for (i = 0; i < f->row_count; i++)
-        if (f->rows[i].variant == JF_VARIANT_CPU)
-            return &f->rows[i];
-    return NULL;
+        if (f->rows[i].variant == JF_VARIANT_CPU && f->rows[i].cpu)
+            return 1;
+    return 0;
+}
+
+size_t jf_cpu_work_bytes(const jf_family *f, const jf_shape *s, int k, int threads)
+{
+    jf_resolve_in in;
+    const jf_variant_row *a, *b;
+    size_t na, nb;
+    memset(&in, 0, sizeof in);
+    in.family = f;
+    in.shape = *s;
+    in.k = k;
+    in.asked = JF_VARIANT_AUTO;
+    a = cpu_row(&in);
+    in.asked = JF_VARIANT_CPU;
+    b = cpu_row(&in);
+    na = a && a->cpu_work ? a->cpu_work(s, k, threads) : 0;
+    nb = b && b->cpu_work ? b->cpu_work(s, k, threads) : 0;
+    return na > nb ? na : nb;
 }
 
 /* `auto` under a tuning profile: its measured choice, where it has one for
@@ -278,9 +318,9 @@ static jf_status resolve_auto(const jf_resolve_in *in, jf_choice *out)
         return take(in, row, out);
     }
     /* a family with no CUDA kernel (noise), or none that runs this */
-    if (cpu_row(in->family) && !in->family->pref_count) {
+    if (cpu_row(in) && !in->family->pref_count) {
         out->variant = JF_VARIANT_CPU;
-        out->row = cpu_row(in->family);
+        out->row = cpu_row(in);
         snprintf(out->reason, sizeof out->reason, "%s runs on the CPU only", in->family->name);
         return JF_OK;
     }
@@ -303,7 +343,7 @@ jf_status jf_resolve(const jf_resolve_in *in, jf_choice *out)
             return jf_fail(JF_ERR_ARG, "%s: variant '%s' needs the CUDA backend", in->fn,
                            jf_variant_name(in->asked));
         out->variant = JF_VARIANT_CPU;
-        out->row = cpu_row(in->family);
+        out->row = cpu_row(in);
         snprintf(out->reason, sizeof out->reason, "%s",
                  in->asked == JF_VARIANT_CPU ? "asked for" : "the CPU backend");
         return JF_OK;
@@ -315,6 +355,16 @@ jf_status jf_resolve(const jf_resolve_in *in, jf_choice *out)
                        "image here: %s", in->fn, jf_variant_name(in->asked), in->k,
                        8 * (in->shape.sample == JF_SAMPLE_U16 ? 2 : 1), why);
     snprintf(out->reason, sizeof out->reason, "asked for");
+    return take(in, row, out);
+}
+
+jf_status jf_resolve_row(const jf_resolve_in *in, const jf_variant_row *row, jf_choice *out)
+{
+    char why[160];
+    memset(out, 0, sizeof *out);
+    if (!jf_row_runs(row, in->dev, &in->shape, in->k, why, sizeof why))
+        return jf_fail(JF_ERR_UNSUPPORTED, "%s: %s", in->fn, why);
+    snprintf(out->reason, sizeof out->reason, "the row %s, asked for", row->kernel);
     return take(in, row, out);
 }
 

@@ -49,6 +49,11 @@ typedef struct jf_choice {
  * too large block) with the detail in jf_last_error(). */
 jf_status jf_resolve(const jf_resolve_in *in, jf_choice *out);
 
+/* Take `row` itself, as `auto` might not (tests/check_rows.c runs every
+ * row): JF_OK with its default block (or in->block_x x block_y), or
+ * JF_ERR_UNSUPPORTED where it cannot run this here, with the reason. */
+jf_status jf_resolve_row(const jf_resolve_in *in, const jf_variant_row *row, jf_choice *out);
+
 /* Shared memory a block may use on this device: the opt-in amount where
  * the device offers more than the default. */
 size_t jf_device_smem_limit(const jf_device_info *dev);
@@ -62,6 +67,14 @@ int jf_row_runs(const jf_variant_row *row, const jf_device_info *dev, const jf_s
  * CPU, where only the CPU variant runs)? */
 int jf_variant_runs(const jf_family *f, jf_variant v, const jf_device_info *dev, const jf_shape *s,
                     int k);
+
+/* Does family f run its CPU calls through rows (jf_variant_row.cpu)? */
+int jf_family_runs_cpu_rows(const jf_family *f);
+
+/* Host memory a CPU call of family f takes on this shape besides its
+ * images, with `threads` workers (--max-memory's estimate): the larger of
+ * what `auto`'s row and the row asked for by name take (their cpu_work). */
+size_t jf_cpu_work_bytes(const jf_family *f, const jf_shape *s, int k, int threads);
 
 /* The tuning profile's key of a family for these weights ("conv-rank1"). */
 const char *jf_family_profile_key(const jf_family *f, int rank1);

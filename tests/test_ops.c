@@ -307,7 +307,7 @@ static void test_run_equals_functions(void **state)
     assert_true(t_images_equal(&a, &b));
     assert_int_equal(r.variant, JF_VARIANT_CPU);
     assert_string_equal(r.reason, "the CPU backend");
-    assert_string_equal(r.kernel, "");
+    assert_string_equal(r.kernel, "median_cpu_networks"); /* the CPU row for k = 5 */
     assert_string_equal(r.decision, "");
     assert_true(isnan(r.estimate));
     assert_int_equal(jf_plan_measure(ctx, p, &src, &a, &psnr), JF_ERR_ARG); /* not a metric */

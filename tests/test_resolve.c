@@ -61,6 +61,7 @@ typedef struct req {
     jf_variant asked;
     int bx, by;
     const jf_profile *profile;
+    const float *weights; /* a convolution's, where a CPU row reads them */
 } req;
 
 static jf_status resolve(const req *r, jf_choice *c)
@@ -75,6 +76,7 @@ static jf_status resolve(const req *r, jf_choice *c)
     in.shape.channels = r->ch ? r->ch : 1;
     in.shape.sample = r->sample;
     in.shape.rank1 = r->rank1;
+    in.shape.weights = r->weights;
     in.k = r->k;
     in.asked = r->asked;
     in.block_x = r->bx;
@@ -369,6 +371,78 @@ static void test_cpu(void **state)
     assert_non_null(strstr(c.reason, "CPU only"));
 }
 
+/* The CPU's implementations are rows the resolver chooses like a GPU's:
+ * by k and sample type, and for the convolutions under `auto` by what the
+ * weights allow; asked for by name, the float reference. */
+static const char *cpu_kernel(const jf_family *f, int w, int h, int ch, jf_sample s, int rank1,
+                              int k, const float *weights, jf_variant asked)
+{
+    static jf_choice c;
+    req r = {f, NULL, w, h, ch, s, rank1, k, asked, 0, 0, NULL, weights};
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_int_equal(c.variant, JF_VARIANT_CPU);
+    assert_non_null(c.row);
+    assert_non_null(c.row->cpu);
+    return c.row->kernel;
+}
+
+static void test_cpu_rows(void **state)
+{
+    const jf_family *m = &jf_median_family, *cv = &jf_conv_family;
+    const jf_variant A = JF_VARIANT_AUTO, C = JF_VARIANT_CPU;
+    float gauss[49], odd[49], big[31 * 31], amplify[9];
+    const int ks[] = {1, 3, 5, 7, 9, 31, JF_MEDIAN_MAX_KSIZE};
+    jf_shape shape = {640, 480, 3, JF_SAMPLE_U8, 0, NULL};
+    int i, j;
+    (void)state;
+    for (i = 0; i < 7; i++) { /* the median: every k of both depths has its row */
+        const int k = ks[i], small = k == 3 || k == 5;
+        assert_string_equal(cpu_kernel(m, 37, 23, 3, JF_SAMPLE_U8, 0, k, NULL, A),
+                            small ? "median_cpu_networks" : "median_cpu_histogram");
+        assert_string_equal(cpu_kernel(m, 37, 23, 1, JF_SAMPLE_U16, 0, k, NULL, C),
+                            small ? "median_cpu_networks" : "median_cpu_histogram16");
+        shape.sample = JF_SAMPLE_U16;
+        /* scratch: the padded copy of the histograms, none for the networks */
+        assert_int_equal(jf_cpu_work_bytes(m, &shape, k, 2),
+                         small ? 0 : (size_t)(640 + k - 1) * (480 + k - 1) * 3 * 2);
+    }
+    for (j = 0; j < 7; j++)
+        for (i = 0; i < 7; i++) {
+            gauss[j * 7 + i] = (float)((1 + 3 * (i < 4 ? i : 6 - i)) * (1 + 3 * (j < 4 ? j : 6 - j))) / 1600.0f;
+            odd[j * 7 + i] = (float)((i * 7 + j * 3) % 5) / 100.0f; /* not rank 1 */
+        }
+    for (i = 0; i < 31 * 31; i++)
+        big[i] = (float)((i * 13) % 7) / 3000.0f;
+    for (i = 0; i < 9; i++)
+        amplify[i] = 0.5f; /* rank 1, but a sum of 4.5: no 16-bit fixed point */
+    /* rank-1 8-bit weights summing to at most 1: fixed point under auto,
+     * the float reference by name and at 16 bits */
+    assert_string_equal(cpu_kernel(cv, 64, 48, 3, JF_SAMPLE_U8, 1, 7, gauss, A), "conv_cpu_fixed");
+    assert_string_equal(cpu_kernel(cv, 64, 48, 3, JF_SAMPLE_U8, 1, 7, gauss, C), "conv_cpu");
+    assert_string_equal(cpu_kernel(cv, 64, 48, 3, JF_SAMPLE_U16, 1, 7, gauss, A), "conv_cpu");
+    assert_string_equal(cpu_kernel(cv, 64, 48, 1, JF_SAMPLE_U8, 1, 3, amplify, A), "conv_cpu");
+    /* weights not known (a description): the reference */
+    assert_string_equal(cpu_kernel(cv, 64, 48, 3, JF_SAMPLE_U8, 1, 7, NULL, A), "conv_cpu");
+    /* full-rank weights: the FFT where it is the cheaper (a large k on a
+     * large image), the direct sum on a small one */
+    assert_string_equal(cpu_kernel(cv, 64, 48, 1, JF_SAMPLE_U8, 0, 7, odd, A), "conv_cpu");
+    assert_string_equal(cpu_kernel(cv, 1920, 1080, 1, JF_SAMPLE_U8, 0, 31, big, A), "conv_cpu_fft");
+    assert_string_equal(cpu_kernel(cv, 1920, 1080, 1, JF_SAMPLE_U8, 0, 31, big, C), "conv_cpu");
+    /* the estimate: the larger of auto's row and the reference */
+    shape.width = 1920;
+    shape.height = 1080;
+    shape.channels = 1;
+    shape.sample = JF_SAMPLE_U8;
+    shape.weights = big;
+    assert_int_equal(jf_cpu_work_bytes(cv, &shape, 31, 2),
+                     jf_conv_fft_work(&shape, 31, 2) > jf_conv_float_work(&shape, 31, 2)
+                         ? jf_conv_fft_work(&shape, 31, 2) : jf_conv_float_work(&shape, 31, 2));
+    assert_true(jf_conv_fft_work(&shape, 31, 2) > 0);
+    /* a family whose CPU code does not go through rows has none to run */
+    assert_false(jf_family_runs_cpu_rows(&jf_noise_family));
+    assert_true(jf_family_runs_cpu_rows(m) && jf_family_runs_cpu_rows(cv));
+}
+
 static void test_blocks(void **state)
 {
     const jf_device_info big = h100(), nano_ = nano();
@@ -559,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_median_ring_rule),
         cmocka_unit_test(test_explicit_variants_keep_their_word),
         cmocka_unit_test(test_cpu),
+        cmocka_unit_test(test_cpu_rows),
         cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_conv),
         cmocka_unit_test(test_profile),

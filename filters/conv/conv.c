@@ -12,6 +12,7 @@
 #include "core/util.h"
 
 #include <math.h>
+#include <string.h>
 
 jf_conv_options jf_conv_defaults(void)
 {
@@ -19,17 +20,103 @@ jf_conv_options jf_conv_defaults(void)
     return o;
 }
 
-/* The CPU path `auto` takes for these weights: 16-bit fixed point for
- * separable 8-bit weights that allow it (qcol, qrow filled), the FFT where
- * it is the cheaper and keeps within one level, else the float sum. */
-enum cpu_path { CPU_FLOAT, CPU_FIXED, CPU_FFT };
-static enum cpu_path auto_cpu_path(const jf_image *src, int ksize, const float *weights,
-                                   int separable, const float *col, const float *row,
-                                   uint16_t *qcol, uint16_t *qrow)
+/* ---- the CPU rows (conv_variants.c) ------------------------------------------ */
+
+static jf_image image_of(const jf_shape *s)
 {
-    if (separable)
-        return jf_conv_fixed_weights(src, ksize, col, row, qcol, qrow) ? CPU_FIXED : CPU_FLOAT;
-    return jf_conv_fft_plan(src, ksize, weights) ? CPU_FFT : CPU_FLOAT;
+    jf_image img;
+    memset(&img, 0, sizeof img);
+    img.width = s->width;
+    img.height = s->height;
+    img.channels = s->channels;
+    img.sample = s->sample;
+    return img;
+}
+
+static int bands_of(const jf_shape *s, int threads)
+{
+    return threads < 1 ? 1 : threads < s->height ? threads : s->height;
+}
+
+/* 16-bit fixed point: separable 8-bit weights that allow it, within one level */
+static int fixed_quantise(const jf_shape *s, int k, const float *col, const float *row,
+                          uint16_t *qcol, uint16_t *qrow)
+{
+    const jf_image img = image_of(s);
+    return col && row && jf_conv_fixed_weights(&img, k, col, row, qcol, qrow);
+}
+
+int jf_conv_fixed_takes(const jf_shape *s, int k)
+{
+    float col[JF_CONV_MAX_KSIZE], row[JF_CONV_MAX_KSIZE];
+    uint16_t qcol[JF_CONV_MAX_KSIZE], qrow[JF_CONV_MAX_KSIZE];
+    return s->weights && k > 1 && k <= JF_CONV_MAX_KSIZE && jf_kernel_separate(s->weights, k, col, row) &&
+           fixed_quantise(s, k, col, row, qcol, qrow);
+}
+
+jf_status jf_conv_fixed_cpu(jf_cpu_call *c)
+{
+    uint16_t qcol[JF_CONV_MAX_KSIZE], qrow[JF_CONV_MAX_KSIZE];
+    jf_shape s;
+    jf_image copy;
+    jf_status st;
+    memset(&s, 0, sizeof s);
+    s.sample = c->src->sample;
+    if (!fixed_quantise(&s, c->k, c->col, c->row, qcol, qrow))
+        return jf_fail(JF_ERR_INTERNAL, "conv: fixed point chosen for weights it cannot hold");
+    if ((st = jf_source_apart(c->ctx, &c->src, c->dst, &copy)) != JF_OK)
+        return st;
+    c->stat = "cpu-fixed";
+    c->t0 = jf_now_ms();
+    return jf_conv_cpu_fixed(c->ctx, c->src, c->k, c->border, qcol, qrow, c->dst);
+}
+
+size_t jf_conv_fixed_work(const jf_shape *s, int k, int threads)
+{
+    const jf_image img = image_of(s);
+    return jf_conv_fixed_bytes(&img, k, bands_of(s, threads));
+}
+
+/* the FFT: weights that are not rank 1, where it is the cheaper */
+int jf_conv_fft_takes(const jf_shape *s, int k)
+{
+    const jf_image img = image_of(s);
+    return s->weights && !s->rank1 && jf_conv_fft_plan(&img, k, s->weights);
+}
+
+jf_status jf_conv_fft_cpu(jf_cpu_call *c)
+{
+    jf_image copy;
+    jf_status st;
+    if ((st = jf_source_apart(c->ctx, &c->src, c->dst, &copy)) != JF_OK)
+        return st;
+    c->stat = "cpu-fft";
+    c->t0 = jf_now_ms();
+    return jf_conv_cpu_fft(c->ctx, c->src, c->k, c->border, c->weights, c->dst);
+}
+
+size_t jf_conv_fft_work(const jf_shape *s, int k, int threads)
+{
+    const jf_image img = image_of(s);
+    return jf_conv_fft_bytes(&img, k, threads);
+}
+
+/* the float sum, the reference: separable for rank-1 weights */
+jf_status jf_conv_float_cpu(jf_cpu_call *c)
+{
+    jf_image copy;
+    jf_status st;
+    if ((st = jf_source_apart(c->ctx, &c->src, c->dst, &copy)) != JF_OK)
+        return st;
+    c->stat = c->col ? "cpu-separable" : "cpu";
+    c->t0 = jf_now_ms();
+    return jf_conv_cpu(c->ctx, c->src, c->k, c->border, c->weights, c->col, c->row, c->dst);
+}
+
+size_t jf_conv_float_work(const jf_shape *s, int k, int threads)
+{
+    const jf_image img = image_of(s);
+    return jf_conv_cpu_bytes(&img, k, s->rank1, bands_of(s, threads));
 }
 
 static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
@@ -37,13 +124,10 @@ static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
 {
     jf_conv_options opt = jf_conv_defaults();
     float col[JF_CONV_MAX_KSIZE], row[JF_CONV_MAX_KSIZE];
-    uint16_t qcol[JF_CONV_MAX_KSIZE], qrow[JF_CONV_MAX_KSIZE];
+    jf_cpu_call call;
     jf_choice choice;
-    jf_image copy;
     jf_status st;
-    int i, separable, fixed, fft, on_gpu;
-    enum cpu_path path;
-    double t0;
+    int i, separable, on_gpu;
 
     if (!user)
         return jf_fail(JF_ERR_ARG, "jf_convolve: options are NULL");
@@ -62,7 +146,7 @@ static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
             return jf_fail(JF_ERR_ARG, "jf_convolve: weight %d (%g) is not a finite number of "
                            "at most 1e30", i, (double)opt.weights[i]);
     separable = opt.ksize > 1 && jf_kernel_separate(opt.weights, opt.ksize, col, row);
-    if ((st = jf_choose(ctx, &jf_conv_family, "jf_convolve", src, opt.ksize, separable, opt.variant,
+    if ((st = jf_choose(ctx, &jf_conv_family, "jf_convolve", src, opt.ksize, separable, opt.weights, opt.variant,
                         opt.block_x, opt.block_y, &choice)) != JF_OK ||
         (st = jf_image_prepare(dst, src->width, src->height, src->channels, src->sample)) != JF_OK)
         return st;
@@ -71,51 +155,15 @@ static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
         return jf_convolve_cuda(ctx, src, dst, &opt, &choice, separable ? col : NULL,
                                 separable ? row : NULL);
 #endif
-    if ((st = jf_source_apart(ctx, &src, dst, &copy)) != JF_OK)
-        return st;
-    /* `auto` on the CPU: 16-bit fixed point or the FFT where they apply
-     * (within one level); asked for by name, the float reference */
-    path = opt.variant == JF_VARIANT_AUTO
-               ? auto_cpu_path(src, opt.ksize, opt.weights, separable, col, row, qcol, qrow)
-               : CPU_FLOAT;
-    fixed = path == CPU_FIXED;
-    fft = path == CPU_FFT;
-    t0 = jf_now_ms();
-    st = fixed ? jf_conv_cpu_fixed(ctx, src, opt.ksize, opt.border, qcol, qrow, dst)
-         : fft ? jf_conv_cpu_fft(ctx, src, opt.ksize, opt.border, opt.weights, dst)
-               : jf_conv_cpu(ctx, src, opt.ksize, opt.border, opt.weights, separable ? col : NULL,
-                             separable ? row : NULL, dst);
-    if (st == JF_OK)
-        jf_record(ctx, "conv", fixed ? "cpu-fixed" : fft ? "cpu-fft" : separable ? "cpu-separable" : "cpu",
-                  opt.ksize, src, jf_now_ms() - t0,
-                  (uint64_t)src->width * src->height * src->channels * jf_bps(src),
-                  (uint64_t)src->width * src->height * src->channels * jf_bps(src));
-    return st;
+    call = jf_cpu_call_of(ctx, src, dst, opt.ksize, opt.border);
+    call.weights = opt.weights;
+    call.col = separable ? col : NULL;
+    call.row = separable ? row : NULL;
+    return jf_cpu_row_run(&choice, "conv", &call);
 }
 
 jf_status jf_convolve(jf_context *ctx, const jf_image *src, jf_image *dst,
                       const jf_conv_options *opt)
 {
     JF_WITH_CONTEXT(ctx, conv_impl(ctx, src, dst, opt));
-}
-
-size_t jf_conv_cpu_work_bytes(const jf_image *shape, int ksize, const float *weights, int threads)
-{
-    float col[JF_CONV_MAX_KSIZE], row[JF_CONV_MAX_KSIZE];
-    uint16_t qcol[JF_CONV_MAX_KSIZE], qrow[JF_CONV_MAX_KSIZE];
-    const int bands = threads < 1 ? 1 : threads < shape->height ? threads : shape->height;
-    int separable;
-    size_t direct, other = 0;
-    if (ksize < 1 || ksize > JF_CONV_MAX_KSIZE || !weights)
-        return 0;
-    /* what jf_convolve's `auto` runs on the CPU, or the float reference
-     * where it is asked for by name: the larger of the two */
-    separable = ksize > 1 && jf_kernel_separate(weights, ksize, col, row);
-    direct = jf_conv_cpu_bytes(shape, ksize, separable, bands);
-    switch (auto_cpu_path(shape, ksize, weights, separable, col, row, qcol, qrow)) {
-    case CPU_FIXED: other = jf_conv_fixed_bytes(shape, ksize, bands); break;
-    case CPU_FFT: other = jf_conv_fft_bytes(shape, ksize, threads); break;
-    case CPU_FLOAT: break;
-    }
-    return direct > other ? direct : other;
 }

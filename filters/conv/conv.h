@@ -24,10 +24,19 @@ jf_status jf_conv_cpu(jf_context *ctx, const jf_image *src, int ksize, jf_border
 size_t jf_conv_cpu_bytes(const jf_image *src, int ksize, int separable, int bands);
 size_t jf_conv_fixed_bytes(const jf_image *src, int ksize, int bands);
 size_t jf_conv_fft_bytes(const jf_image *src, int ksize, int threads);
-/* What a convolution with these weights takes on the CPU besides its
- * images, `threads` workers (--max-memory's estimate): the path `auto` runs
- * there, or the float reference if that is larger (conv.c). */
-size_t jf_conv_cpu_work_bytes(const jf_image *shape, int ksize, const float *weights, int threads);
+
+/* The CPU rows (conv.c; jf_variant_row.cpu, .takes, .cpu_work): 16-bit
+ * fixed point, the FFT and the float reference. */
+struct jf_cpu_call;
+struct jf_shape;
+int jf_conv_fixed_takes(const struct jf_shape *s, int k);
+jf_status jf_conv_fixed_cpu(struct jf_cpu_call *c);
+size_t jf_conv_fixed_work(const struct jf_shape *s, int k, int threads);
+int jf_conv_fft_takes(const struct jf_shape *s, int k);
+jf_status jf_conv_fft_cpu(struct jf_cpu_call *c);
+size_t jf_conv_fft_work(const struct jf_shape *s, int k, int threads);
+jf_status jf_conv_float_cpu(struct jf_cpu_call *c);
+size_t jf_conv_float_work(const struct jf_shape *s, int k, int threads);
 
 /* The CPU's 16-bit fixed-point path (conv_cpu_fixed.c), which `auto` runs
  * on the CPU: if src is 8-bit and the rank-1 factors col and row are

@@ -138,8 +138,17 @@ static void wide_launches(const jf_device_info *dev, const jf_shape *s, int k, i
 }
 
 static const jf_variant_row ROWS[] = {
-    {.variant = JF_VARIANT_CPU, .kernel = "", .kmin = 1, .kmax = JF_CONV_MAX_KSIZE,
-     .samples = S8 | S16, .what = "the CPU reference"},
+    /* The CPU: `auto` takes 16-bit fixed point or the FFT where they apply
+     * (within one level); asked for by name, the float reference */
+    {.variant = JF_VARIANT_CPU, .kernel = "conv_cpu_fixed", .kmin = 3, .kmax = JF_CONV_MAX_KSIZE,
+     .samples = S8, .rank1 = 1, .what = "16-bit fixed point, separable",
+     .cpu = jf_conv_fixed_cpu, .takes = jf_conv_fixed_takes, .cpu_work = jf_conv_fixed_work},
+    {.variant = JF_VARIANT_CPU, .kernel = "conv_cpu_fft", .kmin = 3, .kmax = JF_CONV_MAX_KSIZE,
+     .samples = S8 | S16, .what = "overlap-save FFT tiles", .cpu = jf_conv_fft_cpu,
+     .takes = jf_conv_fft_takes, .cpu_work = jf_conv_fft_work},
+    {.variant = JF_VARIANT_CPU, .kernel = "conv_cpu", .kmin = 1, .kmax = JF_CONV_MAX_KSIZE,
+     .samples = S8 | S16, .what = "the float sum (separable for rank-1 weights)",
+     .cpu = jf_conv_float_cpu, .cpu_work = jf_conv_float_work},
     {.variant = JF_VARIANT_GLOBAL, .kernel = "conv_global_kernel", .kmin = 1,
      .kmax = JF_CONV_MAX_KSIZE, .samples = S8 | S16, .what = "k x k taps from padded planes",
      .block_x = 32, .block_y = 8, .launches = global_launches, .run = JF_GPU_RUN(jf_conv_global_run)},

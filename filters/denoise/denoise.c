@@ -80,7 +80,7 @@ static jf_status begin(jf_context *ctx, const jf_family *family, const char *fn,
         (st = jf_check_sample(fn, src)) != JF_OK ||
         (dst->data && (st = jf_check_image(fn, "output", dst, on_gpu)) != JF_OK))
         return st;
-    return family ? jf_choose(ctx, family, fn, src, k, 0, variant, 0, 0, choice) : JF_OK;
+    return family ? jf_choose(ctx, family, fn, src, k, 0, NULL, variant, 0, 0, choice) : JF_OK;
 }
 
 static jf_status make_output(const jf_image *src, jf_image *dst)
@@ -310,7 +310,7 @@ static jf_status nlmeans_run(jf_context *ctx, const jf_op_plan *p, jf_image *src
     }
     prm.h = (float)(hfactor * p->args.strength * prm.sigma);
     /* the variant for what a pixel's result reads: its search and patch */
-    if ((st = jf_choose(ctx, &jf_nlmeans_family, fn, src, prm.search + prm.patch - 1, 0,
+    if ((st = jf_choose(ctx, &jf_nlmeans_family, fn, src, prm.search + prm.patch - 1, 0, NULL,
                         p->args.variant, 0, 0, &choice)) != JF_OK ||
         (st = make_output(src, dst)) != JF_OK)
         return st;

@@ -53,7 +53,7 @@ static jf_status impulse_check(jf_context *ctx, jf_impulse_kind kind, const char
     if (opt->refine && kind != JF_IMPULSE_SWITCHING)
         return jf_fail(JF_ERR_ARG, "%s: refine is for the switching median", fn);
     /* a window chosen later (0): any k of the family decides the variant */
-    return jf_choose(ctx, &jf_impulse_family, fn, src, opt->max_ksize ? opt->max_ksize : 3, 0,
+    return jf_choose(ctx, &jf_impulse_family, fn, src, opt->max_ksize ? opt->max_ksize : 3, 0, NULL,
                      opt->variant, 0, 0, choice);
 }
 

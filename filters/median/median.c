@@ -11,20 +11,55 @@
 #include "core/stats.h"
 #include "core/util.h"
 
+#include <string.h>
+
 jf_median_options jf_median_defaults(void)
 {
     jf_median_options o = JF_MEDIAN_OPTIONS_INIT;
     return o;
 }
 
+/* ---- the CPU rows (median_variants.c) --------------------------------------- */
+
+jf_status jf_median_networks_cpu(jf_cpu_call *c)
+{
+    jf_image copy;
+    jf_status st;
+    if ((st = jf_source_apart(c->ctx, &c->src, c->dst, &copy)) != JF_OK)
+        return st;
+    c->t0 = jf_now_ms();
+    return jf_median_cpu_small(c->ctx, c->src, c->k, c->border, c->dst);
+}
+
+/* The histogram rows read a copy padded by k/2 (left out of the time). */
+static jf_status padded_run(jf_cpu_call *c,
+                            jf_status (*run)(jf_context *, const jf_image *, int, jf_image *))
+{
+    jf_image padded;
+    jf_status st;
+    if ((st = jf_pad_scratch(c->ctx, c->src, c->k / 2, c->border, &padded)) != JF_OK)
+        return st;
+    c->bytes_read = (uint64_t)padded.width * padded.height * padded.channels * jf_bps(c->src);
+    c->t0 = jf_now_ms();
+    return run(c->ctx, &padded, c->k, c->dst);
+}
+jf_status jf_median_histogram_cpu(jf_cpu_call *c) { return padded_run(c, jf_median_cpu); }
+jf_status jf_median_histogram16_cpu(jf_cpu_call *c) { return padded_run(c, jf_median_cpu16); }
+
+size_t jf_median_padded_bytes(const jf_shape *s, int k, int threads)
+{
+    (void)threads;
+    return (size_t)(s->width + k - 1) * (size_t)(s->height + k - 1) * (size_t)s->channels *
+           (s->sample == JF_SAMPLE_U16 ? 2u : 1u);
+}
+
 static jf_status median_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
                              const jf_median_options *user)
 {
     jf_median_options opt = jf_median_defaults();
-    jf_image padded;
+    jf_cpu_call call;
     jf_choice choice;
     jf_status st;
-    double t0;
     int on_gpu;
 
     if (!user)
@@ -36,7 +71,7 @@ static jf_status median_impl(jf_context *ctx, const jf_image *src, jf_image *dst
         (dst && dst->data && (st = jf_check_image("jf_median", "output", dst, on_gpu)) != JF_OK) ||
         (st = jf_check_ksize("jf_median", opt.ksize, JF_MEDIAN_MAX_KSIZE)) != JF_OK ||
         (st = jf_check_border("jf_median", opt.border)) != JF_OK ||
-        (st = jf_choose(ctx, &jf_median_family, "jf_median", src, opt.ksize, 0, opt.variant,
+        (st = jf_choose(ctx, &jf_median_family, "jf_median", src, opt.ksize, 0, NULL, opt.variant,
                         opt.block_x, opt.block_y, &choice)) != JF_OK ||
         (st = jf_image_prepare(dst, src->width, src->height, src->channels, src->sample)) != JF_OK)
         return st;
@@ -44,30 +79,8 @@ static jf_status median_impl(jf_context *ctx, const jf_image *src, jf_image *dst
     if (choice.variant != JF_VARIANT_CPU)
         return jf_median_cuda(ctx, src, dst, &opt, &choice);
 #endif
-    if (opt.ksize == 3 || opt.ksize == 5) { /* no padded copy: the rows pad themselves */
-        if ((st = jf_source_apart(ctx, &src, dst, &padded)) != JF_OK)
-            return st;
-        t0 = jf_now_ms();
-        if ((st = jf_median_cpu_small(ctx, src, opt.ksize, opt.border, dst)) != JF_OK)
-            return st;
-        padded = *src;
-    } else if (src->sample == JF_SAMPLE_U16) {
-        if ((st = jf_pad_scratch(ctx, src, opt.ksize / 2, opt.border, &padded)) != JF_OK)
-            return st;
-        t0 = jf_now_ms();
-        if ((st = jf_median_cpu16(ctx, &padded, opt.ksize, dst)) != JF_OK)
-            return st;
-    } else {
-        if ((st = jf_pad_scratch(ctx, src, opt.ksize / 2, opt.border, &padded)) != JF_OK)
-            return st;
-        t0 = jf_now_ms();
-        if ((st = jf_median_cpu(ctx, &padded, opt.ksize, dst)) != JF_OK)
-            return st;
-    }
-    jf_record(ctx, "median", "cpu", opt.ksize, src, jf_now_ms() - t0,
-              (uint64_t)padded.width * padded.height * padded.channels * jf_bps(src),
-              (uint64_t)src->width * src->height * src->channels * jf_bps(src));
-    return JF_OK;
+    call = jf_cpu_call_of(ctx, src, dst, opt.ksize, opt.border);
+    return jf_cpu_row_run(&choice, "median", &call);
 }
 
 jf_status jf_median(jf_context *ctx, const jf_image *src, jf_image *dst,

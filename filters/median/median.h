@@ -18,6 +18,15 @@ jf_status jf_median_cpu16(jf_context *ctx, const jf_image *padded, int ksize, jf
 jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
                               jf_image *dst);
 
+/* The CPU rows' implementations and the padded rows' scratch (median.c;
+ * jf_variant_row.cpu, .cpu_work). */
+struct jf_cpu_call;
+struct jf_shape;
+jf_status jf_median_networks_cpu(struct jf_cpu_call *c);
+jf_status jf_median_histogram_cpu(struct jf_cpu_call *c);
+jf_status jf_median_histogram16_cpu(struct jf_cpu_call *c);
+size_t jf_median_padded_bytes(const struct jf_shape *s, int k, int threads);
+
 /* The GPU rows' launches (median_cuda.cu; jf_variant_row.run). */
 struct jf_gpu_call;
 jf_status jf_median_global_run(const struct jf_gpu_call *call);

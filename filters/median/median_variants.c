@@ -165,8 +165,16 @@ static void strip_launches(const jf_device_info *dev, const jf_shape *s, int k, 
 }
 
 static const jf_variant_row ROWS[] = {
-    {.variant = JF_VARIANT_CPU, .kernel = "", .kmin = 1, .kmax = JF_MEDIAN_MAX_KSIZE,
-     .samples = S8 | S16, .what = "the CPU reference"},
+    /* The CPU: no padded copy at k = 3 and 5 (each band pads the rows it
+     * reads); beyond, Huang's and Perreault's histograms (median_cpu.c) */
+    {.variant = JF_VARIANT_CPU, .kernel = "median_cpu_networks", .kmin = 3, .kmax = 5,
+     .samples = S8 | S16, .what = "min/max networks over rows", .cpu = jf_median_networks_cpu},
+    {.variant = JF_VARIANT_CPU, .kernel = "median_cpu_histogram", .kmin = 1,
+     .kmax = JF_MEDIAN_MAX_KSIZE, .samples = S8, .what = "sliding histograms",
+     .cpu = jf_median_histogram_cpu, .cpu_work = jf_median_padded_bytes},
+    {.variant = JF_VARIANT_CPU, .kernel = "median_cpu_histogram16", .kmin = 1,
+     .kmax = JF_MEDIAN_MAX_KSIZE, .samples = S16, .what = "two-level histograms of 16-bit samples",
+     .cpu = jf_median_histogram16_cpu, .cpu_work = jf_median_padded_bytes},
     {.variant = JF_VARIANT_GLOBAL, .kernel = "median_global_kernel", .kmin = 1,
      .kmax = JF_MEDIAN_MAX_KSIZE, .samples = S8 | S16,
      .what = "bitwise selection from padded planes", .block_x = 32, .block_y = 8,

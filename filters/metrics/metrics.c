@@ -36,7 +36,7 @@ static jf_status psnr_impl(jf_context *ctx, const jf_image *a, const jf_image *b
     if (!psnr_db)
         return jf_fail(JF_ERR_ARG, "jf_psnr: psnr_db is NULL");
     if ((st = check_pair("jf_psnr", a, b, on_gpu)) != JF_OK ||
-        (st = jf_choose(ctx, &jf_psnr_family, "jf_psnr", a, 1, 0, JF_VARIANT_AUTO, 0, 0, &choice)) != JF_OK)
+        (st = jf_choose(ctx, &jf_psnr_family, "jf_psnr", a, 1, 0, NULL, JF_VARIANT_AUTO, 0, 0, &choice)) != JF_OK)
         return st;
 #ifdef JF_HAVE_CUDA
     if (on_gpu)
@@ -76,7 +76,7 @@ static jf_status ssim_impl(jf_context *ctx, const jf_image *a, const jf_image *b
     if (!ssim)
         return jf_fail(JF_ERR_ARG, "jf_ssim: ssim is NULL");
     if ((st = check_pair("jf_ssim", a, b, on_gpu)) != JF_OK ||
-        (st = jf_choose(ctx, &jf_ssim_family, "jf_ssim", a, 1, 0, JF_VARIANT_AUTO, 0, 0, &choice)) != JF_OK)
+        (st = jf_choose(ctx, &jf_ssim_family, "jf_ssim", a, 1, 0, NULL, JF_VARIANT_AUTO, 0, 0, &choice)) != JF_OK)
         return st;
     if (a->width < 11 || a->height < 11)
         return jf_fail(JF_ERR_ARG, "jf_ssim: image %dx%d is smaller than the 11x11 window",

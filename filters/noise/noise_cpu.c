@@ -56,7 +56,7 @@ jf_status jf_add_noise(jf_context *ctx, jf_image *img, const jf_noise_options *u
         return jf_fail(JF_ERR_ARG, "jf_add_noise: options are NULL");
     if ((st = jf_options_read("jf_add_noise", "jf_noise_defaults", &o, sizeof o, user)) != JF_OK ||
         (st = jf_check_host_image("jf_add_noise", "target", img)) != JF_OK ||
-        (st = jf_choose(ctx, &jf_noise_family, "jf_add_noise", img, 1, 0, JF_VARIANT_AUTO, 0, 0,
+        (st = jf_choose(ctx, &jf_noise_family, "jf_add_noise", img, 1, 0, NULL, JF_VARIANT_AUTO, 0, 0,
                         &choice)) != JF_OK)
         return st;
     state = opt->seed;

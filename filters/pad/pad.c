@@ -67,7 +67,7 @@ static jf_status pad_impl(jf_context *ctx, const jf_image *src, int radius, jf_b
     jf_choice choice;
     jf_status st;
     if ((st = check_pad(src, radius, border, dst, on_gpu)) != JF_OK ||
-        (st = jf_choose(ctx, &jf_pad_family, "jf_pad", src, 2 * radius + 1, 0, JF_VARIANT_AUTO, 0, 0,
+        (st = jf_choose(ctx, &jf_pad_family, "jf_pad", src, 2 * radius + 1, 0, NULL, JF_VARIANT_AUTO, 0, 0,
                         &choice)) != JF_OK)
         return st;
 #ifdef JF_HAVE_CUDA

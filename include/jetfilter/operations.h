@@ -142,7 +142,9 @@ JF_API jf_status jf_plan_value(const jf_plan *plan, const char *param, char *out
 typedef struct jf_op_result {
     size_t size;           /**< sizeof(jf_op_result): use JF_OP_RESULT_INIT */
     jf_variant variant;    /**< the variant that ran (CPU, GLOBAL, SHARED, FAST) */
-    char kernel[48];       /**< its kernel ("median_fast_kernel"; "" on the CPU) */
+    char kernel[48];       /**< its kernel ("median_fast_kernel"); on the CPU the
+                                median's and the convolutions' implementation
+                                ("median_cpu_networks", since 1.11), else "" */
     int block_x, block_y;  /**< its CUDA block (0 on the CPU) */
     char reason[160];      /**< why that variant ("auto: k = 5, shared min/max networks") */
     char decision[96];     /**< what an operation that decides per image chose
