@@ -35,7 +35,7 @@ SCRIPT_TESTS = ('test_docs', 'test_schema')
 # The tests that cover each folder, quickest and most direct first (a run
 # stops at the first failure).
 TESTS = {
-    'filters': ['test_ops', 'test_resolve', 'test_api', 'test_metrics', 'test_launch_list',
+    'filters': ['test_ops', 'check_rows', 'test_resolve', 'test_api', 'test_metrics', 'test_launch_list',
                 'test_filters', 'test_impulse', 'test_denoise', 'test_codecs', 'test_cli'],
     'core': ['test_api', 'test_profile', 'test_resolve', 'test_ops', 'test_metrics',
              'test_pipeline', 'test_codecs', 'test_filters', 'test_cli', 'test_hostile'],

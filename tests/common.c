@@ -144,11 +144,10 @@ int t_border_index(int i, int n, jf_border border)
     return i;
 }
 
-static int cmp_int(const void *a, const void *b);
-
-/* Full sort of the window: insertion sort for small windows, counting sort
- * for large 8-bit ones, qsort for large 16-bit ones; either way every
- * element is placed, then the middle read. */
+/* The window's middle value: insertion sort for small windows, counts for
+ * large ones (of the 8-bit values, or of the 16-bit values' high bytes and
+ * then the low bytes within the middle's bin): every element is counted
+ * or placed, then the middle read. */
 static int middle_of(int *win, int n, int wide)
 {
     int i, j, count[256] = {0}, seen = 0;
@@ -161,9 +160,21 @@ static int middle_of(int *win, int n, int wide)
         }
         return win[n / 2];
     }
-    if (wide) {
-        qsort(win, (size_t)n, sizeof *win, cmp_int);
-        return win[n / 2];
+    if (wide) { /* the high byte's counts find the bin, the low byte's the value */
+        int hi = 0, lo[256] = {0};
+        for (i = 0; i < n; i++)
+            count[win[i] >> 8]++;
+        for (hi = 0; hi < 255 && seen + count[hi] <= n / 2; hi++)
+            seen += count[hi];
+        for (i = 0; i < n; i++)
+            if (win[i] >> 8 == hi)
+                lo[win[i] & 255]++;
+        for (i = 0; i < 256; i++) {
+            seen += lo[i];
+            if (seen > n / 2)
+                return hi << 8 | i;
+        }
+        return 65535;
     }
     for (i = 0; i < n; i++)
         count[win[i]]++;

@@ -2,7 +2,8 @@
 # On the GPU machine, after scripts/gpu.sh build built build-gpu/ here: the
 # GPU tests, logs under $OUT (or OUTDIR), a short table last.
 #   scripts/gpu.sh test [--quick] [OUTDIR]   (the logs end up in OUTDIR/gpu-logs.tar.gz)
-# 1. the device; 2. test_gpu (every variant against the CPU); 3. the same in
+# 1. the device; 2. test_gpu (every variant against the CPU) and check_rows
+# (every row of the variant tables against its reference); 3. the same in
 # Jetson Nano limits mode (JETFILTER_DEVICE_LIMITS=nano: 1 SM, 48 KiB shared
 # memory and 32K registers per block); 4. the frame-loop sample; 5. the CLI on
 # the GPU against the CLI on the CPU; 6. the Nano's sm_53 code as PTX, where
@@ -28,6 +29,8 @@ step() { # name, log, command...
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader > "$out/device.txt" 2>&1
 $b/jetfilter info >> "$out/device.txt" 2>&1
 step "test_gpu" test_gpu.log $b/tests/test_gpu
+step "check_rows (every row)" check_rows.log $b/tests/check_rows
+step "check_rows, Nano limits" check_rows_nano.log env JETFILTER_DEVICE_LIMITS=nano $b/tests/check_rows
 if [ $quick -eq 1 ]; then
   step "test_gpu, Nano limits (quick)" test_gpu_nano.log env JETFILTER_DEVICE_LIMITS=nano $b/tests/test_gpu --quick
 else
