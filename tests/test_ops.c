@@ -269,6 +269,48 @@ static void test_resolved_values(void **state)
     }
 }
 
+/* The typed calls' defaults (jf_*_defaults, the _INIT macros) are the
+ * table's: a plan made with nothing set resolves to the same values, so
+ * that changing one default and not the other fails here. */
+static void plan_default(const char *op, const char *param, const char *want)
+{
+    jf_plan *p = NULL;
+    char v[64];
+    assert_int_equal(jf_plan_create(op, &p), JF_OK);
+    assert_int_equal(jf_plan_prepare(p), JF_OK);
+    assert_int_equal(jf_plan_value(p, param, v, sizeof v), JF_OK);
+    if (strcmp(v, want) != 0)
+        fail_msg("%s's %s defaults to %s in the table, %s in its typed call", op, param, v, want);
+    jf_plan_free(p);
+}
+
+static void test_typed_defaults_are_the_tables(void **state)
+{
+    const jf_median_options m = jf_median_defaults();
+    const jf_impulse_options i = jf_impulse_defaults();
+    const jf_noise_options n = jf_noise_defaults();
+    char v[64];
+    (void)state;
+    snprintf(v, sizeof v, "%d", m.ksize);
+    plan_default("median", "ksize", v);
+    plan_default("median", "border", jf_border_name(m.border));
+    plan_default("median", "variant", jf_variant_name(m.variant));
+    snprintf(v, sizeof v, "%d", i.max_ksize);
+    plan_default("switching-median", "max-ksize", v);
+    /* one difference, kept for the callers of 1.x: jf_impulse_options
+     * serves three calls, and the adaptive median's operation takes its
+     * window from the noise density where jf_adaptive_median takes 7 */
+    plan_default("adaptive-median", "max-ksize", "");
+    assert_int_equal(i.max_ksize, 7);
+    plan_default("switching-median", "border", jf_border_name(i.border));
+    plan_default("adaptive-median", "variant", jf_variant_name(i.variant));
+    snprintf(v, sizeof v, "%.17g", n.amount);
+    plan_default("salt-pepper", "density", v);
+    snprintf(v, sizeof v, "%llu", (unsigned long long)n.seed);
+    plan_default("salt-pepper", "seed", v);
+    plan_default("gauss", "border", jf_border_name(jf_conv_defaults().border));
+}
+
 /* The names of each kind of operation, as errors and `info` list them. */
 static void test_names_listed(void **state)
 {
@@ -383,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_ranges_and_variants),
         cmocka_unit_test(test_plan_set_and_errors),
         cmocka_unit_test(test_resolved_values),
+        cmocka_unit_test(test_typed_defaults_are_the_tables),
         cmocka_unit_test(test_names_listed),
         cmocka_unit_test(test_run_equals_functions),
         cmocka_unit_test(test_result_size),
