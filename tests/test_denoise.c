@@ -330,6 +330,25 @@ static void test_guided_reference(void **state)
  * is the identity where the noise is absent (the unbiased inverse of a
  * noiseless value is that value, to the expansion's accuracy), and the
  * inverse is 0 in the dark. */
+/* The weights' exponential: exp(-x) to 1e-5 relative (the float product
+ * x log2(e) rounds to about that near x = 87), and from x = 87 the GPU's
+ * floor, exp(-87), so that a pixel whose every weight is that small gets
+ * the same mean on both (the GPU clamps its __expf there). */
+static void test_weight_floor(void **state)
+{
+    static const float xs[] = {0.0f, 0.5f, 3.0f, 20.0f, 60.0f, 86.5f};
+    static const float beyond[] = {87.0f, 87.2f, 87.4f, 90.0f, 1e3f, 1e30f};
+    const double floor87 = exp(-87.0);
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof xs / sizeof xs[0]; i++)
+        assert_true(fabs(jf_exp_neg(xs[i]) / exp(-(double)xs[i]) - 1.0) < 1e-5);
+    for (i = 0; i < sizeof beyond / sizeof beyond[0]; i++)
+        if (fabs(jf_exp_neg(beyond[i]) / floor87 - 1.0) > 1e-5)
+            fail_msg("exp(-%g) gave %g, not the floor exp(-87) = %g", (double)beyond[i],
+                     (double)jf_exp_neg(beyond[i]), floor87);
+}
+
 static void test_anscombe_pair(void **state)
 {
     static const float models[][2] = {{1.0f, 0.0f}, {6.375f, 9.0f}, {0.5f, 25.0f}, {20.0f, 400.0f}};
@@ -629,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_nlmeans_reference),
         cmocka_unit_test(test_bilateral_reference),
         cmocka_unit_test(test_guided_reference),
+        cmocka_unit_test(test_weight_floor),
         cmocka_unit_test(test_anscombe_pair),
         cmocka_unit_test(test_estimate_gaussian),
         cmocka_unit_test(test_estimate_poisson),

@@ -15,7 +15,9 @@ JF_HD float jf_nlm_keep(float mean, float self, float keep) { return mean + keep
 /* exp(-x) for x >= 0, to about 2e-7 relative: 2^t with t = -x log2(e),
  * the integer part in the exponent bits and a degree-5 polynomial for
  * the fraction; branch-free, so a row loop of it vectorises.  It does not
- * reach 0: past x = 87 it stays at 2^-126 (so a weight never vanishes). */
+ * reach 0: past x = 87 it stays at exp(-87), on the CPU and the GPU alike
+ * (so a weight never vanishes, and where every weight of a pixel is that
+ * small both compute the same mean). */
 JF_HD float jf_exp_neg(float x)
 {
 #if defined(__CUDA_ARCH__)
@@ -24,8 +26,7 @@ JF_HD float jf_exp_neg(float x)
      * two (one level of the output) and a fifth of the instructions */
     return __expf(-(x < 87.0f ? x : 87.0f));
 #else
-    float t = x * -1.44269504f, fl, f, p;
-    t = t > -126.0f ? t : -126.0f;
+    float t = (x < 87.0f ? x : 87.0f) * -1.44269504f, fl, f, p;
     fl = floorf(t);
     f = t - fl;
     p = 1.8775767e-3f;
