@@ -103,8 +103,9 @@ typedef void (*jf_emit_fn)(void *user, const char *instance, int bx, int by, siz
 
 /* What a GPU row's launch gets from its family's CUDA entry: the input as
  * jf_gpu_filter_setup leaves it, the output's view, the resolver's choice
- * (row and block), k, and for the convolutions the caller's k x k weights
- * and, for rank-1 weights, the column and row factors. */
+ * (row and block), k, for the convolutions the caller's k x k weights
+ * and, for rank-1 weights, the column and row factors, and for families
+ * that prepare their own buffers (the denoisers) their arguments. */
 struct jf_filter_in;
 struct jf_dview;
 struct jf_choice;
@@ -115,6 +116,7 @@ typedef struct jf_gpu_call {
     const struct jf_choice *choice;
     int k;
     const float *weights, *col, *row;
+    const void *args; /* a family's own launch arguments (non-local means, bilateral) */
 } jf_gpu_call;
 
 /* A row's launch, named in its variant table as JF_GPU_RUN(fn): the

@@ -36,20 +36,29 @@ typedef struct checker {
     long cases, failed, skipped;
 } checker;
 
+struct oracle;
+
 /* One case's inputs. */
 typedef struct job {
+    const struct oracle *o;
     const jf_image *src;
     int k;
     jf_border border;
     const float *weights, *col, *row; /* convolutions */
 } job;
 
-/* A family's reference and its calls of a row. */
+/* A family's reference and its calls of a row.  Families whose CPU code is
+ * not yet rows (the denoisers) are checked through their operation: the
+ * reference is the operation asked for the CPU by name, the row the same
+ * operation asked for the row's variant (one row a variant there), and
+ * the kernel that ran must be the row's. */
 typedef struct oracle {
     const jf_family *family;
     int tolerance; /* levels a row may differ from the reference */
     void (*reference)(const job *j, jf_image *want);
     jf_status (*gpu)(jf_context *ctx, const job *j, const jf_choice *c, jf_image *got);
+    const char *op;                      /* through the operation: its name */
+    int (*params)(jf_plan *p, int k);    /* its parameters for k (0: k not its) */
 } oracle;
 
 static void median_reference(const job *j, jf_image *want)
@@ -69,7 +78,68 @@ static void conv_reference(const job *j, jf_image *want)
             }
 }
 
+/* The operation with the case's parameters, asked for variant v. */
+static jf_status plan_run(jf_context *ctx, const job *j, jf_variant v, jf_image *out, char *kernel,
+                          size_t n)
+{
+    jf_op_result r = JF_OP_RESULT_INIT;
+    jf_image src = *j->src; /* read, not written: a filter */
+    jf_plan *p = NULL;
+    jf_status st;
+    if ((st = jf_plan_create(j->o->op, &p)) != JF_OK)
+        return st;
+    if (!j->o->params(p, j->k) ||
+        (st = jf_plan_set(p, "border", jf_border_name(j->border))) != JF_OK ||
+        (st = jf_plan_set(p, "variant", jf_variant_name(v))) != JF_OK ||
+        (st = jf_plan_prepare(p)) != JF_OK || (st = jf_plan_run(ctx, p, &src, out, &r)) != JF_OK) {
+        jf_plan_free(p);
+        return st != JF_OK ? st : JF_ERR_ARG;
+    }
+    jf_plan_free(p);
+    if (kernel)
+        snprintf(kernel, n, "%s", r.kernel);
+    return JF_OK;
+}
+
+static void plan_reference(const job *j, jf_image *want)
+{
+    jf_context *cpu = t_cpu_context(2);
+    if (plan_run(cpu, j, JF_VARIANT_CPU, want, NULL, 0) != JF_OK)
+        fail_msg("%s on the CPU: %s", j->o->op, jf_last_error());
+    jf_context_destroy(cpu);
+}
+
+/* search + patch - 1 = k, patches of 3 (1 below), the noise given */
+static int nlm_params(jf_plan *p, int k)
+{
+    char v[16];
+    const int patch = k >= 5 ? 3 : 1, search = k - patch + 1;
+    if (search < 3)
+        return 0;
+    snprintf(v, sizeof v, "%d", search);
+    if (jf_plan_set(p, "search", v) != JF_OK)
+        return 0;
+    snprintf(v, sizeof v, "%d", patch);
+    return jf_plan_set(p, "patch", v) == JF_OK && jf_plan_set(p, "noise-sigma", "12") == JF_OK;
+}
+
+static int bilateral_params(jf_plan *p, int k)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d", k);
+    return jf_plan_set(p, "ksize", v) == JF_OK;
+}
+
 #ifdef JF_HAVE_CUDA
+static jf_status plan_gpu(jf_context *ctx, const job *j, const jf_choice *c, jf_image *got)
+{
+    char kernel[64];
+    jf_status st = plan_run(ctx, j, c->variant, got, kernel, sizeof kernel);
+    if (st == JF_OK && strcmp(kernel, c->row->kernel) != 0)
+        return jf_fail(JF_ERR_INTERNAL, "%s ran instead of %s", kernel, c->row->kernel);
+    return st;
+}
+
 static jf_status median_gpu(jf_context *ctx, const job *j, const jf_choice *c, jf_image *got)
 {
     jf_median_options o = t_median_opts(j->k, j->border, c->variant);
@@ -86,8 +156,10 @@ static jf_status conv_gpu(jf_context *ctx, const job *j, const jf_choice *c, jf_
 #endif
 
 static const oracle ORACLES[] = {
-    {&jf_median_family, 0, median_reference, GPU_CALL(median_gpu)},
-    {&jf_conv_family, 1, conv_reference, GPU_CALL(conv_gpu)},
+    {&jf_median_family, 0, median_reference, GPU_CALL(median_gpu), NULL, NULL},
+    {&jf_conv_family, 1, conv_reference, GPU_CALL(conv_gpu), NULL, NULL},
+    {&jf_nlmeans_family, 1, plan_reference, GPU_CALL(plan_gpu), "nlmeans", nlm_params},
+    {&jf_bilateral_family, 1, plan_reference, GPU_CALL(plan_gpu), "bilateral", bilateral_params},
 };
 
 static int rows_run_calls(const jf_family *f)
@@ -159,6 +231,20 @@ static void case_name(char *out, size_t n, const jf_variant_row *r, const job *j
              jf_border_name(j->border), j->weights ? (rank1 ? " rank-1" : " full-rank") : "");
 }
 
+/* Does the operation (where the check goes through it) take this k? */
+static int op_takes(const oracle *o, int k)
+{
+    jf_plan *p = NULL;
+    int ok;
+    if (!o->op)
+        return 1;
+    if (jf_plan_create(o->op, &p) != JF_OK)
+        return 0;
+    ok = o->params(p, k);
+    jf_plan_free(p);
+    return ok;
+}
+
 /* Run one case of row r: the reference, then the row; compare. */
 static void run_case(checker *ck, const oracle *o, const jf_variant_row *r, job *j, int rank1)
 {
@@ -186,7 +272,8 @@ static void run_case(checker *ck, const oracle *o, const jf_variant_row *r, job 
     in.shape.weights = j->weights;
     in.k = j->k;
     shape = in.shape;
-    if (jf_resolve_row(&in, r, &choice) != JF_OK || (r->takes && !r->takes(&shape, j->k))) {
+    if (jf_resolve_row(&in, r, &choice) != JF_OK || (r->takes && !r->takes(&shape, j->k)) ||
+        !op_takes(o, j->k)) {
         ck->skipped++; /* not this row's case here (a device it needs, weights it leaves) */
         jf_error_clear();
         goto done;
@@ -237,6 +324,7 @@ static void row_cases(checker *ck, const oracle *o, const jf_variant_row *r, int
         float *wt = is_conv ? make_weights(k, rank1, seed, col, row) : NULL;
         job j;
         memset(&j, 0, sizeof j);
+        j.o = o;
         j.src = &src;
         j.k = k;
         j.weights = wt;

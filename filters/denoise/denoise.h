@@ -100,6 +100,13 @@ jf_status jf_guided_cpu(jf_context *ctx, const jf_image *src, jf_image *dst,
 /* ---- CUDA (denoise_cuda.cu): the variant, block and shared memory as the
  * resolver chose them ---- */
 struct jf_choice;
+/* The GPU rows' launches (denoise_cuda.cu; jf_variant_row.run). */
+struct jf_gpu_call;
+jf_status jf_nlm_tile_run(const struct jf_gpu_call *call);
+jf_status jf_nlm_global_run(const struct jf_gpu_call *call);
+jf_status jf_bilateral_tile_run(const struct jf_gpu_call *call);
+jf_status jf_bilateral_global_run(const struct jf_gpu_call *call);
+
 jf_status jf_nlmeans_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
                           const jf_nlm_params *prm, const jf_plane_map *map, jf_border border,
                           const struct jf_choice *choice);

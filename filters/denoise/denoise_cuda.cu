@@ -264,23 +264,66 @@ __global__ void nlm_global_kernel(const float *__restrict__ in, size_t pitch, si
     }
 }
 
-template <int C>
-static jf_status nlm_launch(jf_context *ctx, const jf_choice &ch, const float *in, size_t pitch,
-                            size_t plane, const nlm_args &a, float *out, size_t out_pitch,
-                            size_t out_plane)
+/* What the non-local means rows' launches get (jf_gpu_call.args): the
+ * planes in and out, each with its own pitch (kept slots may have kept
+ * different pitches from earlier calls), the arguments and the colour. */
+struct nlm_call {
+    const float *in;
+    size_t pitch, plane;
+    nlm_args a;
+    float *out;
+    size_t out_pitch, out_plane;
+    int colour;
+};
+
+extern "C" jf_status jf_nlm_tile_run(const jf_gpu_call *c)
 {
+    const nlm_call &n = *(const nlm_call *)c->args;
+    const jf_choice &ch = *c->choice;
     const dim3 block(ch.block_x, ch.block_y);
-    if (ch.variant == JF_VARIANT_FAST) {
-        const dim3 grid((unsigned)((a.w + block.x - 1) / block.x), (unsigned)((a.h + 4 * block.y - 1) / (4 * block.y)));
-        nlm_tile_kernel<C><<<grid, block, ch.smem, ctx->gpu->stream>>>(in, pitch, plane, a, out, out_pitch,
-                                                                                  out_plane);
-        JF_LAUNCH_CHECK("nlm_tile_kernel");
-    } else {
-        nlm_global_kernel<C><<<jf_grid(a.w, a.h, 1, block), block, 0, ctx->gpu->stream>>>(in, pitch, plane, a, out,
-                                                                                            out_pitch, out_plane);
-        JF_LAUNCH_CHECK("nlm_global_kernel");
-    }
+    const dim3 grid((unsigned)((n.a.w + block.x - 1) / block.x),
+                    (unsigned)((n.a.h + 4 * block.y - 1) / (4 * block.y)));
+    const jf_status st = jf_gpu_launch_fits(c->ctx, n.colour == 3 ? (const void *)nlm_tile_kernel<3>
+                                                                   : (const void *)nlm_tile_kernel<1>,
+                                            "nlm_tile_kernel", ch.block_x * ch.block_y, ch.smem);
+    if (st != JF_OK)
+        return st;
+    if (n.colour == 3)
+        nlm_tile_kernel<3><<<grid, block, ch.smem, c->ctx->gpu->stream>>>(n.in, n.pitch, n.plane, n.a, n.out,
+                                                                            n.out_pitch, n.out_plane);
+    else
+        nlm_tile_kernel<1><<<grid, block, ch.smem, c->ctx->gpu->stream>>>(n.in, n.pitch, n.plane, n.a, n.out,
+                                                                            n.out_pitch, n.out_plane);
+    JF_LAUNCH_CHECK("nlm_tile_kernel");
     return JF_OK;
+}
+
+extern "C" jf_status jf_nlm_global_run(const jf_gpu_call *c)
+{
+    const nlm_call &n = *(const nlm_call *)c->args;
+    const dim3 block(c->choice->block_x, c->choice->block_y), grid = jf_grid(n.a.w, n.a.h, 1, block);
+    if (n.colour == 3)
+        nlm_global_kernel<3><<<grid, block, 0, c->ctx->gpu->stream>>>(n.in, n.pitch, n.plane, n.a, n.out,
+                                                                        n.out_pitch, n.out_plane);
+    else
+        nlm_global_kernel<1><<<grid, block, 0, c->ctx->gpu->stream>>>(n.in, n.pitch, n.plane, n.a, n.out,
+                                                                        n.out_pitch, n.out_plane);
+    JF_LAUNCH_CHECK("nlm_global_kernel");
+    return JF_OK;
+}
+
+/* The chosen row's launch with a family's own arguments. */
+static jf_status run_row(jf_context *ctx, const jf_choice &ch, int k, const void *args)
+{
+    jf_gpu_call call;
+    memset(&call, 0, sizeof call);
+    call.ctx = ctx;
+    call.choice = &ch;
+    call.k = k;
+    call.args = args;
+    if (!ch.row || !ch.row->run)
+        return jf_fail(JF_ERR_INTERNAL, "the chosen row has no GPU launch");
+    return ch.row->run(&call);
 }
 
 extern "C" jf_status jf_nlmeans_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
@@ -326,15 +369,10 @@ extern "C" jf_status jf_nlmeans_cuda(jf_context *ctx, const jf_image *src, jf_im
     if ((st = jf_gpu_timer_start(ctx, &id)) != JF_OK ||
         (st = to_planes(ctx, in, src->sample, p, pin, pitch, plane)) != JF_OK)
         return st;
-    if (ch.variant == JF_VARIANT_FAST &&
-        (st = jf_gpu_launch_fits(ctx, map->colour == 3 ? (const void *)nlm_tile_kernel<3>
-                                                        : (const void *)nlm_tile_kernel<1>,
-                                 "nlm_tile_kernel", ch.block_x * ch.block_y, ch.smem)) != JF_OK)
-        return st;
-    /* the two planes' buffers are kept slots that may have kept different
-     * pitches from earlier calls: each is addressed with its own */
-    st = map->colour == 3 ? nlm_launch<3>(ctx, ch, pin, pitch, plane, a, pout, pitch2, plane2)
-                          : nlm_launch<1>(ctx, ch, pin, pitch, plane, a, pout, pitch2, plane2);
+    {
+        const nlm_call n = {pin, pitch, plane, a, pout, pitch2, plane2, map->colour};
+        st = run_row(ctx, ch, prm->search, &n);
+    }
     if (st != JF_OK || (st = from_planes(ctx, pout, pitch2, plane2, p, src->sample, in, outv)) != JF_OK ||
         (st = jf_gpu_filter_done(ctx, id, "nlmeans", "nlmeans", jf_variant_name(ch.variant),
                                  prm->search, src, 0)) != JF_OK)
@@ -455,23 +493,56 @@ __global__ void bilateral_global_kernel(const unsigned char *__restrict__ src, s
     bl_store<T>(src, src_pitch, dst, dst_pitch, x, y, a.ch, C, acc, den);
 }
 
+/* What the bilateral rows' launches get (jf_gpu_call.args). */
+struct bl_call {
+    jf_dview in;
+    bl_args a;
+    const float *space;
+    jf_dview out;
+    jf_sample sample;
+    int colour;
+};
+
 template <typename T, int C>
-static jf_status bl_launch(jf_context *ctx, const jf_choice &ch, const jf_dview &in, const bl_args &a,
-                           const float *space, const jf_dview &out)
+static jf_status bl_tile(const jf_gpu_call *c, const bl_call &b)
 {
-    const dim3 block(ch.block_x, ch.block_y), grid = jf_grid(a.w, a.h, 1, block);
-    if (ch.variant == JF_VARIANT_FAST) {
-        const jf_status st = jf_gpu_launch_fits(ctx, (const void *)bilateral_tile_kernel<T, C>,
-                                                "bilateral_tile_kernel", ch.block_x * ch.block_y, ch.smem);
-        if (st != JF_OK)
-            return st;
-        bilateral_tile_kernel<T, C><<<grid, block, ch.smem, ctx->gpu->stream>>>(in.ptr, in.pitch, a, space, out.ptr, out.pitch);
-        JF_LAUNCH_CHECK("bilateral_tile_kernel");
-    } else {
-        bilateral_global_kernel<T, C><<<grid, block, 0, ctx->gpu->stream>>>(in.ptr, in.pitch, a, space, out.ptr, out.pitch);
-        JF_LAUNCH_CHECK("bilateral_global_kernel");
-    }
+    const jf_choice &ch = *c->choice;
+    const dim3 block(ch.block_x, ch.block_y), grid = jf_grid(b.a.w, b.a.h, 1, block);
+    const jf_status st = jf_gpu_launch_fits(c->ctx, (const void *)bilateral_tile_kernel<T, C>,
+                                            "bilateral_tile_kernel", ch.block_x * ch.block_y, ch.smem);
+    if (st != JF_OK)
+        return st;
+    bilateral_tile_kernel<T, C><<<grid, block, ch.smem, c->ctx->gpu->stream>>>(b.in.ptr, b.in.pitch, b.a, b.space,
+                                                                                 b.out.ptr, b.out.pitch);
+    JF_LAUNCH_CHECK("bilateral_tile_kernel");
     return JF_OK;
+}
+
+template <typename T, int C>
+static jf_status bl_global(const jf_gpu_call *c, const bl_call &b)
+{
+    const dim3 block(c->choice->block_x, c->choice->block_y), grid = jf_grid(b.a.w, b.a.h, 1, block);
+    bilateral_global_kernel<T, C><<<grid, block, 0, c->ctx->gpu->stream>>>(b.in.ptr, b.in.pitch, b.a, b.space,
+                                                                            b.out.ptr, b.out.pitch);
+    JF_LAUNCH_CHECK("bilateral_global_kernel");
+    return JF_OK;
+}
+
+/* fn's instance for the call's sample type and colour */
+#define BL_INSTANCE(fn, b)                                                                   \
+    ((b).sample == JF_SAMPLE_U16 ? ((b).colour == 3 ? fn<unsigned short, 3> : fn<unsigned short, 1>) \
+                                 : ((b).colour == 3 ? fn<unsigned char, 3> : fn<unsigned char, 1>))
+
+extern "C" jf_status jf_bilateral_tile_run(const jf_gpu_call *c)
+{
+    const bl_call &b = *(const bl_call *)c->args;
+    return BL_INSTANCE(bl_tile, b)(c, b);
+}
+
+extern "C" jf_status jf_bilateral_global_run(const jf_gpu_call *c)
+{
+    const bl_call &b = *(const bl_call *)c->args;
+    return BL_INSTANCE(bl_global, b)(c, b);
 }
 
 extern "C" jf_status jf_bilateral_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
@@ -510,12 +581,10 @@ extern "C" jf_status jf_bilateral_cuda(jf_context *ctx, const jf_image *src, jf_
     a.border = border;
     if ((st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
-    if (src->sample == JF_SAMPLE_U16)
-        st = colour == 3 ? bl_launch<unsigned short, 3>(ctx, ch, in, a, d_space, outv)
-                         : bl_launch<unsigned short, 1>(ctx, ch, in, a, d_space, outv);
-    else
-        st = colour == 3 ? bl_launch<unsigned char, 3>(ctx, ch, in, a, d_space, outv)
-                         : bl_launch<unsigned char, 1>(ctx, ch, in, a, d_space, outv);
+    {
+        const bl_call b = {in, a, d_space, outv, src->sample, colour};
+        st = run_row(ctx, ch, k, &b);
+    }
     if (st != JF_OK || (st = jf_gpu_filter_done(ctx, id, "bilateral", "bilateral", jf_variant_name(ch.variant),
                                                 k, src, 0)) != JF_OK)
         return st;

@@ -70,10 +70,12 @@ static const jf_variant_row NLM_ROWS[] = {
      .what = "tiles, an offset at a time, on the CPU's threads"},
     {.variant = JF_VARIANT_FAST, .kernel = "nlm_tile_kernel", .kmin = 1, .kmax = NLM_KMAX,
      .samples = S8_16, .what = "shared-memory tiles, an offset at a time, column sums",
-     .block_x = 32, .block_y = 8, .smem = nlm_tile_smem, .launches = nlm_tile_launches},
+     .block_x = 32, .block_y = 8, .smem = nlm_tile_smem, .launches = nlm_tile_launches,
+     .run = JF_GPU_RUN(jf_nlm_tile_run)},
     {.variant = JF_VARIANT_GLOBAL, .kernel = "nlm_global_kernel", .kmin = 1, .kmax = NLM_KMAX,
      .samples = S8_16, .what = "a thread a pixel, every patch distance from global memory",
-     .block_x = 32, .block_y = 8, .launches = nlm_global_launches},
+     .block_x = 32, .block_y = 8, .launches = nlm_global_launches,
+     .run = JF_GPU_RUN(jf_nlm_global_run)},
 };
 
 static const jf_auto_pref NLM_PREFS[] = {
@@ -124,10 +126,12 @@ static const jf_variant_row BL_ROWS[] = {
      .samples = S8_16, .what = "rows of a tap at a time on the CPU's threads"},
     {.variant = JF_VARIANT_FAST, .kernel = "bilateral_tile_kernel", .kmin = 1,
      .kmax = JF_BILATERAL_MAX_KSIZE, .samples = S8_16, .what = "shared-memory tiles",
-     .block_x = 32, .block_y = 8, .smem = bl_tile_smem, .launches = bl_tile_launches},
+     .block_x = 32, .block_y = 8, .smem = bl_tile_smem, .launches = bl_tile_launches,
+     .run = JF_GPU_RUN(jf_bilateral_tile_run)},
     {.variant = JF_VARIANT_GLOBAL, .kernel = "bilateral_global_kernel", .kmin = 1,
      .kmax = JF_BILATERAL_MAX_KSIZE, .samples = S8_16, .what = "a thread a pixel from global memory",
-     .block_x = 32, .block_y = 8, .launches = bl_global_launches},
+     .block_x = 32, .block_y = 8, .launches = bl_global_launches,
+     .run = JF_GPU_RUN(jf_bilateral_global_run)},
 };
 
 static const jf_auto_pref BL_PREFS[] = {
