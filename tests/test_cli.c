@@ -440,6 +440,11 @@ static void test_bench_cpu(void **state)
     assert_int_equal(run("bench --backends cpu --ksizes 4"), 2);
     assert_int_equal(run("bench --backends cpu --sizes 10by10"), 2);
     assert_int_equal(run("bench --backends cpu --filters blur"), 2);
+    /* numbers out of the list's range, each end */
+    assert_int_equal(run("bench --backend cpu --channels 0"), 2);
+    assert_non_null(strstr(g_out, "bad channel list '0'"));
+    assert_int_equal(run("bench --backend cpu --depth 8,100001"), 2);
+    assert_non_null(strstr(g_out, "bad depth list '8,100001'"));
 }
 
 /* The bench keeps what fixes a kernel as denoise does: --sigma gives the

@@ -28,6 +28,38 @@ static void put(const char *root, const char *path, const char *text)
     fclose(f);
 }
 
+/* `jetfilter info` lists the board's modes with their limits in words,
+ * the default and the current one each marked once, on its own line. */
+static void test_info_lists_modes(void **state)
+{
+    const char *root = t_make_tmpdir();
+    char cmd[2048], log[1024], out[8192], *maxn, *five;
+    FILE *in;
+    char conf[8192];
+    size_t n;
+    (void)state;
+    in = fopen(t_source_path("tests/data/nvpmodel/t210_nano.conf"), "r");
+    assert_non_null(in);
+    n = fread(conf, 1, sizeof conf - 1, in);
+    conf[n] = '\0';
+    fclose(in);
+    put(root, "/etc/nvpmodel.conf", conf);
+    put(root, "/var/lib/nvpmodel/status", "pmode:0001\n");
+    snprintf(log, sizeof log, "%s/info.txt", root);
+    snprintf(cmd, sizeof cmd, "JF_SYSFS_ROOT='%s' %s info > '%s' 2>&1", root, JF_CLI_PATH, log);
+    assert_int_equal(t_run_logged(cmd, log, out, sizeof out), 0);
+    assert_non_null(strstr(out, "power mode:  5W (id 1, from /var/lib/nvpmodel/status)"));
+    maxn = strstr(out, " 0 MAXN ");
+    five = strstr(out, " 1 5W ");
+    assert_true(maxn && five && maxn < five);
+    *strchr(maxn, '\n') = '\0';
+    *strchr(five, '\n') = '\0';
+    assert_string_equal(maxn, " 0 MAXN         4 of 4 CPUs, CPU no cap, GPU no cap, EMC no cap (default)");
+    assert_string_equal(five, " 1 5W           2 of 4 CPUs, CPU at most 918 MHz, GPU at most 640 MHz, "
+                              "EMC at most 1600 MHz (current)");
+    t_rmtree(root);
+}
+
 static void test_mode_from_status_file(void **state)
 {
     const char *root = t_make_tmpdir();
@@ -517,6 +549,7 @@ static void test_tegra_bandwidth(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_info_lists_modes),
         cmocka_unit_test(test_mode_from_status_file),
         cmocka_unit_test(test_mode_from_nvpmodel),
         cmocka_unit_test(test_cpus_online),
