@@ -370,6 +370,14 @@ static void test_context_basics(void **state)
     assert_null(jf_context_stream(ctx));
     assert_int_equal(jf_context_threads(ctx), 2);
     assert_int_equal(jf_context_device(ctx, &d), JF_ERR_NO_DEVICE);
+    if (!jf_built_with_cuda()) { /* a query without CUDA clears what it was given */
+        size_t i;
+        memset(&d, 0x5A, sizeof d);
+        assert_int_equal(jf_device_query(0, &d), JF_ERR_NO_DEVICE);
+        for (i = 0; i < sizeof d; i++)
+            assert_int_equal(((const unsigned char *)&d)[i], 0);
+        assert_int_equal(jf_device_query(0, NULL), JF_ERR_NO_DEVICE);
+    }
     /* a CPU context has no stream to move to, and needs none */
     assert_int_equal(jf_context_set_stream(ctx, NULL), JF_OK);
     assert_int_equal(jf_context_set_stream(ctx, (void *)&fake), JF_ERR_NO_DEVICE);
@@ -639,6 +647,19 @@ static void test_image_contracts(void **state)
     assert_int_equal(jf_image_convert(&wide, &b), JF_ERR_ARG);
     assert_non_null(strstr(jf_last_error(), "device memory"));
     wide.location = JF_LOC_HOST;
+    /* into an output of its own (host: converted; device: refused), and
+     * NULL on either side */
+    assert_int_equal(jf_image_alloc(&b, 256, 256, 1), JF_OK);
+    assert_int_equal(jf_image_convert(&wide, &b), JF_OK);
+    assert_int_equal(b.data[1], 1); /* 257: back to 1 */
+    assert_int_equal(b.data[255], 255);
+    b.location = JF_LOC_DEVICE;
+    assert_int_equal(jf_image_convert(&wide, &b), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "device memory"));
+    b.location = JF_LOC_HOST;
+    assert_int_equal(jf_image_convert(NULL, &b), JF_ERR_ARG);
+    assert_int_equal(jf_image_convert(&wide, NULL), JF_ERR_ARG);
+    jf_image_free(&b);
 
     assert_int_equal(jf_image_alloc(&b, 0, 5, 1), JF_ERR_ARG);
     assert_int_equal(jf_image_alloc(&b, 5, 0, 1), JF_ERR_ARG);
