@@ -727,6 +727,11 @@ static void test_core_edges(void **state)
     assert_true(strlen(jf_last_warning()) < 512);
     assert_non_null(strstr(jf_last_warning(), "warning number 0 of many"));
     jf_warning_clear();
+    assert_string_equal(jf_last_warning(), "");
+    assert_int_equal(jf_fail(JF_ERR_ARG, "a reason"), JF_ERR_ARG);
+    assert_string_equal(jf_last_error(), "a reason");
+    jf_error_clear();
+    assert_string_equal(jf_last_error(), "");
 }
 
 /* A context gives back every scratch buffer it grew (glibc's count of
