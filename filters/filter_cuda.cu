@@ -1,6 +1,7 @@
 /* The steps every CUDA filter shares: input, output, padding,
  * and the launch check with the timer that turns into a stats record. */
 #include "filters/filter_cuda.cuh"
+#include "filters/resolve.h"
 
 jf_status jf_gpu_filter_setup(jf_context *ctx, const jf_image *src, const jf_image *dst, int r,
                               jf_border border, jf_filter_in *in, jf_dview *out)
@@ -35,4 +36,25 @@ jf_status jf_gpu_filter_done(jf_context *ctx, int id, const char *kernel, const 
                              (uint64_t)(shape->width + m) * (shape->height + m) * shape->channels *
                                  jf_bps(shape),
                              (uint64_t)shape->width * shape->height * shape->channels * jf_bps(shape));
+}
+
+jf_status jf_gpu_filter_rows(jf_context *ctx, const jf_image *src, jf_image *dst, jf_border border,
+                             jf_gpu_call call, const char *what)
+{
+    jf_filter_in in;
+    jf_dview out;
+    jf_status st;
+    jf_device_scope scope(ctx);
+    if (scope.status != JF_OK)
+        return scope.status;
+    if (!call.choice || !call.choice->row || !call.choice->row->run)
+        return jf_fail(JF_ERR_INTERNAL, "%s: the chosen row has no GPU launch", what);
+    if ((st = jf_gpu_filter_setup(ctx, src, dst, call.k / 2, border, &in, &out)) != JF_OK)
+        return st;
+    call.ctx = ctx;
+    call.in = &in;
+    call.out = &out;
+    if ((st = call.choice->row->run(&call)) != JF_OK)
+        return st;
+    return jf_gpu_finish(ctx, dst, &out);
 }

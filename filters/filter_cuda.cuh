@@ -33,6 +33,14 @@ typedef struct jf_filter_in {
 jf_status jf_gpu_filter_setup(jf_context *ctx, const jf_image *src, const jf_image *dst, int r,
                               jf_border border, jf_filter_in *in, jf_dview *out);
 
+/* A family's CUDA entry through its variant rows: the device selected, the
+ * input onto it, the chosen row's launch with `call` (its k, weights and
+ * arguments as the caller set them; ctx, input and output set here), the
+ * output back or left queued.  `what` names the family in errors. */
+struct jf_gpu_call;
+jf_status jf_gpu_filter_rows(jf_context *ctx, const jf_image *src, jf_image *dst, jf_border border,
+                             struct jf_gpu_call call, const char *what);
+
 /* Padded planes of the input (the pad pass), for the kernels that read
  * windows from global memory: the global variants, the impulse filters
  * and the untiled histogram median. */

@@ -11,22 +11,14 @@ extern "C" jf_status jf_convolve_cuda(jf_context *ctx, const jf_image *src, jf_i
                                       const jf_conv_options *opt, const jf_choice *c,
                                       const float *col, const float *row)
 {
-    jf_filter_in in;
-    jf_dview out;
-    jf_status st;
-    jf_device_scope scope(ctx);
-    if (scope.status != JF_OK)
-        return scope.status;
-    if (!c->row || !c->row->run)
-        return jf_fail(JF_ERR_INTERNAL, "convolution: the chosen row has no GPU launch");
-    if ((st = jf_gpu_filter_setup(ctx, src, dst, opt->ksize / 2, opt->border, &in, &out)) != JF_OK)
-        return st;
-    {
-        const jf_gpu_call call = {ctx, &in, &out, c, opt->ksize, opt->weights, col, row};
-        if ((st = c->row->run(&call)) != JF_OK)
-            return st;
-    }
-    return jf_gpu_finish(ctx, dst, &out);
+    jf_gpu_call call;
+    memset(&call, 0, sizeof call);
+    call.choice = c;
+    call.k = opt->ksize;
+    call.weights = opt->weights;
+    call.col = col;
+    call.row = row;
+    return jf_gpu_filter_rows(ctx, src, dst, opt->border, call, "convolution");
 }
 
 /* Each GPU row's launch (conv_variants.c names them); those that read the

@@ -9,22 +9,11 @@
 extern "C" jf_status jf_median_cuda(jf_context *ctx, const jf_image *src, jf_image *dst,
                                     const jf_median_options *opt, const jf_choice *c)
 {
-    jf_filter_in in;
-    jf_dview out;
-    jf_status st;
-    jf_device_scope scope(ctx);
-    if (scope.status != JF_OK)
-        return scope.status;
-    if (!c->row || !c->row->run)
-        return jf_fail(JF_ERR_INTERNAL, "median: the chosen row has no GPU launch");
-    if ((st = jf_gpu_filter_setup(ctx, src, dst, opt->ksize / 2, opt->border, &in, &out)) != JF_OK)
-        return st;
-    {
-        const jf_gpu_call call = {ctx, &in, &out, c, opt->ksize, NULL, NULL, NULL};
-        if ((st = c->row->run(&call)) != JF_OK)
-            return st;
-    }
-    return jf_gpu_finish(ctx, dst, &out);
+    jf_gpu_call call;
+    memset(&call, 0, sizeof call);
+    call.choice = c;
+    call.k = opt->ksize;
+    return jf_gpu_filter_rows(ctx, src, dst, opt->border, call, "median");
 }
 
 /* Each GPU row's launch (median_variants.c names them). */
