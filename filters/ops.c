@@ -3,6 +3,7 @@
 #include "filters/conv/conv.h"
 #include "filters/denoise/denoise.h"
 #include "filters/median/median.h"
+#include "filters/rank/rank.h"
 #include "filters/filters.h"
 #include "core/errors.h"
 #include "core/names.h"
@@ -86,6 +87,8 @@ static const char *const SPEEDS[] = {"quality", "fast", NULL};
 
 static const jf_param_def MEDIAN_P[] = {P_KSIZE("3", 1, JF_MEDIAN_MAX_KSIZE), P_BORDER,
                                         P_VARIANT(FILTER_VARIANTS), P_BLOCK};
+static const jf_param_def RANK_P[] = {P_KSIZE("3", 1, JF_RANK_MAX_KSIZE), P_BORDER,
+                                      P_VARIANT(IMPULSE_VARIANTS)}; /* the same three variants */
 static const jf_param_def IMPULSE_P[] = {P_MAX_KSIZE("7"), P_BORDER, P_VARIANT(IMPULSE_VARIANTS)};
 /* the largest window from the estimated density unless given */
 static const jf_param_def DENSITY_IMPULSE_P[] = {P_MAX_KSIZE(NULL), P_BORDER,
@@ -134,6 +137,15 @@ static jf_status median_apply(jf_context *ctx, const jf_op_plan *p, jf_image *sr
     o.block_x = p->args.block_x;
     o.block_y = p->args.block_y;
     return jf_median(ctx, src, dst, &o);
+}
+
+static jf_status erode_apply(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_image *dst)
+{
+    return jf_rank(ctx, src, dst, p->ksize, p->args.border, p->args.variant, 0);
+}
+static jf_status dilate_apply(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_image *dst)
+{
+    return jf_rank(ctx, src, dst, p->ksize, p->args.border, p->args.variant, 1);
 }
 
 static jf_status conv_apply(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_image *dst)
@@ -271,6 +283,12 @@ const jf_op jf_ops[] = {
      .kind = JF_OP_FILTER, .samples = S8 | S16, .exact = 1, PARAMS(MEDIAN_P), .stat = "median",
      .family = &jf_median_family,
      .npp = JF_NPP_MEDIAN, .apply = median_apply},
+    {.name = "erode", .summary = "k x k minimum of every channel (grey erosion: dark specks grow)",
+     .kind = JF_OP_FILTER, .samples = S8 | S16, .exact = 1, PARAMS(RANK_P), .stat = "erode",
+     .family = &jf_rank_family, .apply = erode_apply},
+    {.name = "dilate", .summary = "k x k maximum of every channel (grey dilation: bright specks grow)",
+     .kind = JF_OP_FILTER, .samples = S8 | S16, .exact = 1, PARAMS(RANK_P), .stat = "dilate",
+     .family = &jf_rank_family, .apply = dilate_apply},
     {.name = "adaptive-median",
      .summary = "Hwang-Haddad adaptive median: the window grows to --max-ksize (default: from the "
                 "noise density)",
@@ -348,7 +366,7 @@ const int jf_op_total = COUNT(jf_ops);
 const jf_family *const jf_families[] = {&jf_median_family, &jf_conv_family, &jf_impulse_family,
                                        &jf_pad_family, &jf_psnr_family, &jf_ssim_family,
                                        &jf_noise_family, &jf_nlmeans_family, &jf_bilateral_family,
-                                       &jf_guided_family, &jf_estimate_family};
+                                       &jf_guided_family, &jf_estimate_family, &jf_rank_family};
 const int jf_family_total = COUNT(jf_families);
 
 const jf_family *jf_family_find(const char *name)

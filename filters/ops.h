@@ -142,6 +142,7 @@ typedef struct jf_cpu_call {
     int k;
     jf_border border;
     const float *weights, *col, *row;
+    const void *args; /* a family's own arguments (the rank filters: which) */
     const char *stat;
     uint64_t bytes_read;
     double t0;
@@ -330,7 +331,7 @@ int jf_op_has_variant(const jf_op *op, jf_variant v, int k);
 /* The families (each in its folder's *_variants.c). */
 extern const jf_family jf_median_family, jf_conv_family, jf_impulse_family, jf_pad_family,
     jf_psnr_family, jf_ssim_family, jf_noise_family, jf_nlmeans_family, jf_bilateral_family,
-    jf_guided_family, jf_estimate_family;
+    jf_guided_family, jf_estimate_family, jf_rank_family;
 
 extern const jf_family *const jf_families[];
 extern const int jf_family_total;

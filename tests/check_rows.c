@@ -19,6 +19,7 @@
 #include "filters/conv/conv.h"
 #include "filters/filters.h"
 #include "filters/median/median.h"
+#include "filters/rank/rank.h"
 #include "filters/ops.h"
 #include "filters/resolve.h"
 
@@ -45,6 +46,7 @@ typedef struct job {
     int k;
     jf_border border;
     const float *weights, *col, *row; /* convolutions */
+    int mode;                         /* the oracle's second kind of case (its modes[1]) */
 } job;
 
 /* A family's reference and its calls of a row.  Families whose CPU code is
@@ -59,6 +61,9 @@ typedef struct oracle {
     jf_status (*gpu)(jf_context *ctx, const job *j, const jf_choice *c, jf_image *got);
     const char *op;                      /* through the operation: its name */
     int (*params)(jf_plan *p, int k);    /* its parameters for k (0: k not its) */
+    const char *modes[2];                /* two kinds of case (the convolutions' weights, the
+                                            rank filters' extremes), named; NULL: one */
+    const void *(*cpu_args)(const job *j); /* the CPU call's family arguments, or NULL */
 } oracle;
 
 static void median_reference(const job *j, jf_image *want)
@@ -130,6 +135,28 @@ static int bilateral_params(jf_plan *p, int k)
     return jf_plan_set(p, "ksize", v) == JF_OK;
 }
 
+/* the k x k minimum or maximum, straight from the definition (t_border_index's
+ * borders, zero outside for `zero`) */
+static void rank_reference(const job *j, jf_image *want)
+{
+    const jf_image *src = j->src;
+    const int r = j->k / 2;
+    int x, y, c, dx, dy;
+    for (y = 0; y < src->height; y++)
+        for (x = 0; x < src->width; x++)
+            for (c = 0; c < src->channels; c++) {
+                unsigned v = j->mode ? 0u : src->sample == JF_SAMPLE_U16 ? 65535u : 255u;
+                for (dy = -r; dy <= r; dy++)
+                    for (dx = -r; dx <= r; dx++) {
+                        const int sx = t_border_index(x + dx, src->width, j->border);
+                        const int sy = t_border_index(y + dy, src->height, j->border);
+                        const unsigned s = sx < 0 || sy < 0 ? 0u : t_px(src, sx, sy, c);
+                        v = j->mode ? (s > v ? s : v) : (s < v ? s : v);
+                    }
+                t_set_px(want, x, y, c, v);
+            }
+}
+
 #ifdef JF_HAVE_CUDA
 static jf_status plan_gpu(jf_context *ctx, const job *j, const jf_choice *c, jf_image *got)
 {
@@ -155,11 +182,26 @@ static jf_status conv_gpu(jf_context *ctx, const job *j, const jf_choice *c, jf_
 #define GPU_CALL(fn) NULL
 #endif
 
+static const void *rank_args(const job *j)
+{
+    static const jf_rank_which which[2] = {{0}, {1}};
+    return &which[j->mode];
+}
+
+#ifdef JF_HAVE_CUDA
+static jf_status rank_gpu(jf_context *ctx, const job *j, const jf_choice *c, jf_image *got)
+{
+    return jf_rank_cuda(ctx, j->src, got, j->k, j->border, j->mode, c);
+}
+#endif
+
 static const oracle ORACLES[] = {
-    {&jf_median_family, 0, median_reference, GPU_CALL(median_gpu), NULL, NULL},
-    {&jf_conv_family, 1, conv_reference, GPU_CALL(conv_gpu), NULL, NULL},
-    {&jf_nlmeans_family, 1, plan_reference, GPU_CALL(plan_gpu), "nlmeans", nlm_params},
-    {&jf_bilateral_family, 1, plan_reference, GPU_CALL(plan_gpu), "bilateral", bilateral_params},
+    {&jf_median_family, 0, median_reference, GPU_CALL(median_gpu), NULL, NULL, {NULL, NULL}, NULL},
+    {&jf_conv_family, 1, conv_reference, GPU_CALL(conv_gpu), NULL, NULL, {"full-rank", "rank-1"}, NULL},
+    {&jf_nlmeans_family, 1, plan_reference, GPU_CALL(plan_gpu), "nlmeans", nlm_params, {NULL, NULL}, NULL},
+    {&jf_bilateral_family, 1, plan_reference, GPU_CALL(plan_gpu), "bilateral", bilateral_params,
+     {NULL, NULL}, NULL},
+    {&jf_rank_family, 0, rank_reference, GPU_CALL(rank_gpu), NULL, NULL, {"erode", "dilate"}, rank_args},
 };
 
 static int rows_run_calls(const jf_family *f)
@@ -224,11 +266,12 @@ static jf_image make_source(int w, int h, int ch, jf_sample sample, int ties, ui
     }
 }
 
-static void case_name(char *out, size_t n, const jf_variant_row *r, const job *j, int rank1)
+static void case_name(char *out, size_t n, const jf_variant_row *r, const job *j)
 {
-    snprintf(out, n, "%s k=%d %dx%dx%d %s %s%s", r->kernel, j->k, j->src->width, j->src->height,
+    snprintf(out, n, "%s k=%d %dx%dx%d %s %s%s%s", r->kernel, j->k, j->src->width, j->src->height,
              j->src->channels, j->src->sample == JF_SAMPLE_U16 ? "u16" : "u8",
-             jf_border_name(j->border), j->weights ? (rank1 ? " rank-1" : " full-rank") : "");
+             jf_border_name(j->border), j->o->modes[0] ? " " : "",
+             j->o->modes[0] ? j->o->modes[j->mode] : "");
 }
 
 /* Does the operation (where the check goes through it) take this k? */
@@ -257,7 +300,7 @@ static void run_case(checker *ck, const oracle *o, const jf_variant_row *r, job 
     int diff;
     jf_shape shape;
 
-    case_name(name, sizeof name, r, j, rank1);
+    case_name(name, sizeof name, r, j);
     if (ck->only && !strstr(name, ck->only))
         goto done;
     memset(&in, 0, sizeof in);
@@ -286,6 +329,7 @@ static void run_case(checker *ck, const oracle *o, const jf_variant_row *r, job 
     ms = jf_now_ms();
     if (r->variant == JF_VARIANT_CPU) {
         jf_cpu_call call = jf_cpu_call_of(ck->cpu, j->src, &got, j->k, j->border);
+        call.args = o->cpu_args ? o->cpu_args(j) : NULL;
         call.weights = j->weights;
         call.col = j->col;
         call.row = j->row;
@@ -318,16 +362,17 @@ static void row_cases(checker *ck, const oracle *o, const jf_variant_row *r, int
 {
     const int is_conv = o->family == &jf_conv_family;
     jf_image src = make_source(w, h, ch, smp, ties, seed);
-    int rank1, b;
-    for (rank1 = 0; rank1 <= is_conv; rank1++) {
+    int mode, b;
+    for (mode = 0; mode <= (o->modes[0] != NULL); mode++) {
         float col[JF_CONV_MAX_KSIZE], row[JF_CONV_MAX_KSIZE];
-        float *wt = is_conv ? make_weights(k, rank1, seed, col, row) : NULL;
+        float *wt = is_conv ? make_weights(k, mode, seed, col, row) : NULL;
         job j;
         memset(&j, 0, sizeof j);
         j.o = o;
         j.src = &src;
         j.k = k;
         j.weights = wt;
+        j.mode = mode;
         if (wt && k > 1 && jf_kernel_separate(wt, k, col, row)) { /* as the entry finds them */
             j.col = col;
             j.row = row;

@@ -26,6 +26,8 @@ static const struct {
     int exact;
 } EXPECTED[] = {
     {"median", JF_OP_FILTER, "median", "ksize=3,border=replicate,variant=auto,block=-", 3, 1},
+    {"erode", JF_OP_FILTER, "minimum", "ksize=3,border=replicate,variant=auto", 3, 1},
+    {"dilate", JF_OP_FILTER, "maximum", "ksize=3,border=replicate,variant=auto", 3, 1},
     {"adaptive-median", JF_OP_FILTER, "adaptive median", "max-ksize=-,border=replicate,variant=auto", 1, 1},
     {"switching-median", JF_OP_FILTER, "clean neighbours", "max-ksize=7,border=replicate,variant=auto", 1, 1},
     {"auto-impulse", JF_OP_FILTER, "density", "max-ksize=-,border=replicate,variant=auto", 1, 1},

@@ -1,0 +1,35 @@
+/* The rank filters' variant table (filters/ops.h). */
+#include "filters/rank/rank.h"
+#include "filters/ops.h"
+
+#include <stdio.h>
+
+#define S8_16 ((1u << JF_SAMPLE_U8) | (1u << JF_SAMPLE_U16))
+
+static void global_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                            jf_emit_fn emit, void *user)
+{
+    char name[64];
+    const char *type = s->sample == JF_SAMPLE_U16 ? "unsignedshort" : "unsignedchar";
+    (void)dev, (void)k;
+    snprintf(name, sizeof name, "pad_planes_kernel<%s>", type);
+    emit(user, name, 32, 8, 0);
+    snprintf(name, sizeof name, "rank_global_kernel<%s>", type);
+    emit(user, name, bx, by, 0);
+}
+
+static const jf_variant_row ROWS[] = {
+    {.variant = JF_VARIANT_CPU, .kernel = "rank_cpu", .kmin = 1, .kmax = JF_RANK_MAX_KSIZE,
+     .samples = S8_16, .what = "running extremes along rows, then columns",
+     .cpu = jf_rank_cpu_run, .cpu_work = jf_rank_cpu_bytes},
+    {.variant = JF_VARIANT_GLOBAL, .kernel = "rank_global_kernel", .kmin = 1,
+     .kmax = JF_RANK_MAX_KSIZE, .samples = S8_16, .what = "the k x k window from padded planes",
+     .block_x = 32, .block_y = 8, .launches = global_launches, .run = JF_GPU_RUN(jf_rank_global_run)},
+};
+
+static const jf_auto_pref PREFS[] = {
+    {JF_VARIANT_GLOBAL, 1, JF_RANK_MAX_KSIZE, 0, "the one CUDA variant"},
+};
+
+const jf_family jf_rank_family = {"rank", ROWS, (int)(sizeof ROWS / sizeof ROWS[0]), PREFS,
+                                  (int)(sizeof PREFS / sizeof PREFS[0]), 0};
