@@ -131,6 +131,19 @@ static void test_ranges_and_variants(void **state)
     assert_int_equal(jf_op_max_ksize(jf_op_find("auto")), JF_NLM_MAX_SEARCH + JF_NLM_MAX_PATCH - 1);
     assert_int_equal(jf_op_max_ksize(jf_op_find("pad")), 8193);
     assert_int_equal(jf_op_max_ksize(jf_op_find("psnr")), 0);
+    /* a variant at k: from a row's smallest k to its largest, both taken */
+    {
+        const jf_op *m = jf_op_find("median"), *cv = jf_op_find("conv");
+        assert_true(jf_op_has_variant(m, JF_VARIANT_FAST, 3));  /* the networks' first */
+        assert_false(jf_op_has_variant(m, JF_VARIANT_FAST, 1));
+        assert_true(jf_op_has_variant(m, JF_VARIANT_FAST, 11)); /* their last */
+        assert_false(jf_op_has_variant(m, JF_VARIANT_FAST, 13));
+        assert_true(jf_op_has_variant(m, JF_VARIANT_SHARED, 1));
+        assert_true(jf_op_has_variant(cv, JF_VARIANT_FAST, 3));
+        assert_false(jf_op_has_variant(cv, JF_VARIANT_FAST, 1));
+        assert_true(jf_op_has_variant(jf_op_find("psnr"), JF_VARIANT_CPU, 0)); /* a metric: any k */
+        assert_true(jf_op_has_variant(m, JF_VARIANT_AUTO, 999));
+    }
 }
 
 static void test_plan_set_and_errors(void **state)
