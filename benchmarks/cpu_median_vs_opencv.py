@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""jetfilter's CPU median against OpenCV's medianBlur in one process, on
-the same arrays, calls alternated, each call making a new output (as
-OpenCV's does), outputs compared (both replicate the border).
+"""jetfilter's CPU median (or erode, dilate) against OpenCV's medianBlur
+(erode, dilate with a k x k square) in one process, on the same arrays,
+calls alternated, each call making a new output (as OpenCV's does),
+outputs compared (both replicate the border).
 
-    python3 benchmarks/cpu_median_vs_opencv.py [--threads N] [--reps R]
-        [--size WxH] [--ks 3,5,...] [--depth 8|16] [PHOTO]
+    python3 benchmarks/cpu_median_vs_opencv.py [--op median|erode|dilate]
+        [--threads N] [--reps R] [--size WxH] [--ks 3,5,...] [--depth 8|16] [PHOTO]
 
 Prints, per cell, the median wall time and CPU time (this process's, over
 all its threads) of each, and their ratio.  The photo is tiled to the size
@@ -46,14 +47,25 @@ def main():
     ap.add_argument("--size", default="3840x2160")
     ap.add_argument("--ks", default="3,5,7,11,15,31,63")
     ap.add_argument("--depth", type=int, default=8)
+    ap.add_argument("--op", choices=("median", "erode", "dilate"), default="median")
     a = ap.parse_args()
     w, h = map(int, a.size.split("x"))
     cv2.setNumThreads(a.threads)
     ctx = jf.Context(backend="cpu", threads=a.threads)
     photo = jf.read(a.photo).pixels
     rng = np.random.default_rng(1)
-    print("# jetfilter %s and OpenCV %s, %d thread(s), %s tiled to %dx%d, %d-bit, median of %d"
-          % (jf.__version__, cv2.__version__, a.threads, os.path.basename(a.photo), w, h, a.depth, a.reps))
+    print("# jetfilter %s and OpenCV %s, %s, %d thread(s), %s tiled to %dx%d, %d-bit, median of %d"
+          % (jf.__version__, cv2.__version__, a.op, a.threads, os.path.basename(a.photo), w, h, a.depth,
+             a.reps))
+
+    def ours(src, k):
+        return getattr(jf, a.op)(src, ksize=k, context=ctx)
+
+    def theirs(src, k):
+        if a.op == "median":
+            return cv2.medianBlur(src, k)
+        square = np.ones((k, k), np.uint8)
+        return getattr(cv2, a.op)(src, square, borderType=cv2.BORDER_REPLICATE)
     print("channels,k,jf_ms,jf_cpu_ms,cv_ms,cv_cpu_ms,jf/cv,equal")
     for ch in (1, 3):
         src = tiled(photo, w, h, ch)
@@ -61,14 +73,13 @@ def main():
             src = np.ascontiguousarray(src.astype(np.uint16) * 256 +
                                        rng.integers(0, 256, src.shape).astype(np.uint16))
         for k in map(int, a.ks.split(",")):
-            if a.depth == 16 and k > 5:
+            if a.op == "median" and a.depth == 16 and k > 5:
                 continue
-            ours = jf.median(src, ksize=k, context=ctx)
-            theirs = cv2.medianBlur(src, k)
-            jf_ms, jf_cpu = timed(lambda: jf.median(src, ksize=k, context=ctx), a.reps)
-            cv_ms, cv_cpu = timed(lambda: cv2.medianBlur(src, k), a.reps)
+            same = np.array_equal(ours(src, k), theirs(src, k))
+            jf_ms, jf_cpu = timed(lambda: ours(src, k), a.reps)
+            cv_ms, cv_cpu = timed(lambda: theirs(src, k), a.reps)
             print("%d,%d,%.3f,%.3f,%.3f,%.3f,%.2f,%s" % (ch, k, jf_ms, jf_cpu, cv_ms, cv_cpu, jf_ms / cv_ms,
-                                                         "yes" if np.array_equal(ours, theirs) else "no"),
+                                                         "yes" if same else "no"),
                   flush=True)
 
 

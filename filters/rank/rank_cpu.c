@@ -1,16 +1,17 @@
 /*
  * The rank filters on the CPU: the k x k minimum (erosion) or maximum
- * (dilation) of every channel, separable as min over a square is the min
- * of the rows' mins.  Each pass is van Herk's and Gil-Werman's: cut the
- * line into blocks of k; a running extreme from each block's start (g)
- * and one from its end (h); the window [x, x + k) then spans at most two
- * blocks, so its extreme is op(h[x], g[x + k - 1]): three comparisons a
- * sample, whatever k.
+ * (dilation) of every channel, separable as the minimum over a square is
+ * the minimum of its rows' minima.  Each pass builds windows by doubling:
+ * from the extremes of windows of s samples, those of 2s take one
+ * comparison a sample (the window and the one s further on), and the
+ * window of k joins the doublings that k's binary digits name, so about
+ * 2 log2(k) passes over a line, each a loop without dependencies that the
+ * compiler vectorises along the samples (the channels of a pixel side by
+ * side, or the columns of a chunk).
  *
- * Pass 1 reads the padded copy row by row (bands of rows on the pool) into
- * a buffer of h + k - 1 rows of w pixels; pass 2 runs down the columns, a
- * chunk of columns a task, whole rows of the chunk at a time, so the
- * comparisons run along rows and vectorise.
+ * Pass 1 runs along the padded copy's rows (bands of rows on the pool)
+ * into a buffer of h + k - 1 rows of w pixels; pass 2 down the columns, a
+ * chunk of columns a task, its rows copied together first.
  */
 #include "filters/rank/rank.h"
 #include "filters/filters.h"
@@ -24,7 +25,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#define CHUNK 256 /* columns (samples) a task of pass 2 */
+#define CHUNK 128     /* columns (samples) a task of pass 2 by doubling */
+#define DOWN_MAX_K 31 /* to here pass 2 joins the k rows themselves */
 
 typedef struct rank_job {
     const jf_image *padded;
@@ -32,70 +34,109 @@ typedef struct rank_job {
     int k;
     unsigned char *rows;  /* pass 1's output: h + k - 1 rows of w * ch samples */
     size_t rows_stride;   /* bytes */
-    unsigned char *work;  /* per worker: two lines (pass 1) or two columns of chunks (pass 2) */
+    unsigned char *work;  /* per worker: three lines (pass 1) or three chunks of columns (pass 2) */
     size_t work_bytes;    /* a worker's */
 } rank_job;
 
 #define MIN_(a, b) ((a) < (b) ? (a) : (b))
 #define MAX_(a, b) ((a) > (b) ? (a) : (b))
 
-/* Pass 1 and 2 for one sample type T and extreme OP. */
+/* A scratch line that is neither x nor y. */
+static void *free_line(void *const buf[3], const void *x, const void *y)
+{
+    int i;
+    for (i = 0; i < 2 && (buf[i] == x || buf[i] == y); i++)
+        ;
+    return buf[i];
+}
+
+/* For one sample type T and extreme OP: d[i] = OP(a[i], b[i]); the
+ * windows of k along a line of `len` elements (elements of `unit` samples:
+ * a pixel's channels, or a chunk's columns), from `in` into `out` (len -
+ * k + 1 elements), with three scratch lines of len elements; and the two
+ * passes.  k >= 3 and odd: its lowest digit starts the windows, its
+ * highest ends them with a join straight into `out`. */
 #define RANK_PASSES(T, OP, NAME)                                                                  \
+    JF_WIDEST_INT_SIMD static void NAME##_join(T *d, const T *a, const T *b, size_t n)           \
+    {                                                                                             \
+        size_t i;                                                                                 \
+        for (i = 0; i < n; i++)                                                                   \
+            d[i] = OP(a[i], b[i]);                                                                \
+    }                                                                                             \
+    static void NAME##_window(const T *in, size_t len, size_t unit, int k, T *out,              \
+                              void *const buf[3])                                                 \
+    {                                                                                             \
+        const T *cur = in, *acc = NULL; /* windows of s and of t */                               \
+        size_t s = 1, t = 0;                                                                      \
+        int bits = k;                                                                             \
+        for (;;) {                                                                                \
+            if (bits & 1) {                                                                       \
+                if (!acc) {                                                                       \
+                    acc = cur;                                                                    \
+                } else { /* windows of t + s: those of t and the s after them */                 \
+                    T *d = !(bits >> 1) ? out                                                     \
+                         : (acc != in && acc != cur) ? (T *)acc                                    \
+                                                     : (T *)free_line(buf, cur, acc);              \
+                    NAME##_join(d, acc, cur + t * unit, (len - (t + s - 1)) * unit);              \
+                    acc = d;                                                                      \
+                }                                                                                 \
+                t += s;                                                                           \
+            }                                                                                     \
+            if (!(bits >>= 1))                                                                    \
+                return;                                                                           \
+            { /* windows of 2s from those of s */                                                 \
+                T *d = (T *)free_line(buf, cur, acc);                                             \
+                NAME##_join(d, cur, cur + s * unit, (len - (2 * s - 1)) * unit);                  \
+                cur = d;                                                                          \
+                s *= 2;                                                                           \
+            }                                                                                     \
+        }                                                                                         \
+    }                                                                                             \
     static void NAME##_rows(void *arg, int y0, int y1, int worker)                               \
     {                                                                                             \
         const rank_job *j = (const rank_job *)arg;                                                \
-        const int k = j->k, ch = j->padded->channels, wp = j->padded->width;                      \
-        const int w = j->dst->width;                                                              \
-        T *g = (T *)(void *)(j->work + (size_t)worker * j->work_bytes), *h = g + wp;              \
-        int y, c, x;                                                                              \
+        const size_t line = (size_t)j->padded->width * (size_t)j->padded->channels * sizeof(T);  \
+        unsigned char *mine = j->work + (size_t)worker * j->work_bytes;                           \
+        void *const buf[3] = {mine, mine + line, mine + 2 * line};                                \
+        int y;                                                                                    \
+        for (y = y0; y < y1; y++)                                                                 \
+            NAME##_window((const T *)(const void *)(j->padded->data + (size_t)y * j->padded->stride), \
+                          (size_t)j->padded->width, (size_t)j->padded->channels, j->k,            \
+                          (T *)(void *)(j->rows + (size_t)y * j->rows_stride), buf);              \
+    }                                                                                             \
+    static void NAME##_down(void *arg, int y0, int y1, int worker)                               \
+    {                                                                                             \
+        const rank_job *j = (const rank_job *)arg;                                                \
+        const size_t n = (size_t)j->dst->width * (size_t)j->dst->channels;                       \
+        int y, i;                                                                                 \
+        (void)worker;                                                                             \
         for (y = y0; y < y1; y++) {                                                               \
-            const T *in = (const T *)(const void *)(j->padded->data + (size_t)y * j->padded->stride); \
-            T *out = (T *)(void *)(j->rows + (size_t)y * j->rows_stride);                         \
-            for (c = 0; c < ch; c++) {                                                            \
-                for (x = 0; x < wp; x++)                                                          \
-                    g[x] = x % k ? OP(g[x - 1], in[(size_t)x * ch + c]) : in[(size_t)x * ch + c]; \
-                for (x = wp - 1; x >= 0; x--)                                                     \
-                    h[x] = x == wp - 1 || (x + 1) % k == 0 ? in[(size_t)x * ch + c]               \
-                                                           : OP(h[x + 1], in[(size_t)x * ch + c]); \
-                for (x = 0; x < w; x++)                                                           \
-                    out[(size_t)x * ch + c] = OP(h[x], g[x + k - 1]);                             \
-            }                                                                                     \
+            T *out = (T *)(void *)(j->dst->data + (size_t)y * j->dst->stride);                    \
+            const T *r0 = (const T *)(const void *)(j->rows + (size_t)y * j->rows_stride);        \
+            NAME##_join(out, r0, (const T *)(const void *)((const unsigned char *)r0 + j->rows_stride), n); \
+            for (i = 2; i < j->k; i++)                                                            \
+                NAME##_join(out, out,                                                             \
+                            (const T *)(const void *)((const unsigned char *)r0 + i * j->rows_stride), n); \
         }                                                                                         \
     }                                                                                             \
     static void NAME##_columns(void *arg, int t0, int t1, int worker)                            \
     {                                                                                             \
         const rank_job *j = (const rank_job *)arg;                                                \
-        const int k = j->k, hp = j->dst->height + k - 1;                                         \
+        const size_t hp = (size_t)j->dst->height + (size_t)j->k - 1;                             \
         const size_t n = (size_t)j->dst->width * (size_t)j->dst->channels;                       \
-        T *g = (T *)(void *)(j->work + (size_t)worker * j->work_bytes), *h = g + (size_t)hp * CHUNK; \
-        int t, y;                                                                                 \
-        size_t i;                                                                                 \
+        T *in = (T *)(void *)(j->work + (size_t)worker * j->work_bytes), *out = in + hp * CHUNK;  \
+        void *const buf[3] = {out + hp * CHUNK, out + 2 * hp * CHUNK, out + 3 * hp * CHUNK};     \
+        size_t y;                                                                                 \
+        int t;                                                                                    \
         for (t = t0; t < t1; t++) {                                                               \
             const size_t at = (size_t)t * CHUNK, m = n - at < CHUNK ? n - at : CHUNK;             \
-            for (y = 0; y < hp; y++) {                                                            \
-                const T *in = (const T *)(const void *)(j->rows + (size_t)y * j->rows_stride) + at; \
-                T *gy = g + (size_t)y * CHUNK;                                                    \
-                if (y % k)                                                                        \
-                    for (i = 0; i < m; i++)                                                       \
-                        gy[i] = OP(gy[i - CHUNK], in[i]);                                         \
-                else                                                                              \
-                    memcpy(gy, in, m * sizeof(T));                                                \
-            }                                                                                     \
-            for (y = hp - 1; y >= 0; y--) {                                                       \
-                const T *in = (const T *)(const void *)(j->rows + (size_t)y * j->rows_stride) + at; \
-                T *hy = h + (size_t)y * CHUNK;                                                    \
-                if (y == hp - 1 || (y + 1) % k == 0)                                              \
-                    memcpy(hy, in, m * sizeof(T));                                                \
-                else                                                                              \
-                    for (i = 0; i < m; i++)                                                       \
-                        hy[i] = OP(hy[i + CHUNK], in[i]);                                         \
-            }                                                                                     \
-            for (y = 0; y < j->dst->height; y++) {                                                \
-                const T *hy = h + (size_t)y * CHUNK, *gy = g + (size_t)(y + k - 1) * CHUNK;       \
-                T *out = (T *)(void *)(j->dst->data + (size_t)y * j->dst->stride) + at;           \
-                for (i = 0; i < m; i++)                                                           \
-                    out[i] = OP(hy[i], gy[i]);                                                    \
-            }                                                                                     \
+            for (y = 0; y < hp; y++) /* the chunk's rows one after the other, CHUNK long */        \
+                memcpy(in + y * CHUNK, (const T *)(const void *)(j->rows + y * j->rows_stride) + at, \
+                       m * sizeof(T));                                                            \
+            NAME##_window(in, hp, CHUNK, j->k, out, buf);                                         \
+            for (y = 0; y < (size_t)j->dst->height; y++)                                          \
+                memcpy((T *)(void *)(j->dst->data + y * j->dst->stride) + at, out + y * CHUNK,    \
+                       m * sizeof(T));                                                            \
         }                                                                                         \
     }
 
@@ -104,11 +145,11 @@ RANK_PASSES(uint8_t, MAX_, max8)
 RANK_PASSES(uint16_t, MIN_, min16)
 RANK_PASSES(uint16_t, MAX_, max16)
 
-/* What each pass's workers take: two lines of the padded width, or two
- * columns of chunks (h + k - 1 rows of CHUNK samples each). */
-static size_t worker_bytes(int wp, int hp, size_t bps)
+/* What each pass's workers take: three lines of the padded width, or a
+ * chunk of columns in, out and three scratch (h + k - 1 rows each). */
+static size_t worker_bytes(int wp, int hp, int ch, size_t bps)
 {
-    const size_t lines = 2 * (size_t)wp * bps, columns = 2 * (size_t)hp * CHUNK * bps;
+    const size_t lines = 3 * (size_t)wp * (size_t)ch * bps, columns = 5 * (size_t)hp * CHUNK * bps;
     return ((lines > columns ? lines : columns) + 63) & ~(size_t)63;
 }
 
@@ -118,7 +159,7 @@ size_t jf_rank_cpu_bytes(const jf_shape *s, int k, int threads)
     const int hp = s->height + k - 1, wp = s->width + k - 1;
     const size_t padded = (size_t)wp * hp * (size_t)s->channels * bps;
     const size_t rows = (size_t)hp * (size_t)s->width * (size_t)s->channels * bps;
-    return padded + rows + (size_t)(threads < 1 ? 1 : threads) * worker_bytes(wp, hp, bps);
+    return padded + rows + (size_t)(threads < 1 ? 1 : threads) * worker_bytes(wp, hp, s->channels, bps);
 }
 
 jf_status jf_rank_cpu_run(jf_cpu_call *c)
@@ -143,7 +184,7 @@ jf_status jf_rank_cpu_run(jf_cpu_call *c)
     job.rows_stride = (size_t)c->src->width * (size_t)c->src->channels * bps;
     tasks = (int)((job.rows_stride / bps + CHUNK - 1) / CHUNK);
     workers = jf_parallel_bands(c->ctx, padded.height > tasks ? padded.height : tasks);
-    job.work_bytes = worker_bytes(padded.width, padded.height, bps);
+    job.work_bytes = worker_bytes(padded.width, padded.height, padded.channels, bps);
     if (!(job.rows = (unsigned char *)jf_scratch_get(c->ctx, JF_SCRATCH_ROWS,
                                                       job.rows_stride * (size_t)padded.height)) ||
         !(job.work = (unsigned char *)jf_scratch_get(c->ctx, JF_SCRATCH_BANDS,
@@ -151,7 +192,12 @@ jf_status jf_rank_cpu_run(jf_cpu_call *c)
         return jf_fail(JF_ERR_NOMEM, "%s: out of memory", max ? "dilate" : "erode");
     jf_parallel_for(c->ctx, padded.height,
                     deep ? (max ? max16_rows : min16_rows) : (max ? max8_rows : min8_rows), &job);
-    jf_parallel_for(c->ctx, tasks,
-                    deep ? (max ? max16_columns : min16_columns) : (max ? max8_columns : min8_columns), &job);
+    if (k <= DOWN_MAX_K)
+        jf_parallel_for(c->ctx, c->dst->height,
+                        deep ? (max ? max16_down : min16_down) : (max ? max8_down : min8_down), &job);
+    else
+        jf_parallel_for(c->ctx, tasks,
+                        deep ? (max ? max16_columns : min16_columns) : (max ? max8_columns : min8_columns),
+                        &job);
     return JF_OK;
 }
