@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 enum fault {
@@ -28,7 +29,8 @@ enum fault {
     F_CLOSE,              /* the nth temporary's close reports an error */
     F_RENAME,             /* the nth rename of a temporary into place fails */
     F_MKSTEMP,            /* the nth temporary cannot be made */
-    F_STDOUT              /* every write to standard output: no space */
+    F_STDOUT,             /* every write to standard output: no space */
+    F_WRITEV_SPLIT        /* every writev: its first piece and one byte of the next */
 };
 
 #define MAX_FD 1024
@@ -42,6 +44,8 @@ static struct {
 } g_f;
 
 int __wrap_mkstemp(char *tmpl);
+ssize_t __wrap_writev(int fd, const struct iovec *iov, int n);
+ssize_t __real_writev(int fd, const struct iovec *iov, int n);
 ssize_t __wrap_write(int fd, const void *buf, size_t n);
 int __wrap_fsync(int fd);
 int __wrap_close(int fd);
@@ -89,6 +93,21 @@ ssize_t __wrap_write(int fd, const void *buf, size_t n)
         return -1;
     }
     return __real_write(fd, buf, n);
+}
+
+/* A pipe's partial writes, at their most awkward: a writev that ends one
+ * byte into a piece, so the writer must step past whole pieces and into
+ * the next. */
+ssize_t __wrap_writev(int fd, const struct iovec *iov, int n)
+{
+    struct iovec part[2];
+    if (g_f.kind != F_WRITEV_SPLIT || n < 2 || iov[1].iov_len < 2)
+        return __real_writev(fd, iov, n);
+    part[0] = iov[0];
+    part[1].iov_base = iov[1].iov_base;
+    part[1].iov_len = 1;
+    g_f.hits++;
+    return __real_writev(fd, part, 2);
 }
 
 int __wrap_fsync(int fd)
@@ -283,6 +302,64 @@ static void test_no_room_for_the_temporary(void **state)
     batch_with(F_MKSTEMP, "cannot create: No space left on device");
 }
 
+/* A video stream written through writevs that stop inside a piece (as a
+ * pipe's may): every byte arrives once, in order. */
+static void test_video_partial_writes(void **state)
+{
+    char path[512];
+    jf_video_reader *r;
+    jf_video_writer *w;
+    jf_image a[3][3], b[3];
+    const jf_video_format *f;
+    int fd, frame, p, got;
+    (void)state;
+    snprintf(path, sizeof path, "%s/stream-in.y4m", g_dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(dprintf(fd, "YUV4MPEG2 W7 H5 F25:1 C420jpeg\n") > 0);
+    close(fd);
+    fd = open(path, O_RDONLY);
+    assert_int_equal(jf_video_open_y4m(fd, "in", &r), JF_OK);
+    f = jf_video_reader_format(r);
+    snprintf(path, sizeof path, "%s/stream-out.y4m", g_dir);
+    {
+        const int out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        arm(F_WRITEV_SPLIT, 0);
+        assert_int_equal(jf_video_writer_open(out, "out", f, jf_video_reader_header(r), &w), JF_OK);
+        for (frame = 0; frame < 3; frame++) {
+            for (p = 0; p < f->planes; p++)
+                a[frame][p] = t_random_image(f->plane_width[p], f->plane_height[p], f->plane_channels[p],
+                                             1 + frame, 5u + (uint64_t)(frame * 3 + p));
+            assert_int_equal(jf_video_write(w, a[frame], frame ? "Ib" : NULL), JF_OK);
+        }
+        assert_true(g_f.hits >= 3);
+        arm(F_NONE, 0);
+        jf_video_writer_close(w);
+        close(out);
+    }
+    jf_video_reader_close(r);
+    close(fd);
+    fd = open(path, O_RDONLY);
+    assert_int_equal(jf_video_open_y4m(fd, "out", &r), JF_OK);
+    for (p = 0; p < f->planes; p++)
+        assert_int_equal(jf_image_alloc(&b[p], f->plane_width[p], f->plane_height[p], f->plane_channels[p]),
+                         JF_OK);
+    for (frame = 0; frame < 3; frame++) {
+        assert_int_equal(jf_video_read(r, b, &got), JF_OK);
+        assert_int_equal(got, 1);
+        assert_string_equal(jf_video_frame_params(r), frame ? "Ib" : "");
+        for (p = 0; p < f->planes; p++) {
+            assert_true(t_images_equal(&a[frame][p], &b[p]));
+            jf_image_free(&a[frame][p]);
+        }
+    }
+    assert_int_equal(jf_video_read(r, b, &got), JF_OK);
+    assert_int_equal(got, 0);
+    for (p = 0; p < f->planes; p++)
+        jf_image_free(&b[p]);
+    jf_video_reader_close(r);
+    close(fd);
+}
+
 /* An image to a full standard output: exit 1 naming it, not 0. */
 static void test_standard_output_full(void **state)
 {
@@ -326,6 +403,7 @@ int main(void)
         cmocka_unit_test(test_rename_fails),
         cmocka_unit_test(test_no_room_for_the_temporary),
         cmocka_unit_test(test_standard_output_full),
+        cmocka_unit_test(test_video_partial_writes),
         cmocka_unit_test(test_report_fails),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
