@@ -146,6 +146,16 @@ static void test_y4m_headers(void **state)
     jf_set_max_pixels(1000);
     expect_header("YUV4MPEG2 W100 H11\n", JF_ERR_LIMIT, "limit");
     jf_set_max_pixels(jf_limits_defaults().max_pixels);
+    { /* raw frames: a pixel format not handled, a size of nothing; no reader left */
+        jf_video_reader *r = (jf_video_reader *)&state;
+        assert_int_equal(jf_video_open_raw(0, "raw", 8, 8, "nv12", &r), JF_ERR_ARG);
+        assert_null(r);
+        assert_non_null(strstr(jf_last_error(), "'nv12' not handled"));
+        r = (jf_video_reader *)&state;
+        assert_int_equal(jf_video_open_raw(0, "raw", 0, 8, "gray", &r), JF_ERR_ARG);
+        assert_null(r);
+        assert_non_null(strstr(jf_last_error(), "bad frame size 0x8"));
+    }
 }
 
 /* Frames of any layout and awkward size, written and read back. */
