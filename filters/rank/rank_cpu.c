@@ -29,12 +29,14 @@
 #define DOWN_MAX_K 31 /* to here pass 2 joins the k rows themselves */
 
 typedef struct rank_job {
-    const jf_image *padded;
+    const jf_image *src;
+    jf_border border;
+    int wp, hp;           /* the padded size: w + k - 1, h + k - 1 */
     jf_image *dst;
     int k;
     unsigned char *rows;  /* pass 1's output: h + k - 1 rows of w * ch samples */
     size_t rows_stride;   /* bytes */
-    unsigned char *work;  /* per worker: three lines (pass 1) or three chunks of columns (pass 2) */
+    unsigned char *work;  /* per worker: four lines (pass 1) or five chunks of columns (pass 2) */
     size_t work_bytes;    /* a worker's */
 } rank_job;
 
@@ -95,14 +97,15 @@ static void *free_line(void *const buf[3], const void *x, const void *y)
     static void NAME##_rows(void *arg, int y0, int y1, int worker)                               \
     {                                                                                             \
         const rank_job *j = (const rank_job *)arg;                                                \
-        const size_t line = (size_t)j->padded->width * (size_t)j->padded->channels * sizeof(T);  \
-        unsigned char *mine = j->work + (size_t)worker * j->work_bytes;                           \
+        const size_t line = (size_t)j->wp * (size_t)j->src->channels * sizeof(T);                \
+        unsigned char *mine = j->work + (size_t)worker * j->work_bytes, *padded = mine + 3 * line; \
         void *const buf[3] = {mine, mine + line, mine + 2 * line};                                \
         int y;                                                                                    \
-        for (y = y0; y < y1; y++)                                                                 \
-            NAME##_window((const T *)(const void *)(j->padded->data + (size_t)y * j->padded->stride), \
-                          (size_t)j->padded->width, (size_t)j->padded->channels, j->k,            \
-                          (T *)(void *)(j->rows + (size_t)y * j->rows_stride), buf);              \
+        for (y = y0; y < y1; y++) { /* padded row y, its border made as it is read */            \
+            jf_pad_row(j->src, j->k / 2, j->border, y, padded);                                   \
+            NAME##_window((const T *)(const void *)padded, (size_t)j->wp, (size_t)j->src->channels, \
+                          j->k, (T *)(void *)(j->rows + (size_t)y * j->rows_stride), buf);        \
+        }                                                                                         \
     }                                                                                             \
     static void NAME##_down(void *arg, int y0, int y1, int worker)                               \
     {                                                                                             \
@@ -145,11 +148,11 @@ RANK_PASSES(uint8_t, MAX_, max8)
 RANK_PASSES(uint16_t, MIN_, min16)
 RANK_PASSES(uint16_t, MAX_, max16)
 
-/* What each pass's workers take: three lines of the padded width, or a
- * chunk of columns in, out and three scratch (h + k - 1 rows each). */
+/* What each pass's workers take: a padded line and three scratch lines,
+ * or a chunk of columns in, out and three scratch (h + k - 1 rows each). */
 static size_t worker_bytes(int wp, int hp, int ch, size_t bps)
 {
-    const size_t lines = 3 * (size_t)wp * (size_t)ch * bps, columns = 5 * (size_t)hp * CHUNK * bps;
+    const size_t lines = 4 * (size_t)wp * (size_t)ch * bps, columns = 5 * (size_t)hp * CHUNK * bps;
     return ((lines > columns ? lines : columns) + 63) & ~(size_t)63;
 }
 
@@ -157,9 +160,8 @@ size_t jf_rank_cpu_bytes(const jf_shape *s, int k, int threads)
 {
     const size_t bps = s->sample == JF_SAMPLE_U16 ? 2 : 1;
     const int hp = s->height + k - 1, wp = s->width + k - 1;
-    const size_t padded = (size_t)wp * hp * (size_t)s->channels * bps;
     const size_t rows = (size_t)hp * (size_t)s->width * (size_t)s->channels * bps;
-    return padded + rows + (size_t)(threads < 1 ? 1 : threads) * worker_bytes(wp, hp, s->channels, bps);
+    return rows + (size_t)(threads < 1 ? 1 : threads) * worker_bytes(wp, hp, s->channels, bps);
 }
 
 jf_status jf_rank_cpu_run(jf_cpu_call *c)
@@ -167,30 +169,29 @@ jf_status jf_rank_cpu_run(jf_cpu_call *c)
     const jf_rank_which *which = (const jf_rank_which *)c->args;
     const int deep = c->src->sample == JF_SAMPLE_U16, k = c->k, max = which && which->max;
     const size_t bps = deep ? 2 : 1;
-    jf_image padded;
     rank_job job;
-    jf_status st;
     int workers, tasks;
     if (k == 1)
         return jf_image_copy(c->src, c->dst);
-    if ((st = jf_pad_scratch(c->ctx, c->src, k / 2, c->border, &padded)) != JF_OK)
-        return st;
-    c->bytes_read = (uint64_t)padded.width * padded.height * padded.channels * bps;
-    c->t0 = jf_now_ms();
     memset(&job, 0, sizeof job);
-    job.padded = &padded;
+    job.src = c->src;
+    job.border = c->border;
+    job.wp = c->src->width + k - 1;
+    job.hp = c->src->height + k - 1;
     job.dst = c->dst;
     job.k = k;
     job.rows_stride = (size_t)c->src->width * (size_t)c->src->channels * bps;
     tasks = (int)((job.rows_stride / bps + CHUNK - 1) / CHUNK);
-    workers = jf_parallel_bands(c->ctx, padded.height > tasks ? padded.height : tasks);
-    job.work_bytes = worker_bytes(padded.width, padded.height, padded.channels, bps);
+    workers = jf_parallel_bands(c->ctx, job.hp > tasks ? job.hp : tasks);
+    job.work_bytes = worker_bytes(job.wp, job.hp, c->src->channels, bps);
     if (!(job.rows = (unsigned char *)jf_scratch_get(c->ctx, JF_SCRATCH_ROWS,
-                                                      job.rows_stride * (size_t)padded.height)) ||
+                                                      job.rows_stride * (size_t)job.hp)) ||
         !(job.work = (unsigned char *)jf_scratch_get(c->ctx, JF_SCRATCH_BANDS,
                                                       job.work_bytes * (size_t)workers)))
         return jf_fail(JF_ERR_NOMEM, "%s: out of memory", max ? "dilate" : "erode");
-    jf_parallel_for(c->ctx, padded.height,
+    /* pass 1 reads every source row before pass 2 writes any output row:
+     * filtering in place needs no copy */
+    jf_parallel_for(c->ctx, job.hp,
                     deep ? (max ? max16_rows : min16_rows) : (max ? max8_rows : min8_rows), &job);
     if (k <= DOWN_MAX_K)
         jf_parallel_for(c->ctx, c->dst->height,
