@@ -14,6 +14,8 @@ FILTERS = [op for op in jf.operations() if op["kind"] == "filter"]
 # what each filter is run with in the comparisons: (python keywords, command-line options)
 SETTINGS = {
     "median": [({"ksize": 5}, ["-k", "5"]), ({"ksize": 3, "border": "zero"}, ["-k", "3", "-b", "zero"])],
+    "erode": [({}, []), ({"ksize": 15, "border": "zero"}, ["-k", "15", "-b", "zero"])],
+    "dilate": [({"ksize": 5, "border": "mirror"}, ["-k", "5", "-b", "mirror"])],
     "adaptive-median": [({"max_ksize": 5}, ["--max-ksize", "5"])],
     "switching-median": [({"max_ksize": 7, "border": "mirror"}, ["--max-ksize", "7", "-b", "mirror"])],
     "auto-impulse": [({}, [])],
