@@ -439,6 +439,16 @@ static void test_tiff_hostile(void **state)
     }
     assert_int_equal(jf_picture_decode(copy, m.size, "wide", &pic), JF_ERR_LIMIT);
     assert_non_null(strstr(jf_last_error(), "over the limit"));
+    /* a width of 0: no image */
+    for (i = 0; i < entries; i++) {
+        unsigned char *e = copy + ifd + 2 + 12 * i;
+        uint16_t tag;
+        memcpy(&tag, e, 2);
+        if (tag == TIFFTAG_IMAGEWIDTH)
+            memset(e + 8, 0, 4);
+    }
+    assert_int_equal(jf_picture_decode(copy, m.size, "narrow", &pic), JF_ERR_DECODE);
+    assert_non_null(strstr(jf_last_error(), "no image size"));
     /* the first directory past the end of the file */
     memcpy(copy, m.data, m.size);
     ifd = (uint32_t)m.size + 100;
