@@ -87,8 +87,9 @@ static const char *const SPEEDS[] = {"quality", "fast", NULL};
 
 static const jf_param_def MEDIAN_P[] = {P_KSIZE("3", 1, JF_MEDIAN_MAX_KSIZE), P_BORDER,
                                         P_VARIANT(FILTER_VARIANTS), P_BLOCK};
+static const char *const RANK_VARIANTS[] = {"auto", "cpu", "global", "fast", NULL};
 static const jf_param_def RANK_P[] = {P_KSIZE("3", 1, JF_RANK_MAX_KSIZE), P_BORDER,
-                                      P_VARIANT(IMPULSE_VARIANTS)}; /* the same three variants */
+                                      P_VARIANT(RANK_VARIANTS)};
 static const jf_param_def IMPULSE_P[] = {P_MAX_KSIZE("7"), P_BORDER, P_VARIANT(IMPULSE_VARIANTS)};
 /* the largest window from the estimated density unless given */
 static const jf_param_def DENSITY_IMPULSE_P[] = {P_MAX_KSIZE(NULL), P_BORDER,

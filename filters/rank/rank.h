@@ -28,9 +28,10 @@ struct jf_shape;
 jf_status jf_rank_cpu_run(struct jf_cpu_call *c);
 size_t jf_rank_cpu_bytes(const struct jf_shape *s, int k, int threads);
 
-/* The GPU row's launch (rank_cuda.cu). */
+/* The GPU rows' launches (rank_cuda.cu). */
 struct jf_gpu_call;
 jf_status jf_rank_global_run(const struct jf_gpu_call *call);
+jf_status jf_rank_separable_run(const struct jf_gpu_call *call);
 
 #ifdef JF_HAVE_CUDA
 struct jf_choice;
