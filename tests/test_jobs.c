@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli_util.h"
 #include "common.h"
+#include "jobs/json.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -54,6 +55,29 @@ static jf_job *make_job(const char *command, const char *out)
     if (strcmp(command, "denoise") == 0) /* noise is made on the CPU */
         assert_int_equal(jf_job_set(job, "backend", "cpu"), JF_OK);
     return job;
+}
+
+/* Names go into reports as text only when they are UTF-8: every length
+ * of sequence at its edges, overlongs, surrogates, past U+10FFFF, a bad
+ * continuation in each place, a sequence cut short. */
+static void test_utf8_edges(void **state)
+{
+    static const char *const valid[] = {"", "a", "\xC2\x80", "\xDF\xBF", "\xE0\xA0\x80", "\xED\x9F\xBF",
+                                        "\xEF\xBF\xBF", "\xF0\x90\x80\x80", "\xF4\x8F\xBF\xBF",
+                                        "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x93\xB7"};
+    static const char *const invalid[] = {"\x80", "\xC1\xBF", "\xC2\x41", "\xE0\x9F\x80", "\xED\xA0\x80",
+                                          "\xE1\x41\x80", "\xE1\x80\x41", "\xF0\x8F\xBF\xBF",
+                                          "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xF1\x41\x80\x80",
+                                          "\xF1\x80\x41\x80", "\xF1\x80\x80\x41", "\xF1\x80\x80",
+                                          "ok\xFF"};
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof valid / sizeof valid[0]; i++)
+        if (!json_utf8_valid(valid[i]))
+            fail_msg("valid UTF-8 %zu refused", i);
+    for (i = 0; i < sizeof invalid / sizeof invalid[0]; i++)
+        if (json_utf8_valid(invalid[i]))
+            fail_msg("invalid UTF-8 %zu taken", i);
 }
 
 static void test_options_by_name_with_the_command_lines_rules(void **state)
@@ -351,6 +375,7 @@ static void test_jobs_from_several_threads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_utf8_edges),
         cmocka_unit_test_setup_teardown(test_options_by_name_with_the_command_lines_rules, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_a_batch_in_this_process, setup, teardown),
