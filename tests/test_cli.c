@@ -746,6 +746,7 @@ static void test_single_file_and_pipes(void **state)
     assert_int_equal(run("denoise - -o stdin_folder"), 2);
     assert_non_null(strstr(g_out, "standard input"));
     assert_int_equal(run("denoise in/rocket.jpg -o clash.png --format jpg"), 2);
+    assert_non_null(strstr(g_out, "--format jpg, but -o clash.png names another format"));
     assert_int_equal(run("denoise in/rocket.jpg -o out.bmp"), 2);
     assert_non_null(strstr(g_out, "PNG, JPEG, TIFF and WebP, not bmp"));
     assert_int_equal(run("denoise in/rocket.jpg -o s.png --suffix _x"), 2);
