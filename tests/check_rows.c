@@ -9,7 +9,11 @@
  * tables, so a new row is checked without a line here; a family whose rows
  * run its calls needs its reference in ORACLES, or this fails.
  *
- *   check_rows [-v] [--list] [SUBSTRING]    (cases whose name holds it)
+ *   check_rows [-v] [--list] [--quick] [SUBSTRING]    (cases whose name holds it)
+ *
+ * --quick (or JF_CHECK_QUICK set: the emulated Jetson builds) checks k to 5
+ * and the row's largest (on the two smallest images), without the largest
+ * image.
  */
 #include "common.h"
 #include "core/context.h"
@@ -31,7 +35,7 @@ static const int SIZES[][2] = {{1, 1}, {7, 5}, {37, 23}, {97, 61}};
 #define NSIZES 4
 
 typedef struct checker {
-    int verbose, list;
+    int verbose, list, quick;
     const char *only;
     jf_context *cpu, *gpu;
     long cases, failed, skipped;
@@ -215,16 +219,17 @@ static int rows_run_calls(const jf_family *f)
 
 /* The k a row is checked at: every odd one to 11, then 15, 31, 63 and its
  * largest; the image sizes shrink as k grows (the reference is direct). */
-static int row_ks(const jf_variant_row *r, int *ks)
+static int row_ks(const jf_variant_row *r, int quick, int *ks)
 {
     static const int more[] = {15, 31, 63};
+    const int small = quick ? 5 : 11;
     int k, i, n = 0;
-    for (k = r->kmin < 1 ? 1 : r->kmin; k <= 11 && k <= r->kmax; k += 2)
+    for (k = r->kmin < 1 ? 1 : r->kmin; k <= small && k <= r->kmax; k += 2)
         ks[n++] = k;
-    for (i = 0; i < 3; i++)
+    for (i = 0; i < 3 && !quick; i++)
         if (more[i] >= r->kmin && more[i] < r->kmax)
             ks[n++] = more[i];
-    if (r->kmax > 11)
+    if (r->kmax > small)
         ks[n++] = r->kmax;
     return n;
 }
@@ -391,11 +396,12 @@ static void check_row(checker *ck, const oracle *o, const jf_variant_row *r)
 {
     static const int big[][2] = {{160, 120}, {640, 480}};
     const long before = ck->cases, failed = ck->failed;
-    int ks[16], nk = row_ks(r, ks), i, s, ch, sample;
+    int ks[16], nk = row_ks(r, ck->quick, ks), i, s, ch, sample;
     double t0 = jf_now_ms();
     for (i = 0; i < nk; i++)
         for (s = 0; s < NSIZES; s++) {
-            if ((ks[i] > 11 && s == NSIZES - 1) || (ks[i] > 63 && s == 0))
+            if ((ks[i] > 11 && s >= (ck->quick ? 2 : NSIZES - 1)) || (ck->quick && s == NSIZES - 1) ||
+                (ks[i] > 63 && s == 0))
                 continue;
             for (ch = 1; ch <= 4; ch++) {
                 if (ch == 2 || (ch == 4 && s != 1))
@@ -432,9 +438,13 @@ int main(int argc, char **argv)
             ck.verbose = 1;
         else if (!strcmp(argv[i], "--list"))
             ck.list = 1;
+        else if (!strcmp(argv[i], "--quick"))
+            ck.quick = 1;
         else
             ck.only = argv[i];
     }
+    if (getenv("JF_CHECK_QUICK"))
+        ck.quick = 1;
     ck.cpu = t_cpu_context(2);
     co = t_context_opts(JF_BACKEND_CUDA, 2, JF_MEMORY_COPY);
     if (jf_context_create(&co, &ck.gpu) != JF_OK) {
