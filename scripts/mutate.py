@@ -7,6 +7,7 @@ counted; one that survives is listed for review (some are equivalent: they
 change nothing a caller can see).
 
     scripts/mutate.py [--sample N] [--seed S] [--out DIR] [--timeout S] [--min-score P] PATH...
+    scripts/mutate.py --replay SURVIVORS [--out DIR]
 
 PATH: source files or folders (filters/, core/, io/scan.c, pipeline/,
 jobs/options.c).  --sample N: at most N mutants a folder, drawn at random
@@ -15,7 +16,10 @@ into DIR/src and built there once (CPU only, tests on), so the checkout is
 never touched.  Prints the score per folder; DIR/survivors.txt lists what
 survived with its diff.  `--list` prints the mutants without running them.
 --min-score P: exit 1 when under P% of all compiled mutants are killed (CI
-runs a small sample with it).
+runs a small sample with it).  --replay: the mutants a run's survivors.txt
+lists, again, on the code as it is now (each found by its line's text,
+the nearest to where it was; a line no longer there is counted as gone):
+what tests added since have killed.
 """
 import argparse
 import os
@@ -140,6 +144,28 @@ def folder_of(rel):
     return rel.split('/')[0]
 
 
+def replay_plan(path):
+    """The mutants of a survivors.txt, placed in today's sources."""
+    plan, gone = [], []
+    for block in open(path).read().split('\n\n'):
+        lines = block.strip('\n').split('\n')
+        if len(lines) < 3:
+            continue
+        where, name = lines[0].split(' ', 1)
+        f, at = where.rsplit(':', 1)
+        old, new = lines[1][2:], lines[2][2:]
+        full = os.path.join(ROOT, f)
+        text = open(full).read().split('\n') if os.path.exists(full) else []
+        hits = [i for i, l in enumerate(text) if l.strip() == old]
+        if not hits:
+            gone.append(lines[0])
+            continue
+        i = min(hits, key=lambda j: abs(j + 1 - int(at)))
+        indent = text[i][:len(text[i]) - len(text[i].lstrip())]
+        plan.append((folder_of(f), f, i, indent + new, name))
+    return plan, gone
+
+
 def run(cmd, cwd, timeout):
     try:
         p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
@@ -150,7 +176,8 @@ def run(cmd, cwd, timeout):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('paths', nargs='+')
+    ap.add_argument('paths', nargs='*')
+    ap.add_argument('--replay', help="a run's survivors.txt: its mutants again")
     ap.add_argument('--sample', type=int, default=0)
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--out', default=os.path.join(ROOT, 'build-mutate'))
@@ -182,6 +209,10 @@ def main():
         if a.sample and len(ms) > a.sample:
             ms = rng.sample(ms, a.sample)
         plan += [(folder,) + m for m in ms]
+    if a.replay:
+        plan, gone = replay_plan(a.replay)
+        for g in gone:
+            print('gone (its line changed): %s' % g)
     if a.list:
         for folder, f, i, new, name in plan:
             print('%s:%d %s: %s' % (f, i + 1, name, new.strip()))
