@@ -310,6 +310,7 @@ static void test_video_partial_writes(void **state)
     jf_video_reader *r;
     jf_video_writer *w;
     jf_image a[3][3], b[3];
+    jf_video_format fmt;
     const jf_video_format *f;
     int fd, frame, p, got;
     (void)state;
@@ -319,7 +320,8 @@ static void test_video_partial_writes(void **state)
     close(fd);
     fd = open(path, O_RDONLY);
     assert_int_equal(jf_video_open_y4m(fd, "in", &r), JF_OK);
-    f = jf_video_reader_format(r);
+    fmt = *jf_video_reader_format(r); /* the reader's goes with it */
+    f = &fmt;
     snprintf(path, sizeof path, "%s/stream-out.y4m", g_dir);
     {
         const int out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
