@@ -69,7 +69,7 @@ static void test_utf8_edges(void **state)
                                           "\xE1\x41\x80", "\xE1\x80\x41", "\xF0\x8F\xBF\xBF",
                                           "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xF1\x41\x80\x80",
                                           "\xF1\x80\x41\x80", "\xF1\x80\x80\x41", "\xF1\x80\x80",
-                                          "ok\xFF"};
+                                          "ok\xFF", "\xC2\x41", "\xE1\x41\x41", "\xF1\x41\x41\x41"};
     size_t i;
     (void)state;
     for (i = 0; i < sizeof valid / sizeof valid[0]; i++)

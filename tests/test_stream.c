@@ -155,6 +155,11 @@ static void test_y4m_headers(void **state)
         assert_int_equal(jf_video_open_raw(0, "raw", 0, 8, "gray", &r), JF_ERR_ARG);
         assert_null(r);
         assert_non_null(strstr(jf_last_error(), "bad frame size 0x8"));
+        assert_int_equal(jf_video_open_raw(0, "raw", 8, 6, "yuv420p", &r), JF_OK);
+        assert_true(jf_video_reader_format(r)->raw);
+        assert_int_equal(jf_video_reader_format(r)->frame_bytes, 8 * 6 + 2 * 4 * 3);
+        assert_string_equal(jf_video_reader_header(r), "");
+        jf_video_reader_close(r);
     }
 }
 
