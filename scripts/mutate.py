@@ -36,6 +36,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # page, completions and README against --help; every report against the schema.
 SCRIPT_TESTS = ('test_docs', 'test_schema')
 
+# Arguments a test takes here: check_rows' quick set (every row, border
+# and depth, fewer k and sizes) keeps a mutant's run short.
+TEST_ARGS = {'check_rows': ['--quick']}
+
 # The tests that cover each folder, quickest and most direct first (a run
 # stops at the first failure).
 TESTS = {
@@ -260,7 +264,7 @@ def main():
                            '%s/benchmarks/jetson/$b/launches.txt || exit 1; done' % (build, src)]
                     run(['make', 'jetfilter-launches'], build, 600)
                 elif os.path.exists(exe):
-                    cmd = [exe]
+                    cmd = [exe] + TEST_ARGS.get(t, [])
                 elif t in SCRIPT_TESTS:  # a CTest entry that runs a script (the docs, the schema)
                     cmd = ['ctest', '-R', '^%s$' % t, '--timeout', str(a.timeout)]
                     trc, _ = run(cmd, build, a.timeout + 10)
