@@ -6,30 +6,30 @@
 
 #define S8_16 ((1u << JF_SAMPLE_U8) | (1u << JF_SAMPLE_U16))
 
+/* A kernel instance of the rank filters' sample type, as cu++filt names it. */
+static void emit_typed(jf_emit_fn emit, void *user, const char *kernel, const jf_shape *s, int bx,
+                       int by)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s<%s>", kernel, s->sample == JF_SAMPLE_U16 ? "unsignedshort" : "unsignedchar");
+    emit(user, name, bx, by, 0);
+}
+
 static void global_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
                             jf_emit_fn emit, void *user)
 {
-    char name[64];
-    const char *type = s->sample == JF_SAMPLE_U16 ? "unsignedshort" : "unsignedchar";
     (void)dev, (void)k;
-    snprintf(name, sizeof name, "pad_planes_kernel<%s>", type);
-    emit(user, name, 32, 8, 0);
-    snprintf(name, sizeof name, "rank_global_kernel<%s>", type);
-    emit(user, name, bx, by, 0);
+    emit_typed(emit, user, "pad_planes_kernel", s, 32, 8);
+    emit_typed(emit, user, "rank_global_kernel", s, bx, by);
 }
 
 static void separable_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
                                jf_emit_fn emit, void *user)
 {
-    char name[64];
-    const char *type = s->sample == JF_SAMPLE_U16 ? "unsignedshort" : "unsignedchar";
     (void)dev, (void)k;
-    snprintf(name, sizeof name, "pad_planes_kernel<%s>", type);
-    emit(user, name, 32, 8, 0);
-    snprintf(name, sizeof name, "rank_rows_kernel<%s>", type);
-    emit(user, name, bx, by, 0);
-    snprintf(name, sizeof name, "rank_columns_kernel<%s>", type);
-    emit(user, name, bx, by, 0);
+    emit_typed(emit, user, "pad_planes_kernel", s, 32, 8);
+    emit_typed(emit, user, "rank_rows_kernel", s, bx, by);
+    emit_typed(emit, user, "rank_columns_kernel", s, bx, by);
 }
 
 static const jf_variant_row ROWS[] = {
