@@ -46,6 +46,7 @@ struct oracle;
 /* One case's inputs. */
 typedef struct job {
     const struct oracle *o;
+    jf_context *cpu;                  /* the CPU context the references run on */
     const jf_image *src;
     int k;
     jf_border border;
@@ -112,10 +113,8 @@ static jf_status plan_run(jf_context *ctx, const job *j, jf_variant v, jf_image 
 
 static void plan_reference(const job *j, jf_image *want)
 {
-    jf_context *cpu = t_cpu_context(2);
-    if (plan_run(cpu, j, JF_VARIANT_CPU, want, NULL, 0) != JF_OK)
+    if (plan_run(j->cpu, j, JF_VARIANT_CPU, want, NULL, 0) != JF_OK)
         fail_msg("%s on the CPU: %s", j->o->op, jf_last_error());
-    jf_context_destroy(cpu);
 }
 
 /* search + patch - 1 = k, patches of 3 (1 below), the noise given */
@@ -374,6 +373,7 @@ static void row_cases(checker *ck, const oracle *o, const jf_variant_row *r, int
         job j;
         memset(&j, 0, sizeof j);
         j.o = o;
+        j.cpu = ck->cpu;
         j.src = &src;
         j.k = k;
         j.weights = wt;
