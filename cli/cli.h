@@ -40,7 +40,6 @@ void cli_help(FILE *out, int command, const char *command_name);
 int cli_metrics(job_settings *s);
 int cli_info(job_settings *s);
 int cli_bench(job_settings *s);
-int cli_report(job_settings *s);
 int cli_stream(job_settings *s);
 int cli_calibrate(job_settings *s);
 int cli_serve(job_settings *s);
@@ -53,7 +52,6 @@ const char *cli_profile_status(int device, char *out, size_t n);
 /* Messages to standard error, the progress line on a terminal (terminal.c):
  * the sink of every command run from the command line. */
 void cli_use_terminal(void);
-void cli_progress_clear(void);
 
 /* How far a batch is, for what an interrupt (Ctrl-C) says before the
  * process ends (cli/main.c). */

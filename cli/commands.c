@@ -37,7 +37,7 @@ const cli_command cli_commands[] = {
      "  GStreamer y4menc) or raw frames through pipes; frames are counted from 0.\n",
      "0 the whole stream filtered, 1 a bad or truncated frame, a failed write or a\n"
      "consumer that quit early (frames before it are written), 2 usage error"},
-    {"report", CMD_REPORT, cli_report,
+    {"report", CMD_REPORT, job_report_command,
      "merge the --json reports of shards (report merge A.json B.json ...)",
      "merge REPORT.json... [-o ALL.json]",
      "  Checks that the --json reports of shards cover every file once with the same\n"

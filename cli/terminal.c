@@ -17,7 +17,7 @@ static volatile sig_atomic_t g_done = -1, g_total;
 /* set by the interrupt: the jobs' failures as the process ends are not news */
 static volatile sig_atomic_t g_ending;
 
-void cli_progress_clear(void)
+static void progress_clear(void)
 {
     if (g_progress_shown) {
         fputs("\r\033[K", stderr);
@@ -31,7 +31,7 @@ static void say(void *user, int is_error, const char *msg)
     (void)is_error;
     if (g_ending)
         return;
-    cli_progress_clear();
+    progress_clear();
     job_put_escaped(stderr, msg);
     fputc('\n', stderr);
     fflush(stderr);
@@ -44,7 +44,7 @@ static void progress(void *user, const jf_job_progress *p, int single)
     if (!single)
         cli_interrupt_progress(p->done, p->total);
     if (!p->path) { /* before the first file, after the last */
-        cli_progress_clear();
+        progress_clear();
         return;
     }
     if (job_quiet || g_ending || !isatty(STDERR_FILENO))

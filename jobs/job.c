@@ -14,8 +14,8 @@
 #include <string.h>
 
 struct jf_job {
-    int command;               /* CMD_DENOISE or CMD_NOISE */
-    const char *name;          /* "denoise", "noise" */
+    int command;               /* CMD_DENOISE, CMD_NOISE or CMD_REPORT */
+    const char *name;          /* "denoise", "noise", "report" */
     job_settings s;
     int input_cap;
     char **owned;              /* every text the settings point at */
@@ -40,7 +40,7 @@ static __thread int t_in_callback;
 static const struct {
     const char *name;
     int command;
-} COMMANDS[] = {{"denoise", CMD_DENOISE}, {"noise", CMD_NOISE}};
+} COMMANDS[] = {{"denoise", CMD_DENOISE}, {"noise", CMD_NOISE}, {"report", CMD_REPORT}};
 
 static char *keep_text(jf_job *job, const char *text)
 {
@@ -78,7 +78,7 @@ jf_status jf_job_create(const char *command, jf_job **out)
         if (command && strcmp(command, COMMANDS[i].name) == 0)
             break;
     if (i == sizeof COMMANDS / sizeof COMMANDS[0])
-        return jf_fail(JF_ERR_ARG, "jf_job_create: no batch command '%s' (denoise, noise)",
+        return jf_fail(JF_ERR_ARG, "jf_job_create: no batch command '%s' (denoise, noise, report)",
                        command ? command : "(null)");
     if (!(job = (jf_job *)calloc(1, sizeof *job)))
         return jf_fail(JF_ERR_NOMEM, "jf_job_create: out of memory");
@@ -274,10 +274,13 @@ jf_status jf_job_run(jf_job *job)
     old = job_sink_set(&sink);
     job_quiet = job->s.quiet;
     s = job->s; /* a run may fill in what it decides (the format of -o FILE) */
-    if ((rc = job_settings_finish(job->command, job->name, &s)) == 0 &&
-        (rc = job_apply_limits(&s, job->name)) == 0) {
-        job_use_profiles();
-        rc = job->command == CMD_NOISE ? job_noise(&s, job) : job_denoise(&s, job);
+    if ((rc = job_settings_finish(job->command, job->name, &s)) == 0) {
+        if (job->command == CMD_REPORT) { /* reads reports: no images, no limits */
+            rc = job_report_merge(&s, job);
+        } else if ((rc = job_apply_limits(&s, job->name)) == 0) {
+            job_use_profiles();
+            rc = job->command == CMD_NOISE ? job_noise(&s, job) : job_denoise(&s, job);
+        }
     }
     jf_set_limits(&limits);
     jf_set_sync_writes(sync);

@@ -17,9 +17,14 @@ struct jf_job;
  * (NULL: none): their exit status (JF_EXIT_*). */
 int job_denoise(job_settings *s, struct jf_job *job);
 int job_noise(job_settings *s, struct jf_job *job);
-/* The command line's entries (the command table's `run`). */
+/* The merge of shards' reports (report_merge.c): the settings' inputs are
+ * the reports, `job` receives the merged report but its files. */
+int job_report_merge(job_settings *s, struct jf_job *job);
+/* The command line's entries (the command table's `run`); `report` takes
+ * the word "merge" before the reports. */
 int job_denoise_command(job_settings *s);
 int job_noise_command(job_settings *s);
+int job_report_command(job_settings *s);
 /* The process-wide limits, sync and GPU JPEG check from the settings
  * (`cmd` names the command in a message); 0 or JF_EXIT_USAGE. */
 int job_apply_limits(const job_settings *s, const char *cmd);

@@ -263,6 +263,67 @@ static void test_outputs_as_the_options_say(void **state)
     free(b);
 }
 
+/* Shard `index` of 2 of a denoise over in/, its report in `json`. */
+static void run_shard(const char *index, const char *out, const char *json, const char *ksize)
+{
+    jf_job *job = make_job("denoise", out);
+    char shard[8];
+    snprintf(shard, sizeof shard, "%s/2", index);
+    assert_int_equal(jf_job_set(job, "shard", shard), JF_OK);
+    assert_int_equal(jf_job_set(job, "json", at(json)), JF_OK);
+    assert_int_equal(jf_job_set(job, "ksize", ksize), JF_OK);
+    assert_int_equal(jf_job_run(job), JF_OK);
+    jf_job_destroy(job);
+}
+
+static jf_job *merge_job(const char *a, const char *b)
+{
+    jf_job *job = NULL;
+    assert_int_equal(jf_job_create("report", &job), JF_OK);
+    assert_int_equal(jf_job_add_input(job, at(a)), JF_OK);
+    assert_int_equal(jf_job_add_input(job, at(b)), JF_OK);
+    assert_int_equal(jf_job_set(job, "quiet", NULL), JF_OK);
+    return job;
+}
+
+/* The shards' reports merged in this process: the job's report is the
+ * merged one but its files (which go to "output"); reports of different
+ * runs, or a file that is no report, are refused by name. */
+static void test_shards_merged_by_a_job(void **state)
+{
+    jf_job *job;
+    size_t size;
+    char *merged;
+    (void)state;
+    run_shard("0", "out", "s0.json", "3");
+    run_shard("1", "out", "s1.json", "3");
+    run_shard("1", "out5", "k5.json", "5");
+    job = merge_job("s0.json", "s1.json");
+    assert_int_equal(jf_job_set(job, "output", at("all.json")), JF_OK);
+    assert_int_equal(jf_job_set(job, "jobs", "2"), JF_ERR_ARG); /* denoise's, not the merge's */
+    assert_int_equal(jf_job_run(job), JF_OK);
+    assert_non_null(strstr(jf_job_report(job), "\"files\":3,\"ok\":2,\"failed\":1"));
+    assert_non_null(strstr(jf_job_report(job), "\"complete\":true"));
+    assert_null(strstr(jf_job_report(job), "\"files\":["));
+    merged = (char *)read_all(at("all.json"), &size);
+    assert_non_null(merged);
+    assert_non_null(strstr(merged, "\"files\":["));
+    assert_non_null(strstr(merged, "broken.png"));
+    free(merged);
+    jf_job_destroy(job);
+
+    job = merge_job("s0.json", "k5.json");
+    assert_int_equal(jf_job_run(job), JF_ERR_IO);
+    assert_non_null(strstr(jf_last_error(), "different runs"));
+    assert_null(jf_job_report(job));
+    jf_job_destroy(job);
+
+    job = merge_job("s0.json", "in/a.png");
+    assert_int_equal(jf_job_run(job), JF_ERR_IO);
+    assert_non_null(strstr(jf_last_error(), "in/a.png: not a jetfilter --json report"));
+    jf_job_destroy(job);
+}
+
 /* What a job sets for itself (limits, sync, the GPU JPEG check) is the
  * process's again once it ends. */
 static void test_the_process_settings_come_back(void **state)
@@ -381,6 +442,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_batch_in_this_process, setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_same_outputs_as_the_command_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outputs_as_the_options_say, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shards_merged_by_a_job, setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_process_settings_come_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_cancelled_job_starts_no_more_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_callback_cannot_start_a_job, setup, teardown),

@@ -62,8 +62,12 @@ typedef struct jf_job_file {
     int skipped;        /**< left as it was (skip-existing) */
 } jf_job_file;
 
-/** A job of `command`: "denoise" or "noise".  Errors: JF_ERR_ARG (another
- *  command), JF_ERR_NOMEM. */
+/** A job of `command`: "denoise" or "noise"; or "report" (since 1.11),
+ *  `jetfilter report merge`: its inputs are the --json reports of a run's
+ *  shards, "output" the file of the merged report; its run refuses
+ *  reports of different runs and files that are no report (JF_ERR_IO,
+ *  naming them), and its jf_job_report is the merged report but its
+ *  "files".  Errors: JF_ERR_ARG (another command), JF_ERR_NOMEM. */
 JF_API jf_status jf_job_create(const char *command, jf_job **out);
 /** Set option `name` (a long name without the dashes) to `value`; a flag
  *  takes NULL, "1" or "true" to set it and "0" or "false" to clear it.

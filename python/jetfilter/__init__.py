@@ -315,7 +315,28 @@ def noise_files(inputs, output, **options):
     return _batch("noise", inputs, output, options)
 
 
+def merge_reports(reports, output=None, force=False):
+    """Merge the --json reports of a run's shards, as `jetfilter report
+    merge` does, in this process: checked to share their settings and
+    inputs, each file counted once.  Returns the merged report as a dict
+    without its "files" (which go, with the rest, to `output` when it is
+    given; force=True replaces a file jetfilter did not write):
+    summary["complete"] says whether every file of the inputs is there
+    exactly once, summary["failed"] how many failed.  Reports that cannot
+    be read, or come from different runs, raise jetfilter.Error naming
+    them."""
+    if isinstance(reports, (str, bytes)) or hasattr(reports, "__fspath__"):
+        reports = [reports]
+    pairs = [(b"quiet", None)]
+    if output is not None:
+        pairs.append((b"output", _os.fsencode(output)))
+    if force:
+        pairs.append((b"force", None))
+    text = _c.job("report", [_os.fsencode(p) for p in reports], pairs, None)
+    return _json.loads(text)
+
+
 __all__ = ["Context", "DeviceArray", "Picture", "Worker", "Error", "BatchError", "ArgumentError", "FileError", "DecodeError",
            "EncodeError", "UnsupportedError", "LimitError", "OutOfMemoryError", "CudaError",
            "NoDeviceError", "InternalError", "operations", "read", "write", "frame", "from_dlpack",
-           "denoise", "noise_files", "default_context", "built_with_cuda", "device_count"] + _OPERATIONS
+           "denoise", "noise_files", "merge_reports", "default_context", "built_with_cuda", "device_count"] + _OPERATIONS

@@ -4,6 +4,7 @@ import os
 import shutil
 import subprocess
 import sys
+import json as jf_json
 import threading
 
 import numpy as np
@@ -94,6 +95,32 @@ def test_denoise_batch_report(tmp):
     n = jf.noise_files(os.path.join(PHOTOS, "chelsea.png"), os.path.join(tmp, "noisy.png"),
                        salt_pepper=0.2, seed=3)
     assert n["summary"]["ok"] == 1
+
+
+def test_shards_merged_in_this_process(tmp):
+    """The reports of a sharded run merge in this process: the summary
+    comes back, the whole merged report goes to `output`, and reports of
+    different runs are refused by name."""
+    src = os.path.join(tmp, "in")
+    os.makedirs(src)
+    names = ["p%d.png" % i for i in range(6)]
+    for name in names:
+        shutil.copy(os.path.join(PHOTOS, "chelsea.png"), os.path.join(src, name))
+    json = lambda name: os.path.join(tmp, name)  # noqa: E731
+    for i in (0, 1):
+        jf.denoise(src, os.path.join(tmp, "out"), backend="cpu", shard="%d/2" % i, json=json("s%d.json" % i))
+    jf.denoise(src, os.path.join(tmp, "k5"), backend="cpu", ksize=5, shard="1/2", json=json("k5.json"))
+    m = jf.merge_reports([json("s0.json"), json("s1.json")], output=json("all.json"))
+    assert m["summary"]["files"] == 6 and m["summary"]["ok"] == 6 and m["summary"]["complete"]
+    assert "files" not in m and m["shard"]["files_in_inputs"] == 6
+    with open(json("all.json")) as f:
+        assert sorted(r["path"] for r in jf_json.load(f)["files"]) == names
+    alone = jf.merge_reports(json("s0.json"))
+    assert not alone["summary"]["complete"] and alone["summary"]["missing"] == 6 - alone["summary"]["files"] > 0
+    with pytest.raises(jf.Error, match="different runs"):
+        jf.merge_reports([json("s0.json"), json("k5.json")])
+    with pytest.raises(jf.Error, match="nothere.json: not a jetfilter --json report"):
+        jf.merge_reports([json("s0.json"), json("nothere.json")])
 
 
 def test_worker_runs_batch_after_batch(tmp):

@@ -1,11 +1,11 @@
 /* libFuzzer harness: any bytes through the reader of `report merge`
- * (cli/report_read.c), which splits a report into pieces by hand and reads
+ * (jobs/report_read.c), which splits a report into pieces by hand and reads
  * each file's record in place: never a crash or a read past the window;
  * the pieces it hands over are whole JSON values, the same ones whether or
  * not it reads the records; and a record it accepts is one Jansson parses
  * to an object with the same members the merge reads. */
 #define _GNU_SOURCE
-#include "cli/report_read.h"
+#include "jobs/report_read.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,7 +1,8 @@
 /*
- * jetfilter report merge: the --json reports of the shards of one run,
- * checked to share their settings and inputs and to cover every file
- * exactly once, and combined into one summary and report.
+ * Merging reports (`jetfilter report merge`, jf_job "report"): the --json
+ * reports of the shards of one run, checked to share their settings and
+ * inputs and to cover every file exactly once, and combined into one
+ * summary and report.
  *
  * Bounded memory whatever the number of files: each report is read a piece
  * at a time (report_read.c); what the checks keep of a file is a 16-byte
@@ -10,9 +11,9 @@
  * as it stands.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "cli/cli.h"
+#include "jobs/jobs.h"
 #include "jobs/json.h"
-#include "cli/report_read.h"
+#include "jobs/report_read.h"
 #include "io/io.h"
 
 #include <jansson.h>
@@ -117,7 +118,7 @@ static int digests_add(digests *d, uint64_t a, uint64_t b, int from)
 
 static int bad(const char *name, const char *why)
 {
-    job_log("jetfilter report: %s: not a jetfilter --json report of denoise or noise (%s)", name, why);
+    job_error("jetfilter report: %s: not a jetfilter --json report of denoise or noise (%s)", name, why);
     return -1;
 }
 
@@ -311,7 +312,9 @@ static int copy_file(void *user, const char *text, size_t n, const report_record
     return 0;
 }
 
-static void json_head(json_buf *j, const merge *m)
+/* The merged report's members before "files" (and its opening bracket,
+ * with_files) */
+static void json_head(json_buf *j, const merge *m, int with_files)
 {
     const report *r = m->r;
     const char *backend = r[0].backend_text;
@@ -349,15 +352,19 @@ static void json_head(json_buf *j, const merge *m)
     }
     json_close(j, ']');
     json_close(j, '}');
-    json_key(j, "files");
-    json_raw(j, "[");
+    if (with_files) {
+        json_key(j, "files");
+        json_raw(j, "[");
+    }
 }
 
 static void json_tail(json_buf *j, const merge *m, double seconds, double seconds_sum, double mpix,
-                      int complete)
+                      int complete, int with_files)
 {
-    json_raw(j, "\n]");
-    j->need_comma = 1;
+    if (with_files) {
+        json_raw(j, "\n]");
+        j->need_comma = 1;
+    }
     json_open(j, "summary", '{');
     json_int(j, "files", m->files);
     json_int(j, "ok", m->ok);
@@ -400,13 +407,12 @@ static int write_merged(const char *target, merge *m, double seconds, double sec
     int i, ok = 1, atomic = strcmp(target, "-") != 0;
     if (!atomic) {
         m->out = stdout;
-        cli_progress_clear();
     } else if (jf_atomic_open(target, &af) != JF_OK || !(m->out = fdopen(af.fd, "w"))) {
         job_log("jetfilter report: %s", jf_last_error());
         jf_atomic_abort(&af);
         return 0;
     }
-    json_head(&j, m);
+    json_head(&j, m, 1);
     ok = write_piece(m->out, &j);
     for (i = 0; i < m->n && ok; i++)
         if (report_read(m->r[i].name, &cb, m, why, sizeof why) != 0) {
@@ -414,7 +420,7 @@ static int write_merged(const char *target, merge *m, double seconds, double sec
             ok = 0;
         }
     if (ok) {
-        json_tail(&j, m, seconds, seconds_sum, mpix, complete);
+        json_tail(&j, m, seconds, seconds_sum, mpix, complete, 1);
         ok = write_piece(m->out, &j) && fflush(m->out) == 0;
     }
     if (atomic) {
@@ -431,25 +437,33 @@ static int write_merged(const char *target, merge *m, double seconds, double sec
     return ok;
 }
 
-int cli_report(job_settings *s)
+int job_report_command(job_settings *s)
 {
-    const int n = s->input_count - 1;
+    job_settings reports = *s;
+    if (s->input_count < 1 || strcmp(s->inputs[0], "merge") != 0) {
+        job_error("jetfilter report: want 'report merge REPORT.json...' (see jetfilter report --help)");
+        return JF_EXIT_USAGE;
+    }
+    reports.inputs = s->inputs + 1;
+    reports.input_count = s->input_count - 1;
+    return job_report_merge(&reports, NULL);
+}
+
+int job_report_merge(job_settings *s, struct jf_job *job)
+{
+    const int n = s->input_count;
     report_callbacks cb = {on_member, on_file, 1};
     merge m;
     char why[512];
     int i, unreadable = 0, problems = 0, differ = 0;
     double seconds = 0, seconds_sum = 0, mpix = 0;
 
-    if (s->input_count < 1 || strcmp(s->inputs[0], "merge") != 0) {
-        job_error("jetfilter report: want 'report merge REPORT.json...' (see jetfilter report --help)");
-        return JF_EXIT_USAGE;
-    }
     if (n < 1) {
         job_error("jetfilter report merge: name the --json reports to merge");
         return JF_EXIT_USAGE;
     }
     {
-        job_outputs o = {"report merge", s->inputs + 1, n, {{"-o", s->output, JOB_OUT_REPORT}}, 1,
+        job_outputs o = {"report merge", s->inputs, n, {{"-o", s->output, JOB_OUT_REPORT}}, 1,
                          s->force};
         if (job_outputs_check(&o) != 0)
             return JF_EXIT_USAGE;
@@ -460,7 +474,7 @@ int cli_report(job_settings *s)
     m.n = n;
     for (i = 0; i < n && !unreadable; i++) {
         m.current = i;
-        m.r[i].name = s->inputs[i + 1];
+        m.r[i].name = s->inputs[i];
         m.why[0] = '\0';
         if (!(m.r[i].head = json_object()) ||
             report_read(m.r[i].name, &cb, &m, why, sizeof why) != 0) {
@@ -508,10 +522,19 @@ int cli_report(job_settings *s)
                     m.files, m.ok, m.failed, m.skipped, mpix, seconds,
                     seconds > 0 ? mpix / seconds : 0.0, seconds_sum);
             job_ref_means_log(&m.refs);
-            if (differ)
-                job_log("jetfilter report: the reports come from different runs; not merged");
-            else if (problems)
+            if (problems && !differ)
                 job_log("jetfilter report: the reports do not cover every file exactly once");
+        }
+        if (differ)
+            job_error("jetfilter report: the reports come from different runs; not merged");
+        else if (job) { /* the caller's report: the merged one but its files */
+            json_buf j = {0};
+            json_head(&j, &m, 0);
+            json_tail(&j, &m, seconds, seconds_sum, mpix, problems == 0, 0);
+            if (!j.fail)
+                job_keep_report(job, j.data);
+            else
+                free(j.data);
         }
         if (s->output && !differ &&
             !write_merged(s->output, &m, seconds, seconds_sum, mpix, problems == 0))

@@ -1,7 +1,7 @@
-/* Internal to the CLI: reading a --json report of denoise or noise (its
- * own or a merged one) in bounded memory (report_read.c). */
-#ifndef JF_CLI_REPORT_READ_H
-#define JF_CLI_REPORT_READ_H
+/* Reading a --json report of denoise or noise (its own or a merged one) in
+ * bounded memory (report_read.c), for the merge (report_merge.c). */
+#ifndef JF_JOBS_REPORT_READ_H
+#define JF_JOBS_REPORT_READ_H
 
 #include <jansson.h>
 #include <stddef.h>

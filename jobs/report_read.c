@@ -12,7 +12,7 @@
  * characters, and the name's bytes are in its "_b64" companion field.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "cli/report_read.h"
+#include "jobs/report_read.h"
 
 #include <errno.h>
 #include <math.h>
