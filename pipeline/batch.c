@@ -205,7 +205,8 @@ static void check_output(jf_batch *b, jf_batch_item *it)
         return;
     n = snprintf(out_path, sizeof out_path, "%s/%s", b->out_real,
                  it->output + strlen(b->opt.output) + 1);
-    if (n >= 0 && (size_t)n < sizeof out_path && strcmp(in_real, out_path) == 0)
+    /* an error (n < 0) is as far past the size as a name too long */
+    if ((size_t)n < sizeof out_path && strcmp(in_real, out_path) == 0)
         fail_item(it, JF_ERR_IO, "%s: refusing to overwrite the input (choose another -o or "
                   "--suffix)", it->input);
 }
@@ -395,7 +396,7 @@ static jf_status collect_single(jf_batch *b)
     const char *in = o->inputs[0];
     const int from_stdin = strcmp(in, "-") == 0;
     const char *rel = from_stdin ? "stdin" : strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
-    const int count = o->shard.count > 1 ? o->shard.count : 1;
+    const int count = o->shard.count;
     struct stat isb, osb;
     jf_batch_item *it;
     if (o->input_count != 1)
@@ -440,7 +441,7 @@ static jf_status collect_single(jf_batch *b)
 jf_status jf_batch_collect(jf_batch *b)
 {
     const jf_batch_options *o = &b->opt;
-    const int count = o->shard.count > 1 ? o->shard.count : 1;
+    const int count = o->shard.count; /* 0 or 1: no shards */
     jf_status st;
     int i;
     if (!o->output)
@@ -717,7 +718,6 @@ static jf_batch_item *next_item(jf_batch *b)
         } else if (b->opt.single) {
             f->ready = b->single;
             b->single = NULL;
-            f->walk_files = 1;
             f->closed = 1;
         } else if (f->input == b->opt.input_count) {
             f->closed = 1;

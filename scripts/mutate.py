@@ -6,8 +6,9 @@ count the mistakes the tests catch.  A mutant that does not compile is not
 counted; one that survives is listed for review (some are equivalent: they
 change nothing a caller can see).
 
-    scripts/mutate.py [--sample N] [--seed S] [--out DIR] [--timeout S] [--min-score P] PATH...
-    scripts/mutate.py --replay SURVIVORS [--out DIR]
+    scripts/mutate.py [--sample N] [--seed S] [--out DIR] [--timeout S] [--min-score P]
+                      [--sanitize] PATH...
+    scripts/mutate.py --replay SURVIVORS [--out DIR] [--sanitize]
 
 PATH: source files or folders (filters/, core/, io/scan.c, pipeline/,
 jobs/options.c).  --sample N: at most N mutants a folder, drawn at random
@@ -19,7 +20,10 @@ survived with its diff.  `--list` prints the mutants without running them.
 runs a small sample with it).  --replay: the mutants a run's survivors.txt
 lists, again, on the code as it is now (each found by its line's text,
 the nearest to where it was; a line no longer there is counted as gone):
-what tests added since have killed.
+what tests added since have killed.  --sanitize: build and run under
+AddressSanitizer, LeakSanitizer and UBSan, as CI's sanitizer stage runs
+every test, so a mutant that leaks (a free dropped) or overflows counts
+as caught, as CI would catch it.
 """
 import argparse
 import os
@@ -187,6 +191,7 @@ def main():
     ap.add_argument('--out', default=os.path.join(ROOT, 'build-mutate'))
     ap.add_argument('--timeout', type=int, default=120)
     ap.add_argument('--list', action='store_true')
+    ap.add_argument('--sanitize', action='store_true')
     ap.add_argument('--min-score', type=float, default=0.0,
                     help='fail (exit 1) when fewer than this %% of the compiled mutants are killed')
     a = ap.parse_args()
@@ -229,7 +234,10 @@ def main():
         shutil.rmtree(src)
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns('.git', 'build*', 'benchmarks/results'))
     os.makedirs(build, exist_ok=True)
-    rc, log = run(['cmake', src, '-DJETFILTER_CUDA=OFF', '-DCMAKE_BUILD_TYPE=Release'], build, 600)
+    if a.sanitize:
+        os.environ['ASAN_OPTIONS'] = 'detect_leaks=1'
+    rc, log = run(['cmake', src, '-DJETFILTER_CUDA=OFF', '-DCMAKE_BUILD_TYPE=Release',
+                   '-DJETFILTER_SANITIZE=%s' % ('ON' if a.sanitize else 'OFF')], build, 600)
     rc2, log2 = run(['make', '-j%d' % (os.cpu_count() or 2)], build, 3000)
     if rc or rc2:
         print(log + log2[-3000:])

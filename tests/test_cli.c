@@ -109,6 +109,13 @@ static void test_usage_errors(void **state)
     /* writing into an input folder needs --suffix */
     assert_int_equal(run("denoise in -o in/clean"), 2);
     assert_non_null(strstr(g_out, "inside input folder"));
+    assert_int_equal(run("denoise in -o in"), 2); /* the input itself */
+    assert_non_null(strstr(g_out, "inside input folder"));
+    /* beside the input, in a folder to be made under one that exists: not inside it */
+    assert_int_equal(shell("mkdir -p nest/t"), 0);
+    copy_in("samples/images/chelsea.png", "nest/t/a.png", 0);
+    assert_int_equal(run("denoise nest/t -o nest/x -k 3 --quiet"), 0);
+    assert_true(exists("nest/x/a.png"));
     assert_false(exists("out2"));
     assert_int_equal(run("--version"), 0);
     assert_non_null(strstr(g_out, JF_VERSION_STRING));

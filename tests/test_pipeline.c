@@ -145,6 +145,37 @@ static void test_failed_workers_leave_their_files(void **state)
     t_rmtree(dir);
 }
 
+static char g_logged[2048];
+
+static void log_all(jf_batch *b, int verbose_only, const char *message)
+{
+    (void)b;
+    (void)verbose_only;
+    snprintf(g_logged + strlen(g_logged), sizeof g_logged - strlen(g_logged), "%s\n", message);
+}
+
+/* More jobs than files: a job a file (no context made for nothing to do),
+ * and a walk that agrees with the count says nothing of it. */
+static void test_no_more_jobs_than_files(void **state)
+{
+    const char *dir = make_tree(2);
+    jf_batch b;
+    (void)state;
+    cpu_batch(dir, 4, &b);
+    b.make_context = flaky_context;
+    b.log = log_all;
+    g_made = 0;
+    g_allow = 4;
+    g_logged[0] = '\0';
+    assert_int_equal(jf_batch_collect(&b), JF_OK);
+    assert_int_equal(jf_batch_run(&b, count_work), JF_OK);
+    assert_int_equal(b.done, 2);
+    assert_int_equal(g_made, 2);
+    assert_null(strstr(g_logged, "changed"));
+    jf_batch_free(&b);
+    t_rmtree(dir);
+}
+
 /* No context at all: the run fails and no file is counted done or ok. */
 static void test_no_context_no_files_done(void **state)
 {
@@ -372,6 +403,9 @@ static void test_codec_choice(void **state)
     assert_int_equal(c.gpu, 1);
     assert_true(fabs(c.cpu_s - 5.0) < 1e-9 && fabs(c.gpu_s - 3.5) < 1e-9);
     assert_non_null(strstr(c.reason, "the GPU's: predicted 3.50 s against 5.00 s for the CPU's"));
+    /* cores unknown (0): one worker, not a division by nothing */
+    jf_codec_choose(&fake, 5, 5.0, 4, 0, 1, 0, &c);
+    assert_true(fabs(c.cpu_s - 5 * 40.0 / 1e3) < 1e-9);
     /* paid back at 1.0 s = N x (40 - 20) / 16 ms: N = 800 */
     jf_codec_choose(&fake, 790, 790.0, 16, 16, 1, 0, &c);
     assert_int_equal(c.gpu, 0);
@@ -550,6 +584,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_failed_workers_leave_their_files),
         cmocka_unit_test(test_no_context_no_files_done),
+        cmocka_unit_test(test_no_more_jobs_than_files),
         cmocka_unit_test(test_walk_odd_entries),
         cmocka_unit_test(test_walk_depth_limit),
         cmocka_unit_test(test_latency_histogram),

@@ -285,6 +285,11 @@ static void test_skip_existing_checks_outputs(void **state)
     assert_non_null(strstr(g_out, "older than its input"));
     assert_int_equal(run("denoise fresh -o done -k 3 --skip-existing"), 0);
     assert_non_null(strstr(g_out, "0 ok, 0 failed, 3 skipped"));
+    /* what is made again is said with -v only */
+    copy_in("samples/images/rocket.jpg", "done/rocket.jpg", 5000);
+    assert_int_equal(run("denoise fresh -o done -k 3 --skip-existing"), 0);
+    assert_non_null(strstr(g_out, "1 ok, 0 failed, 2 skipped"));
+    assert_null(strstr(g_out, "redo"));
     snprintf(path, sizeof path, "%s/done/rocket.jpg", g_dir);
     {
         jf_picture pic;

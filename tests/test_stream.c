@@ -471,6 +471,20 @@ static void test_reference_json(void **state)
     psnr = strtod(at + 12, NULL);
     if (fabs(psnr - want) > 1e-6)
         fail_msg("frame 0 PSNR %f in the report, %f by the library", psnr, want);
+    {   /* every plane's: the squared errors of all planes over all their samples */
+        double sse = 0.0, n = 0.0, mse;
+        for (p = 0; p < 3; p++) {
+            assert_int_equal(jf_psnr(NULL, &a[p], &b[p], &psnr, &mse), JF_OK);
+            sse += mse * a[p].width * a[p].height;
+            n += (double)a[p].width * a[p].height;
+        }
+        want = 10.0 * log10(255.0 * 255.0 / (sse / n));
+        at = strstr(g_out, "\"psnr_db\":");
+        assert_non_null(at);
+        if (fabs(strtod(at + 10, NULL) - want) > 1e-6)
+            fail_msg("frame 0 PSNR of all planes %f in the report, %f by the library",
+                     strtod(at + 10, NULL), want);
+    }
     at = strstr(g_out, "\"ssim_y\":");
     assert_non_null(at);
     assert_int_equal(jf_ssim(NULL, &a[0], &b[0], &want), JF_OK); /* the luma plane's */
