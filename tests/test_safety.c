@@ -175,6 +175,13 @@ static void test_outputs_never_over_inputs(void **state)
     assert_int_equal(run("report merge s0.json s1.json -o s0.json"), 2);
     assert_non_null(strstr(g_out, "would write over the input s0.json"));
     assert_int_equal(run("report merge s0.json s1.json -o all.json"), 0);
+    /* the files a command reads besides its inputs: a kernel, a bench's photo */
+    write_bytes("k.png", "0 0 0\n0 1 0\n0 0 0\n", 18);
+    assert_int_equal(run("denoise in/rocket.jpg -o k.png -f conv --kernel k.png --force"), 2);
+    assert_non_null(strstr(g_out, "would write over the input k.png"));
+    assert_int_equal(run("bench --photo in/rocket.jpg --json in/rocket.jpg"), 2);
+    assert_non_null(strstr(g_out, "would write over the input in/rocket.jpg"));
+    assert_true(same_as_source("in/rocket.jpg", "samples/images/rocket.jpg"));
 }
 
 /* An existing file that jetfilter did not write is replaced only with
