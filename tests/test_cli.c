@@ -850,6 +850,9 @@ static void test_identity_passes_through(void **state)
         assert_true(calls == 1 && total > 0 && per > 0 && atof(gbps) > 0);
     }
     assert_int_equal(shell("grep -q '\"name\":\"median\"' k3.json"), 0);
+    /* the decode stage counts the pixels it made: 451 x 300 x 3 bytes */
+    assert_int_equal(shell("grep -q '\"name\":\"decode\",\"variant\":\"png\",\"ksize\":null,"
+                           "\"ms\":[0-9.e-]*,\"bytes_read\":0,\"bytes_written\":405900,' k3.json"), 0);
 }
 
 /* The peak resident memory a run's report gives, in MB. */

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 enum fault {
@@ -395,6 +396,41 @@ static void test_report_fails(void **state)
     assert_int_equal(leftovers(g_dir), 0);
 }
 
+/* What an interrupt's handler removes: every temporary still being
+ * written, and nothing else (in a child, whose handler has run). */
+static void test_interrupt_removes_the_temporaries(void **state)
+{
+    pid_t pid;
+    int status = -1;
+    (void)state;
+    arm(F_NONE, 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        jf_atomic_file a, b, c;
+        char pa[1024], pb[1024], pc[1024];
+        snprintf(pa, sizeof pa, "%s/one.png", g_dir);
+        snprintf(pb, sizeof pb, "%s/two.png", g_dir);
+        snprintf(pc, sizeof pc, "%s/done.png", g_dir);
+        if (jf_atomic_open(pa, &a) != JF_OK || jf_atomic_open(pb, &b) != JF_OK ||
+            jf_atomic_open(pc, &c) != JF_OK || jf_atomic_commit(&c) != JF_OK)
+            _exit(2);
+        if (access(a.tmp, F_OK) != 0 || access(b.tmp, F_OK) != 0)
+            _exit(3);
+        jf_atomic_cleanup();
+        _exit(access(a.tmp, F_OK) == 0 || access(b.tmp, F_OK) == 0 ? 4 : access(pc, F_OK) ? 5 : 0);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(leftovers(g_dir), 0);
+    {   /* the finished file stays */
+        char done[1024];
+        snprintf(done, sizeof done, "%s/done.png", g_dir);
+        assert_int_equal(unlink(done), 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_standard_output_full),
         cmocka_unit_test(test_video_partial_writes),
         cmocka_unit_test(test_report_fails),
+        cmocka_unit_test(test_interrupt_removes_the_temporaries),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

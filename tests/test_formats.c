@@ -449,6 +449,22 @@ static void test_tiff_hostile(void **state)
     }
     assert_int_equal(jf_picture_decode(copy, m.size, "narrow", &pic), JF_ERR_DECODE);
     assert_non_null(strstr(jf_last_error(), "TIFF page 1 has no image size")); /* the pre-scan's */
+    /* a tag whose values, as many as the file has bytes for, start past its middle */
+    memcpy(copy, m.data, m.size);
+    for (i = 0; i < entries; i++) {
+        unsigned char *e = copy + ifd + 2 + 12 * i;
+        uint16_t tag;
+        memcpy(&tag, e, 2);
+        if (tag == TIFFTAG_STRIPOFFSETS) {
+            const uint16_t long_type = TIFF_LONG;
+            const uint32_t count = (uint32_t)(m.size / 4), at = (uint32_t)(m.size / 2);
+            memcpy(e + 2, &long_type, 2);
+            memcpy(e + 4, &count, 4);
+            memcpy(e + 8, &at, 4);
+        }
+    }
+    assert_int_equal(jf_picture_decode(copy, m.size, "long", &pic), JF_ERR_DECODE);
+    assert_non_null(strstr(jf_last_error(), "TIFF page 1: tag 273's data lies past the end"));
     /* the first directory past the end of the file */
     memcpy(copy, m.data, m.size);
     ifd = (uint32_t)m.size + 100;

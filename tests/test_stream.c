@@ -143,6 +143,10 @@ static void test_y4m_headers(void **state)
         memcpy(longh, "YUV4MPEG2 W7 H5 ", 16);
         expect_header(longh, JF_ERR_DECODE, "longer than");
     }
+    /* what a refusal shows of the line: its first 24 bytes, then "..." */
+    expect_header("RIFF0123456789abcdefghijklmnop\n", JF_ERR_DECODE,
+                  "it starts with 'RIFF0123456789abcdefghij...'");
+    expect_header("RIFF\x01\n", JF_ERR_DECODE, "it starts with 'RIFF\\x01')");
     jf_set_max_pixels(1000);
     expect_header("YUV4MPEG2 W100 H11\n", JF_ERR_LIMIT, "limit");
     jf_set_max_pixels(jf_limits_defaults().max_pixels);
@@ -160,6 +164,24 @@ static void test_y4m_headers(void **state)
         assert_int_equal(jf_video_reader_format(r)->frame_bytes, 8 * 6 + 2 * 4 * 3);
         assert_string_equal(jf_video_reader_header(r), "");
         jf_video_reader_close(r);
+    }
+    { /* raw grey frames into a plane with padded rows: one frame and a half
+       * is a frame, then a truncated one (not the stream's clean end) */
+        static unsigned char bytes[6 * 4 + 6 * 2];
+        unsigned char plane[8 * 4];
+        jf_image im = jf_image_wrap(plane, 6, 4, 1, 8);
+        jf_video_reader *r = NULL;
+        int fds[2], got = -1;
+        assert_int_equal(pipe(fds), 0);
+        assert_int_equal(write(fds[1], bytes, sizeof bytes), (ssize_t)sizeof bytes);
+        close(fds[1]);
+        assert_int_equal(jf_video_open_raw(fds[0], "raw", 6, 4, "gray", &r), JF_OK);
+        assert_int_equal(jf_video_read(r, &im, &got), JF_OK);
+        assert_int_equal(got, 1);
+        assert_int_equal(jf_video_read(r, &im, &got), JF_ERR_DECODE);
+        assert_non_null(strstr(jf_last_error(), "truncated (12 of 24 bytes)"));
+        jf_video_reader_close(r);
+        close(fds[0]);
     }
 }
 
@@ -336,7 +358,7 @@ static void test_pipe_720p(void **state)
     assert_int_equal(sh("head -1 direct.y4m | grep -q '^YUV4MPEG2 W1280 H720 F30:1 Ip A1:1 C420jpeg XYSCSS=420JPEG$'"), 0);
 }
 
-/* Grey, 4:2:2, 4:4:4 and odd 4:2:0 sizes; gauss; luma only. */
+/* Grey, 4:2:2, 4:4:4 (with alpha too) and odd 4:2:0 sizes; gauss; luma only. */
 static void test_layouts(void **state)
 {
     static const struct {
@@ -352,6 +374,7 @@ static void test_layouts(void **state)
         {"yuv420p", "333:201", {"median", 9, 0x1, JF_BORDER_REPLICATE}, "-k 9 --planes luma"},
         {"yuv420p", "1:1", {"median", 3, 0xF, JF_BORDER_REPLICATE}, "-k 3"},
         {"yuv420p", "7:5", {"median", 5, 0xF, JF_BORDER_MIRROR}, "-k 5 -b mirror"},
+        {"yuva444p -strict -1", "33:17", {"median", 3, 0xF, JF_BORDER_REPLICATE}, "-k 3"},
     };
     size_t i;
     (void)state;
