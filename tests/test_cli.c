@@ -442,6 +442,16 @@ static void test_bench_cpu(void **state)
     assert_non_null(strstr(text, "\"copy_ceiling_gbps_cpu\":"));
     assert_non_null(strstr(text, "\"power_mode_id\":"));
     assert_non_null(strstr(text, "\"operation\":\"conv\""));
+    /* the command as given, the program's name first; a cell for each CSV row */
+    assert_non_null(strstr(text, "jetfilter bench --backends cpu --sizes 33x17,64x3 --ksizes 3,5"));
+    assert_null(strstr(text, "\"command\":\"bench --backends"));
+    {
+        int cells = 0;
+        const char *at;
+        for (at = text; (at = strstr(at, "\"ksize\":")) != NULL; at++)
+            cells++;
+        assert_int_equal(cells, 2 * 2 * 2);
+    }
     free(text);
     /* bad lists are usage errors */
     assert_int_equal(run("bench --backends cpu --ksizes 4"), 2);

@@ -102,6 +102,11 @@ ssize_t __wrap_write(int fd, const void *buf, size_t n)
 ssize_t __wrap_writev(int fd, const struct iovec *iov, int n)
 {
     struct iovec part[2];
+    if (fd == 1 && g_f.kind == F_STDOUT) { /* a stream's frames to a full disk */
+        g_f.hits++;
+        errno = ENOSPC;
+        return -1;
+    }
     if (g_f.kind != F_WRITEV_SPLIT || n < 2 || iov[1].iov_len < 2)
         return __real_writev(fd, iov, n);
     part[0] = iov[0];
@@ -396,6 +401,46 @@ static void test_report_fails(void **state)
     assert_int_equal(leftovers(g_dir), 0);
 }
 
+/* A stream whose output cannot be put in place: exit 1 naming it, and
+ * neither the output's temporary nor the --json report's is left. */
+static void test_stream_output_fails(void **state)
+{
+    char path[512];
+    char *argv[] = {"jetfilter", "stream", "-i", "two.y4m", "-o", "two-out.y4m", "-k", "3",
+                    "--json", "two.json", NULL};
+    unsigned char frame[8 * 6 * 3 / 2];
+    int fd, i;
+    (void)state;
+    snprintf(path, sizeof path, "%s/two.y4m", g_dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(dprintf(fd, "YUV4MPEG2 W8 H6 F25:1 C420jpeg\n") > 0);
+    for (i = 0; i < 2; i++) {
+        memset(frame, 40 + 90 * i, sizeof frame);
+        assert_true(dprintf(fd, "FRAME\n") > 0);
+        assert_int_equal(write(fd, frame, sizeof frame), (ssize_t)sizeof frame);
+    }
+    close(fd);
+    arm(F_RENAME, 1);
+    assert_int_equal(run_here(NULL, 10, argv), JF_EXIT_FAILED);
+    assert_int_equal(g_f.hits, 1);
+    arm(F_NONE, 0);
+    if (!strstr(g_err, "two-out.y4m"))
+        fail_msg("the output's failure not named: %s", g_err);
+    assert_false(present("two-out.y4m"));
+    assert_int_equal(leftovers(g_dir), 0);
+    /* to standard output, which is full: the report's temporary goes too */
+    argv[5] = "-";
+    snprintf(path, sizeof path, "%s/stdout.bin", g_dir);
+    arm(F_STDOUT, 0);
+    assert_int_equal(run_here(path, 10, argv), JF_EXIT_FAILED);
+    assert_true(g_f.hits > 0);
+    arm(F_NONE, 0);
+    assert_int_equal(leftovers(g_dir), 0);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/two.y4m", g_dir);
+    unlink(path);
+}
+
 /* What an interrupt's handler removes: every temporary still being
  * written, and nothing else (in a child, whose handler has run). */
 static void test_interrupt_removes_the_temporaries(void **state)
@@ -443,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_standard_output_full),
         cmocka_unit_test(test_video_partial_writes),
         cmocka_unit_test(test_report_fails),
+        cmocka_unit_test(test_stream_output_fails),
         cmocka_unit_test(test_interrupt_removes_the_temporaries),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
