@@ -15,6 +15,7 @@
 #include "core/context.h"
 #include "core/errors.h"
 #include "core/image.h"
+#include "core/parse.h"
 #include "core/stats.h"
 #include "core/util.h"
 
@@ -197,6 +198,10 @@ static void test_abi_sizes(void **state)
     mo.size = 0;
     assert_int_equal(jf_median(NULL, &src, &got, &mo), JF_ERR_ARG);
     assert_non_null(strstr(jf_last_error(), "jf_median_defaults"));
+    /* a size no struct has (past 64 KiB): garbage, not a newer caller */
+    newer.o.size = 70000;
+    assert_int_equal(jf_median(NULL, &src, &got, &newer.o), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "options have size 70000"));
     test_encode_options_1_0(&src);
     {   /* limits from a 1.6 caller (48 bytes): the marker limit keeps its default */
         jf_limits l = jf_limits_defaults(), old = jf_get_limits();
@@ -208,6 +213,8 @@ static void test_abi_sizes(void **state)
         assert_int_equal(jf_get_limits().max_markers, 1000);
         l.size = sizeof l;
         assert_int_equal(jf_set_limits(&l), JF_ERR_ARG);
+        assert_int_equal(jf_set_limits(NULL), JF_ERR_ARG);
+        assert_non_null(strstr(jf_last_error(), "limits are NULL"));
         assert_int_equal(jf_set_limits(&old), JF_OK);
     }
     jf_image_free(&src);
@@ -549,6 +556,46 @@ static void test_sample_type(void **state)
 /* A context whose worker threads cannot start (a process at its thread
  * limit) still filters every band, in the calling thread, to the same
  * bytes as a context of one thread. */
+/* Options a context cannot have, each refused alone. */
+static void test_context_options_refused(void **state)
+{
+    jf_context_options o = jf_context_defaults();
+    jf_context *ctx = (jf_context *)&o;
+    (void)state;
+    o.backend = JF_BACKEND_CPU;
+    o.peak_gbps = -1.0;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_ERR_ARG);
+    assert_null(ctx);
+    o.peak_gbps = NAN;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_ERR_ARG);
+    o.peak_gbps = 0.0;
+    o.stats = -1;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_ERR_ARG);
+    o.stats = 0;
+    o.threads = 4097;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "invalid options"));
+    o.threads = 1;
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    jf_context_destroy(ctx);
+}
+
+/* Numbers as the command line reads them: whole text, finite. */
+static void test_parse_real(void **state)
+{
+    double v = 7.0;
+    (void)state;
+    assert_int_equal(jf_parse_real("2.5", &v), 0);
+    assert_true(v == 2.5);
+    v = 7.0;
+    assert_int_equal(jf_parse_real("12x", &v), -1);
+    assert_int_equal(jf_parse_real("1e999", &v), -1);
+    assert_int_equal(jf_parse_real("nan", &v), -1);
+    assert_int_equal(jf_parse_real(" 1", &v), -1);
+    assert_int_equal(jf_parse_real("", &v), -1);
+    assert_true(v == 7.0); /* untouched when refused */
+}
+
 static void test_threads_refused(void **state)
 {
     jf_image src = t_random_image(301, 97, 3, 5, 41), one = {0}, many = {0};
@@ -789,6 +836,8 @@ int main(void)
         cmocka_unit_test(test_context_codec),
         cmocka_unit_test(test_sample_type),
         cmocka_unit_test(test_threads_refused),
+        cmocka_unit_test(test_context_options_refused),
+        cmocka_unit_test(test_parse_real),
         cmocka_unit_test(test_image_contracts),
         cmocka_unit_test(test_core_edges),
         cmocka_unit_test(test_context_resources),
