@@ -433,6 +433,36 @@ static void test_result_size(void **state)
     jf_image_free(&dst);
 }
 
+/* Every operation run on an image with no pixels refuses it by name (the
+ * noise, which writes its image, calls it the target), on a prepared plan
+ * and a temporary context: no operation reads through the NULL. */
+static void test_images_without_pixels_refused(void **state)
+{
+    int i;
+    (void)state;
+    for (i = 0; i < jf_op_count(); i++) {
+        const jf_op_info *op = jf_op_get(i);
+        const float identity[9] = {0, 0, 0, 0, 1, 0, 0, 0, 0};
+        jf_image src = {0}, dst = {0};
+        jf_plan *p = NULL;
+        if (op->kind == JF_OP_METRIC || op->kind == JF_OP_ESTIMATE)
+            continue;
+        src.width = src.height = 8;
+        src.channels = 1;
+        src.stride = 8;
+        assert_int_equal(jf_plan_create(op->name, &p), JF_OK);
+        if (strcmp(op->name, "conv") == 0)
+            assert_int_equal(jf_plan_set_weights(p, identity, 3), JF_OK);
+        assert_int_equal(jf_plan_prepare(p), JF_OK);
+        if (jf_plan_run(NULL, p, &src, &dst, NULL) != JF_ERR_ARG ||
+            !strstr(jf_last_error(), op->kind == JF_OP_NOISE ? "target image is NULL"
+                                                             : "source image is NULL"))
+            fail_msg("%s: %s", op->name, jf_last_error());
+        assert_null(dst.data);
+        jf_plan_free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -444,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_names_listed),
         cmocka_unit_test(test_run_equals_functions),
         cmocka_unit_test(test_result_size),
+        cmocka_unit_test(test_images_without_pixels_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
