@@ -418,6 +418,14 @@ static void test_tiff_hostile(void **state)
     (void)state;
     memcpy(&ifd, m.data + 4, 4);
     memcpy(&entries, m.data + ifd, 2);
+    {   /* the memory its decoding takes: the pixels, and the samples as
+         * stored (at least 4 bytes a pixel: libtiff's RGBA reader) */
+        jf_probe pr;
+        assert_int_equal(jf_picture_probe(m.data, m.size, &pr), JF_OK);
+        assert_int_equal(pr.width * pr.height * pr.channels, 40 * 30 * 3);
+        assert_true(pr.decode_bytes >= 40 * 30 * 3 + 40 * 30 * 4);
+        assert_true(pr.decode_bytes <= 40 * 30 * 3 + 40 * 30 * 4 + m.size);
+    }
     /* the next-directory offset pointing back at the first: a loop */
     memcpy(copy, m.data, m.size);
     memcpy(copy + ifd + 2 + 12u * entries, &ifd, 4);
