@@ -664,10 +664,15 @@ static void test_serve(void **state)
         "not json",
         "{\"args\": [\"info\"], \"stdin\": \"x\"}",
         "[\"denoise\", \"in/rocket.jpg\", \"-o\", \"serve_c/\", \"-k\", \"4\"]",
+        /* arguments as bytes in base64 (padded, and not) */
+        "[\"denoise\", {\"b64\": \"aW4vcm9ja2V0LmpwZw==\"}, \"-o\", {\"b64\": \"c2VydmVfZDkv\"}, "
+        "\"--backend\", \"cpu\", \"--quiet\"]",
+        "[\"info\", {\"b64\": \"aW5=mZv\"}]",
     };
     static const char *const answers[] = {
         "{\"exit\":0,", "{\"exit\":1,", "{\"exit\":0,", "{\"exit\":0,", "{\"exit\":2,",
-        "{\"exit\":2,", "{\"exit\":2,", "{\"exit\":2,", "{\"exit\":2,",
+        "{\"exit\":2,", "{\"exit\":2,", "{\"exit\":2,", "{\"exit\":2,", "{\"exit\":0,",
+        "{\"exit\":2,",
     };
     char path[512], *line, *next;
     unsigned char *text;
@@ -695,7 +700,9 @@ static void test_serve(void **state)
     free(text);
     /* the reasons, in the answers */
     assert_int_equal(shell("grep -c '\"error\"' serve_answers.txt"), 0);
-    assert_int_equal(atoi(g_out), 6); /* every failure says why: the command's own last message */
+    assert_int_equal(atoi(g_out), 7); /* every failure says why: the command's own last message */
+    assert_int_equal(shell("grep -F 'in base64' serve_answers.txt"), 0);
+    assert_true(files_equal("serve_d9/rocket.jpg", "serve_b/rocket.jpg"));
     assert_int_equal(shell("grep -F 'exceeds the limit' serve_answers.txt && "
                            "grep -F 'ksize 4' serve_answers.txt"), 0);
     assert_int_equal(shell("grep -F 'serve runs other commands' serve_answers.txt && "

@@ -176,6 +176,32 @@ static void test_no_more_jobs_than_files(void **state)
     t_rmtree(dir);
 }
 
+/* Outputs named apart by a changed extension: two inputs that would share
+ * one fail, the later one, however many files there are (the names' set
+ * grows past its first size here). */
+static void test_shared_output_names(void **state)
+{
+    const char *dir = make_tree(2100);
+    char path[512];
+    jf_batch b;
+    FILE *f;
+    (void)state;
+    snprintf(path, sizeof path, "%s/in/f07.jpg", dir); /* f07.png's output too */
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("x", f);
+    fclose(f);
+    cpu_batch(dir, 1, &b);
+    b.opt.extension = ".png";
+    assert_int_equal(jf_batch_collect(&b), JF_OK);
+    assert_int_equal(jf_batch_run(&b, count_work), JF_OK);
+    assert_int_equal(b.done, 2101);
+    assert_int_equal(b.failed, 1);
+    assert_int_equal(g_processed, 2100);
+    jf_batch_free(&b);
+    t_rmtree(dir);
+}
+
 /* No context at all: the run fails and no file is counted done or ok. */
 static void test_no_context_no_files_done(void **state)
 {
@@ -585,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_failed_workers_leave_their_files),
         cmocka_unit_test(test_no_context_no_files_done),
         cmocka_unit_test(test_no_more_jobs_than_files),
+        cmocka_unit_test(test_shared_output_names),
         cmocka_unit_test(test_walk_odd_entries),
         cmocka_unit_test(test_walk_depth_limit),
         cmocka_unit_test(test_latency_histogram),
