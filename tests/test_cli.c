@@ -453,6 +453,18 @@ static void test_bench_cpu(void **state)
         assert_int_equal(cells, 2 * 2 * 2);
     }
     free(text);
+    /* more cells than the first allocation holds (256): every one kept */
+    assert_int_equal(run("bench --backends cpu --sizes 9x7,8x8,5x5,7x3,3x9,6x6 --ksizes 3,5,7,9,11,13,15,17 "
+                         "-f median,box,erode --channels 1,3 --reps 1 --warmup 0 --json many.json --quiet"), 0);
+    text = read_text("many.json");
+    {
+        int cells = 0;
+        const char *at;
+        for (at = text; (at = strstr(at, "\"ksize\":")) != NULL; at++)
+            cells++;
+        assert_int_equal(cells, 6 * 8 * 3 * 2);
+    }
+    free(text);
     /* bad lists are usage errors */
     assert_int_equal(run("bench --backends cpu --ksizes 4"), 2);
     assert_int_equal(run("bench --backends cpu --sizes 10by10"), 2);
