@@ -517,14 +517,13 @@ static int fit_line(const patch_set *ps, const unsigned char *keep, const double
 
 /* ---- the estimate ------------------------------------------------------------ */
 
-/* The luma plane (or the one channel, or channel `only` when >= 0) and
+/* Channel `c` as floats (the plane the patches are cut from), and
  * where a sample is clipped. */
-static jf_status luma_of(const jf_image *img, int only, float **luma, unsigned char **clip, float *top)
+static jf_status channel_of(const jf_image *img, int c, float **luma, unsigned char **clip, float *top)
 {
     const int w = img->width, h = img->height, ch = img->channels;
-    const int colour = only >= 0 ? 1 : ch >= 3 ? 3 : 1, first = only >= 0 ? only : 0;
     const unsigned maxv = jf_sample_max(img->sample);
-    int x, y, c;
+    int x, y;
     *top = (float)maxv;
     *luma = (float *)malloc(sizeof(float) * (size_t)w * h);
     *clip = (unsigned char *)malloc((size_t)w * h);
@@ -536,36 +535,30 @@ static jf_status luma_of(const jf_image *img, int only, float **luma, unsigned c
     for (y = 0; y < h; y++) {
         const unsigned char *row = img->data + (size_t)y * img->stride;
         for (x = 0; x < w; x++) {
-            float sum = 0.0f;
-            int clipped = 0;
-            for (c = first; c < first + colour; c++) {
-                const unsigned v = img->sample == JF_SAMPLE_U16
-                                       ? ((const uint16_t *)(const void *)row)[x * ch + c]
-                                       : row[x * ch + c];
-                sum += (float)v;
-                clipped |= v == 0 || v == maxv;
-            }
-            (*luma)[(size_t)y * w + x] = colour == 3 ? sum * 0.57735027f : sum;
-            (*clip)[(size_t)y * w + x] = (unsigned char)clipped;
+            const unsigned v = img->sample == JF_SAMPLE_U16
+                                   ? ((const uint16_t *)(const void *)row)[x * ch + c]
+                                   : row[x * ch + c];
+            (*luma)[(size_t)y * w + x] = (float)v;
+            (*clip)[(size_t)y * w + x] = (unsigned char)(v == 0 || v == maxv);
         }
     }
     return JF_OK;
 }
 
-static jf_status estimate_plane(const jf_image *img, int only, jf_noise_estimate *out)
+/* The noise of channel `c`. */
+static jf_status estimate_plane(const jf_image *img, int c, jf_noise_estimate *out)
 {
     patch_set ps;
     float *luma = NULL, top;
     unsigned char *clip = NULL, *keep = NULL;
     double v[D * D], sigma = 0.0, a = 0.0, b = 0.0;
     int start = D - 1, it, kept = 0;
-    const int colour = img->channels >= 3 && only < 0;
     jf_status st;
     memset(out, 0, sizeof *out);
     out->size = sizeof *out;
-    if ((st = luma_of(img, only, &luma, &clip, &top)) != JF_OK)
+    if ((st = channel_of(img, c, &luma, &clip, &top)) != JF_OK)
         return st;
-    if ((st = make_set(img, only >= 0 ? only : 0, colour ? 3 : 1, luma, clip, img->width,
+    if ((st = make_set(img, c, 1, luma, clip, img->width,
                        img->height, top, &ps)) != JF_OK)
         goto done;
     if (ps.n < 2 * D) /* too small to say: no measurable noise */
@@ -574,10 +567,6 @@ static jf_status estimate_plane(const jf_image *img, int only, jf_noise_estimate
         st = jf_fail(JF_ERR_NOMEM, "jf_estimate_noise: out of memory");
         goto done;
     }
-    /* luma of a colour image: its mean over sqrt 3 is the channels' mean */
-    if (colour)
-        for (it = 0; it < ps.n; it++)
-            ps.mean[it] *= 0.57735027f;
     for (it = 0; it < ps.n; it++)
         keep[it] = !ps.clipped[it];
     sigma = level_of(&ps, keep, v, &start);
@@ -730,7 +719,7 @@ jf_status jf_estimate_host(jf_context *ctx, const jf_image *img, jf_noise_estima
     /* a colour image by its middle channel: its noise is each channel's
      * (independent, of one level), and it has no mixture of clipped
      * channels (measured: luma read 12% low at sigma 30 on strong colours) */
-    jf_status st = estimate_plane(img, img->channels >= 3 ? 1 : -1, out);
+    jf_status st = estimate_plane(img, img->channels >= 3 ? 1 : 0, out);
     (void)ctx;
     if (st != JF_OK)
         return st;
