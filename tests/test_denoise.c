@@ -485,6 +485,18 @@ static void test_estimate_poisson(void **state)
         }
     assert_int_equal(jf_estimate_noise(g_ctx, &img, NULL), JF_ERR_ARG);
     assert_non_null(strstr(jf_last_error(), "out is NULL"));
+    {   /* too small for patches: the Haar band's level, and every field the
+         * estimate's own whatever the struct held before */
+        jf_image tiny = t_random_image(9, 9, 1, 1, 77);
+        memset(&e, 0x55, sizeof e);
+        assert_int_equal(jf_estimate_noise(g_ctx, &tiny, &e), JF_OK);
+        assert_int_equal(e.size, sizeof e);
+        assert_int_equal(e.patches, 0);
+        assert_true(e.poisson_a == 0.0 && e.signal_dependent == 0);
+        if (!(e.sigma >= 0.0 && e.sigma < 255.0 && e.poisson_b == e.sigma * e.sigma))
+            fail_msg("sigma %g, b %g", e.sigma, e.poisson_b);
+        jf_image_free(&tiny);
+    }
     assert_int_equal(jf_estimate_noise(g_ctx, &img, &e), JF_OK);
     {
         const double want = sqrt(255.0 / 40.0 * 128 + 9), got = sqrt(e.poisson_a * 128 + e.poisson_b);
