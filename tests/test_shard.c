@@ -398,6 +398,12 @@ static void test_merge_odd_names_and_spellings(void **state)
                         "$J report merge e0.json e2.json"), 1);
     assert_non_null(strstr(g_out, "parameters.ksize: 3 against 5"));
     assert_null(strstr(g_out, "do not cover"));
+    /* a setting that is not UTF-8 (the suffix), escaped in the reports' heads */
+    assert_int_equal(sh("$J denoise in -o o3 --suffix \"_$(printf '\\377')\" --shard 0/2 --json f0.json "
+                        "--quiet; $J denoise in -o o3 --suffix \"_$(printf '\\377')\" --shard 1/2 "
+                        "--json f1.json --quiet; grep -c 'udcff' f0.json"), 0);
+    assert_int_equal(sh("$J report merge f0.json f1.json"), 1); /* broken.jpg */
+    assert_non_null(strstr(g_out, "50 files: 49 ok, 1 failed"));
 }
 
 /* A report of many files merges in bounded memory: the names are kept as
@@ -479,7 +485,8 @@ static void test_merge_reads_records_in_place(void **state)
     assert_non_null(strstr(g_out, "2 files: 2 ok"));
     assert_non_null(strstr(g_out, "PSNR inf -> 32.50 dB, SSIM 0.7500 -> 1.0000"));
     /* an exponent with no digits, a number past a double, a member given
-     * twice, and 100 arrays deep (refused, not followed down the stack) */
+     * twice, a key that is no string, and 100 arrays deep (refused, not
+     * followed down the stack) */
     n += snprintf(deep + n, sizeof deep - (size_t)n, "{\"path\":\"a.png\",\"status\":\"ok\",\"x\":");
     for (i = 0; i < 100; i++)
         deep[n++] = '[';
@@ -492,6 +499,7 @@ static void test_merge_reads_records_in_place(void **state)
         } refused[] = {{"{\"path\":\"a.png\",\"status\":\"ok\",\"x\":1e}", "a number cut short"},
                        {"{\"path\":\"a.png\",\"status\":\"ok\",\"x\":1e999}", "out of range"},
                        {"{\"path\":\"a.png\",\"status\":\"ok\",\"path\":\"b\"}", "given twice"},
+                       {"{\"path\":\"a.png\",\"status\":\"ok\",\"x\":{5:1}}", "a string expected"},
                        {deep, "nested too deeply"}};
         for (i = 0; i < (int)(sizeof refused / sizeof refused[0]); i++) {
             write_report("bad.json", refused[i].record, 1);

@@ -515,6 +515,18 @@ static void test_reference_json(void **state)
         fail_msg("frame 0 SSIM %f in the report, %f by the library", strtod(at + 9, NULL), want);
     assert_non_null(strstr(g_out, "\"latency_p99_ms\":"));
     assert_non_null(strstr(g_out, "\"frames_measured\":4"));
+    {   /* the run's time, and the rate from it */
+        const char *summary = strstr(g_out, "\"summary\":{\"frames\":4,");
+        const char *secs = summary ? strstr(summary, "\"seconds\":") : NULL;
+        const char *fps = summary ? strstr(summary, "\"fps\":") : NULL;
+        double sv, fv;
+        assert_non_null(secs);
+        assert_non_null(fps);
+        sv = strtod(secs + 10, NULL);
+        fv = strtod(fps + 6, NULL);
+        if (!(sv > 0.0) || fabs(fv * sv - 4.0) > 1e-3 * 4.0)
+            fail_msg("seconds %g, fps %g for 4 frames", sv, fv);
+    }
     assert_non_null(strstr(g_out, "\"mean_psnr_y_db\":"));
     {   /* the summary's filter time a frame is the frames' own, averaged */
         double sum = 0.0, each;
