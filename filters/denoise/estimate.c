@@ -37,9 +37,7 @@ typedef struct patch_set {
     int n;                  /* candidates */
     int *x, *y;
     float *energy;          /* gradient energy */
-    float *mean;            /* of the plane (luma: its mean over sqrt 3) */
-    float *cmean;           /* of each colour channel (ncol a patch), for the clipping */
-    int ncol;
+    float *mean;            /* of the plane: where its clipping is judged */
     unsigned char *clipped;
     float top;              /* the largest level */
 } patch_set;
@@ -220,9 +218,7 @@ static double untruncated(const patch_set *ps, const unsigned char *keep, double
         int n = 0;
         for (k = 0; k < ps->n; k += 1 + ps->n / 4000) /* a sample of them is enough */
             if (keep[k]) {
-                int c;
-                for (c = 0; c < ps->ncol; c++)
-                    f += truncation(ps->cmean[(size_t)k * ps->ncol + c], s, ps->top) / ps->ncol;
+                f += truncation(ps->mean[k], s, ps->top);
                 n++;
             }
         if (!n)
@@ -240,7 +236,6 @@ static void free_set(patch_set *ps)
     free(ps->y);
     free(ps->energy);
     free(ps->mean);
-    free(ps->cmean);
     free(ps->clipped);
 }
 
@@ -253,8 +248,8 @@ static float sample_of(const jf_image *img, int x, int y, int c)
                                         : (float)row[x * img->channels + c];
 }
 
-static jf_status make_set(const jf_image *img, int first, int ncol, const float *luma,
-                          const unsigned char *clip, int w, int h, float top, patch_set *ps)
+static jf_status make_set(const float *luma, const unsigned char *clip, int w, int h, float top,
+                          patch_set *ps)
 {
     const int nx0 = w - R + 1, ny0 = h - R + 1;
     int step, i, j, k = 0;
@@ -272,17 +267,15 @@ static jf_status make_set(const jf_image *img, int first, int ncol, const float 
     ps->y = (int *)malloc(sizeof(int) * (size_t)ps->n);
     ps->energy = (float *)malloc(sizeof(float) * (size_t)ps->n);
     ps->mean = (float *)malloc(sizeof(float) * (size_t)ps->n);
-    ps->ncol = ncol;
-    ps->cmean = (float *)malloc(sizeof(float) * (size_t)ps->n * (size_t)ncol);
     ps->clipped = (unsigned char *)malloc((size_t)ps->n);
-    if (!ps->x || !ps->y || !ps->energy || !ps->mean || !ps->cmean || !ps->clipped) {
+    if (!ps->x || !ps->y || !ps->energy || !ps->mean || !ps->clipped) {
         free_set(ps);
         return jf_fail(JF_ERR_NOMEM, "jf_estimate_noise: out of memory");
     }
     for (j = 0; j < ny0; j += step)
         for (i = 0; i < nx0; i += step) {
             double e = 0.0, m = 0.0;
-            int c = 0, u, v, ci;
+            int c = 0, u, v;
             for (v = 0; v < R; v++) {
                 const float *row = luma + (size_t)(j + v) * w + i;
                 const float *next = row + w;
@@ -294,13 +287,6 @@ static jf_status make_set(const jf_image *img, int first, int ncol, const float 
                     if (v + 1 < R)
                         e += (double)(next[u] - row[u]) * (next[u] - row[u]);
                 }
-            }
-            for (ci = 0; ci < ncol; ci++) {
-                double cm = 0.0;
-                for (v = 0; v < R; v++)
-                    for (u = 0; u < R; u++)
-                        cm += sample_of(img, i + u, j + v, first + ci);
-                ps->cmean[(size_t)k * ncol + ci] = (float)(cm / D);
             }
             ps->x[k] = i;
             ps->y[k] = j;
@@ -558,8 +544,7 @@ static jf_status estimate_plane(const jf_image *img, int c, jf_noise_estimate *o
     out->size = sizeof *out;
     if ((st = channel_of(img, c, &luma, &clip, &top)) != JF_OK)
         return st;
-    if ((st = make_set(img, c, 1, luma, clip, img->width,
-                       img->height, top, &ps)) != JF_OK)
+    if ((st = make_set(luma, clip, img->width, img->height, top, &ps)) != JF_OK)
         goto done;
     if (ps.n < 2 * D) /* too small to say: no measurable noise */
         goto done;
