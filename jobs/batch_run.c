@@ -508,13 +508,18 @@ int job_batch(job_settings *s, job_run *run, jf_batch_work_fn work)
     {   /* what the run reads besides its inputs (a kernel file, the references) too */
         const int most = s->input_count + 4;
         const char **reads = (const char **)malloc((size_t)most * sizeof *reads);
-        job_outputs o = {run->verb, reads, reads ? job_inputs_of(s, reads, most) : 0,
-                         {{"--json", s->json, JOB_OUT_REPORT}, {"-o", s->output, JOB_OUT_IMAGE}},
-                         single ? 2 : 1, s->force};
-        const int refused = !reads || job_outputs_check(&o) != 0 ||
-                            (!single && folder_meant(run->verb, s));
-        if (!reads)
+        int refused;
+        if (!reads) {
             job_error("jetfilter %s: out of memory", run->verb);
+            job_stopped(JF_ERR_NOMEM);
+            return JF_EXIT_FAILED;
+        }
+        {
+            job_outputs o = {run->verb, reads, job_inputs_of(s, reads, most),
+                             {{"--json", s->json, JOB_OUT_REPORT}, {"-o", s->output, JOB_OUT_IMAGE}},
+                             single ? 2 : 1, s->force};
+            refused = job_outputs_check(&o) != 0 || (!single && folder_meant(run->verb, s));
+        }
         free((void *)reads);
         if (refused)
             return JF_EXIT_USAGE;
