@@ -384,6 +384,15 @@ static int count_lines(const char *rel)
     return lines;
 }
 
+/* Occurrences of `what` in `text`. */
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (; (text = strstr(text, what)) != NULL; text++)
+        n++;
+    return n;
+}
+
 /* The impulse filters end to end: noise, denoise against the reference,
  * the decision and the estimate in the report, the gain over the median. */
 static void test_impulse_filters(void **state)
@@ -445,25 +454,13 @@ static void test_bench_cpu(void **state)
     /* the command as given, the program's name first; a cell for each CSV row */
     assert_non_null(strstr(text, "jetfilter bench --backends cpu --sizes 33x17,64x3 --ksizes 3,5"));
     assert_null(strstr(text, "\"command\":\"bench --backends"));
-    {
-        int cells = 0;
-        const char *at;
-        for (at = text; (at = strstr(at, "\"ksize\":")) != NULL; at++)
-            cells++;
-        assert_int_equal(cells, 2 * 2 * 2);
-    }
+    assert_int_equal(count_of(text, "\"ksize\":"), 2 * 2 * 2);
     free(text);
     /* more cells than the first allocation holds (256): every one kept */
     assert_int_equal(run("bench --backends cpu --sizes 9x7,8x8,5x5,7x3,3x9,6x6 --ksizes 3,5,7,9,11,13,15,17 "
                          "-f median,box,erode --channels 1,3 --reps 1 --warmup 0 --json many.json --quiet"), 0);
     text = read_text("many.json");
-    {
-        int cells = 0;
-        const char *at;
-        for (at = text; (at = strstr(at, "\"ksize\":")) != NULL; at++)
-            cells++;
-        assert_int_equal(cells, 6 * 8 * 3 * 2);
-    }
+    assert_int_equal(count_of(text, "\"ksize\":"), 6 * 8 * 3 * 2);
     free(text);
     /* bad lists are usage errors */
     assert_int_equal(run("bench --backends cpu --ksizes 4"), 2);
