@@ -5,6 +5,7 @@
 #include "core/gpu.h"
 #include "core/options.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,12 +70,23 @@ jf_status jf_check_size(const char *what, uint64_t width, uint64_t height, int c
 
 size_t jf_sample_size(jf_sample sample)
 {
-    return sample == JF_SAMPLE_U8 ? 1 : sample == JF_SAMPLE_U16 ? 2 : 0;
+    return sample == JF_SAMPLE_U8 ? 1 : sample == JF_SAMPLE_U16 ? 2 : sample == JF_SAMPLE_F32 ? 4 : 0;
 }
 
 unsigned jf_sample_max(jf_sample sample)
 {
-    return sample == JF_SAMPLE_U8 ? 255u : sample == JF_SAMPLE_U16 ? 65535u : 0u;
+    return sample == JF_SAMPLE_U8    ? 255u
+           : sample == JF_SAMPLE_U16 ? 65535u
+           : sample == JF_SAMPLE_F32 ? 1u
+                                     : 0u;
+}
+
+const char *jf_sample_name(jf_sample sample)
+{
+    return sample == JF_SAMPLE_U8    ? "u8"
+           : sample == JF_SAMPLE_U16 ? "u16"
+           : sample == JF_SAMPLE_F32 ? "f32"
+                                     : "?";
 }
 
 jf_status jf_image_alloc(jf_image *img, int width, int height, int channels)
@@ -229,8 +241,8 @@ jf_status jf_image_prepare(jf_image *img, int width, int height, int channels, j
         return jf_fail(JF_ERR_ARG, "output image is %dx%dx%d, expected %dx%dx%d",
                        img->width, img->height, img->channels, width, height, channels);
     if (img->sample != sample)
-        return jf_fail(JF_ERR_ARG, "output image has %d-bit samples, the input %d-bit",
-                       8 * (int)jf_sample_size(img->sample), 8 * (int)jf_sample_size(sample));
+        return jf_fail(JF_ERR_ARG, "output image has %s samples, the input %s",
+                       jf_sample_name(img->sample), jf_sample_name(sample));
     if (img->stride < (size_t)width * (size_t)channels * jf_sample_size(sample))
         return jf_fail(JF_ERR_ARG, "output stride %zu is shorter than a row", img->stride);
     return JF_OK;
@@ -251,10 +263,50 @@ jf_status jf_image_copy(const jf_image *src, jf_image *dst)
     return JF_OK;
 }
 
+/* One sample as a double on the type's own scale (floats as they are). */
+static double sample_at(const unsigned char *row, jf_sample t, size_t i)
+{
+    if (t == JF_SAMPLE_U8)
+        return row[i];
+    if (t == JF_SAMPLE_U16)
+        return ((const uint16_t *)(const void *)row)[i];
+    return ((const float *)(const void *)row)[i];
+}
+
+static void convert_row(const unsigned char *s, jf_sample from, unsigned char *d, jf_sample to,
+                        size_t n)
+{
+    size_t x;
+    if (from == JF_SAMPLE_U8 && to == JF_SAMPLE_U16) {
+        uint16_t *d16 = (uint16_t *)(void *)d;
+        for (x = 0; x < n; x++)
+            d16[x] = (uint16_t)(s[x] * 257u);
+    } else if (from == JF_SAMPLE_U16 && to == JF_SAMPLE_U8) {
+        const uint16_t *s16 = (const uint16_t *)(const void *)s;
+        for (x = 0; x < n; x++)
+            d[x] = (unsigned char)((s16[x] + 128u) / 257u);
+    } else if (to == JF_SAMPLE_F32) { /* from an integer type: 0..1 */
+        const double scale = 1.0 / jf_sample_max(from);
+        float *f = (float *)(void *)d;
+        for (x = 0; x < n; x++)
+            f[x] = (float)(sample_at(s, from, x) * scale);
+    } else { /* float to an integer type: rounded, clamped, NaN to 0 */
+        const double top = jf_sample_max(to);
+        for (x = 0; x < n; x++) {
+            const double v = sample_at(s, from, x) * top;
+            const double q = v > 0 ? (v < top ? floor(v + 0.5) : top) : 0; /* NaN: 0 */
+            if (to == JF_SAMPLE_U8)
+                d[x] = (unsigned char)q;
+            else
+                ((uint16_t *)(void *)d)[x] = (uint16_t)q;
+        }
+    }
+}
+
 jf_status jf_image_convert(const jf_image *src, jf_image *dst)
 {
     jf_status st;
-    int x, y;
+    int y;
     if (!src || !dst || !src->data)
         return jf_fail(JF_ERR_ARG, "jf_image_convert: NULL image");
     if (!jf_sample_size(src->sample) || !jf_sample_size(dst->sample))
@@ -263,21 +315,14 @@ jf_status jf_image_convert(const jf_image *src, jf_image *dst)
         return jf_fail(JF_ERR_ARG, "jf_image_convert: device memory; host images only");
     if ((st = jf_image_prepare(dst, src->width, src->height, src->channels, dst->sample)) != JF_OK)
         return st;
+    if (!jf_image_aligned(src) || !jf_image_aligned(dst))
+        return jf_fail(JF_ERR_ARG, "jf_image_convert: data and stride must be multiples of the "
+                       "sample's size");
     if (src->sample == dst->sample)
         return jf_image_copy(src, dst);
-    for (y = 0; y < src->height; y++) {
-        const unsigned char *s = src->data + (size_t)y * src->stride;
-        unsigned char *d = dst->data + (size_t)y * dst->stride;
-        const int n = src->width * src->channels;
-        if (src->sample == JF_SAMPLE_U8) {
-            uint16_t *d16 = (uint16_t *)(void *)d;
-            for (x = 0; x < n; x++)
-                d16[x] = (uint16_t)(s[x] * 257u);
-        } else {
-            const uint16_t *s16 = (const uint16_t *)(const void *)s;
-            for (x = 0; x < n; x++)
-                d[x] = (unsigned char)((s16[x] + 128u) / 257u);
-        }
-    }
+    for (y = 0; y < src->height; y++)
+        convert_row(src->data + (size_t)y * src->stride, src->sample,
+                    dst->data + (size_t)y * dst->stride, dst->sample,
+                    (size_t)src->width * (size_t)src->channels);
     return JF_OK;
 }

@@ -21,11 +21,19 @@ jf_status jf_check_size(const char *what, uint64_t width, uint64_t height, int c
  * its shape and sample type. */
 jf_status jf_image_prepare(jf_image *img, int width, int height, int channels, jf_sample sample);
 
-/* Bytes of one sample of the image: 1 or 2 (0 for an unknown type, which
+/* Bytes of one sample of the image: 1, 2 or 4 (0 for an unknown type, which
  * the checks refuse before any row is sized). */
 static inline size_t jf_bps(const jf_image *img)
 {
     return jf_sample_size(img->sample);
+}
+
+/* Whether data and stride are multiples of the sample's size (16-bit and
+ * float samples are read as such). */
+static inline int jf_image_aligned(const jf_image *img)
+{
+    const size_t b = jf_sample_size(img->sample);
+    return b && (uintptr_t)img->data % b == 0 && img->stride % b == 0;
 }
 
 /* Bytes of one row of pixels (without the stride's slack). */

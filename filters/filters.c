@@ -13,7 +13,31 @@
 
 #include <string.h>
 
-jf_status jf_check_host_image(const char *fn, const char *what, const jf_image *img)
+/* The sample type is known and its data and stride aligned to it. */
+static jf_status check_known_sample(const char *fn, const jf_image *img)
+{
+    if (!jf_sample_size(img->sample))
+        return jf_fail(JF_ERR_UNSUPPORTED, "%s: unknown sample type %d (u8, u16 and f32 are "
+                       "supported)", fn, (int)img->sample);
+    if (!jf_image_aligned(img))
+        return jf_fail(JF_ERR_ARG, "%s: %s image data and stride must be multiples of %d bytes",
+                       fn, jf_sample_name(img->sample), (int)jf_sample_size(img->sample));
+    return JF_OK;
+}
+
+jf_status jf_check_sample(const char *fn, const jf_image *img)
+{
+    jf_status st;
+    if ((st = check_known_sample(fn, img)) != JF_OK)
+        return st;
+    if (img->sample == JF_SAMPLE_F32)
+        return jf_fail(JF_ERR_UNSUPPORTED, "%s: takes 8- and 16-bit samples; float32 images go to "
+                       "the median, the convolutions (box, gauss, sharpen, laplace, conv), pad, "
+                       "psnr and ssim", fn);
+    return JF_OK;
+}
+
+static jf_status check_host(const char *fn, const char *what, const jf_image *img, int floats)
 {
     jf_status st;
     if (!img || !img->data)
@@ -21,7 +45,7 @@ jf_status jf_check_host_image(const char *fn, const char *what, const jf_image *
     if (img->width < 1 || img->height < 1 || img->channels < 1 || img->channels > 4)
         return jf_fail(JF_ERR_ARG, "%s: %s image has invalid shape %dx%dx%d", fn, what,
                        img->width, img->height, img->channels);
-    if ((st = jf_check_sample(fn, img)) != JF_OK)
+    if ((st = floats ? check_known_sample(fn, img) : jf_check_sample(fn, img)) != JF_OK)
         return st;
     if (img->stride < jf_row_bytes(img))
         return jf_fail(JF_ERR_ARG, "%s: %s image stride %zu is shorter than a row", fn, what,
@@ -35,22 +59,16 @@ jf_status jf_check_host_image(const char *fn, const char *what, const jf_image *
     return JF_OK;
 }
 
-jf_status jf_check_sample(const char *fn, const jf_image *img)
+jf_status jf_check_host_image(const char *fn, const char *what, const jf_image *img)
 {
-    if (!jf_sample_size(img->sample))
-        return jf_fail(JF_ERR_UNSUPPORTED, "%s: unknown sample type %d (8 and 16 bits are "
-                       "supported)", fn, (int)img->sample);
-    if (img->sample == JF_SAMPLE_U16 && ((uintptr_t)img->data % 2 || img->stride % 2))
-        return jf_fail(JF_ERR_ARG, "%s: 16-bit image data and stride must be even (2-byte aligned)",
-                       fn);
-    return JF_OK;
+    return check_host(fn, what, img, 0);
 }
 
 jf_status jf_check_8bit(const char *fn, const jf_image *img, const char *why)
 {
     if (img->sample != JF_SAMPLE_U8)
-        return jf_fail(JF_ERR_UNSUPPORTED, "%s: takes 8-bit samples only; this image has %d-bit samples%s%s",
-                       fn, 8 * (int)jf_sample_size(img->sample), why ? " " : "", why ? why : "");
+        return jf_fail(JF_ERR_UNSUPPORTED, "%s: takes 8-bit samples only; this image has %s samples%s%s",
+                       fn, jf_sample_name(img->sample), why ? " " : "", why ? why : "");
     return JF_OK;
 }
 
@@ -115,7 +133,8 @@ int jf_use_gpu(const jf_context *ctx, jf_variant variant)
     return jf_context_backend(ctx) == JF_BACKEND_CUDA && variant != JF_VARIANT_CPU;
 }
 
-jf_status jf_check_image(const char *fn, const char *what, const jf_image *img, int on_gpu)
+static jf_status check_image(const char *fn, const char *what, const jf_image *img, int on_gpu,
+                             int floats)
 {
     if (on_gpu && img && img->data && img->location != JF_LOC_HOST) {
         if ((unsigned)img->location >= JF_LOC_COUNT || img->width < 1 || img->height < 1 ||
@@ -123,9 +142,19 @@ jf_status jf_check_image(const char *fn, const char *what, const jf_image *img, 
             !jf_sample_size(img->sample) || img->stride < jf_row_bytes(img))
             return jf_fail(JF_ERR_ARG, "%s: %s image has an invalid shape, sample type or location",
                            fn, what);
-        return jf_check_sample(fn, img);
+        return floats ? check_known_sample(fn, img) : jf_check_sample(fn, img);
     }
-    return jf_check_host_image(fn, what, img);
+    return check_host(fn, what, img, floats);
+}
+
+jf_status jf_check_image(const char *fn, const char *what, const jf_image *img, int on_gpu)
+{
+    return check_image(fn, what, img, on_gpu, 0);
+}
+
+jf_status jf_check_image_any(const char *fn, const char *what, const jf_image *img, int on_gpu)
+{
+    return check_image(fn, what, img, on_gpu, 1);
 }
 
 jf_status jf_check_ksize(const char *fn, int ksize, int max)

@@ -14,8 +14,8 @@
 extern "C" {
 #endif
 
-/* A readable host image: data, sizes and stride make sense.  `fn` names the
- * calling function in the error. */
+/* A readable host image: data, sizes and stride make sense, samples of 8
+ * or 16 bits.  `fn` names the calling function in the error. */
 jf_status jf_check_host_image(const char *fn, const char *what, const jf_image *img);
 
 /* Does this call run on the GPU?  (CUDA context and a variant other than cpu) */
@@ -25,7 +25,11 @@ int jf_use_gpu(const jf_context *ctx, jf_variant variant);
  * mapped or managed memory only when the call runs on the GPU. */
 jf_status jf_check_image(const char *fn, const char *what, const jf_image *img, int on_gpu);
 
-/* The sample type is a known one (8 or 16 bits). */
+/* The same for the operations that also take float32 samples. */
+jf_status jf_check_image_any(const char *fn, const char *what, const jf_image *img, int on_gpu);
+
+/* The sample type is 8 or 16 bits (float32 refused, naming the operations
+ * that take it), its data and stride aligned to it. */
 jf_status jf_check_sample(const char *fn, const jf_image *img);
 
 /* For what takes 8-bit samples only: JF_ERR_UNSUPPORTED naming the depth,

@@ -16,8 +16,6 @@
 #include <string.h>
 
 #define ARG(field) offsetof(jf_op_args, field)
-#define S8 (1u << JF_SAMPLE_U8)
-#define S16 (1u << JF_SAMPLE_U16)
 
 /* ---- parameters: one definition each, ranges and defaults per operation ---- */
 
@@ -83,10 +81,20 @@ static const char *const SPEEDS[] = {"quality", "fast", NULL};
 #define P_SPEED \
     {{"speed", 0, JF_PARAM_CHOICE, "S", "quality (non-local means) or fast (the guided filter, " \
       "for video rates)", "quality", 0, 0, 0, SPEEDS}, JF_P_SPEED, ARG(speed), NULL}
+static const char *const IGNORES[] = {"none", "value", "nan", NULL};
+#define P_IGNORE \
+    {{"ignore", 0, JF_PARAM_CHOICE, "WHAT", "samples the median leaves out: none, value " \
+      "(--ignore-value's: depth holes) or nan (float images)", "none", 0, 0, 0, IGNORES}, \
+      JF_P_IGNORE, ARG(ignore), NULL}
+#define P_IGNORE_VALUE \
+    {{"ignore-value", 0, JF_PARAM_DOUBLE, "V", "the value --ignore value leaves out; given alone, " \
+      "it sets --ignore value", "0", -3.4e38, 3.4e38, 0, NULL}, JF_P_IGNORE_VALUE, \
+      ARG(ignore_value), NULL}
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static const jf_param_def MEDIAN_P[] = {P_KSIZE("3", 1, JF_MEDIAN_MAX_KSIZE), P_BORDER,
-                                        P_VARIANT(FILTER_VARIANTS), P_BLOCK};
+                                        P_VARIANT(FILTER_VARIANTS), P_BLOCK, P_IGNORE,
+                                        P_IGNORE_VALUE};
 static const char *const RANK_VARIANTS[] = {"auto", "cpu", "global", "fast", NULL};
 static const jf_param_def RANK_P[] = {P_KSIZE("3", 1, JF_RANK_MAX_KSIZE), P_BORDER,
                                       P_VARIANT(RANK_VARIANTS)};
@@ -137,6 +145,10 @@ static jf_status median_apply(jf_context *ctx, const jf_op_plan *p, jf_image *sr
     o.variant = p->args.variant;
     o.block_x = p->args.block_x;
     o.block_y = p->args.block_y;
+    o.ignore = (jf_ignore)p->args.ignore;
+    if (!(p->args.given & JF_P_IGNORE) && (p->args.given & JF_P_IGNORE_VALUE))
+        o.ignore = JF_IGNORE_VALUE;
+    o.ignore_value = p->args.ignore_value;
     return jf_median(ctx, src, dst, &o);
 }
 
@@ -281,7 +293,7 @@ static jf_status psnr_measure(jf_context *ctx, const jf_image *a, const jf_image
 
 const jf_op jf_ops[] = {
     {.name = "median", .summary = "k x k median of every channel (salt-and-pepper noise)",
-     .kind = JF_OP_FILTER, .samples = S8 | S16, .exact = 1, PARAMS(MEDIAN_P), .stat = "median",
+     .kind = JF_OP_FILTER, .samples = S8 | S16 | SF, .exact = 1, PARAMS(MEDIAN_P), .stat = "median",
      .family = &jf_median_family,
      .npp = JF_NPP_MEDIAN, .apply = median_apply},
     {.name = "erode", .summary = "k x k minimum of every channel (grey erosion: dark specks grow)",
@@ -306,23 +318,23 @@ const jf_op jf_ops[] = {
      .kind = JF_OP_FILTER, .samples = S8, .exact = 1, PARAMS(DENSITY_IMPULSE_P),
      .stat = "switching-median", .family = &jf_impulse_family, .estimate_name = "impulse_density",
      .apply_noted = auto_impulse_apply},
-    {.name = "box", .summary = "mean of the k x k window", .kind = JF_OP_FILTER, .samples = S8 | S16,
+    {.name = "box", .summary = "mean of the k x k window", .kind = JF_OP_FILTER, .samples = S8 | S16 | SF,
      PARAMS(BOX_P), .stat = "conv", .family = &jf_conv_family, .npp = JF_NPP_FILTER, .prepare = box_prepare,
      .apply = conv_apply},
     {.name = "gauss", .summary = "Gaussian blur (Gaussian noise); k, sigma or both",
-     .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(GAUSS_P), .stat = "conv",
+     .kind = JF_OP_FILTER, .samples = S8 | S16 | SF, PARAMS(GAUSS_P), .stat = "conv",
      .family = &jf_conv_family,
      .npp = JF_NPP_FILTER, .prepare = gauss_prepare, .apply = conv_apply},
     {.name = "sharpen", .summary = "unsharp mask: 2 x the pixel minus the k x k mean",
-     .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(BOX_P), .stat = "conv",
+     .kind = JF_OP_FILTER, .samples = S8 | S16 | SF, PARAMS(BOX_P), .stat = "conv",
      .family = &jf_conv_family,
      .npp = JF_NPP_FILTER, .prepare = sharpen_prepare, .apply = conv_apply},
     {.name = "laplace", .summary = "3 x 3 Laplacian (edges; negative responses saturate to 0)",
-     .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(LAPLACE_P), .stat = "conv",
+     .kind = JF_OP_FILTER, .samples = S8 | S16 | SF, PARAMS(LAPLACE_P), .stat = "conv",
      .family = &jf_conv_family, .npp = JF_NPP_FILTER,
      .prepare = laplace_prepare, .apply = conv_apply},
     {.name = "conv", .summary = "correlation with k x k weights (a kernel file, or weights in memory)",
-     .kind = JF_OP_FILTER, .samples = S8 | S16, PARAMS(CONV_P), .stat = "conv",
+     .kind = JF_OP_FILTER, .samples = S8 | S16 | SF, PARAMS(CONV_P), .stat = "conv",
      .family = &jf_conv_family,
      .npp = JF_NPP_FILTER, .prepare = conv_prepare, .apply = conv_apply},
     {.name = "nlmeans",
@@ -350,11 +362,11 @@ const jf_op jf_ops[] = {
      .kind = JF_OP_ESTIMATE, .samples = S8 | S16, .stat = "estimate", .family = &jf_estimate_family,
      .estimate = jf_estimate_noise},
     {.name = "pad", .summary = "pad by k/2 on every side (what the filters read)", .kind = JF_OP_PAD,
-     .samples = S8 | S16, .exact = 1, PARAMS(PAD_P), .stat = "pad", .family = &jf_pad_family, .apply = pad_apply},
+     .samples = S8 | S16 | SF, .exact = 1, PARAMS(PAD_P), .stat = "pad", .family = &jf_pad_family, .apply = pad_apply},
     {.name = "psnr", .summary = "peak signal-to-noise ratio, dB", .kind = JF_OP_METRIC,
-     .samples = S8 | S16, .stat = "psnr", .family = &jf_psnr_family, .measure = psnr_measure},
+     .samples = S8 | S16 | SF, .stat = "psnr", .family = &jf_psnr_family, .measure = psnr_measure},
     {.name = "ssim", .summary = "mean SSIM (Wang et al. 2004, as scikit-image)", .kind = JF_OP_METRIC,
-     .samples = S8 | S16, .stat = "ssim", .family = &jf_ssim_family, .measure = jf_ssim},
+     .samples = S8 | S16 | SF, .stat = "ssim", .family = &jf_ssim_family, .measure = jf_ssim},
     {.name = "salt-pepper", .summary = "impulse noise: fraction D of pixels set to 0 or the top level",
      .kind = JF_OP_NOISE, .samples = S8 | S16, PARAMS(SALT_P), .stat = "noise",
      .family = &jf_noise_family, .apply = salt_pepper_apply},

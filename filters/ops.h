@@ -22,6 +22,11 @@
 extern "C" {
 #endif
 
+/* Sample types as bits of jf_variant_row.samples and jf_op.samples. */
+#define S8 (1u << JF_SAMPLE_U8)
+#define S16 (1u << JF_SAMPLE_U16)
+#define SF (1u << JF_SAMPLE_F32)
+
 /* The NPP function `jetfilter bench` runs beside an operation. */
 typedef enum jf_npp_kind {
     JF_NPP_NONE = 0,
@@ -48,7 +53,9 @@ enum jf_param_id {
     JF_P_SIGMA_COLOR = 1 << 14, /* bilateral */
     JF_P_SIGMA_SPACE = 1 << 15,
     JF_P_EPS = 1 << 16,         /* guided */
-    JF_P_SPEED = 1 << 17        /* auto: quality or speed */
+    JF_P_SPEED = 1 << 17,       /* auto: quality or speed */
+    JF_P_IGNORE = 1 << 18,      /* the median: samples left out (jf_ignore) */
+    JF_P_IGNORE_VALUE = 1 << 19 /* and the value */
 };
 
 /* The value of every parameter; each operation reads the ones it takes. */
@@ -70,6 +77,8 @@ typedef struct jf_op_args {
     double sigma_color, sigma_space; /* bilateral; 0: from the noise, from k */
     double eps;              /* guided; 0: from the noise */
     int speed;               /* auto: 0 quality, 1 fast */
+    int ignore;              /* median: jf_ignore */
+    double ignore_value;     /* median: what JF_IGNORE_VALUE leaves out */
     unsigned given;          /* JF_P_* of the values set through jf_op_args_set; a
                                 numeric parameter neither given nor set in the
                                 struct takes its row's default (jf_op_prepare) */

@@ -537,6 +537,12 @@ void jf_op_plan_value(const jf_op_plan *q, const jf_param_def *def, char *out, s
     case JF_P_SPEED:
         snprintf(out, n, "%s", def->info.choices[q->args.speed]);
         break;
+    case JF_P_IGNORE:
+        snprintf(out, n, "%s", def->info.choices[q->args.ignore]);
+        break;
+    case JF_P_IGNORE_VALUE:
+        snprintf(out, n, "%.17g", q->args.ignore_value);
+        break;
     }
 }
 

@@ -15,6 +15,14 @@ size_t jf_device_smem_limit(const jf_device_info *dev)
     return n > 0 ? (size_t)n : 0;
 }
 
+const char *jf_samples_words(unsigned samples)
+{
+    static const char *const words[8] = {"no",          "8-bit",          "16-bit",
+                                          "8- and 16-bit", "float32",       "8-bit and float32",
+                                          "16-bit and float32", "8-bit, 16-bit and float32"};
+    return words[samples & 7u];
+}
+
 static int cc_of(const jf_device_info *dev) { return dev->cc_major * 10 + dev->cc_minor; }
 /* What the kernels were compiled for: a row that needs newer code than the
  * device runs (a Nano-only build, its PTX compiled at load on a newer GPU)
@@ -65,8 +73,7 @@ static int row_check(const jf_variant_row *row, const jf_device_info *dev, const
         return NO_K;
     }
     if (!(row->samples & (1u << s->sample))) {
-        snprintf(why, n, "%s takes %s samples only", row->kernel,
-                 row->samples == (1u << JF_SAMPLE_U8) ? "8-bit" : "16-bit");
+        snprintf(why, n, "%s takes %s samples only", row->kernel, jf_samples_words(row->samples));
         return NOT_THESE_SAMPLES;
     }
     if (row->grey_only && s->channels != 1) {

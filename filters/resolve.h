@@ -79,6 +79,9 @@ size_t jf_cpu_work_bytes(const jf_family *f, const jf_shape *s, int k, int threa
 /* The tuning profile's key of a family for these weights ("conv-rank1"). */
 const char *jf_family_profile_key(const jf_family *f, int rank1);
 
+/* A row's or operation's sample types in words ("8- and 16-bit"). */
+const char *jf_samples_words(unsigned samples);
+
 /* Record a choice in the context (what jf_plan_run's result reports). */
 void jf_choice_record(jf_context *ctx, const jf_choice *c);
 

@@ -132,7 +132,7 @@ static int param_commands(const jf_param_def *p)
 /* The whole table: the generic rows, then one row per operation parameter
  * (and the bench's plural aliases of -k, -b, --variant), then one per noise
  * operation. */
-#define MAX_OPTIONS 96
+#define MAX_OPTIONS 128
 static job_option g_options[MAX_OPTIONS];
 static int g_option_count;
 

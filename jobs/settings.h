@@ -32,7 +32,7 @@ enum {
 /* --format, in the order of its names (job_out_formats) */
 typedef enum out_format { OUT_SAME, OUT_PNG, OUT_JPEG, OUT_TIFF, OUT_WEBP } out_format;
 
-#define JOB_MAX_PARAMS 16
+#define JOB_MAX_PARAMS 24
 #define JOB_MAX_DEVICES 64
 
 /* Everything the command line can set; the option table fills it. */

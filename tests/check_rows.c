@@ -27,6 +27,8 @@
 #include "filters/ops.h"
 #include "filters/resolve.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +75,10 @@ typedef struct oracle {
 
 static void median_reference(const job *j, jf_image *want)
 {
-    t_median_reference(j->src, j->k, j->border, want);
+    if (j->src->sample == JF_SAMPLE_F32)
+        t_median_reference_f(j->src, j->k, j->border, want);
+    else
+        t_median_reference(j->src, j->k, j->border, want);
 }
 
 static void conv_reference(const job *j, jf_image *want)
@@ -82,9 +87,13 @@ static void conv_reference(const job *j, jf_image *want)
     for (y = 0; y < j->src->height; y++)
         for (x = 0; x < j->src->width; x++)
             for (c = 0; c < j->src->channels; c++) {
-                const float v = (float)t_conv_reference_at(j->src, x, y, c, j->k, j->weights, j->border);
-                t_set_px(want, x, y, c,
-                         j->src->sample == JF_SAMPLE_U16 ? jf_saturate_round16(v) : jf_saturate_round(v));
+                const double d = t_conv_reference_at(j->src, x, y, c, j->k, j->weights, j->border);
+                const float v = (float)d;
+                if (j->src->sample == JF_SAMPLE_F32)
+                    t_set_fpx(want, x, y, c, d);
+                else
+                    t_set_px(want, x, y, c,
+                             j->src->sample == JF_SAMPLE_U16 ? jf_saturate_round16(v) : jf_saturate_round(v));
             }
 }
 
@@ -260,6 +269,8 @@ static float *make_weights(int k, int rank1, uint64_t seed, float *col, float *r
 
 static jf_image make_source(int w, int h, int ch, jf_sample sample, int ties, uint64_t seed)
 {
+    if (sample == JF_SAMPLE_F32) /* NaN, infinities and signed zeros among them */
+        return t_random_float(w, h, ch, 3, ties ? 1 : 0, seed);
     if (sample == JF_SAMPLE_U16)
         return t_random_image16(w, h, ch, 3, ties ? 14 : 0, seed);
     {
@@ -273,7 +284,7 @@ static jf_image make_source(int w, int h, int ch, jf_sample sample, int ties, ui
 static void case_name(char *out, size_t n, const jf_variant_row *r, const job *j)
 {
     snprintf(out, n, "%s k=%d %dx%dx%d %s %s%s%s", r->kernel, j->k, j->src->width, j->src->height,
-             j->src->channels, j->src->sample == JF_SAMPLE_U16 ? "u16" : "u8",
+             j->src->channels, jf_sample_name(j->src->sample),
              jf_border_name(j->border), j->o->modes[0] ? " " : "",
              j->o->modes[0] ? j->o->modes[j->mode] : "");
 }
@@ -290,6 +301,46 @@ static int op_takes(const oracle *o, int k)
     ok = o->params(p, k);
     jf_plan_free(p);
     return ok;
+}
+
+/* Float outputs against the reference: the median exactly (NaN equal to
+ * NaN), the convolutions within the stated tolerance of the double sum:
+ * k^2 x 2^-23 x the sum of |weight x sample| (float's worst rounding over
+ * k^2 additions), plus 2e-6 x max |weight| x the sum of |sample| for the
+ * factors of rank-1 weights (jf_kernel_separate's 1e-6, twice); NaN and
+ * infinities where the reference has them. */
+static long float_misses(const job *j, const jf_image *got, const jf_image *want)
+{
+    const int k = j->k, r = k / 2;
+    long bad = 0;
+    int x, y, c, a, b;
+    double wmax = 0.0;
+    if (!j->weights)
+        return t_float_mismatches(got, want);
+    for (a = 0; a < k * k; a++)
+        wmax = fmax(wmax, fabs((double)j->weights[a]));
+    for (y = 0; y < got->height; y++)
+        for (x = 0; x < got->width; x++)
+            for (c = 0; c < got->channels; c++) {
+                const double g = t_fpx(got, x, y, c), want_v = t_fpx(want, x, y, c);
+                double terms = 0.0, samples = 0.0, tol;
+                if (isnan(want_v) || isinf(want_v)) {
+                    if (!(isnan(want_v) ? isnan(g) : g == want_v) && bad++ == 0)
+                        printf("  at %d,%d,%d: %.9g, the reference %.9g\n", x, y, c, g, want_v);
+                    continue;
+                }
+                for (b = 0; b < k; b++)
+                    for (a = 0; a < k; a++) {
+                        const double v = fabs(t_sample_at(j->src, x + a - r, y + b - r, c, j->border));
+                        terms += fabs((double)j->weights[b * k + a]) * v;
+                        samples += v;
+                    }
+                tol = (double)k * k * FLT_EPSILON * terms + (j->col ? 2e-6 * wmax * samples : 0.0);
+                if (!(fabs(g - want_v) <= tol) && bad++ == 0)
+                    printf("  at %d,%d,%d: %.9g, the reference %.9g (tolerance %.3g)\n", x, y, c, g,
+                           want_v, tol);
+            }
+    return bad;
 }
 
 /* Run one case of row r: the reference, then the row; compare. */
@@ -345,6 +396,16 @@ static void run_case(checker *ck, const oracle *o, const jf_variant_row *r, job 
     }
     ms = jf_now_ms() - ms;
     ck->cases++;
+    if (st == JF_OK && j->src->sample == JF_SAMPLE_F32) {
+        const long bad = float_misses(j, &got, &want);
+        if (bad) {
+            ck->failed++;
+            printf("FAIL %s: %ld samples beyond the tolerance\n", name, bad);
+        } else if (ck->verbose) {
+            printf("ok   %s  %.3f ms\n", name, ms);
+        }
+        goto done;
+    }
     diff = st == JF_OK ? t_max_abs_diff(&got, &want) : -1;
     if (st != JF_OK || diff > o->tolerance) {
         ck->failed++;
@@ -406,8 +467,9 @@ static void check_row(checker *ck, const oracle *o, const jf_variant_row *r)
             for (ch = 1; ch <= 4; ch++) {
                 if (ch == 2 || (ch == 4 && s != 1))
                     continue;
-                for (sample = 0; sample < 2; sample++)
-                    if (r->samples & (1u << sample))
+                for (sample = 0; sample < JF_SAMPLE_COUNT; sample++)
+                    if ((r->samples & (1u << sample)) &&
+                        !(sample == JF_SAMPLE_F32 && ks[i] > 63 && s != 1)) /* a sort a window */
                         row_cases(ck, o, r, ks[i], SIZES[s][0], SIZES[s][1], ch, (jf_sample)sample,
                                   s % 2, (uint64_t)(ks[i] * 131 + s * 7 + ch * 3 + sample));
             }

@@ -52,6 +52,95 @@ jf_image t_random_image16(int w, int h, int ch, int pad, int shift, uint64_t see
     return img;
 }
 
+jf_image t_random_float(int w, int h, int ch, int pad, int kind, uint64_t seed)
+{
+    static const float levels[5] = {-1.0f, -0.0f, 0.0f, 0.5f, NAN};
+    const float specials[4] = {NAN, INFINITY, -INFINITY, -0.0f};
+    size_t stride = ((size_t)w * ch + (size_t)pad) * sizeof(float), i;
+    float *data = malloc(stride * (size_t)h);
+    jf_image img;
+    uint64_t s = seed * 0x9E3779B97F4A7C15ull + 11;
+    assert_non_null(data);
+    for (i = 0; i < stride / sizeof(float) * (size_t)h; i++) {
+        const uint64_t r = t_rand(&s);
+        if (kind == 1)
+            data[i] = levels[(r >> 32) % 5];
+        else if (kind == 0 && (r & 15) < 1)
+            data[i] = specials[(r >> 8) & 3];
+        else if (kind == 0 && (r & 15) == 1)
+            data[i] = 0.0f;
+        else
+            data[i] = (float)((double)(r >> 11) / 9007199254740992.0 * 5.0 - 2.0);
+    }
+    img = jf_image_wrap_as(data, w, h, ch, stride, JF_SAMPLE_F32);
+    img.owned = 1;
+    return img;
+}
+
+double t_fpx(const jf_image *img, int x, int y, int c)
+{
+    const unsigned char *row = img->data + (size_t)y * img->stride;
+    const size_t at = (size_t)x * img->channels + (size_t)c;
+    if (img->sample == JF_SAMPLE_F32)
+        return ((const float *)(const void *)row)[at];
+    return t_px(img, x, y, c);
+}
+
+void t_set_fpx(jf_image *img, int x, int y, int c, double v)
+{
+    unsigned char *row = img->data + (size_t)y * img->stride;
+    ((float *)(void *)row)[(size_t)x * img->channels + (size_t)c] = (float)v;
+}
+
+/* NumPy's order: NaN after everything (-0 and +0 alike). */
+static int cmp_numpy(const void *pa, const void *pb)
+{
+    const double a = *(const double *)pa, b = *(const double *)pb;
+    if (isnan(a) || isnan(b))
+        return isnan(a) - isnan(b);
+    return (a > b) - (a < b);
+}
+
+int t_window(const jf_image *src, int x, int y, int c, int k, jf_border border, double *win)
+{
+    int r = k / 2, i, j, n = 0;
+    for (j = -r; j <= r; j++)
+        for (i = -r; i <= r; i++)
+            win[n++] = t_sample_at(src, x + i, y + j, c, border);
+    return n;
+}
+
+void t_median_reference_f(const jf_image *src, int k, jf_border border, jf_image *dst)
+{
+    int x, y, c, n;
+    double *win = malloc(sizeof(double) * (size_t)k * k);
+    assert_non_null(win);
+    for (y = 0; y < src->height; y++)
+        for (x = 0; x < src->width; x++)
+            for (c = 0; c < src->channels; c++) {
+                n = t_window(src, x, y, c, k, border, win);
+                qsort(win, (size_t)n, sizeof *win, cmp_numpy);
+                t_set_fpx(dst, x, y, c, win[n / 2]);
+            }
+    free(win);
+}
+
+long t_float_mismatches(const jf_image *a, const jf_image *b)
+{
+    long bad = 0;
+    int x, y, c;
+    for (y = 0; y < a->height; y++)
+        for (x = 0; x < a->width; x++)
+            for (c = 0; c < a->channels; c++) {
+                const double va = t_fpx(a, x, y, c), vb = t_fpx(b, x, y, c);
+                if (isnan(va) && isnan(vb))
+                    continue;
+                if (va != vb && bad++ == 0)
+                    print_error("first difference at x=%d y=%d c=%d: %.9g vs %.9g\n", x, y, c, va, vb);
+            }
+    return bad;
+}
+
 unsigned t_px(const jf_image *img, int x, int y, int c)
 {
     const unsigned char *row = img->data + (size_t)y * img->stride;
@@ -192,6 +281,14 @@ static int sample(const jf_image *src, int x, int y, int c, jf_border border)
     if (sx < 0 || sy < 0)
         return 0;
     return (int)t_px(src, sx, sy, c);
+}
+
+double t_sample_at(const jf_image *src, int x, int y, int c, jf_border border)
+{
+    int sx = t_border_index(x, src->width, border), sy = t_border_index(y, src->height, border);
+    if (sx < 0 || sy < 0)
+        return 0.0;
+    return t_fpx(src, sx, sy, c);
 }
 
 void t_median_reference(const jf_image *src, int k, jf_border border, jf_image *dst)
@@ -349,7 +446,7 @@ double t_conv_reference_at(const jf_image *src, int x, int y, int c, int k, cons
     double acc = 0.0;
     for (j = 0; j < k; j++)
         for (i = 0; i < k; i++)
-            acc += (double)w[j * k + i] * sample(src, x + i - r, y + j - r, c, border);
+            acc += (double)w[j * k + i] * t_sample_at(src, x + i - r, y + j - r, c, border);
     return acc;
 }
 

@@ -26,6 +26,27 @@ jf_image t_random_image16(int w, int h, int ch, int pad, int shift, uint64_t see
 unsigned t_px(const jf_image *img, int x, int y, int c);
 void t_set_px(jf_image *img, int x, int y, int c, unsigned v);
 
+/* A float32 image, rows padded by `pad` samples: `kind` 0 values in
+ * [-2, 3) with about one sample in twelve NaN, +-inf, -0 or +0; 1 five
+ * levels (-1, -0, +0, 0.5, NaN: windows full of ties); 2 finite values in
+ * [-2, 3) only. */
+jf_image t_random_float(int w, int h, int ch, int pad, int kind, uint64_t seed);
+/* One sample of any host image as a double (floats as they are). */
+double t_fpx(const jf_image *img, int x, int y, int c);
+void t_set_fpx(jf_image *img, int x, int y, int c, double v);
+/* The sample at (x, y) of channel c through the border (0 outside, zero
+ * border), as a double. */
+double t_sample_at(const jf_image *src, int x, int y, int c, jf_border border);
+/* The k x k window of (x, y, c) through the border into win, row by row;
+ * returns k * k. */
+int t_window(const jf_image *src, int x, int y, int c, int k, jf_border border, double *win);
+/* Brute-force median of a float32 image: each window sorted as NumPy
+ * sorts (NaN last), its middle element. */
+void t_median_reference_f(const jf_image *src, int k, jf_border border, jf_image *dst);
+/* Samples of two float32 images that differ (NaN equals NaN, -0 equals
+ * +0); prints the first. */
+long t_float_mismatches(const jf_image *a, const jf_image *b);
+
 /* Same-shape image filled with 0xA5 ("poison") so unwritten pixels show. */
 jf_image t_poisoned_like(const jf_image *like, int pad);
 

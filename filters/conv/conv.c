@@ -136,8 +136,8 @@ static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
     if (!opt.weights)
         return jf_fail(JF_ERR_ARG, "jf_convolve: weights are NULL");
     on_gpu = jf_use_gpu(ctx, opt.variant);
-    if ((st = jf_check_image("jf_convolve", "source", src, on_gpu)) != JF_OK ||
-        (dst && dst->data && (st = jf_check_image("jf_convolve", "output", dst, on_gpu)) != JF_OK) ||
+    if ((st = jf_check_image_any("jf_convolve", "source", src, on_gpu)) != JF_OK ||
+        (dst && dst->data && (st = jf_check_image_any("jf_convolve", "output", dst, on_gpu)) != JF_OK) ||
         (st = jf_check_ksize("jf_convolve", opt.ksize, JF_CONV_MAX_KSIZE)) != JF_OK ||
         (st = jf_check_border("jf_convolve", opt.border)) != JF_OK)
         return st;

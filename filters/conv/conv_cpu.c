@@ -15,7 +15,11 @@
  * the GPU's separable kernel follows.  sum_taps keeps 64 outputs in vector
  * registers across all taps (on x86-64 also as AVX2; never fused
  * multiply-adds, so every build gives the same bits).  Both convert with
- * jf_saturate_round (jf_saturate_round16 at 16 bits).
+ * jf_saturate_round (jf_saturate_round16 at 16 bits); float32 images are
+ * summed in float and stored as summed (no rounding, no clamping), every
+ * tap counting as IEEE arithmetic has it: a NaN in the window, or an
+ * infinity under a zero weight, makes the output NaN (as scipy.ndimage's
+ * correlate).
  */
 #include "filters/conv/conv.h"
 #include "filters/filters.h"
@@ -92,10 +96,12 @@ JF_WIDE_SIMD static void sum_taps(float *restrict out, const float *const *in, c
     }
 }
 
-JF_WIDE_SIMD static void store_row(unsigned char *d, const float *acc, size_t n, int wide)
+JF_WIDE_SIMD static void store_row(unsigned char *d, const float *acc, size_t n, jf_sample sample)
 {
     size_t x;
-    if (wide) {
+    if (sample == JF_SAMPLE_F32) {
+        memcpy(d, acc, n * sizeof(float));
+    } else if (sample == JF_SAMPLE_U16) {
         uint16_t *q = (uint16_t *)(void *)d;
         for (x = 0; x < n; x++)
             q[x] = jf_saturate_round16(acc[x]);
@@ -173,7 +179,9 @@ static void padded_floats(const conv_job *job, const band_rows *b, int py, float
 {
     size_t x;
     jf_pad_row(job->src, job->ksize / 2, job->border, py, b->raw);
-    if (job->src->sample == JF_SAMPLE_U16) {
+    if (job->src->sample == JF_SAMPLE_F32) {
+        memcpy(out, b->raw, job->padded_n * sizeof(float));
+    } else if (job->src->sample == JF_SAMPLE_U16) {
         const uint16_t *q = (const uint16_t *)(const void *)b->raw;
         for (x = 0; x < job->padded_n; x++)
             out[x] = (float)q[x];
@@ -204,7 +212,7 @@ static void conv_rows(void *arg, int y0, int y1, int band)
 {
     conv_job *job = (conv_job *)arg;
     const band_rows b = band_scratch(job, band);
-    const int k = job->ksize, wide = job->dst->sample == JF_SAMPLE_U16;
+    const int k = job->ksize;
     const size_t px = (size_t)job->src->channels;
     int y, j, t;
     for (y = y0; y < y1; y++) {
@@ -220,7 +228,7 @@ static void conv_rows(void *arg, int y0, int y1, int band)
                           (size_t)job->tap_i[t] * px;
             sum_taps(b.acc, b.in, job->tap_w, job->taps, job->n);
         }
-        store_row(job->dst->data + (size_t)y * job->dst->stride, b.acc, job->n, wide);
+        store_row(job->dst->data + (size_t)y * job->dst->stride, b.acc, job->n, job->dst->sample);
     }
 }
 
@@ -241,14 +249,16 @@ jf_status jf_conv_cpu(jf_context *ctx, const jf_image *src, int ksize, jf_border
     if (!(job.scratch = (unsigned char *)jf_scratch_get(
               ctx, JF_SCRATCH_BANDS, taps_bytes(ksize) + job.band_bytes * (size_t)bands)))
         return JF_ERR_NOMEM;
-    if (!job.col) { /* zero weights cost nothing (a Laplacian's corners, a cross) */
+    if (!job.col) { /* zero weights cost nothing (a Laplacian's corners, a cross), but
+                       in float images, where 0 x NaN or infinity is NaN, every tap counts */
+        const int every = src->sample == JF_SAMPLE_F32;
         int i, j;
         job.tap_w = (float *)(void *)job.scratch;
         job.tap_j = (int *)(void *)(job.tap_w + ksize * ksize);
         job.tap_i = job.tap_j + ksize * ksize;
         for (j = 0; j < ksize; j++)
             for (i = 0; i < ksize; i++)
-                if (weights[j * ksize + i] != 0.0f) {
+                if (every || weights[j * ksize + i] != 0.0f) {
                     job.tap_w[job.taps] = weights[j * ksize + i];
                     job.tap_j[job.taps] = j;
                     job.tap_i[job.taps++] = i;

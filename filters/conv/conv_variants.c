@@ -11,8 +11,6 @@
 
 #include <stdio.h>
 
-#define S8 (1u << JF_SAMPLE_U8)
-#define S16 (1u << JF_SAMPLE_U16)
 
 static int bps(const jf_shape *s) { return s->sample == JF_SAMPLE_U16 ? 2 : 1; }
 static const char *type_name(const jf_shape *s)
@@ -147,7 +145,7 @@ static const jf_variant_row ROWS[] = {
      .samples = S8 | S16, .what = "overlap-save FFT tiles", .cpu = jf_conv_fft_cpu,
      .takes = jf_conv_fft_takes, .cpu_work = jf_conv_fft_work},
     {.variant = JF_VARIANT_CPU, .kernel = "conv_cpu", .kmin = 1, .kmax = JF_CONV_MAX_KSIZE,
-     .samples = S8 | S16, .what = "the float sum (separable for rank-1 weights)",
+     .samples = S8 | S16 | SF, .what = "the float sum (separable for rank-1 weights)",
      .cpu = jf_conv_float_cpu, .cpu_work = jf_conv_float_work},
     {.variant = JF_VARIANT_GLOBAL, .kernel = "conv_global_kernel", .kmin = 1,
      .kmax = JF_CONV_MAX_KSIZE, .samples = S8 | S16, .what = "k x k taps from padded planes",

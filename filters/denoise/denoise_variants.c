@@ -9,8 +9,6 @@
 
 #include <stdio.h>
 
-#define S8 (1u << JF_SAMPLE_U8)
-#define S16 (1u << JF_SAMPLE_U16)
 #define S8_16 (S8 | S16)
 #define NLM_KMAX (JF_NLM_MAX_SEARCH + JF_NLM_MAX_PATCH - 1)
 

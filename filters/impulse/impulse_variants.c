@@ -5,7 +5,6 @@
 #include "filters/impulse/impulse.h"
 #include "filters/ops.h"
 
-#define S8 (1u << JF_SAMPLE_U8)
 
 /* Padded planes, then per level a kernel over the samples still undecided
  * (a queue), for either rule; the smoothing pass; the density count of

@@ -11,6 +11,7 @@
 #include "core/stats.h"
 #include "core/util.h"
 
+#include <math.h>
 #include <string.h>
 
 jf_median_options jf_median_defaults(void)
@@ -28,6 +29,8 @@ jf_status jf_median_networks_cpu(jf_cpu_call *c)
     if ((st = jf_source_apart(c->ctx, &c->src, c->dst, &copy)) != JF_OK)
         return st;
     c->t0 = jf_now_ms();
+    if (c->src->sample == JF_SAMPLE_F32)
+        return jf_median_float_networks(c->ctx, c->src, c->k, c->border, c->dst);
     return jf_median_cpu_small(c->ctx, c->src, c->k, c->border, c->dst);
 }
 
@@ -50,7 +53,53 @@ size_t jf_median_padded_bytes(const jf_shape *s, int k, int threads)
 {
     (void)threads;
     return (size_t)(s->width + k - 1) * (size_t)(s->height + k - 1) * (size_t)s->channels *
-           (s->sample == JF_SAMPLE_U16 ? 2u : 1u);
+           jf_sample_size(s->sample);
+}
+
+size_t jf_median_select_bytes(const jf_shape *s, int k, int threads)
+{
+    return jf_median_padded_bytes(s, k, threads) + (size_t)(threads > 0 ? threads : 1) * (size_t)k *
+                                                       (size_t)k * sizeof(uint32_t);
+}
+
+size_t jf_median_keys_bytes(const jf_shape *s, int k, int threads)
+{
+    (void)k, (void)threads;
+    return s->sample == JF_SAMPLE_F32
+               ? (size_t)s->width * (size_t)s->height * (size_t)s->channels * sizeof(uint32_t)
+               : 0;
+}
+
+/* The median of each window's valid samples: checked here, run on the CPU. */
+static jf_status valid_median(jf_context *ctx, const jf_image *src, jf_image *dst,
+                              const jf_median_options *opt)
+{
+    const double top = jf_sample_max(src->sample);
+    jf_status st;
+    double t0;
+    if ((unsigned)opt->ignore >= JF_IGNORE_COUNT)
+        return jf_fail(JF_ERR_ARG, "jf_median: unknown ignore mode %d", (int)opt->ignore);
+    if (opt->ignore == JF_IGNORE_NAN && src->sample != JF_SAMPLE_F32)
+        return jf_fail(JF_ERR_ARG, "jf_median: ignoring NaN needs float32 samples; this image has %s",
+                       jf_sample_name(src->sample));
+    if (opt->ignore == JF_IGNORE_VALUE && src->sample != JF_SAMPLE_F32 &&
+        !(opt->ignore_value >= 0 && opt->ignore_value <= top && opt->ignore_value == (double)(long)opt->ignore_value))
+        return jf_fail(JF_ERR_ARG, "jf_median: the value ignored, %g, is not a level of a %s image "
+                       "(0 to %.0f)", opt->ignore_value, jf_sample_name(src->sample), top);
+    if (opt->ignore == JF_IGNORE_VALUE && src->sample == JF_SAMPLE_F32 && isnan(opt->ignore_value))
+        return jf_fail(JF_ERR_ARG, "jf_median: to leave NaN out, ignore NaN (JF_IGNORE_NAN)");
+    if (src->location == JF_LOC_DEVICE || (dst->data && dst->location == JF_LOC_DEVICE))
+        return jf_fail(JF_ERR_UNSUPPORTED, "jf_median: the median that ignores samples runs on the "
+                       "CPU; device images are not taken");
+    if ((st = jf_image_prepare(dst, src->width, src->height, src->channels, src->sample)) != JF_OK)
+        return st;
+    t0 = jf_now_ms();
+    if ((st = jf_median_valid_cpu(ctx, src, opt->ksize, opt->border, opt->ignore, opt->ignore_value,
+                                  dst)) == JF_OK)
+        jf_record(ctx, "median", "cpu-valid", opt->ksize, src, jf_now_ms() - t0,
+                  (uint64_t)src->width * src->height * src->channels * jf_bps(src),
+                  (uint64_t)src->width * src->height * src->channels * jf_bps(src));
+    return st;
 }
 
 static jf_status median_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
@@ -67,11 +116,14 @@ static jf_status median_impl(jf_context *ctx, const jf_image *src, jf_image *dst
     if ((st = jf_options_read("jf_median", "jf_median_defaults", &opt, sizeof opt, user)) != JF_OK)
         return st;
     on_gpu = jf_use_gpu(ctx, opt.variant);
-    if ((st = jf_check_image("jf_median", "source", src, on_gpu)) != JF_OK ||
-        (dst && dst->data && (st = jf_check_image("jf_median", "output", dst, on_gpu)) != JF_OK) ||
+    if ((st = jf_check_image_any("jf_median", "source", src, on_gpu)) != JF_OK ||
+        (dst && dst->data && (st = jf_check_image_any("jf_median", "output", dst, on_gpu)) != JF_OK) ||
         (st = jf_check_ksize("jf_median", opt.ksize, JF_MEDIAN_MAX_KSIZE)) != JF_OK ||
-        (st = jf_check_border("jf_median", opt.border)) != JF_OK ||
-        (st = jf_choose(ctx, &jf_median_family, "jf_median", src, opt.ksize, 0, NULL, opt.variant,
+        (st = jf_check_border("jf_median", opt.border)) != JF_OK)
+        return st;
+    if (opt.ignore != JF_IGNORE_NONE)
+        return valid_median(ctx, src, dst, &opt);
+    if ((st = jf_choose(ctx, &jf_median_family, "jf_median", src, opt.ksize, 0, NULL, opt.variant,
                         opt.block_x, opt.block_y, &choice)) != JF_OK ||
         (st = jf_image_prepare(dst, src->width, src->height, src->channels, src->sample)) != JF_OK)
         return st;

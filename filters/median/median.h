@@ -18,14 +18,26 @@ jf_status jf_median_cpu16(jf_context *ctx, const jf_image *padded, int ksize, jf
 jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
                               jf_image *dst);
 
-/* The CPU rows' implementations and the padded rows' scratch (median.c;
- * jf_variant_row.cpu, .cpu_work). */
+/* float32 at k = 3 and 5: the networks on the samples' keys
+ * (median_cpu_keys.c). */
+jf_status jf_median_float_networks(jf_context *ctx, const jf_image *src, int k, jf_border border,
+                                   jf_image *dst);
+/* The median of each window's samples other than those `ignore`
+ * (jf_ignore) names, any sample type (median_cpu_keys.c). */
+jf_status jf_median_valid_cpu(jf_context *ctx, const jf_image *src, int k, jf_border border,
+                              int ignore, double value, jf_image *dst);
+
+/* The CPU rows' implementations and their scratch (median.c,
+ * median_cpu_keys.c; jf_variant_row.cpu, .cpu_work). */
 struct jf_cpu_call;
 struct jf_shape;
 jf_status jf_median_networks_cpu(struct jf_cpu_call *c);
 jf_status jf_median_histogram_cpu(struct jf_cpu_call *c);
 jf_status jf_median_histogram16_cpu(struct jf_cpu_call *c);
+jf_status jf_median_select_cpu(struct jf_cpu_call *c);
 size_t jf_median_padded_bytes(const struct jf_shape *s, int k, int threads);
+size_t jf_median_select_bytes(const struct jf_shape *s, int k, int threads);
+size_t jf_median_keys_bytes(const struct jf_shape *s, int k, int threads);
 
 /* The GPU rows' launches (median_cuda.cu; jf_variant_row.run). */
 struct jf_gpu_call;

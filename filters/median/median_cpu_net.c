@@ -124,16 +124,6 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 #define ROWS3 median3_rows_u8
 #define ROWS5 median5_rows_u8
 #include "filters/median/median_net_template.c"
-#undef SAMPLE
-#undef MED3
-#undef EDGE3
-#undef MED9
-#undef ROW3_EDGES
-#undef ROW3_INSIDE
-#undef COMBINE5
-#undef ROWS3
-#undef ROWS5
-#undef NET_OUTPUT
 
 #define SAMPLE uint16_t
 #define MED3 med3_u16
@@ -146,10 +136,22 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 #define ROWS5 median5_rows_u16
 #include "filters/median/median_net_template.c"
 
+/* float32 as keys (median_cpu_keys.c) */
+#define SAMPLE int32_t
+#define MED3 med3_u32
+#define EDGE3 edge3_u32
+#define MED9 med9_u32
+#define ROW3_EDGES row3_edges_u32
+#define ROW3_INSIDE row3_inside_u32
+#define COMBINE5 combine5_u32
+#define ROWS3 median3_rows_u32
+#define ROWS5 median5_rows_u32
+#include "filters/median/median_net_template.c"
+
 jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
                               jf_image *dst)
 {
-    const int deep = src->sample == JF_SAMPLE_U16;
+    const int bps = (int)jf_sample_size(src->sample); /* 4: float32 as keys */
     const size_t row = (size_t)src->width * (size_t)src->channels * jf_sample_size(src->sample);
     unsigned char *zeros;
     net_job job;
@@ -163,8 +165,10 @@ jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, j
     memset(zeros, 0, row);
     job.zeros = zeros;
     if (ksize == 3)
-        jf_parallel_for(ctx, dst->height, deep ? median3_rows_u16 : median3_rows_u8, &job);
+        jf_parallel_for(ctx, dst->height,
+                        bps == 4 ? median3_rows_u32 : bps == 2 ? median3_rows_u16 : median3_rows_u8, &job);
     else
-        jf_parallel_for(ctx, dst->height, deep ? median5_rows_u16 : median5_rows_u8, &job);
+        jf_parallel_for(ctx, dst->height,
+                        bps == 4 ? median5_rows_u32 : bps == 2 ? median5_rows_u16 : median5_rows_u8, &job);
     return JF_OK;
 }

@@ -218,3 +218,15 @@ JF_WIDEST_INT_SIMD static void ROWS5(void *arg, int y0, int y1, int worker)
         }
     }
 }
+
+/* The names are the includer's to define again for the next type. */
+#undef SAMPLE
+#undef MED3
+#undef EDGE3
+#undef MED9
+#undef ROW3_EDGES
+#undef ROW3_INSIDE
+#undef COMBINE5
+#undef ROWS3
+#undef ROWS5
+#undef NET_OUTPUT

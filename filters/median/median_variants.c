@@ -11,8 +11,6 @@
 
 #include <stdio.h>
 
-#define S8 (1u << JF_SAMPLE_U8)
-#define S16 (1u << JF_SAMPLE_U16)
 
 static int bps(const jf_shape *s) { return s->sample == JF_SAMPLE_U16 ? 2 : 1; }
 static const char *type_name(const jf_shape *s)
@@ -168,13 +166,18 @@ static const jf_variant_row ROWS[] = {
     /* The CPU: no padded copy at k = 3 and 5 (each band pads the rows it
      * reads); beyond, Huang's and Perreault's histograms (median_cpu.c) */
     {.variant = JF_VARIANT_CPU, .kernel = "median_cpu_networks", .kmin = 3, .kmax = 5,
-     .samples = S8 | S16, .what = "min/max networks over rows", .cpu = jf_median_networks_cpu},
+     .samples = S8 | S16 | SF, .what = "min/max networks over rows",
+     .cpu = jf_median_networks_cpu, .cpu_work = jf_median_keys_bytes},
     {.variant = JF_VARIANT_CPU, .kernel = "median_cpu_histogram", .kmin = 1,
      .kmax = JF_MEDIAN_MAX_KSIZE, .samples = S8, .what = "sliding histograms",
      .cpu = jf_median_histogram_cpu, .cpu_work = jf_median_padded_bytes},
     {.variant = JF_VARIANT_CPU, .kernel = "median_cpu_histogram16", .kmin = 1,
      .kmax = JF_MEDIAN_MAX_KSIZE, .samples = S16, .what = "two-level histograms of 16-bit samples",
      .cpu = jf_median_histogram16_cpu, .cpu_work = jf_median_padded_bytes},
+    /* float32 beyond the networks: a selection in each window, on keys */
+    {.variant = JF_VARIANT_CPU, .kernel = "median_cpu_select", .kmin = 1,
+     .kmax = JF_MEDIAN_MAX_KSIZE, .samples = SF, .what = "a selection in each window",
+     .cpu = jf_median_select_cpu, .cpu_work = jf_median_select_bytes},
     {.variant = JF_VARIANT_GLOBAL, .kernel = "median_global_kernel", .kmin = 1,
      .kmax = JF_MEDIAN_MAX_KSIZE, .samples = S8 | S16,
      .what = "bitwise selection from padded planes", .block_x = 32, .block_y = 8,

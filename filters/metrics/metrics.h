@@ -8,12 +8,14 @@
 extern "C" {
 #endif
 
-/* Sum of squared differences over every byte of two same-shaped host images. */
+/* Sum of squared differences over every sample of two same-shaped host
+ * images (integers exactly; float32 in double, NaN giving NaN). */
 jf_status jf_sse_cpu(jf_context *ctx, const jf_image *a, const jf_image *b, double *sse);
 
-/* Mean SSIM of one channel (see jetfilter.h for the definition). */
+/* Mean SSIM of one channel for data range L (see jetfilter.h for the
+ * definition). */
 jf_status jf_ssim_cpu(jf_context *ctx, const jf_image *a, const jf_image *b, int channel,
-                      double *ssim);
+                      double L, double *ssim);
 
 /* The SSIM window: 11 taps of a Gaussian with sigma 1.5, normalised. */
 #define JF_SSIM_RADIUS 5

@@ -4,9 +4,6 @@
 
 #include <stdio.h>
 
-#define S8 (1u << JF_SAMPLE_U8)
-#define S16 (1u << JF_SAMPLE_U16)
-
 static const char *type_name(const jf_shape *s)
 {
     return s->sample == JF_SAMPLE_U16 ? "unsignedshort" : "unsignedchar";
@@ -35,7 +32,7 @@ static void ssim_launches(const jf_device_info *dev, const jf_shape *s, int k, i
 }
 
 static const jf_variant_row PSNR_ROWS[] = {
-    {.variant = JF_VARIANT_CPU, .kernel = "", .kmin = 1, .kmax = 1, .samples = S8 | S16,
+    {.variant = JF_VARIANT_CPU, .kernel = "", .kmin = 1, .kmax = 1, .samples = S8 | S16 | SF,
      .what = "the CPU reference"},
     {.variant = JF_VARIANT_GLOBAL, .kernel = "sse_kernel", .kmin = 1, .kmax = 1,
      .samples = S8 | S16, .what = "one kernel", .block_x = 256, .block_y = 1,
@@ -43,7 +40,7 @@ static const jf_variant_row PSNR_ROWS[] = {
 };
 
 static const jf_variant_row SSIM_ROWS[] = {
-    {.variant = JF_VARIANT_CPU, .kernel = "", .kmin = 1, .kmax = 1, .samples = S8 | S16,
+    {.variant = JF_VARIANT_CPU, .kernel = "", .kmin = 1, .kmax = 1, .samples = S8 | S16 | SF,
      .what = "the CPU reference"},
     {.variant = JF_VARIANT_GLOBAL, .kernel = "ssim_tile_kernel", .kmin = 1, .kmax = 1,
      .samples = S8 | S16, .what = "one kernel a channel", .block_x = 32, .block_y = 8,

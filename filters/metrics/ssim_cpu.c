@@ -4,7 +4,8 @@
  *   assessment: from error visibility to structural similarity", IEEE Trans.
  *   Image Processing 13(4), 600-612, 2004,
  * as scikit-image computes it with gaussian_weights=True, sigma=1.5,
- * use_sample_covariance=False, data_range=L (255, or 65535 at 16 bits):
+ * use_sample_covariance=False, data_range=L (by default 255, 65535 at 16
+ * bits, 1 for float32):
  *   window   w: 11 taps exp(-x^2 / (2 * 1.5^2)), x = -5..5, normalised (2-D = w w^T)
  *   mu_a = w*a, mu_b = w*b, s_aa = w*(a a) - mu_a^2, s_bb likewise,
  *   s_ab = w*(a b) - mu_a mu_b          (population statistics)
@@ -42,6 +43,7 @@ typedef struct ssim_job {
     const jf_image *a, *b;
     int channel;
     int vw;            /* valid width = width - 10 */
+    double L;          /* the data range */
     double g[TAPS];
     double *row_sums;  /* one per valid output row */
     double *rings;     /* TAPS filtered rows per band */
@@ -51,16 +53,18 @@ typedef struct ssim_job {
 static void filter_row(const ssim_job *job, int y, double *out)
 {
     const int ch = job->a->channels, c = job->channel, vw = job->vw;
-    const int wide = job->a->sample == JF_SAMPLE_U16;
+    const jf_sample t = job->a->sample;
     const unsigned char *pa = job->a->data + (size_t)y * job->a->stride;
     const unsigned char *pb = job->b->data + (size_t)y * job->b->stride;
     const uint16_t *qa = (const uint16_t *)(const void *)pa, *qb = (const uint16_t *)(const void *)pb;
+    const float *fa = (const float *)(const void *)pa, *fb = (const float *)(const void *)pb;
     int x, i;
     for (x = 0; x < vw; x++) {
         double s[QUANTITIES] = {0, 0, 0, 0, 0};
         for (i = 0; i < TAPS; i++) {
             const size_t at = (size_t)(x + i) * ch + c;
-            double va = wide ? qa[at] : pa[at], vb = wide ? qb[at] : pb[at];
+            const double va = t == JF_SAMPLE_F32 ? fa[at] : t == JF_SAMPLE_U16 ? qa[at] : pa[at];
+            const double vb = t == JF_SAMPLE_F32 ? fb[at] : t == JF_SAMPLE_U16 ? qb[at] : pb[at];
             double w = job->g[i];
             s[0] += w * va;
             s[1] += w * vb;
@@ -77,7 +81,7 @@ static void ssim_rows(void *arg, int r0, int r1, int band)
 {
     ssim_job *job = (ssim_job *)arg;
     const int vw = job->vw;
-    const double L = jf_sample_max(job->a->sample);
+    const double L = job->L;
     const double c1 = (0.01 * L) * (0.01 * L), c2 = (0.03 * L) * (0.03 * L);
     const size_t row_len = (size_t)QUANTITIES * vw;
     double *ring = job->rings + (size_t)band * row_len * TAPS;
@@ -111,7 +115,7 @@ static void ssim_rows(void *arg, int r0, int r1, int band)
 }
 
 jf_status jf_ssim_cpu(jf_context *ctx, const jf_image *a, const jf_image *b, int channel,
-                      double *ssim)
+                      double L, double *ssim)
 {
     ssim_job job;
     const int vh = a->height - (TAPS - 1);
@@ -121,6 +125,7 @@ jf_status jf_ssim_cpu(jf_context *ctx, const jf_image *a, const jf_image *b, int
     job.a = a;
     job.b = b;
     job.channel = channel;
+    job.L = L;
     job.vw = a->width - (TAPS - 1);
     jf_ssim_window(job.g);
     job.row_sums = (double *)jf_scratch_get(ctx, JF_SCRATCH_ROWS, sizeof(double) * (size_t)vh);

@@ -4,7 +4,7 @@
 
 static const jf_variant_row ROWS[] = {
     {.variant = JF_VARIANT_CPU, .kernel = "", .kmin = 1, .kmax = 1,
-     .samples = (1u << JF_SAMPLE_U8) | (1u << JF_SAMPLE_U16), .what = "the CPU"},
+     .samples = S8 | S16, .what = "the CPU"},
 };
 
 const jf_family jf_noise_family = {"noise", ROWS, 1, NULL, 0, 0};

@@ -37,7 +37,7 @@ static jf_status check_pad(const jf_image *src, int radius, jf_border border, jf
 {
     jf_status st;
     uint64_t pw, ph;
-    if ((st = jf_check_image("jf_pad", "source", src, on_gpu)) != JF_OK ||
+    if ((st = jf_check_image_any("jf_pad", "source", src, on_gpu)) != JF_OK ||
         (st = jf_check_border("jf_pad", border)) != JF_OK)
         return st;
     if (radius < 0 || radius > 4096)
@@ -45,7 +45,7 @@ static jf_status check_pad(const jf_image *src, int radius, jf_border border, jf
     pw = (uint64_t)src->width + 2u * (uint64_t)radius;
     ph = (uint64_t)src->height + 2u * (uint64_t)radius;
     if ((st = jf_check_size("jf_pad", pw, ph, src->channels)) != JF_OK ||
-        (dst && dst->data && (st = jf_check_image("jf_pad", "output", dst, on_gpu)) != JF_OK))
+        (dst && dst->data && (st = jf_check_image_any("jf_pad", "output", dst, on_gpu)) != JF_OK))
         return st;
     return pad_prepare(dst, (int)pw, (int)ph, src->channels, src->sample);
 }

@@ -1,9 +1,6 @@
 /* Padding's variant table: the CPU copy and one CUDA kernel (filters/ops.h). */
 #include "filters/ops.h"
 
-#define S8 (1u << JF_SAMPLE_U8)
-#define S16 (1u << JF_SAMPLE_U16)
-
 /* 16 bytes of a padded row a thread (pad_cuda.cu). */
 static void rows_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
                           jf_emit_fn emit, void *user)
@@ -13,7 +10,7 @@ static void rows_launches(const jf_device_info *dev, const jf_shape *s, int k, i
 }
 
 static const jf_variant_row ROWS[] = {
-    {.variant = JF_VARIANT_CPU, .kernel = "", .kmin = 1, .kmax = 8193, .samples = S8 | S16,
+    {.variant = JF_VARIANT_CPU, .kernel = "", .kmin = 1, .kmax = 8193, .samples = S8 | S16 | SF,
      .what = "row copies on the CPU"},
     {.variant = JF_VARIANT_GLOBAL, .kernel = "pad_rows_kernel", .kmin = 1, .kmax = 8193,
      .samples = S8 | S16, .what = "one kernel", .block_x = 128, .block_y = 2,

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#define S8_16 ((1u << JF_SAMPLE_U8) | (1u << JF_SAMPLE_U16))
+#define S8_16 (S8 | S16)
 
 /* A kernel instance of the rank filters' sample type, as cu++filt names it. */
 static void emit_typed(jf_emit_fn emit, void *user, const char *kernel, const jf_shape *s, int bx,

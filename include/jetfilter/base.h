@@ -13,9 +13,9 @@ extern "C" {
 #endif
 
 #define JF_VERSION_MAJOR 1
-#define JF_VERSION_MINOR 11
+#define JF_VERSION_MINOR 12
 #define JF_VERSION_PATCH 0
-#define JF_VERSION_STRING "1.11.0"
+#define JF_VERSION_STRING "1.12.0"
 
 /* Marks the functions a shared libjetfilter exports; everything else in
  * the library is hidden. */
@@ -77,13 +77,18 @@ typedef enum jf_location {
 typedef enum jf_sample {
     JF_SAMPLE_U8 = 0, /**< unsigned 8 bits, 0..255 */
     JF_SAMPLE_U16,    /**< unsigned 16 bits in host byte order, 0..65535 (since 1.5) */
+    JF_SAMPLE_F32,    /**< IEEE 754 single precision in host byte order, any value
+                           (NaN and infinities included); nominally 0..1 (since 1.12).
+                           Taken by the median, the convolutions, padding, PSNR and
+                           SSIM; the other operations refuse it */
     JF_SAMPLE_COUNT
 } jf_sample;
 
-/** Bytes of one sample: 1 or 2 (0 for an unknown type). */
+/** Bytes of one sample: 1, 2 or 4 (0 for an unknown type). */
 JF_API size_t jf_sample_size(jf_sample sample);
 
-/** Largest value of a sample: 255 or 65535 (0 for an unknown type). */
+/** Largest value of a sample: 255 or 65535; 1 for float32, the top of its
+ *  nominal range (the metrics' default data range); 0 for an unknown type. */
 JF_API unsigned jf_sample_max(jf_sample sample);
 
 /** An image: channels interleaved, rows `stride` bytes apart.  Make one with
@@ -98,7 +103,7 @@ typedef struct jf_image {
     unsigned char *data;  /**< first byte of row 0 */
     jf_location location; /**< where `data` lives */
     int owned;            /**< non-zero: jf_image_free() releases `data` */
-    jf_sample sample;     /**< JF_SAMPLE_U8 (what zeroing gives) or JF_SAMPLE_U16 */
+    jf_sample sample;     /**< JF_SAMPLE_U8 (what zeroing gives), _U16 or _F32 */
     int device;           /**< CUDA device of DEVICE/MANAGED memory (informational) */
     int reserved[6];      /**< zero */
 } jf_image;
@@ -132,6 +137,10 @@ JF_API jf_image jf_image_wrap_as(void *data, int width, int height, int channels
 JF_API jf_image jf_image_wrap_device(void *data, int width, int height, int channels, size_t pitch,
                               jf_location location);
 
+/** The sample type's name: "u8", "u16", "f32" ("?" for an unknown type);
+ *  since 1.12. */
+JF_API const char *jf_sample_name(jf_sample sample);
+
 /** Release an owned image (any location) and zero the struct.  NULL and
  *  images that do not own their data are fine.  Device memory is freed with
  *  cudaFree, which waits for work still using it. */
@@ -148,6 +157,8 @@ JF_API jf_status jf_image_copy(const jf_image *src, jf_image *dst);
  * data is allocated.  8 to 16 bits: v * 257 (0 -> 0, 255 -> 65535, exact
  * back); 16 to 8 bits: the nearest level, (v + 128) / 257 in integers
  * (round(v / 257); v / 257 is never exactly halfway).
+ * To float32: v / 255 or v / 65535 (0..1, as scikit-image's img_as_float);
+ * from float32: round(v * top) clamped to 0..top, NaN to 0.
  * The same type: a copy.  Errors: JF_ERR_ARG, JF_ERR_NOMEM.
  */
 JF_API jf_status jf_image_convert(const jf_image *src, jf_image *dst);

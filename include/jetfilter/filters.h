@@ -48,6 +48,15 @@ JF_API jf_status jf_pad(jf_context *ctx, const jf_image *src, int radius,
 
 #define JF_MEDIAN_MAX_KSIZE 255
 
+/** Samples the median leaves out of its windows (since 1.12). */
+typedef enum jf_ignore {
+    JF_IGNORE_NONE = 0, /**< every sample counts */
+    JF_IGNORE_VALUE,    /**< samples equal to `ignore_value` (0: depth holes; for
+                             float32, -0 as well as +0) */
+    JF_IGNORE_NAN,      /**< NaN samples (float32 only) */
+    JF_IGNORE_COUNT
+} jf_ignore;
+
 typedef struct jf_median_options {
     size_t size;       /**< sizeof(jf_median_options): use jf_median_defaults() */
     int ksize;         /**< odd, 1 .. JF_MEDIAN_MAX_KSIZE (default 3) */
@@ -56,16 +65,27 @@ typedef struct jf_median_options {
     int block_x, block_y; /**< CUDA block shape; 0, 0 (default): the variant's own.
                                block_x a multiple of 4 (of 32 for conflict-free shared
                                memory); a shape the device cannot launch is JF_ERR_ARG */
+    int reserved0;     /**< ignored (1.0-1.11's trailing padding) */
+    jf_ignore ignore;  /**< samples left out (since 1.12; default none): each output is
+                            the median of the window's other samples (the lower middle
+                            one of an even count), or the sample itself where the window
+                            holds no other.  The border's samples count as any other */
+    int reserved1;     /**< zero */
+    double ignore_value; /**< the value JF_IGNORE_VALUE leaves out (default 0); a level
+                              of the image's type */
 } jf_median_options;
 
 JF_API jf_median_options jf_median_defaults(void);
 #define JF_MEDIAN_OPTIONS_INIT \
-    {sizeof(jf_median_options), 3, JF_BORDER_REPLICATE, JF_VARIANT_AUTO, 0, 0}
+    {sizeof(jf_median_options), 3, JF_BORDER_REPLICATE, JF_VARIANT_AUTO, 0, 0, 0, JF_IGNORE_NONE, 0, 0.0}
 
 /** k x k median of every channel; `dst` has the size and sample type of
- *  `src`.  8 and 16 bits on the CPU; on the GPU 16-bit images take the
- *  `global` variant (`auto` picks it; `shared` and `fast` are 8-bit only:
- *  JF_ERR_UNSUPPORTED).  Errors:
+ *  `src`.  8 and 16 bits, and float32 (since 1.12) ordered as NumPy sorts:
+ *  -inf < ... < -0 < +0 < ... < +inf < NaN, so a window's median equals
+ *  numpy.sort(window)[k*k // 2].  On the GPU float images take the
+ *  `global` variant (`auto` picks it; `shared` is 8-bit only, `fast` 8 and
+ *  16 bits: JF_ERR_UNSUPPORTED).  With `ignore` the CPU runs it, on host
+ *  images (mapped and managed memory included).  Errors:
  *  JF_ERR_ARG (options, images, a variant the backend lacks, a block the
  *  device cannot launch), JF_ERR_UNSUPPORTED (sample type, a variant that
  *  does not exist for this k), JF_ERR_LIMIT, JF_ERR_NOMEM, JF_ERR_CUDA. */
@@ -244,17 +264,25 @@ JF_API void jf_kernel_free(jf_kernel *kernel);
 
 /**
  * PSNR = 10 log10(L^2 / MSE), MSE over every channel of every pixel, L = 255
- * for 8-bit images and 65535 for 16-bit ones (both images of one depth).
- * Identical images give +INFINITY (print it as "inf").  `mse` may be NULL.
- * Waits for the result.  Errors: JF_ERR_ARG (shapes differ), JF_ERR_NOMEM,
- * JF_ERR_CUDA.
+ * for 8-bit images, 65535 for 16-bit ones and 1 for float32 (both images of
+ * one type).  Identical images give +INFINITY (print it as "inf"); a NaN in
+ * a float image gives NaN.  `mse` may be NULL.  Waits for the result.
+ * Errors: JF_ERR_ARG (shapes or types differ), JF_ERR_NOMEM, JF_ERR_CUDA.
  */
 JF_API jf_status jf_psnr(jf_context *ctx, const jf_image *a, const jf_image *b,
                   double *psnr_db, double *mse);
 
+/** jf_psnr with the data range L given (0: the type's, as jf_psnr), e.g. a
+ *  depth map's metres; scikit-image's peak_signal_noise_ratio(data_range=L).
+ *  float32 images, and ranges other than the type's, are measured on the
+ *  CPU (device images through a host copy).  Since 1.12.  Errors as
+ *  jf_psnr, plus JF_ERR_ARG for a range that is not a positive number. */
+JF_API jf_status jf_psnr_range(jf_context *ctx, const jf_image *a, const jf_image *b,
+                               double data_range, double *psnr_db, double *mse);
+
 /**
  * Mean SSIM of Wang et al. 2004 (11x11 Gaussian window, sigma 1.5, K1 0.01,
- * K2 0.03, L 255 or 65535 by depth, population statistics) over the region
+ * K2 0.03, L 255, 65535 or 1 by type, population statistics) over the region
  * where the window fits; for several channels the mean of the per-channel
  * values.  Matches scikit-image structural_similarity(gaussian_weights=True,
  * sigma=1.5, use_sample_covariance=False, data_range=L).  Both sides must be >= 11.
@@ -262,6 +290,11 @@ JF_API jf_status jf_psnr(jf_context *ctx, const jf_image *a, const jf_image *b,
  */
 JF_API jf_status jf_ssim(jf_context *ctx, const jf_image *a, const jf_image *b,
                   double *ssim);
+
+/** jf_ssim with the data range L given (0: the type's), as jf_psnr_range
+ *  (since 1.12). */
+JF_API jf_status jf_ssim_range(jf_context *ctx, const jf_image *a, const jf_image *b,
+                               double data_range, double *ssim);
 
 typedef enum jf_noise_kind {
     JF_NOISE_SALT_PEPPER = 0, /**< amount = fraction of pixels set to 0 or the top level
