@@ -117,7 +117,7 @@ static jf_status run_once(size_run *r, const jf_op_plan *plan, jf_variant v, jf_
     p.args.block_x = r->sw->block_x;
     p.args.block_y = r->sw->block_y;
     if (plan->op->kind == JF_OP_METRIC)
-        st = plan->op->measure(ctx, r->cuda && ctx == r->ctx ? &r->dev[0] : &r->host[0], src, &value);
+        st = plan->op->measure(ctx, &p.args, r->cuda && ctx == r->ctx ? &r->dev[0] : &r->host[0], src, &value);
     else
         st = jf_op_apply(ctx, &p, src, dst, NULL);
     return st != JF_OK ? st : jf_context_sync(ctx);

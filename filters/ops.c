@@ -90,11 +90,16 @@ static const char *const IGNORES[] = {"none", "value", "nan", NULL};
     {{"ignore-value", 0, JF_PARAM_DOUBLE, "V", "the value --ignore value leaves out; given alone, " \
       "it sets --ignore value", "0", -3.4e38, 3.4e38, 0, NULL}, JF_P_IGNORE_VALUE, \
       ARG(ignore_value), NULL}
+#define P_DATA_RANGE \
+    {{"data-range", 0, JF_PARAM_DOUBLE, "L", "the range of the samples' values (PSNR's peak, SSIM's " \
+      "L); not given: 255, 65535, or 1 for float images", NULL, 1e-30, 3.4e38, 0, NULL}, \
+      JF_P_DATA_RANGE, ARG(data_range), NULL}
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static const jf_param_def MEDIAN_P[] = {P_KSIZE("3", 1, JF_MEDIAN_MAX_KSIZE), P_BORDER,
                                         P_VARIANT(FILTER_VARIANTS), P_BLOCK, P_IGNORE,
                                         P_IGNORE_VALUE};
+static const jf_param_def METRIC_P[] = {P_DATA_RANGE};
 static const char *const RANK_VARIANTS[] = {"auto", "cpu", "global", "fast", NULL};
 static const jf_param_def RANK_P[] = {P_KSIZE("3", 1, JF_RANK_MAX_KSIZE), P_BORDER,
                                       P_VARIANT(RANK_VARIANTS)};
@@ -282,9 +287,16 @@ static jf_status gaussian_apply(jf_context *ctx, const jf_op_plan *p, jf_image *
     return noise_apply(ctx, p, JF_NOISE_GAUSSIAN, src);
 }
 
-static jf_status psnr_measure(jf_context *ctx, const jf_image *a, const jf_image *b, double *v)
+static jf_status psnr_measure(jf_context *ctx, const jf_op_args *args, const jf_image *a,
+                              const jf_image *b, double *v)
 {
-    return jf_psnr(ctx, a, b, v, NULL);
+    return jf_psnr_range(ctx, a, b, args->data_range, v, NULL);
+}
+
+static jf_status ssim_measure(jf_context *ctx, const jf_op_args *args, const jf_image *a,
+                              const jf_image *b, double *v)
+{
+    return jf_ssim_range(ctx, a, b, args->data_range, v);
 }
 
 /* ---- the table --------------------------------------------------------------- */
@@ -364,9 +376,9 @@ const jf_op jf_ops[] = {
     {.name = "pad", .summary = "pad by k/2 on every side (what the filters read)", .kind = JF_OP_PAD,
      .samples = S8 | S16 | SF, .exact = 1, PARAMS(PAD_P), .stat = "pad", .family = &jf_pad_family, .apply = pad_apply},
     {.name = "psnr", .summary = "peak signal-to-noise ratio, dB", .kind = JF_OP_METRIC,
-     .samples = S8 | S16 | SF, .stat = "psnr", .family = &jf_psnr_family, .measure = psnr_measure},
+     .samples = S8 | S16 | SF, .stat = "psnr", .family = &jf_psnr_family, PARAMS(METRIC_P), .measure = psnr_measure},
     {.name = "ssim", .summary = "mean SSIM (Wang et al. 2004, as scikit-image)", .kind = JF_OP_METRIC,
-     .samples = S8 | S16 | SF, .stat = "ssim", .family = &jf_ssim_family, .measure = jf_ssim},
+     .samples = S8 | S16 | SF, .stat = "ssim", .family = &jf_ssim_family, PARAMS(METRIC_P), .measure = ssim_measure},
     {.name = "salt-pepper", .summary = "impulse noise: fraction D of pixels set to 0 or the top level",
      .kind = JF_OP_NOISE, .samples = S8 | S16, PARAMS(SALT_P), .stat = "noise",
      .family = &jf_noise_family, .apply = salt_pepper_apply},

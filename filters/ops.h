@@ -55,7 +55,8 @@ enum jf_param_id {
     JF_P_EPS = 1 << 16,         /* guided */
     JF_P_SPEED = 1 << 17,       /* auto: quality or speed */
     JF_P_IGNORE = 1 << 18,      /* the median: samples left out (jf_ignore) */
-    JF_P_IGNORE_VALUE = 1 << 19 /* and the value */
+    JF_P_IGNORE_VALUE = 1 << 19, /* and the value */
+    JF_P_DATA_RANGE = 1 << 20    /* the metrics: L (0: the sample type's) */
 };
 
 /* The value of every parameter; each operation reads the ones it takes. */
@@ -79,6 +80,7 @@ typedef struct jf_op_args {
     int speed;               /* auto: 0 quality, 1 fast */
     int ignore;              /* median: jf_ignore */
     double ignore_value;     /* median: what JF_IGNORE_VALUE leaves out */
+    double data_range;       /* psnr, ssim: 0 for the sample type's */
     unsigned given;          /* JF_P_* of the values set through jf_op_args_set; a
                                 numeric parameter neither given nor set in the
                                 struct takes its row's default (jf_op_prepare) */
@@ -105,6 +107,13 @@ typedef struct jf_shape {
     const float *weights; /* convolutions: the k x k weights, where the caller has them
                              (CPU rows that take only some weights read them) */
 } jf_shape;
+
+/* The CUDA type of a shape's samples as cu++filt writes it in a kernel's
+ * instance ("median_global_kernel<unsignedshort>"). */
+static inline const char *jf_cuda_type_name(const jf_shape *s)
+{
+    return s->sample == JF_SAMPLE_F32 ? "float" : s->sample == JF_SAMPLE_U16 ? "unsignedshort" : "unsignedchar";
+}
 
 /* Receives one kernel launch a variant makes (jf_variant_row.launches):
  * the kernel instance, its block and dynamic shared memory. */
@@ -261,7 +270,8 @@ typedef struct jf_op {
     jf_status (*apply_noted)(jf_context *ctx, const jf_op_plan *plan, jf_image *src,
                              jf_image *dst, jf_op_note *note);
     /* METRIC: the number */
-    jf_status (*measure)(jf_context *ctx, const jf_image *a, const jf_image *b, double *value);
+    jf_status (*measure)(jf_context *ctx, const jf_op_args *args, const jf_image *a,
+                         const jf_image *b, double *value);
     /* ESTIMATE: what the image's noise is */
     jf_status (*estimate)(jf_context *ctx, const jf_image *img, jf_noise_estimate *out);
 } jf_op;

@@ -521,6 +521,7 @@ void jf_op_plan_value(const jf_op_plan *q, const jf_param_def *def, char *out, s
     case JF_P_SIGMA_COLOR:
     case JF_P_SIGMA_SPACE:
     case JF_P_EPS:
+    case JF_P_DATA_RANGE:
     case JF_P_STRENGTH: {
         const double v = *(const double *)((const char *)&q->args + def->offset);
         if (v > 0.0)
@@ -607,7 +608,7 @@ jf_status jf_plan_measure(jf_context *ctx, const jf_plan *p, const jf_image *a, 
         return jf_fail(JF_ERR_ARG, "jf_plan_measure: %s is not a metric: use jf_plan_run", p->op->name);
     if (!value)
         return jf_fail(JF_ERR_ARG, "jf_plan_measure: value is NULL");
-    return p->op->measure(ctx, a, b, value);
+    return p->op->measure(ctx, &p->plan.args, a, b, value);
 }
 
 jf_status jf_plan_estimate(jf_context *ctx, const jf_plan *p, const jf_image *img,

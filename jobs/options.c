@@ -121,10 +121,12 @@ const jf_param_def *job_params(int *count)
 
 /* Commands each operation parameter belongs to: the noise options are
  * named after their operations (--salt-pepper D) and --seed is generic;
- * weights in memory have no command-line form. */
+ * weights in memory and the metrics' data range (for float images) have
+ * no command-line form. */
 static int param_commands(const jf_param_def *p)
 {
-    if (p->id == JF_P_AMOUNT || p->id == JF_P_SEED || p->id == JF_P_WEIGHTS)
+    if (p->id == JF_P_AMOUNT || p->id == JF_P_SEED || p->id == JF_P_WEIGHTS ||
+        p->id == JF_P_DATA_RANGE) /* the files the commands read are integers */
         return 0;
     return FILTERS | CMD_BENCH;
 }

@@ -45,8 +45,8 @@ static const struct {
     {"auto", JF_OP_FILTER, "chosen per image", "speed=quality,border=replicate,variant=auto", 3, 0},
     {"estimate", JF_OP_ESTIMATE, "noise of one image", "", 3, 0},
     {"pad", JF_OP_PAD, "k/2", "ksize=3,border=replicate", 7, 1},
-    {"psnr", JF_OP_METRIC, "signal-to-noise", "", 7, 0},
-    {"ssim", JF_OP_METRIC, "SSIM", "", 7, 0},
+    {"psnr", JF_OP_METRIC, "signal-to-noise", "data-range=-", 7, 0},
+    {"ssim", JF_OP_METRIC, "SSIM", "data-range=-", 7, 0},
     {"salt-pepper", JF_OP_NOISE, "impulse noise", "density=0.05,seed=1", 3, 0},
     {"gaussian", JF_OP_NOISE, "Gaussian noise", "sigma=5,seed=1", 3, 0},
 };

@@ -5,8 +5,8 @@
  * weight: one broadcast load through the read-only cache).  Accumulates in
  * float in the CPU reference's order (row by row) and converts with the same
  * jf_saturate_round; the compiler's fused multiply-adds can move a result
- * sitting on .5 by one level, the stated tolerance.  8- and 16-bit samples
- * (the one GPU convolution for 16 bits).
+ * sitting on .5 by one level, the stated tolerance.  8- and 16-bit samples,
+ * and float32 (stored as summed; every tap counts, as on the CPU).
  */
 #include "filters/conv/conv.h"
 #include "filters/filter_cuda.cuh"
@@ -14,6 +14,7 @@
 
 __device__ __forceinline__ void conv_store(unsigned char *o, float v) { *o = jf_saturate_round(v); }
 __device__ __forceinline__ void conv_store(unsigned short *o, float v) { *o = jf_saturate_round16(v); }
+__device__ __forceinline__ void conv_store(float *o, float v) { *o = v; }
 
 /* Pitches in samples of T. */
 template <typename T>
@@ -59,7 +60,7 @@ jf_status jf_conv_global_launch(jf_context *ctx, const jf_filter_in *in, int k,
                                 const float *d_weights, int bx, int by, const jf_dview *out)
 {
     const dim3 block((unsigned)bx, (unsigned)by);
-    return in->shape->sample == JF_SAMPLE_U16
-               ? launch<unsigned short>(ctx, in, k, d_weights, block, out)
-               : launch<unsigned char>(ctx, in, k, d_weights, block, out);
+    return in->shape->sample == JF_SAMPLE_F32   ? launch<float>(ctx, in, k, d_weights, block, out)
+           : in->shape->sample == JF_SAMPLE_U16 ? launch<unsigned short>(ctx, in, k, d_weights, block, out)
+                                                : launch<unsigned char>(ctx, in, k, d_weights, block, out);
 }

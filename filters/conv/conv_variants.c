@@ -13,19 +13,14 @@
 
 
 static int bps(const jf_shape *s) { return s->sample == JF_SAMPLE_U16 ? 2 : 1; }
-static const char *type_name(const jf_shape *s)
-{
-    return s->sample == JF_SAMPLE_U16 ? "unsignedshort" : "unsignedchar";
-}
-
 static void global_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
                             jf_emit_fn emit, void *user)
 {
     char name[64];
     (void)dev, (void)k;
-    snprintf(name, sizeof name, "pad_planes_kernel<%s>", type_name(s));
+    snprintf(name, sizeof name, "pad_planes_kernel<%s>", jf_cuda_type_name(s));
     emit(user, name, 32, 8, 0);
-    snprintf(name, sizeof name, "conv_global_kernel<%s>", type_name(s));
+    snprintf(name, sizeof name, "conv_global_kernel<%s>", jf_cuda_type_name(s));
     emit(user, name, bx, by, 0);
 }
 
@@ -66,7 +61,7 @@ static void sep_launches(const jf_device_info *dev, const jf_shape *s, int k, in
     char name[96];
     (void)dev;
     snprintf(name, sizeof name, "conv_separable%s_kernel<%s,(int)%d>",
-             s->channels > 1 ? "_interleaved" : "", type_name(s), jf_conv_sep_rows(k));
+             s->channels > 1 ? "_interleaved" : "", jf_cuda_type_name(s), jf_conv_sep_rows(k));
     emit(user, name, bx, by, sep_smem(s, k, bx, by));
 }
 
@@ -94,7 +89,7 @@ static void fast_launches(const jf_device_info *dev, const jf_shape *s, int k, i
     char name[96];
     (void)dev;
     snprintf(name, sizeof name, "conv_fast%s_kernel<(int)%d,%s>",
-             s->channels > 1 ? "_interleaved" : "", k, type_name(s));
+             s->channels > 1 ? "_interleaved" : "", k, jf_cuda_type_name(s));
     emit(user, name, bx, by, fast_smem(s, k, bx, by));
 }
 
@@ -131,7 +126,7 @@ static void wide_launches(const jf_device_info *dev, const jf_shape *s, int k, i
     char name[96];
     (void)dev;
     snprintf(name, sizeof name, "conv_wide%s_kernel<%s>", s->channels > 1 ? "_interleaved" : "",
-             type_name(s));
+             jf_cuda_type_name(s));
     emit(user, name, bx, by, wide_smem(s, k, bx, by));
 }
 
@@ -148,7 +143,7 @@ static const jf_variant_row ROWS[] = {
      .samples = S8 | S16 | SF, .what = "the float sum (separable for rank-1 weights)",
      .cpu = jf_conv_float_cpu, .cpu_work = jf_conv_float_work},
     {.variant = JF_VARIANT_GLOBAL, .kernel = "conv_global_kernel", .kmin = 1,
-     .kmax = JF_CONV_MAX_KSIZE, .samples = S8 | S16, .what = "k x k taps from padded planes",
+     .kmax = JF_CONV_MAX_KSIZE, .samples = S8 | S16 | SF, .what = "k x k taps from padded planes",
      .block_x = 32, .block_y = 8, .launches = global_launches, .run = JF_GPU_RUN(jf_conv_global_run)},
     {.variant = JF_VARIANT_SHARED, .kernel = "conv_shared_kernel", .kmin = 1,
      .kmax = JF_CONV_MAX_KSIZE, .samples = S8, .what = "k x k taps from the block's tile",

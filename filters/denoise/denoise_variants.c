@@ -17,7 +17,7 @@ static void plane_launches(const jf_shape *s, jf_emit_fn emit, void *user, int i
 {
     char name[64];
     snprintf(name, sizeof name, in ? "to_planes_kernel<%s>" : "from_planes_kernel<%s>",
-             s->sample == JF_SAMPLE_U16 ? "unsignedshort" : "unsignedchar");
+             jf_cuda_type_name(s));
     emit(user, name, 32, 8, 0);
 }
 
@@ -105,7 +105,7 @@ static void bl_tile_launches(const jf_device_info *dev, const jf_shape *s, int k
     char name[64];
     (void)dev;
     snprintf(name, sizeof name, "bilateral_tile_kernel<%s,(int)%d>",
-             s->sample == JF_SAMPLE_U16 ? "unsignedshort" : "unsignedchar", colour_of(s));
+             jf_cuda_type_name(s), colour_of(s));
     emit(user, name, bx, by, bl_tile_smem(s, k, bx, by));
 }
 
@@ -115,7 +115,7 @@ static void bl_global_launches(const jf_device_info *dev, const jf_shape *s, int
     char name[64];
     (void)dev, (void)k;
     snprintf(name, sizeof name, "bilateral_global_kernel<%s,(int)%d>",
-             s->sample == JF_SAMPLE_U16 ? "unsignedshort" : "unsignedchar", colour_of(s));
+             jf_cuda_type_name(s), colour_of(s));
     emit(user, name, bx, by, 0);
 }
 

@@ -4,7 +4,8 @@
  * the window is read straight from the padded plane in global memory (the
  * pad pass runs for it: jf_gpu_filter_planes), so
  * neighbouring threads re-read the same bytes through L1/L2.  8- and 16-bit
- * samples (the one GPU median variant for 16 bits).
+ * samples, and float32 through order-keeping keys (the one GPU median
+ * variant for floats).
  */
 #include "filters/filter_cuda.cuh"
 #include "filters/median/median.h"
@@ -49,7 +50,7 @@ jf_status jf_median_global_launch(jf_context *ctx, const jf_filter_in *in, int k
                                   const jf_dview *out)
 {
     const dim3 block((unsigned)c->block_x, (unsigned)c->block_y);
-    return in->shape->sample == JF_SAMPLE_U16
-               ? launch<unsigned short>(ctx, in, k, block, out)
-               : launch<unsigned char>(ctx, in, k, block, out);
+    return in->shape->sample == JF_SAMPLE_F32   ? launch<float>(ctx, in, k, block, out)
+           : in->shape->sample == JF_SAMPLE_U16 ? launch<unsigned short>(ctx, in, k, block, out)
+                                                : launch<unsigned char>(ctx, in, k, block, out);
 }

@@ -13,16 +13,11 @@
 
 
 static int bps(const jf_shape *s) { return s->sample == JF_SAMPLE_U16 ? 2 : 1; }
-static const char *type_name(const jf_shape *s)
-{
-    return s->sample == JF_SAMPLE_U16 ? "unsignedshort" : "unsignedchar";
-}
-
 /* The kernels that read windows from global memory pad the image first. */
 static void emit_pad_planes(const jf_shape *s, jf_emit_fn emit, void *user)
 {
     char name[64];
-    snprintf(name, sizeof name, "pad_planes_kernel<%s>", type_name(s));
+    snprintf(name, sizeof name, "pad_planes_kernel<%s>", jf_cuda_type_name(s));
     emit(user, name, 32, 8, 0);
 }
 
@@ -32,7 +27,7 @@ static void global_launches(const jf_device_info *dev, const jf_shape *s, int k,
     char name[64];
     (void)dev, (void)k;
     emit_pad_planes(s, emit, user);
-    snprintf(name, sizeof name, "median_global_kernel<%s>", type_name(s));
+    snprintf(name, sizeof name, "median_global_kernel<%s>", jf_cuda_type_name(s));
     emit(user, name, bx, by, 0);
 }
 
@@ -102,11 +97,11 @@ static void fast_launch(const jf_shape *s, int k, int lanes, int bx, int by, jf_
     int tile_w;
     if (s->channels > 1)
         snprintf(name, sizeof name, "median_fast_interleaved_kernel<(int)%d,(int)%d,%s>", k, lanes,
-                 type_name(s));
+                 jf_cuda_type_name(s));
     else if (k == 3) /* its own kernel: a register bound on compute capability 9.0 */
-        snprintf(name, sizeof name, "median_fast_kernel3<(int)%d,%s>", lanes, type_name(s));
+        snprintf(name, sizeof name, "median_fast_kernel3<(int)%d,%s>", lanes, jf_cuda_type_name(s));
     else
-        snprintf(name, sizeof name, "median_fast_kernel<(int)%d,(int)%d,%s>", k, lanes, type_name(s));
+        snprintf(name, sizeof name, "median_fast_kernel<(int)%d,(int)%d,%s>", k, lanes, jf_cuda_type_name(s));
     emit(user, name, bx, by, jf_median_fast_smem(k, lanes, s->channels, bps(s), bx, by, &tile_w));
 }
 
@@ -179,7 +174,7 @@ static const jf_variant_row ROWS[] = {
      .kmax = JF_MEDIAN_MAX_KSIZE, .samples = SF, .what = "a selection in each window",
      .cpu = jf_median_select_cpu, .cpu_work = jf_median_select_bytes},
     {.variant = JF_VARIANT_GLOBAL, .kernel = "median_global_kernel", .kmin = 1,
-     .kmax = JF_MEDIAN_MAX_KSIZE, .samples = S8 | S16,
+     .kmax = JF_MEDIAN_MAX_KSIZE, .samples = S8 | S16 | SF,
      .what = "bitwise selection from padded planes", .block_x = 32, .block_y = 8,
      .launches = global_launches, .run = JF_GPU_RUN(jf_median_global_run)},
     {.variant = JF_VARIANT_SHARED, .kernel = "median_shared_kernel", .kmin = 1, .kmax = 3,

@@ -4,18 +4,13 @@
 
 #include <stdio.h>
 
-static const char *type_name(const jf_shape *s)
-{
-    return s->sample == JF_SAMPLE_U16 ? "unsignedshort" : "unsignedchar";
-}
-
 /* Squared differences summed exactly in integers, a partial a block. */
 static void sse_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
                          jf_emit_fn emit, void *user)
 {
     char name[64];
     (void)dev, (void)k;
-    snprintf(name, sizeof name, "sse_kernel<%s>", type_name(s));
+    snprintf(name, sizeof name, "sse_kernel<%s>", jf_cuda_type_name(s));
     emit(user, name, bx, by, 0);
 }
 
@@ -27,7 +22,7 @@ static void ssim_launches(const jf_device_info *dev, const jf_shape *s, int k, i
     char name[64];
     (void)k;
     snprintf(name, sizeof name, "ssim_tile_kernel<(int)%d,%s>",
-             dev->shared_per_sm >= 96 * 1024 ? 4 : 2, type_name(s));
+             dev->shared_per_sm >= 96 * 1024 ? 4 : 2, jf_cuda_type_name(s));
     emit(user, name, bx, by, 0);
 }
 

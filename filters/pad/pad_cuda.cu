@@ -120,7 +120,9 @@ jf_status jf_gpu_pad_planes(jf_context *ctx, const jf_dview *src, int w, int h, 
                             planes)) != JF_OK ||
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
-    if (sample == JF_SAMPLE_U16)
+    if (sample == JF_SAMPLE_F32)
+        pad_launch<float>(ctx->gpu->stream, src, w, h, ch, radius, border, planes, ph);
+    else if (sample == JF_SAMPLE_U16)
         pad_launch<unsigned short>(ctx->gpu->stream, src, w, h, ch, radius, border, planes, ph);
     else
         pad_launch<unsigned char>(ctx->gpu->stream, src, w, h, ch, radius, border, planes, ph);

@@ -11,7 +11,7 @@ static void emit_typed(jf_emit_fn emit, void *user, const char *kernel, const jf
                        int by)
 {
     char name[64];
-    snprintf(name, sizeof name, "%s<%s>", kernel, s->sample == JF_SAMPLE_U16 ? "unsignedshort" : "unsignedchar");
+    snprintf(name, sizeof name, "%s<%s>", kernel, jf_cuda_type_name(s));
     emit(user, name, bx, by, 0);
 }
 

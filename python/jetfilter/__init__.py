@@ -10,8 +10,9 @@ the CPU, with the same results.
 
 Every operation of the library's table is a function here, with the
 command line's parameter names and defaults (jetfilter.operations() lists
-them).  Images are (H, W) or (H, W, C) arrays of uint8 or uint16 with
-C from 1 to 4; rows may be padded.  Host arrays (anything with
+them).  Images are (H, W) or (H, W, C) arrays of uint8, uint16 or float32
+(float16 through a float32 copy) with C from 1 to 4; rows may be padded;
+float32 images go to the median, the convolutions, pad, psnr and ssim.  Host arrays (anything with
 __array_interface__ or the buffer protocol) stay on the host; device
 arrays (__cuda_array_interface__ or DLPack) are filtered in place on the
 GPU, queued on the stream their producer works on, with no host wait and
@@ -138,9 +139,9 @@ def frame(shape, dtype="uint8", context=None):
     ctx = context or default_context()
     shape = tuple(shape)
     c = shape[2] if len(shape) == 3 else 1
-    sample = 0 if str(dtype) == "uint8" else 1 if str(dtype) == "uint16" else None
+    sample = {"uint8": 0, "uint16": 1, "float32": 2}.get(str(dtype))
     if sample is None:
-        raise ArgumentError("frame: dtype %s: uint8 or uint16" % dtype)
+        raise ArgumentError("frame: dtype %s: uint8, uint16 or float32" % dtype)
     if not ctx.is_cuda:
         return _arrays._np.empty(shape, dtype)
     loc = _c.LOC_MANAGED if ctx.info()["memory"] == "managed" else _c.LOC_MAPPED

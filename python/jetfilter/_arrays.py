@@ -2,7 +2,8 @@
 and any __array_interface__ / __cuda_array_interface__ producer into the
 C library's image descriptions, and making the outputs.
 
-An image is (H, W) or (H, W, C), uint8 or uint16, channels interleaved;
+An image is (H, W) or (H, W, C), uint8, uint16 or float32, channels
+interleaved (float16 goes through a float32 copy and comes back float16);
 rows may be padded (a row stride larger than W * C * itemsize) and are read
 in place.  Other views of NumPy, CuPy and PyTorch arrays (every other
 column, one channel of three, reversed, Fortran order) go through a dense
@@ -14,8 +15,10 @@ import sys
 
 from . import _jetfilter as _c
 
-_TYPESTR = {0: "|u1", 1: "<u2"}                  # jf_sample -> typestr
-_ITEMSIZE = {0: 1, 1: 2}
+_TYPESTR = {0: "|u1", 1: "<u2", 2: "<f4"}       # jf_sample -> typestr
+_ITEMSIZE = {0: 1, 1: 2, 2: 4}
+DTYPE_NAMES = {0: "uint8", 1: "uint16", 2: "float32"}
+_DLPACK_CODE = {0: 1, 1: 1, 2: 2}                # kDLUInt, kDLFloat
 
 try:  # NumPy makes host outputs and reads the buffer protocol
     import numpy as _np
@@ -27,7 +30,7 @@ class Image(object):
     """One image as the C library sees it, and what keeps its memory alive."""
 
     __slots__ = ("spec", "shape", "sample", "location", "device", "stream", "owner", "kind", "module",
-                 "stream_owner", "staged_for")
+                 "stream_owner", "staged_for", "half")
 
     def __init__(self, spec, shape, sample, location, device, stream, owner, kind, module=None):
         self.spec = spec          # (ptr, location, width, height, channels, stride, sample, device)
@@ -41,6 +44,7 @@ class Image(object):
         self.module = module      # the producer's module, to make outputs alike
         self.stream_owner = None  # the stream's object, kept alive while it is in use
         self.staged_for = None    # an out= view this dense copy is copied back into (finish)
+        self.half = False         # a float32 copy of a float16 array (outputs go back to float16)
 
     @property
     def on_device(self):
@@ -49,7 +53,7 @@ class Image(object):
 
     @property
     def dtype_name(self):
-        return "uint8" if self.sample == 0 else "uint16"
+        return "float16" if self.half else DTYPE_NAMES[self.sample]
 
 
 def _fail(message):
@@ -177,6 +181,22 @@ def locate_host(img):
 _LAYOUT_REFUSALS = ("must be dense", "a reversed view")
 
 
+def _is_half(x):
+    return str(getattr(x, "dtype", "")) in ("float16", "torch.float16")
+
+
+def _half_staged(x, writable, what, as_float32, empty_float32):
+    """A float16 array through a float32 copy: the image's values (exact),
+    or for an out= an empty float32 array that finish() rounds back into it."""
+    if writable and _readonly(x):
+        _fail("%s: a read-only array" % what)
+    img = describe(empty_float32(x) if writable else as_float32(x), writable, what)
+    img.half = True
+    if writable:
+        img.staged_for = x
+    return img
+
+
 def _staged(x, writable, what, error, dense_copy, dense_empty):
     """A view whose pixels are not dense rows (refused by the intake with
     `error`), through a dense copy its own library makes: the copy for an
@@ -192,6 +212,13 @@ def _staged(x, writable, what, error, dense_copy, dense_empty):
     return img
 
 
+def as_half(arr):
+    """A float32 result as float16, by its own library."""
+    if type(arr).__module__.split(".")[0] == "torch":
+        return arr.half()
+    return arr.astype("float16")
+
+
 def _readonly(x):
     flags = getattr(x, "flags", None)
     return flags is not None and getattr(flags, "writeable", True) is False
@@ -204,7 +231,9 @@ def finish(img):
     view = img.staged_for
     if view is None:
         return
-    if img.kind == "torch":
+    if img.half and img.kind == "numpy":
+        _np.copyto(view, img.owner, casting="unsafe")  # rounded to float16
+    elif img.kind == "torch":
         view.copy_(img.owner)
     elif img.kind == "cupy":
         view[...] = img.owner
@@ -214,6 +243,9 @@ def finish(img):
 
 def _numpy_image(x, writable, what):
     """NumPy arrays from their attributes (cheaper than the interface dict)."""
+    if x.dtype == _np.float16:
+        return _half_staged(x, writable, what, lambda v: v.astype(_np.float32),
+                            lambda v: _np.empty(v.shape, _np.float32))
     try:
         spec, sample = _intake(what, writable, x.__array_interface__["data"][0], x.shape, x.strides,
                                x.dtype.str, not x.flags.writeable, _c.LOC_HOST, -1)
@@ -225,6 +257,11 @@ def _numpy_image(x, writable, what):
 def _cupy_image(x, writable, what):
     """CuPy arrays without building their interface dict (the call's cost)."""
     dev = x.data.device_id
+    if _is_half(x):
+        cupy = sys.modules["cupy"]
+        with cupy.cuda.Device(dev):
+            return _half_staged(x, writable, what, lambda v: v.astype(cupy.float32),
+                                lambda v: cupy.empty(v.shape, cupy.float32))
     try:
         spec, sample = _intake(what, writable, x.data.ptr, x.shape, x.strides, x.dtype.str, False,
                                _c.LOC_DEVICE, dev)
@@ -240,7 +277,7 @@ def _cupy_image(x, writable, what):
     return img
 
 
-_TORCH_TYPESTR = {"torch.uint8": "|u1", "torch.uint16": "=u2"}
+_TORCH_TYPESTR = {"torch.uint8": "|u1", "torch.uint16": "=u2", "torch.float32": "=f4"}
 
 
 def _torch_image(t, writable, what):
@@ -249,6 +286,9 @@ def _torch_image(t, writable, what):
         return describe(t.numpy(), writable, what)  # host tensors: through NumPy, no copy
     isz = t.element_size()
     dev = t.device.index or 0
+    if _is_half(t):
+        return _half_staged(t, writable, what, lambda v: v.float(),
+                            lambda v: torch.empty(tuple(v.shape), dtype=torch.float32, device=v.device))
     try:
         spec, sample = _intake(what, writable, t.data_ptr(), tuple(t.shape),
                                tuple(st * isz for st in t.stride()),
@@ -344,7 +384,7 @@ class DeviceArray(object):
         self._owner = owner      # what keeps the memory (a Buffer, a DLPack holder)
         self._spec = spec
         self.shape = tuple(shape)
-        self.dtype = "uint8" if spec[6] == 0 else "uint16"
+        self.dtype = DTYPE_NAMES[spec[6]]
         self.device = spec[7]
         self._context = context  # the work that writes it queues there (None: a view)
 
@@ -375,7 +415,8 @@ class DeviceArray(object):
             self._context.order(stream)
         isz = _ITEMSIZE[self._spec[6]]
         return _c.to_dlpack_capsule(self, self.ptr, 2, self.device, self.shape,
-                                    tuple(s // isz for s in self.strides), 8 * isz)
+                                    tuple(s // isz for s in self.strides), 8 * isz,
+                                    _DLPACK_CODE[self._spec[6]])
 
     def copy_to_host(self):
         """A NumPy copy (waits for the work that writes it)."""
@@ -394,7 +435,7 @@ def empty_like(img, shape, sample, context):
     images an array of the producer's own kind (CuPy for CuPy, PyTorch for
     PyTorch: their allocators cache, so a loop allocates nothing after its
     first frame) or else a jetfilter.DeviceArray."""
-    dtype = "uint8" if sample == 0 else "uint16"
+    dtype = DTYPE_NAMES[sample]
     if img.location in (_c.LOC_HOST, _c.LOC_MAPPED, _c.LOC_MANAGED):
         if img.location != _c.LOC_HOST:  # a shared frame in: a shared frame out
             from . import frame
@@ -403,8 +444,9 @@ def empty_like(img, shape, sample, context):
     if img.kind == "cupy" and img.module is not None:
         with img.module.cuda.Device(img.device):
             return img.module.empty(shape, dtype)
-    if img.kind == "torch" and img.module is not None and sample == 0:
-        return img.module.empty(shape, dtype=img.module.uint8, device="cuda:%d" % img.device)
+    if img.kind == "torch" and img.module is not None and sample in (0, 2):
+        return img.module.empty(shape, dtype=img.module.uint8 if sample == 0 else img.module.float32,
+                                device="cuda:%d" % img.device)
     h, w = shape[0], shape[1]
     c = shape[2] if len(shape) == 3 else 1
     buf = _c.alloc(context, w, h, c, sample, _c.LOC_DEVICE)

@@ -106,7 +106,8 @@ def run_filter(op, image, out, context, stream, values, defaults):
     if op["kind"] == "pad":
         k = int(p.value("ksize"))
         shape = (shape[0] + k - 1, shape[1] + k - 1) + tuple(shape[2:])
-    if out is None:
+    made = out is None
+    if made:
         out = _arrays.empty_like(img, shape, img.sample, ctx)
         dst = _arrays.describe(out, True, "out")
     else:
@@ -119,6 +120,8 @@ def run_filter(op, image, out, context, stream, values, defaults):
         _arrays.finish(dst)
     finally:
         _release(ctx)
+    if made and img.half:  # float16 in, float16 out (rounded from the float32 result)
+        out = _arrays.as_half(out)
     if dst.location in (_c.LOC_MANAGED, _c.LOC_MAPPED) or img.location in (_c.LOC_MANAGED, _c.LOC_MAPPED):
         ctx.sync()  # NumPy reads a shared frame as soon as this returns
     if op["estimate"]:

@@ -87,9 +87,9 @@ static int parse_image(PyObject *spec, jf_image *img)
     if (!PyArg_ParseTuple(spec, "KiiiiKii;an image description", &ptr, &loc, &w, &h, &c, &stride,
                           &sample, &device))
         return -1;
-    if (!ptr || w < 1 || h < 1 || c < 1 || c > 4 || (sample != JF_SAMPLE_U8 && sample != JF_SAMPLE_U16) ||
+    if (!ptr || w < 1 || h < 1 || c < 1 || c > 4 || sample < 0 || sample >= JF_SAMPLE_COUNT ||
         loc < 0 || loc >= JF_LOC_COUNT ||
-        stride < (unsigned long long)w * (unsigned long long)c * (sample == JF_SAMPLE_U16 ? 2u : 1u)) {
+        stride < (unsigned long long)w * (unsigned long long)c * jf_sample_size((jf_sample)sample)) {
         PyErr_SetString(PyExc_ValueError, "not an image description jetfilter made");
         return -1;
     }
@@ -1268,18 +1268,23 @@ static void capsule_destructor(PyObject *capsule)
     }
 }
 
-/* to_dlpack_capsule(owner, ptr, device_type, device_id, shape, strides, bits) -> capsule
- * shape and strides (in elements) of 2 or 3 dimensions, unsigned integers. */
+/* to_dlpack_capsule(owner, ptr, device_type, device_id, shape, strides, bits, code) -> capsule
+ * shape and strides (in elements) of 2 or 3 dimensions; code 1 unsigned
+ * integers, 2 floats (DLPack's kDLUInt, kDLFloat). */
 static PyObject *py_to_dlpack_capsule(PyObject *mod, PyObject *args)
 {
     PyObject *owner, *shape, *strides, *capsule;
     unsigned long long ptr;
-    int dev_type, dev_id, bits, i, n;
+    int dev_type, dev_id, bits, code, i, n;
     ExportedTensor *e;
     (void)mod;
-    if (!PyArg_ParseTuple(args, "OKiiO!O!i", &owner, &ptr, &dev_type, &dev_id, &PyTuple_Type, &shape,
-                          &PyTuple_Type, &strides, &bits))
+    if (!PyArg_ParseTuple(args, "OKiiO!O!ii", &owner, &ptr, &dev_type, &dev_id, &PyTuple_Type, &shape,
+                          &PyTuple_Type, &strides, &bits, &code))
         return NULL;
+    if (code != 1 && code != 2) {
+        PyErr_SetString(PyExc_ValueError, "DLPack type code 1 (unsigned) or 2 (float)");
+        return NULL;
+    }
     n = (int)PyTuple_Size(shape);
     if (n < 1 || n > 3 || PyTuple_Size(strides) != n) {
         PyErr_SetString(PyExc_ValueError, "1 to 3 dimensions, strides for each");
@@ -1299,7 +1304,7 @@ static PyObject *py_to_dlpack_capsule(PyObject *mod, PyObject *args)
     e->t.dl_tensor.device.device_type = dev_type;
     e->t.dl_tensor.device.device_id = dev_id;
     e->t.dl_tensor.ndim = n;
-    e->t.dl_tensor.dtype.code = 1; /* kDLUInt */
+    e->t.dl_tensor.dtype.code = (uint8_t)code;
     e->t.dl_tensor.dtype.bits = (uint8_t)bits;
     e->t.dl_tensor.dtype.lanes = 1;
     e->t.dl_tensor.shape = e->shape;

@@ -67,14 +67,17 @@ int jfpy_intake(const jfpy_array *a, int writable, const char *what, jf_image *i
     if (h > INT32_MAX || w > INT32_MAX)
         return refuse(why, n, "%s: %lld x %lld pixels is too large", what, (long long)w,
                       (long long)h);
-    if (!parse_typestr(a->dtype, &kind, &itemsize, &order) || kind != 'u' ||
-        (itemsize != 1 && itemsize != 2) || a->lanes != 1)
-        return refuse(why, n, "%s: dtype %s%s is not taken: uint8 or uint16 images", what,
+    if (!parse_typestr(a->dtype, &kind, &itemsize, &order) ||
+        !((kind == 'u' && (itemsize == 1 || itemsize == 2)) || (kind == 'f' && itemsize == 4)) ||
+        a->lanes != 1)
+        return refuse(why, n, "%s: dtype %s%s is not taken: uint8, uint16 or float32 images "
+                      "(float16 through a float32 copy)", what,
                       a->dtype ? a->dtype : "(none)", a->lanes != 1 ? " with several lanes" : "");
-    if (itemsize == 2 && (order == '>' || (order == '=' && !little_endian()) ||
-                          (order == '<' && !little_endian())))
-        return refuse(why, n, "%s: %s-endian uint16: convert it to the machine's order "
-                      "(astype('=u2'))", what, order == '>' ? "big" : "little");
+    if (itemsize > 1 && (order == '>' || (order == '=' && !little_endian()) ||
+                         (order == '<' && !little_endian())))
+        return refuse(why, n, "%s: %s-endian %s: convert it to the machine's order "
+                      "(astype('=%c%d'))", what, order == '>' ? "big" : "little",
+                      kind == 'f' ? "float32" : "uint16", kind, (int)itemsize);
     if (a->location < 0 || a->location >= JF_LOC_COUNT)
         return refuse(why, n, "%s: memory of an unknown kind (%d)", what, a->location);
     if (writable && a->readonly)
@@ -83,7 +86,8 @@ int jfpy_intake(const jfpy_array *a, int writable, const char *what, jf_image *i
     if (a->data == 0)
         return refuse(why, n, "%s: the array's data pointer is NULL", what);
     if (a->data % (uint64_t)itemsize)
-        return refuse(why, n, "%s: uint16 data at an odd address", what);
+        return refuse(why, n, "%s: %s data at an address that is not a multiple of %d", what,
+                      kind == 'f' ? "float32" : "uint16", (int)itemsize);
     pixel = c * itemsize;
     row = w * pixel; /* < 2^31 * 8: no overflow */
     rowstride = row;
@@ -114,7 +118,7 @@ int jfpy_intake(const jfpy_array *a, int writable, const char *what, jf_image *i
     img->height = (int)h;
     img->channels = (int)c;
     img->stride = (size_t)rowstride;
-    img->sample = itemsize == 1 ? JF_SAMPLE_U8 : JF_SAMPLE_U16;
+    img->sample = kind == 'f' ? JF_SAMPLE_F32 : itemsize == 1 ? JF_SAMPLE_U8 : JF_SAMPLE_U16;
     img->location = (jf_location)a->location;
     img->device = a->location == JF_LOC_HOST ? -1 : a->device;
     return 0;

@@ -20,15 +20,15 @@ def test_exception_classes():
 
 
 @pytest.mark.parametrize("bad,words", [
-    (np.zeros((4, 4), np.float32) + 1, "uint8 or uint16"),
-    (np.zeros((4, 4), np.int16) + 1, "uint8 or uint16"),
+    (np.zeros((4, 4), np.float64) + 1, "uint8, uint16 or float32"),
+    (np.zeros((4, 4), np.int16) + 1, "uint8, uint16 or float32"),
     (np.zeros((4, 4, 5), np.uint8) + 1, "5 channels"),
     (np.zeros((4,), np.uint8) + 1, "1 dimensions"),
     (np.zeros((2, 4, 4, 3), np.uint8) + 1, "4 dimensions"),
     (np.zeros((0, 4), np.uint8), "empty"),
     (np.arange(60, dtype=">u2").reshape(6, 10), "big-endian"),
     ("not an image", "not an image"),
-    ([[1, 2], [3, 4]], "uint8 or uint16"),
+    ([[1, 2], [3, 4]], "uint8, uint16 or float32"),
     (b"bytes", "not an image"),
 ])
 def test_bad_arrays(bad, words, cpu):

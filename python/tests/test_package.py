@@ -391,5 +391,6 @@ def test_frames_are_numpy_arrays():
     f[:] = random_image(48, 64, 3)
     out = jf.median(f, ksize=3)
     assert np.array_equal(out, jf.median(np.array(f), ksize=3, context=jf.Context(backend="cpu")))
-    with pytest.raises(jf.ArgumentError):
-        jf.frame((4, 4), dtype="float32")
+    assert jf.frame((4, 4), dtype="float32").dtype == np.float32
+    with pytest.raises(jf.ArgumentError, match="uint8, uint16 or float32"):
+        jf.frame((4, 4), dtype="float64")
