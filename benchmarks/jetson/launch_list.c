@@ -111,8 +111,10 @@ static void words(const launch *l, char *out, size_t n)
     used += snprintf(out + used, n - (size_t)used, ", channels %s%s%s", l->channels & 2 ? "1" : "",
                      l->channels & 8 ? (l->channels & 2 ? " 3" : "3") : "",
                      l->channels & 16 ? (l->channels & 10 ? " 4" : "4") : "");
-    snprintf(out + used, n - (size_t)used, ", %s",
-             l->samples == 3 ? "8 and 16 bits" : l->samples == 1 ? "8 bits" : "16 bits");
+    static const char *const depths[8] = {"-", "8 bits", "16 bits", "8 and 16 bits", "float32",
+                                          "8 bits, float32", "16 bits, float32",
+                                          "8 and 16 bits, float32"};
+    snprintf(out + used, n - (size_t)used, ", %s", depths[l->samples & 7]);
 }
 
 int main(int argc, char **argv)

@@ -72,6 +72,8 @@ jf_status jf_conv_shared_run(const struct jf_gpu_call *call);
 jf_status jf_conv_separable_run(const struct jf_gpu_call *call);
 jf_status jf_conv_unrolled_run(const struct jf_gpu_call *call);
 jf_status jf_conv_wide_run(const struct jf_gpu_call *call);
+jf_status jf_conv_float_run(const struct jf_gpu_call *call);
+jf_status jf_conv_float_tile_run(const struct jf_gpu_call *call);
 
 #ifdef JF_HAVE_CUDA
 struct jf_choice;
@@ -107,5 +109,11 @@ jf_status jf_conv_wide_launch(jf_context *ctx, const struct jf_filter_in *in, in
 /* The fast variant for weights col[j] * row[i] (any k up to JF_CONV_MAX_KSIZE). */
 jf_status jf_conv_separable_launch(jf_context *ctx, const struct jf_filter_in *in, int k, const float *col,
                                    const float *row, int bx, int by, const jf_dview *out);
+/* The same for float32 images (conv_float.cu): in one pass through the
+ * block's shared memory, or row sums, then column sums. */
+jf_status jf_conv_float_tile_launch(jf_context *ctx, const struct jf_filter_in *in, int k, const float *col,
+                                    const float *row, int bx, int by, const jf_dview *out);
+jf_status jf_conv_float_launch(jf_context *ctx, const struct jf_filter_in *in, int k, const float *col,
+                               const float *row, int bx, int by, const jf_dview *out);
 #endif
 #endif

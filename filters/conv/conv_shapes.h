@@ -14,6 +14,17 @@ static inline size_t jf_conv_shared_smem(int k, int bx, int by)
     return (size_t)jf_tile_width(bx, k) * (size_t)(by + k - 1) + sizeof(float) * (size_t)k * (size_t)k;
 }
 
+/* float32, rank-1 weights, one pass (conv_float.cu): a block of bx
+ * samples across and by x JF_CONV_FLOAT_ROWS rows down; its input tile
+ * ((bx + (k - 1) ch) samples by (rows + k - 1)) and the tile's row sums
+ * (bx by rows + k - 1), in floats. */
+#define JF_CONV_FLOAT_ROWS 4
+static inline size_t jf_conv_float_smem(int k, int ch, int bx, int by)
+{
+    const size_t rows = (size_t)(by * JF_CONV_FLOAT_ROWS + k - 1);
+    return sizeof(float) * rows * ((size_t)(bx + (k - 1) * ch) + (size_t)bx);
+}
+
 /* Fast, unrolled (k <= 13): 4 outputs a thread across, 8 down (4 from
  * k = 11, where the registers for 8 rows of taps run out). */
 #define JF_CONV_FAST_PX 4

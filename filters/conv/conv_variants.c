@@ -24,6 +24,27 @@ static void global_launches(const jf_device_info *dev, const jf_shape *s, int k,
     emit(user, name, bx, by, 0);
 }
 
+static size_t float_tile_smem(const jf_shape *s, int k, int bx, int by)
+{
+    return jf_conv_float_smem(k, s->channels, bx, by);
+}
+
+static void float_tile_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                                jf_emit_fn emit, void *user)
+{
+    (void)dev;
+    emit(user, "conv_float_tile_kernel", bx, by, float_tile_smem(s, k, bx, by));
+}
+
+/* float32, rank-1 weights: the row pass, then the column pass. */
+static void float_sep_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                               jf_emit_fn emit, void *user)
+{
+    (void)dev, (void)s, (void)k;
+    emit(user, "conv_float_rows_kernel", bx, by, 0);
+    emit(user, "conv_float_cols_kernel", bx, by, 0);
+}
+
 static size_t shared_smem(const jf_shape *s, int k, int bx, int by)
 {
     (void)s;
@@ -161,6 +182,18 @@ static const jf_variant_row ROWS[] = {
      .kmax = JF_CONV_MAX_KSIZE, .samples = S8 | S16,
      .what = "8 x 8 outputs a thread, k at run time", .block = wide_block, .smem = wide_smem,
      .launches = wide_launches, .run = JF_GPU_RUN(jf_conv_wide_run)},
+    /* float32 and rank-1 weights: the zero-weight padding of the kernel
+     * above would turn a NaN or an infinity into NaN past k (conv_float.cu);
+     * one pass where the tile fits, else two */
+    {.variant = JF_VARIANT_FAST, .kernel = "conv_float_tile_kernel", .kmin = 3,
+     .kmax = JF_CONV_MAX_KSIZE, .samples = SF, .rank1 = 1,
+     .what = "float row and column sums in the block's shared memory", .block_x = 32,
+     .block_y = 8, .smem = float_tile_smem, .launches = float_tile_launches,
+     .run = JF_GPU_RUN(jf_conv_float_tile_run)},
+    {.variant = JF_VARIANT_FAST, .kernel = "conv_float_cols_kernel", .kmin = 3,
+     .kmax = JF_CONV_MAX_KSIZE, .samples = SF, .rank1 = 1,
+     .what = "float row sums, then column sums, through global memory", .block_x = 64,
+     .block_y = 4, .launches = float_sep_launches, .run = JF_GPU_RUN(jf_conv_float_run)},
 };
 
 /* From the sweeps on an H200 and an H100 (docs/kernels/studies.md): the fast variant

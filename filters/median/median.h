@@ -42,6 +42,7 @@ size_t jf_median_keys_bytes(const struct jf_shape *s, int k, int threads);
 /* The GPU rows' launches (median_cuda.cu; jf_variant_row.run). */
 struct jf_gpu_call;
 jf_status jf_median_global_run(const struct jf_gpu_call *call);
+jf_status jf_median_float_run(const struct jf_gpu_call *call);
 jf_status jf_median_shared_run(const struct jf_gpu_call *call);
 jf_status jf_median_fast_run(const struct jf_gpu_call *call);
 jf_status jf_median_strip_run(const struct jf_gpu_call *call);

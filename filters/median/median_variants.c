@@ -31,6 +31,13 @@ static void global_launches(const jf_device_info *dev, const jf_shape *s, int k,
     emit(user, name, bx, by, 0);
 }
 
+static void float_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                           jf_emit_fn emit, void *user)
+{
+    (void)dev, (void)s, (void)k;
+    emit(user, "median_float_kernel", bx, by, 0);
+}
+
 /* ---- shared: a window a thread (k <= 3), sliding histograms (k >= 5) ------ */
 
 static size_t window_smem(const jf_shape *s, int k, int bx, int by)
@@ -173,6 +180,13 @@ static const jf_variant_row ROWS[] = {
     {.variant = JF_VARIANT_CPU, .kernel = "median_cpu_select", .kmin = 1,
      .kmax = JF_MEDIAN_MAX_KSIZE, .samples = SF, .what = "a selection in each window",
      .cpu = jf_median_select_cpu, .cpu_work = jf_median_select_bytes},
+    /* float32 at k = 3: the window read from the image itself, the network
+     * on keys (median_float.cu); at 5 it measured slower than the padded
+     * planes below */
+    {.variant = JF_VARIANT_GLOBAL, .kernel = "median_float_kernel", .kmin = 3, .kmax = 3,
+     .samples = SF, .what = "networks on float keys, the window from the image",
+     .block_x = 64, .block_y = 4, .launches = float_launches,
+     .run = JF_GPU_RUN(jf_median_float_run)},
     {.variant = JF_VARIANT_GLOBAL, .kernel = "median_global_kernel", .kmin = 1,
      .kmax = JF_MEDIAN_MAX_KSIZE, .samples = S8 | S16 | SF,
      .what = "bitwise selection from padded planes", .block_x = 32, .block_y = 8,
