@@ -55,7 +55,7 @@ jf_image t_random_image16(int w, int h, int ch, int pad, int shift, uint64_t see
 jf_image t_random_float(int w, int h, int ch, int pad, int kind, uint64_t seed)
 {
     static const float levels[5] = {-1.0f, -0.0f, 0.0f, 0.5f, NAN};
-    const float specials[4] = {NAN, INFINITY, -INFINITY, -0.0f};
+    const float specials[5] = {NAN, -NAN, INFINITY, -INFINITY, -0.0f}; /* NaN of either sign */
     size_t stride = ((size_t)w * ch + (size_t)pad) * sizeof(float), i;
     float *data = malloc(stride * (size_t)h);
     jf_image img;
@@ -66,7 +66,7 @@ jf_image t_random_float(int w, int h, int ch, int pad, int kind, uint64_t seed)
         if (kind == 1)
             data[i] = levels[(r >> 32) % 5];
         else if (kind == 0 && (r & 15) < 1)
-            data[i] = specials[(r >> 8) & 3];
+            data[i] = specials[(r >> 8) % 5];
         else if (kind == 0 && (r & 15) == 1)
             data[i] = 0.0f;
         else

@@ -27,7 +27,7 @@ unsigned t_px(const jf_image *img, int x, int y, int c);
 void t_set_px(jf_image *img, int x, int y, int c, unsigned v);
 
 /* A float32 image, rows padded by `pad` samples: `kind` 0 values in
- * [-2, 3) with about one sample in twelve NaN, +-inf, -0 or +0; 1 five
+ * [-2, 3) with about one sample in eight NaN (either sign), +-inf, -0 or +0; 1 five
  * levels (-1, -0, +0, 0.5, NaN: windows full of ties); 2 finite values in
  * [-2, 3) only. */
 jf_image t_random_float(int w, int h, int ch, int pad, int kind, uint64_t seed);

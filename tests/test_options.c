@@ -10,6 +10,8 @@
 #include "common.h"
 #include "cli_util.h"
 #include "cli/cli.h"
+#include "filters/ops.h"
+#include "jobs/settings.h"
 
 #include <ctype.h>
 #include <fcntl.h>
@@ -107,6 +109,15 @@ static void range_lines(FILE *out)
                 fprintf(out, "%s %s %.17g %.17g %s\n", cli_commands[c].name, v[i].name, v[i].min,
                         v[i].max, v[i].def ? v[i].def : "-");
     }
+}
+
+/* Every parameter of the operation table has a place in the settings (a
+ * parameter past JOB_MAX_PARAMS would lose its option without a word). */
+static void test_every_parameter_has_its_option(void **state)
+{
+    jf_param_def all[64];
+    (void)state;
+    assert_true(jf_op_all_params(all, 64) <= JOB_MAX_PARAMS);
 }
 
 static void test_ranges_are_pinned(void **state)
@@ -289,6 +300,7 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ranges_are_kept),
+        cmocka_unit_test(test_every_parameter_has_its_option),
         cmocka_unit_test(test_ranges_are_pinned),
         cmocka_unit_test(test_views_are_the_help),
         cmocka_unit_test(test_values_and_their_words),

@@ -51,7 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     a.location = (int)(take(&p, end, 1) % 6) - 1;
     a.device = (int)take(&p, end, 1);
     /* the bytes the producer's own description spans (an element is at most
-     * 2 bytes when the intake takes it), when few: C order without strides */
+     * 4 bytes when the intake takes it: float32), when few: C order without
+     * strides */
     if (a.shape && a.ndim >= 1 && a.ndim <= 4) {
         uint64_t count = 1;
         for (i = 0; i < a.ndim; i++) {
@@ -65,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         steps = extent;
         elements = count;
-        extent = a.strides ? extent + 2 : count * 2;
+        extent = a.strides ? extent + 4 : count * 4;
     } else {
         small = 0;
     }
