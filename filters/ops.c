@@ -589,6 +589,8 @@ void jf_op_samples_rule(const jf_op *op, char *out, size_t n)
             appendf(out, n, &used, " (16 on the GPU: not '%s')", jf_variant_name(f->rows[i].variant));
             break;
         }
+    if (op->samples & SF) /* the commands read integer files */
+        appendf(out, n, &used, "; float32 from the library and Python");
 }
 
 /* ---- the public description, made once -------------------------------------- */

@@ -47,9 +47,9 @@ TEST_ARGS = {'check_rows': ['--quick']}
 # The tests that cover each folder, quickest and most direct first (a run
 # stops at the first failure).
 TESTS = {
-    'filters': ['test_ops', 'check_rows', 'test_resolve', 'test_api', 'test_metrics', 'test_launch_list',
+    'filters': ['test_ops', 'check_rows', 'test_float', 'test_resolve', 'test_api', 'test_metrics', 'test_launch_list',
                 'test_filters', 'test_impulse', 'test_denoise', 'test_codecs', 'test_cli'],
-    'core': ['test_api', 'test_profile', 'test_resolve', 'test_ops', 'test_metrics', 'test_power',
+    'core': ['test_api', 'test_float', 'test_profile', 'test_resolve', 'test_ops', 'test_metrics', 'test_power',
              'test_pipeline', 'test_codecs', 'test_filters', 'test_cli', 'test_hostile'],
     'io': ['test_formats', 'test_codecs', 'test_api', 'test_faults', 'test_stream', 'test_hostile',
            'test_cli', 'test_safety'],

@@ -621,6 +621,8 @@ static void test_wording(void **state)
     assert_non_null(strstr(median->auto_rule, "global at k = 3 below 4 M samples"));
     assert_non_null(strstr(median->samples_rule, "not 'shared'"));
     assert_string_equal(sw->samples_rule, "8 bits");
+    assert_non_null(strstr(median->samples_rule, "; float32 from the library and Python"));
+    assert_null(strstr(jf_op_lookup("erode")->samples_rule, "float32"));
     assert_non_null(strstr(jf_op_lookup("gauss")->auto_rule, "rank-1"));
     assert_string_equal(jf_op_lookup("gaussian")->auto_rule, "the CPU only");
 }
