@@ -119,6 +119,14 @@ aarch64_tools() { # extra packages...
       libtiff-dev:arm64 libwebp-dev:arm64 libdeflate-dev:arm64 libjansson-dev:arm64 libcmocka-dev:arm64 pkg-config "$@" > /dev/null
 }
 
+# A board's CUDA build: every test (the GPU ones skip) but the generator's,
+# the long tables in their quick sets (the main build and the sanitizers
+# run them whole; this build checks the old tools' code).
+ctest_board() { # ctest, args...
+  local ctest=$1; shift
+  JF_CHECK_QUICK=1 JF_TEST_QUICK=1 "$ctest" -E '^test_median_networks$' "$@"
+}
+
 # Configure, build, run every test.
 build_and_test() { # dir, ctest, cmake args...
   local dir=$1 ctest=$2; shift 2
@@ -132,7 +140,9 @@ build_and_test() { # dir, ctest, cmake args...
 # (CLI, safety, hostile files, shards, streams, schema, docs) run natively
 # on every CI run; under qemu they took two of the step's five minutes.  A
 # Jetson has no NVML (its meter is the INA3221), so its stand-in stays out.
-aarch64_native_only='test_cli|test_safety|test_hostile|test_shard|test_stream|test_schema|test_docs|test_power_nvml'
+# The generator's check (scripts/gen_median_fast.py, host Python) is the
+# same on every build: the main build runs it.
+aarch64_native_only='test_cli|test_safety|test_hostile|test_shard|test_stream|test_schema|test_docs|test_power_nvml|test_median_networks'
 ctest_aarch64() {
   ctest -E "^($aarch64_native_only)\$" "$@"
 }
@@ -156,10 +166,10 @@ aarch64_glibc() { # level
       "$work/aarch64/jetfilter-example" "$work/aarch64/tests/test_cli"
 }
 
-# The same without the filters' long tables (five of the seven minutes
-# under qemu), for a second aarch64 build of the same sources.
-ctest_aarch64_quick() {
-  ctest -E "^($aarch64_native_only|test_filters|test_denoise|test_impulse)\$" "$@"
+# A second aarch64 build of the same sources with the same compiler: only
+# what its configuration changes (libdeflate, which Ubuntu 18.04 lacks).
+ctest_aarch64_codecs() {
+  ctest -R '^(test_codecs|test_formats)$' "$@"
 }
 
 # A board's occupancy and instruction tables: made from its build in

@@ -8,7 +8,8 @@
 #                packaged), aarch64 cross compiler, :arm64 libraries, qemu-user
 #   cuda53       CMake 3.10 + GCC 9 (C11, warnings as errors) + CUDA 11.8 for
 #                sm_53, -std=c++14: configure, build, every test (the GPU ones
-#                skip); the CPU-only configuration is aarch64's below
+#                skip; the long tables' quick sets); the CPU-only
+#                configuration is aarch64's below
 #   resources    per kernel on sm_53 (registers, spills, shared memory) and the
 #                occupancy of every launch shape on the Nano: no spill, all fit
 #   instructions sm_53 instructions per output pixel of the fast grey kernels
@@ -47,11 +48,12 @@ tools() {
 
 CMAKE310=$cache/cmake-3.10.3/cmake/data/bin/cmake
 CTEST310=$cache/cmake-3.10.3/cmake/data/bin/ctest
+ctest_nano() { ctest_board "$CTEST310" "$@"; }
 
 # One build for the Nano's old tools together (it was three: CMake 3.10 CPU
 # only, GCC 9 CPU only, CUDA 11.8; the same tests thrice took five minutes).
 cuda_53() {
-  build_and_test "$work/cuda53" "$CTEST310" env CC="$cache/gcc-9/usr/bin/gcc-9" "$CMAKE310" \
+  build_and_test "$work/cuda53" ctest_nano env CC="$cache/gcc-9/usr/bin/gcc-9" "$CMAKE310" \
       -DCMAKE_C_FLAGS="-Werror" -DCMAKE_CUDA_COMPILER="$cache/cuda-11.8/bin/nvcc" \
       -DCMAKE_CUDA_HOST_COMPILER="$(command -v g++-11)" -DJETFILTER_CUDA_ARCHS=53 \
       -DCMAKE_CUDA_FLAGS="-std=c++14" -DJETFILTER_LIBDEFLATE=OFF &&
@@ -66,8 +68,8 @@ instructions() {
       '| `median_fast_video_kernel` | 3 | 8 |' '| `median_fast_video_net_kernel<(int)5>` | 5 | 8 |'
 }
 
-# the Orin's check runs only the quick ones of these tests again, with
-# libdeflate (Ubuntu 18.04 has none)
+# the Orin's check runs the codec tests again, with libdeflate (Ubuntu
+# 18.04 has none)
 aarch64() { aarch64_build ctest_aarch64 -DJETFILTER_LIBDEFLATE=OFF; }
 
 glibc() { aarch64_glibc 2.27; }

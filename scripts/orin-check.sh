@@ -9,7 +9,8 @@
 #                GCC 11 cross compiler, :arm64 libraries, qemu-user
 #   cuda87       CMake 3.22 + GCC 11 (C11, warnings as errors) + CUDA 12.4 for
 #                sm_87, C++17: configure, build (the GStreamer element
-#                included), every test (the GPU ones skip), NPP found; the
+#                included), every test (the GPU ones skip; the long tables'
+#                quick sets), NPP found; the
 #                Python package built with GCC 11 against that build and its
 #                tests run
 #   resources    per kernel on sm_87 (registers, spills, shared memory) and the
@@ -18,8 +19,8 @@
 #   instructions sm_87 instructions per output pixel of the fast grey kernels
 #                and the 1080p frame they predict in the Orin Nano's modes
 #   aarch64      cross build with GCC 11, CPU only, warnings as errors; under
-#                qemu-aarch64 the quick ones of the tests whose answers an
-#                architecture can change (the filters' long tables run there
+#                qemu-aarch64 the codec tests, libdeflate being on here (the
+#                other tests whose answers an architecture can change run
 #                in scripts/nano-check.sh, built with the same GCC 11)
 #   levels       no glibc function newer than 2.35 (aarch64 binaries), no
 #                GStreamer function newer than 1.20 (the element)
@@ -38,6 +39,7 @@
 CUDA=$cache/cuda-12.4
 CMAKE322=$cache/cmake-3.22.1/cmake/data/bin/cmake
 CTEST322=$cache/cmake-3.22.1/cmake/data/bin/ctest
+ctest_orin() { ctest_board "$CTEST322" "$@"; }
 
 tools() {
   aarch64_tools gcc-11 && apt_private update -qq &&
@@ -47,7 +49,7 @@ tools() {
 }
 
 cuda_87() {
-  build_and_test "$work/cuda87" "$CTEST322" env CC=gcc-11 "$CMAKE322" \
+  build_and_test "$work/cuda87" ctest_orin env CC=gcc-11 "$CMAKE322" \
       -DCMAKE_C_FLAGS="-Werror" -DCMAKE_CUDA_COMPILER="$CUDA/bin/nvcc" \
       -DCMAKE_CUDA_HOST_COMPILER="$(command -v g++-11)" -DJETFILTER_CUDA_ARCHS=87 \
       -DCMAKE_CUDA_FLAGS="-std=c++17" &&
@@ -64,7 +66,7 @@ instructions() {
       '| `median_fast_kernel3<(int)1,unsignedchar>` | 3 | 8 |' '| `conv_fast_kernel<(int)3,unsignedchar>` | 3 | 8 |'
 }
 
-aarch64() { aarch64_build ctest_aarch64_quick; }
+aarch64() { aarch64_build ctest_aarch64_codecs; }
 
 levels() {
   aarch64_glibc 2.35 && scripts/gst-api-level.sh "$work/cuda87/gst-plugins/libgstjetfilter.so" 1.20
@@ -75,6 +77,6 @@ step tools "CUDA 12.4, CMake 3.22.1, GCC 11, aarch64 GCC 11 cross compiler and q
 step cuda87 "CMake 3.22.1 + GCC 11 -Werror + CUDA 12.4 sm_87, C++17: build, all tests, NPP, element, Python" cuda_87
 step resources "sm_87 registers, spills, shared memory; every launch shape fits the Orin Nano" resources
 step instructions "sm_87 instructions per output pixel of the fast grey kernels" instructions
-step aarch64 "aarch64 cross build with GCC 11 -Werror, CPU only, the quick arithmetic tests under qemu-aarch64" aarch64
+step aarch64 "aarch64 cross build with GCC 11 -Werror, CPU only, the codec tests under qemu-aarch64" aarch64
 step levels "no glibc function newer than 2.35, no GStreamer function newer than 1.20" levels
 finish orin-check "$t0"
