@@ -8,23 +8,41 @@
  * CUDA context: copied in and out through its page-locked buffers).  On a
  * CUDA backend the element offers upstream a buffer pool of page-locked,
  * GPU-mapped memory (pinned_allocator.c); frames in it are read by the
- * kernels in place, with no staging copy.
+ * kernels in place, with no staging copy.  Built with GStreamer's CUDA
+ * library (1.22 and later, cuda_memory.c), it also takes and gives frames
+ * in CUDA memory: the kernels read and write them where they are, on
+ * CUDA's legacy default stream as that library's copies are, with no copy
+ * and no wait for the GPU in the element.
  *
  * Uses GStreamer 1.14's API only (JetPack 4.6's); scripts/gst-api-level.sh
  * checks every GStreamer function the plugin calls against the versions
  * in the GObject-introspection files.
  */
 #include "gst/element.h"
+#include "gst/cuda_memory.h"
 #include "gst/pinned_allocator.h"
 #include "gst/properties.h"
 
 #include <math.h>
 #include <string.h>
+#ifdef JF_GST_CUDA
+#include <cuda.h> /* CU_STREAM_LEGACY */
+#endif
 
 GST_DEBUG_CATEGORY_STATIC(jf_gst_debug);
 #define GST_CAT_DEFAULT jf_gst_debug
 
 #define FORMATS "{ GRAY8, GRAY16_LE, I420, YV12, NV12, Y42B, Y444, RGB, BGR, RGBA, BGRA, RGBx, BGRx }"
+#define SIZES "width = (int) [ 1, max ], height = (int) [ 1, max ], framerate = (fraction) [ 0, max ]"
+#ifdef JF_GST_CUDA
+/* in CUDA memory: the formats GStreamer's CUDA memory lays out (no grey)
+ * without a byte to keep (alpha, padding) */
+#define CUDA_FORMATS "{ I420, YV12, NV12, Y42B, Y444, RGB, BGR }"
+#define CAPS "video/x-raw, format = (string) " FORMATS ", " SIZES "; " \
+             "video/x-raw(" JF_GST_CUDA_FEATURE "), format = (string) " CUDA_FORMATS ", " SIZES
+#else
+#define CAPS "video/x-raw, format = (string) " FORMATS ", " SIZES
+#endif
 
 struct _GstJetfilter {
     GstVideoFilter parent;
@@ -37,6 +55,11 @@ struct _GstJetfilter {
     jf_plan *plan;         /* streaming thread's: the operation, resolved */
     jf_context *ctx;       /* made at start */
     GstAllocator *pinned;  /* offered upstream on a CUDA context */
+#ifdef JF_GST_CUDA
+    GstCudaContext *cuda;  /* the device's primary context, shared with the neighbours */
+    gboolean in_cuda;      /* the negotiated caps are CUDA memory's */
+    gboolean told_foreign; /* a frame from another context was logged */
+#endif
     /* measured */
     guint64 frames;
     double ms_total, ms_max_recent;
@@ -180,6 +203,10 @@ static gboolean gst_jetfilter_start(GstBaseTransform *trans)
     o.backend = (jf_backend)self->backend;
     o.device = self->device;
     o.stats = 256; /* the stats property and the debug log */
+#ifdef JF_GST_CUDA
+    if (self->cuda) /* ordered with GStreamer's CUDA copies, which use it */
+        o.stream = (void *)CU_STREAM_LEGACY;
+#endif
     if ((st = jf_context_create(&o, &self->ctx)) != JF_OK) {
         GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("jetfilter: %s", jf_last_error()),
                           ("backend %d, device %d", self->backend, self->device));
@@ -272,6 +299,17 @@ static void copy_plane(GstVideoFrame *in, GstVideoFrame *out, int plane)
     gst_video_frame_copy_plane(out, in, plane);
 }
 
+/* A plane passed unchanged where a frame is in device memory (planes=luma
+ * in CUDA memory): copied by the GPU (the library waits for that copy). */
+static jf_status copy_plane_on_device(GstJetfilter *self, GstVideoFrame *in, GstVideoFrame *out, int plane,
+                                      jf_location in_loc, jf_location out_loc)
+{
+    jf_image src = plane_image(in, plane), dst = plane_image(out, plane);
+    src.location = in_loc;
+    dst.location = out_loc;
+    return jf_image_transfer(self->ctx, &src, &dst);
+}
+
 /* Memory the GPU addresses (our pinned pool's): the library reads it in place. */
 static jf_location frame_location(GstBuffer *buf)
 {
@@ -282,13 +320,13 @@ static jf_location frame_location(GstBuffer *buf)
     return gst_buffer_n_memory(buf) ? JF_LOC_MAPPED : JF_LOC_HOST;
 }
 
-static GstFlowReturn gst_jetfilter_transform_frame(GstVideoFilter *filter, GstVideoFrame *in,
-                                                   GstVideoFrame *out)
+/* A frame through the plan, plane by plane, its planes where `in_loc` and
+ * `out_loc` say; `wait`: the frame is read on the host next (mapped pinned
+ * memory), so the GPU is waited for. */
+static GstFlowReturn filter_frame(GstJetfilter *self, GstVideoFrame *in, GstVideoFrame *out,
+                                  jf_location in_loc, jf_location out_loc, gboolean wait)
 {
-    GstJetfilter *self = GST_JETFILTER(filter);
     const int nplanes = GST_VIDEO_FRAME_N_PLANES(in);
-    const jf_location in_loc = self->pinned ? frame_location(in->buffer) : JF_LOC_HOST;
-    const jf_location out_loc = self->pinned ? frame_location(out->buffer) : JF_LOC_HOST;
     gint64 t0 = g_get_monotonic_time();
     int p, planes, alpha;
     jf_status st = JF_OK;
@@ -301,7 +339,10 @@ static GstFlowReturn gst_jetfilter_transform_frame(GstVideoFilter *filter, GstVi
     planes = self->planes == 1 ? 1 : nplanes; /* luma: the rest passes unchanged */
     for (p = 0; p < nplanes && st == JF_OK; p++) {
         if (p >= planes) {
-            copy_plane(in, out, p);
+            if (in_loc == JF_LOC_DEVICE || out_loc == JF_LOC_DEVICE)
+                st = copy_plane_on_device(self, in, out, p, in_loc, out_loc);
+            else
+                copy_plane(in, out, p);
             continue;
         }
         {
@@ -309,7 +350,7 @@ static GstFlowReturn gst_jetfilter_transform_frame(GstVideoFilter *filter, GstVi
             src.location = in_loc;
             dst.location = out_loc;
             st = jf_plan_run(self->ctx, self->plan, &src, &dst, NULL);
-            if (st == JF_OK && (in_loc != JF_LOC_HOST || out_loc != JF_LOC_HOST))
+            if (st == JF_OK && wait)
                 st = jf_context_sync(self->ctx); /* the frame goes downstream now */
         }
     }
@@ -321,7 +362,7 @@ static GstFlowReturn gst_jetfilter_transform_frame(GstVideoFilter *filter, GstVi
         return GST_FLOW_ERROR;
     }
     if ((alpha = untouched_byte(in->info.finfo)) >= 0)
-        restore_byte(in, out, alpha);
+        restore_byte(in, out, alpha); /* never in CUDA memory: its caps have no such format */
     ms = (g_get_monotonic_time() - t0) / 1000.0;
     self->frames++;
     self->ms_total += ms;
@@ -335,6 +376,114 @@ static GstFlowReturn gst_jetfilter_transform_frame(GstVideoFilter *filter, GstVi
     GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": %.3f ms", self->frames, ms);
     return GST_FLOW_OK;
 }
+
+static GstFlowReturn gst_jetfilter_transform_frame(GstVideoFilter *filter, GstVideoFrame *in,
+                                                   GstVideoFrame *out)
+{
+    GstJetfilter *self = GST_JETFILTER(filter);
+    const jf_location in_loc = self->pinned ? frame_location(in->buffer) : JF_LOC_HOST;
+    const jf_location out_loc = self->pinned ? frame_location(out->buffer) : JF_LOC_HOST;
+    return filter_frame(self, in, out, in_loc, out_loc, in_loc != JF_LOC_HOST || out_loc != JF_LOC_HOST);
+}
+
+#ifdef JF_GST_CUDA
+/* Frames in CUDA memory: mapped for the GPU where their memory is in our
+ * context; another context's (an application's own) through host memory,
+ * as GStreamer maps it, said once in the log. */
+static gboolean map_cuda_frame(GstJetfilter *self, GstVideoFrame *f, const GstVideoInfo *info,
+                               GstBuffer *buf, GstMapFlags flags, jf_location *loc)
+{
+    if (jf_gst_cuda_frame_map(f, info, buf, flags, self->cuda)) {
+        *loc = JF_LOC_DEVICE;
+        return TRUE;
+    }
+    if (!self->told_foreign) {
+        GST_WARNING_OBJECT(self, "a frame in CUDA memory of another context: copied through host memory");
+        self->told_foreign = TRUE;
+    }
+    *loc = JF_LOC_HOST;
+    return gst_video_frame_map(f, (GstVideoInfo *)info, buf, flags);
+}
+
+static GstFlowReturn (*parent_transform)(GstBaseTransform *, GstBuffer *, GstBuffer *);
+
+static GstFlowReturn gst_jetfilter_transform(GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
+{
+    GstJetfilter *self = GST_JETFILTER(trans);
+    GstVideoFilter *filter = GST_VIDEO_FILTER(trans);
+    GstVideoFrame in, out;
+    jf_location in_loc, out_loc;
+    GstFlowReturn ret;
+    if (!self->in_cuda)
+        return parent_transform(trans, inbuf, outbuf);
+    if (!map_cuda_frame(self, &in, &filter->in_info, inbuf, GST_MAP_READ, &in_loc))
+        goto unmappable;
+    if (!map_cuda_frame(self, &out, &filter->out_info, outbuf, GST_MAP_WRITE, &out_loc)) {
+        gst_video_frame_unmap(&in);
+        goto unmappable;
+    }
+    ret = filter_frame(self, &in, &out, in_loc, out_loc, FALSE);
+    gst_video_frame_unmap(&out);
+    gst_video_frame_unmap(&in);
+    return ret;
+unmappable:
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("jetfilter: a frame in CUDA memory could not be mapped"), (NULL));
+    return GST_FLOW_ERROR;
+}
+
+static gboolean gst_jetfilter_set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in_info,
+                                       GstCaps *outcaps, GstVideoInfo *out_info)
+{
+    GstJetfilter *self = GST_JETFILTER(filter);
+    (void)in_info;
+    (void)out_info;
+    self->in_cuda = jf_gst_caps_in_cuda(incaps);
+    if (self->in_cuda != jf_gst_caps_in_cuda(outcaps)) {
+        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("jetfilter: frames in CUDA memory in and system memory out "
+                                                    "(or the reverse): put cudaupload or cudadownload beside it"),
+                          (NULL));
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Without a CUDA context (the CPU backend, no driver) no CUDA memory caps. */
+static GstCaps *gst_jetfilter_transform_caps(GstBaseTransform *trans, GstPadDirection dir, GstCaps *caps,
+                                             GstCaps *filter)
+{
+    GstJetfilter *self = GST_JETFILTER(trans);
+    GstCaps *ret = GST_BASE_TRANSFORM_CLASS(gst_jetfilter_parent_class)->transform_caps(trans, dir, caps, filter);
+    return self->cuda ? ret : jf_gst_caps_without_cuda(ret);
+}
+
+static gboolean gst_jetfilter_decide_allocation(GstBaseTransform *trans, GstQuery *query)
+{
+    GstJetfilter *self = GST_JETFILTER(trans);
+    GstCaps *caps;
+    gst_query_parse_allocation(query, &caps, NULL);
+    if (jf_gst_caps_in_cuda(caps))
+        return jf_gst_cuda_decide(query, self->cuda);
+    return GST_BASE_TRANSFORM_CLASS(gst_jetfilter_parent_class)->decide_allocation(trans, query);
+}
+
+static GstStateChangeReturn gst_jetfilter_change_state(GstElement *element, GstStateChange change)
+{
+    GstJetfilter *self = GST_JETFILTER(element);
+    GstStateChangeReturn ret;
+    /* before the neighbours start and ask for a context */
+    if (change == GST_STATE_CHANGE_NULL_TO_READY && !self->cuda && self->backend != JF_BACKEND_CPU) {
+        self->cuda = jf_gst_cuda_context_new(self->device);
+        GST_DEBUG_OBJECT(self, "CUDA memory: %s", self->cuda ? "the device's primary context"
+                                                                : "no CUDA driver or device");
+    }
+    ret = GST_ELEMENT_CLASS(gst_jetfilter_parent_class)->change_state(element, change);
+    if (change == GST_STATE_CHANGE_READY_TO_NULL) {
+        jf_gst_cuda_context_free(self->cuda);
+        self->cuda = NULL;
+    }
+    return ret;
+}
+#endif
 
 static gboolean gst_jetfilter_query(GstBaseTransform *trans, GstPadDirection dir, GstQuery *query)
 {
@@ -351,6 +500,11 @@ static gboolean gst_jetfilter_query(GstBaseTransform *trans, GstPadDirection dir
         gst_query_set_latency(query, live, min, max);
         return TRUE;
     }
+#ifdef JF_GST_CUDA
+    if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT && self->cuda &&
+        gst_cuda_handle_context_query(GST_ELEMENT(self), query, self->cuda))
+        return TRUE;
+#endif
     return GST_BASE_TRANSFORM_CLASS(gst_jetfilter_parent_class)->query(trans, dir, query);
 }
 
@@ -366,6 +520,14 @@ static gboolean gst_jetfilter_propose_allocation(GstBaseTransform *trans, GstQue
     GstStructure *config;
     if (!GST_BASE_TRANSFORM_CLASS(gst_jetfilter_parent_class)->propose_allocation(trans, decide, query))
         return FALSE;
+#ifdef JF_GST_CUDA
+    gst_query_parse_allocation(query, &caps, &need_pool);
+    if (jf_gst_caps_in_cuda(caps)) {
+        if (self->cuda)
+            jf_gst_cuda_propose(query, self->cuda);
+        return TRUE;
+    }
+#endif
     if (!self->ctx || jf_context_backend(self->ctx) != JF_BACKEND_CUDA)
         return TRUE;
     gst_query_parse_allocation(query, &caps, &need_pool);
@@ -408,9 +570,7 @@ static void gst_jetfilter_class_init(GstJetfilterClass *klass)
     GstElementClass *element = GST_ELEMENT_CLASS(klass);
     GstBaseTransformClass *trans = GST_BASE_TRANSFORM_CLASS(klass);
     GstVideoFilterClass *video = GST_VIDEO_FILTER_CLASS(klass);
-    GstCaps *caps = gst_caps_from_string("video/x-raw, format = (string) " FORMATS ", "
-                                         "width = (int) [ 1, max ], height = (int) [ 1, max ], "
-                                         "framerate = (fraction) [ 0, max ]");
+    GstCaps *caps = gst_caps_from_string(CAPS);
     GST_DEBUG_CATEGORY_INIT(jf_gst_debug, "jetfilter", 0, "jetfilter: filters on frames");
     gobject->set_property = gst_jetfilter_set_property;
     gobject->get_property = gst_jetfilter_get_property;
@@ -428,6 +588,14 @@ static void gst_jetfilter_class_init(GstJetfilterClass *klass)
     trans->query = gst_jetfilter_query;
     trans->propose_allocation = gst_jetfilter_propose_allocation;
     video->transform_frame = gst_jetfilter_transform_frame;
+#ifdef JF_GST_CUDA
+    parent_transform = trans->transform;
+    trans->transform = gst_jetfilter_transform;
+    trans->transform_caps = gst_jetfilter_transform_caps;
+    trans->decide_allocation = gst_jetfilter_decide_allocation;
+    video->set_info = gst_jetfilter_set_info;
+    element->change_state = gst_jetfilter_change_state;
+#endif
 }
 
 static void gst_jetfilter_init(GstJetfilter *self)
