@@ -13,16 +13,8 @@ J=$1 plugins=$2 backend=${3:-auto} n=${4:-600}
 export GST_PLUGIN_PATH=$plugins GST_REGISTRY=$(mktemp -d)/registry.bin
 t=$(mktemp -d)
 src="videotestsrc num-buffers=$n pattern=smpte"
-secs() { # command...: the best wall time of two runs
-  local best=999999 i s e
-  for i in 1 2; do
-    s=$(date +%s.%N)
-    bash -c "$*" > /dev/null 2>> "$t/err" || { echo "FAILED: $*" >&2; return 1; }
-    e=$(date +%s.%N)
-    best=$(python3 -c "print(min($best, $e - $s))")
-  done
-  echo "$best"
-}
+source "$(dirname "$0")/wall.sh"
+secs() { best_secs 2 "$t/err" "$@"; } # the best wall time of two runs
 fps() { python3 -c "print('%.0f' % ($n / $1))"; }
 echo "| format | filter | element fps | frame p50 ms | p99 ms | pipe recipe fps | videotestsrc alone fps | gaussianblur fps |"
 echo "|---|---|---|---|---|---|---|---|"
