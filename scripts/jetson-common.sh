@@ -119,13 +119,6 @@ aarch64_tools() { # extra packages...
       libtiff-dev:arm64 libwebp-dev:arm64 libdeflate-dev:arm64 libjansson-dev:arm64 libcmocka-dev:arm64 pkg-config "$@" > /dev/null
 }
 
-# A board's CUDA build: every test (the GPU ones skip) but the generator's,
-# the long tables in their quick sets (the main build and the sanitizers
-# run them whole; this build checks the old tools' code).
-ctest_board() { # ctest, args...
-  local ctest=$1; shift
-  JF_CHECK_QUICK=1 JF_TEST_QUICK=1 "$ctest" -E '^test_median_networks$' "$@"
-}
 
 # Configure, build, run every test.
 build_and_test() { # dir, ctest, cmake args...
@@ -134,17 +127,25 @@ build_and_test() { # dir, ctest, cmake args...
   "$ctest" --output-on-failure -j"$(nproc)"
 }
 
-# Under qemu, the tests whose answers an architecture can change (arithmetic,
+# The boards' builds (their old compilers, and aarch64 under qemu) run the
+# tests whose answers a compiler or an architecture can change (arithmetic,
 # char signedness, alignment, byte order): filters, codecs, metrics, the
 # library and its options.  Those of processes, pipes, files and documents
-# (CLI, safety, hostile files, shards, streams, schema, docs) run natively
-# on every CI run; under qemu they took two of the step's five minutes.  A
-# Jetson has no NVML (its meter is the INA3221), so its stand-in stays out.
-# The generator's check (scripts/gen_median_fast.py, host Python) is the
-# same on every build: the main build runs it.
-aarch64_native_only='test_cli|test_safety|test_hostile|test_shard|test_stream|test_schema|test_docs|test_power_nvml|test_median_networks'
+# (CLI, safety, hostile files, shards, streams, schema, docs, examples) run
+# in the main build on every CI run; under qemu they took two of the step's
+# five minutes.  A Jetson has no NVML (its meter is the INA3221), so its
+# stand-in stays out.  The generator's check (scripts/gen_median_fast.py,
+# host Python) is the same on every build.
+main_build_only='test_cli|test_safety|test_hostile|test_shard|test_stream|test_schema|test_docs|test_examples|test_power_nvml|test_median_networks'
+# A board's CUDA build (its CMake, compilers and CUDA): those tests (the
+# GPU ones skip), the long tables in their quick sets (the main build and
+# the sanitizers run them whole).
+ctest_board() { # ctest, args...
+  local ctest=$1; shift
+  JF_CHECK_QUICK=1 JF_TEST_QUICK=1 "$ctest" -E "^($main_build_only)\$" "$@"
+}
 ctest_aarch64() {
-  ctest -E "^($aarch64_native_only)\$" "$@"
+  ctest -E "^($main_build_only)\$" "$@"
 }
 
 # The CPU-only aarch64 build with GCC 11 (the Orin's compiler; the

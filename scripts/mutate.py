@@ -44,8 +44,8 @@ SCRIPT_TESTS = ('test_docs', 'test_schema')
 # and depth, fewer k and sizes) keeps a mutant's run short.
 TEST_ARGS = {'check_rows': ['--quick']}
 
-# The tests that cover each folder, quickest and most direct first (a run
-# stops at the first failure).
+# The tests that cover each folder, quickest and most direct first (run as
+# many at once as there are cores; a run stops at the first failure).
 TESTS = {
     'filters': ['test_ops', 'check_rows', 'test_float', 'test_resolve', 'test_api', 'test_metrics', 'test_launch_list',
                 'test_filters', 'test_impulse', 'test_denoise', 'test_codecs', 'test_cli'],
@@ -182,6 +182,38 @@ def run(cmd, cwd, timeout):
         return 124, 'timeout'
 
 
+def first_failure(jobs, workers):
+    """Run jobs (name, command, folder, timeout), `workers` at a time in
+    their order; the name of the first that fails or times out (the others
+    then stopped), or None."""
+    pending, running = list(jobs), []
+    try:
+        while pending or running:
+            while pending and len(running) < workers:
+                name, cmd, cwd, timeout = pending.pop(0)
+                p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
+                running.append((name, p, time.time() + timeout))
+            time.sleep(0.02)
+            for job in list(running):
+                name, p, deadline = job
+                rc = p.poll()
+                if rc is None and time.time() > deadline:
+                    rc = 124
+                if rc is not None:
+                    running.remove(job)
+                    if rc != 0:
+                        return name
+        return None
+    finally:
+        for _, p, _ in running:  # a failure found: the rest are not needed
+            try:
+                os.killpg(p.pid, 9)
+            except OSError:
+                pass
+            p.wait()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('paths', nargs='*')
@@ -263,29 +295,25 @@ def main():
             verdict = 'stillborn'
         else:
             verdict = 'survived'
+            jobs = []
             for t in tests:
                 exe = os.path.join(build, 'tests', t)
                 if t == 'test_launch_list':
                     if 'jetfilter-launches' not in known:
                         continue
-                    cmd = ['sh', '-c', 'for b in nano orin; do %s/jetfilter-launches $b | cmp -s - '
-                           '%s/benchmarks/jetson/$b/launches.txt || exit 1; done' % (build, src)]
                     run(['make', 'jetfilter-launches'], build, 600)
+                    jobs.append((t, ['sh', '-c', 'for b in nano orin; do %s/jetfilter-launches $b | cmp -s - '
+                                     '%s/benchmarks/jetson/$b/launches.txt || exit 1; done' % (build, src)],
+                                 build, a.timeout))
                 elif os.path.exists(exe):
-                    cmd = [exe] + TEST_ARGS.get(t, [])
+                    jobs.append((t, [exe] + TEST_ARGS.get(t, []), os.path.join(build, 'tests'), a.timeout))
                 elif t in SCRIPT_TESTS:  # a CTest entry that runs a script (the docs, the schema)
-                    cmd = ['ctest', '-R', '^%s$' % t, '--timeout', str(a.timeout)]
-                    trc, _ = run(cmd, build, a.timeout + 10)
-                    if trc != 0:
-                        verdict = 'killed by ' + t
-                        break
-                    continue
-                else:
-                    continue
-                trc, _ = run(cmd, os.path.join(build, 'tests'), a.timeout)
-                if trc != 0:
-                    verdict = 'killed by ' + t
-                    break
+                    jobs.append((t, ['ctest', '-R', '^%s$' % t, '--timeout', str(a.timeout)], build,
+                                 a.timeout + 10))
+            # as many tests at once as there are cores (CTest runs them so too)
+            failed = first_failure(jobs, os.cpu_count() or 2)
+            if failed:
+                verdict = 'killed by ' + failed
         open(path, 'w').write(orig)
         s = score.setdefault(folder, {'killed': 0, 'survived': 0, 'stillborn': 0})
         s['killed' if verdict.startswith('killed') else verdict] += 1

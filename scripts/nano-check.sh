@@ -7,7 +7,7 @@
 #                CMake 3.10.3 (PyPI wheel), GCC 9 (Debian bullseye: the oldest
 #                packaged), aarch64 cross compiler, :arm64 libraries, qemu-user
 #   cuda53       CMake 3.10 + GCC 9 (C11, warnings as errors) + CUDA 11.8 for
-#                sm_53, -std=c++14: configure, build, every test (the GPU ones
+#                sm_53, -std=c++14: configure, build, the library's tests (the GPU ones
 #                skip; the long tables' quick sets); the CPU-only
 #                configuration is aarch64's below
 #   resources    per kernel on sm_53 (registers, spills, shared memory) and the
@@ -78,7 +78,7 @@ api_levels() { scripts/api-levels.sh; }
 
 t0=$SECONDS
 step tools "CUDA 11.8, CMake 3.10.3, GCC 9, aarch64 cross compiler and qemu" tools
-step cuda53 "CMake 3.10.3 + GCC 9 -Werror + CUDA 11.8 sm_53, C++14: build, all tests, NPP found" cuda_53
+step cuda53 "CMake 3.10.3 + GCC 9 -Werror + CUDA 11.8 sm_53, C++14: build, the library's tests, NPP found" cuda_53
 step resources "sm_53 registers, spills, shared memory; every launch shape fits the Nano" resources
 step instructions "sm_53 instructions per output pixel of the fast grey kernels" instructions
 step aarch64 "aarch64 cross build with GCC 11 -Werror, CPU only, the arithmetic and codec tests under qemu-aarch64" aarch64

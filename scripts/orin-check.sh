@@ -9,7 +9,7 @@
 #                GCC 11 cross compiler, :arm64 libraries, qemu-user
 #   cuda87       CMake 3.22 + GCC 11 (C11, warnings as errors) + CUDA 12.4 for
 #                sm_87, C++17: configure, build (the GStreamer element
-#                included), every test (the GPU ones skip; the long tables'
+#                included), the library's tests (the GPU ones skip; the long tables'
 #                quick sets), NPP found; the
 #                Python package built with GCC 11 against that build and its
 #                tests run
@@ -74,7 +74,7 @@ levels() {
 
 t0=$SECONDS
 step tools "CUDA 12.4, CMake 3.22.1, GCC 11, aarch64 GCC 11 cross compiler and qemu" tools
-step cuda87 "CMake 3.22.1 + GCC 11 -Werror + CUDA 12.4 sm_87, C++17: build, all tests, NPP, element, Python" cuda_87
+step cuda87 "CMake 3.22.1 + GCC 11 -Werror + CUDA 12.4 sm_87, C++17: build, the library's tests, NPP, element, Python" cuda_87
 step resources "sm_87 registers, spills, shared memory; every launch shape fits the Orin Nano" resources
 step instructions "sm_87 instructions per output pixel of the fast grey kernels" instructions
 step aarch64 "aarch64 cross build with GCC 11 -Werror, CPU only, the codec tests under qemu-aarch64" aarch64
