@@ -76,31 +76,6 @@ void jf_gst_cuda_context_free(GstCudaContext *ctx)
         gst_object_unref(ctx);
 }
 
-gboolean jf_gst_caps_in_cuda(const GstCaps *caps)
-{
-    guint i;
-    for (i = 0; caps && i < gst_caps_get_size(caps); i++) {
-        GstCapsFeatures *f = gst_caps_get_features(caps, i);
-        if (f && !gst_caps_features_is_any(f) && gst_caps_features_contains(f, JF_GST_CUDA_FEATURE))
-            return TRUE;
-    }
-    return FALSE;
-}
-
-GstCaps *jf_gst_caps_without_cuda(GstCaps *caps)
-{
-    guint i;
-    if (!jf_gst_caps_in_cuda(caps))
-        return caps;
-    caps = gst_caps_make_writable(caps);
-    for (i = gst_caps_get_size(caps); i-- > 0;) {
-        GstCapsFeatures *f = gst_caps_get_features(caps, i);
-        if (f && !gst_caps_features_is_any(f) && gst_caps_features_contains(f, JF_GST_CUDA_FEATURE))
-            gst_caps_remove_structure(caps, i);
-    }
-    return caps;
-}
-
 static gboolean same_context(GstCudaContext *a, GstCudaContext *b)
 {
     return a && b && gst_cuda_context_get_handle(a) == gst_cuda_context_get_handle(b);

@@ -23,11 +23,6 @@
 GstCudaContext *jf_gst_cuda_context_new(int device);
 void jf_gst_cuda_context_free(GstCudaContext *ctx);
 
-/* Whether caps (fixed or not) name frames in CUDA memory. */
-gboolean jf_gst_caps_in_cuda(const GstCaps *caps);
-/* `caps` without its CUDA-memory structures (no context to run them in). */
-GstCaps *jf_gst_caps_without_cuda(GstCaps *caps);
-
 /* A buffer's frame mapped for the GPU: plane pointers are device
  * addresses.  FALSE (nothing mapped) unless every memory of the buffer is
  * CUDA memory of `ctx`. */

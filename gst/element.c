@@ -20,6 +20,7 @@
  */
 #include "gst/element.h"
 #include "gst/cuda_memory.h"
+#include "gst/nvmm_memory.h"
 #include "gst/pinned_allocator.h"
 #include "gst/properties.h"
 
@@ -37,12 +38,18 @@ GST_DEBUG_CATEGORY_STATIC(jf_gst_debug);
 #ifdef JF_GST_CUDA
 /* in CUDA memory: the formats GStreamer's CUDA memory lays out (no grey)
  * without a byte to keep (alpha, padding) */
-#define CUDA_FORMATS "{ I420, YV12, NV12, Y42B, Y444, RGB, BGR }"
-#define CAPS "video/x-raw, format = (string) " FORMATS ", " SIZES "; " \
-             "video/x-raw(" JF_GST_CUDA_FEATURE "), format = (string) " CUDA_FORMATS ", " SIZES
+#define CUDA_CAPS "; video/x-raw(" JF_GST_CUDA_FEATURE "), format = (string) { I420, YV12, NV12, Y42B, Y444, RGB, BGR }, " SIZES
 #else
-#define CAPS "video/x-raw, format = (string) " FORMATS ", " SIZES
+#define CUDA_CAPS ""
 #endif
+#ifdef JF_GST_NVMM
+/* a Jetson's surfaces: the planar YUV of its cameras, decoders and nvvidconv */
+#define NVMM_CAPS "; video/x-raw(" JF_GST_NVMM_FEATURE "), format = (string) { NV12, I420 }, " SIZES
+#else
+#define NVMM_CAPS ""
+#endif
+#define CAPS "video/x-raw, format = (string) " FORMATS ", " SIZES CUDA_CAPS NVMM_CAPS
+enum { MEMORY_SYSTEM, MEMORY_CUDA, MEMORY_NVMM };
 
 struct _GstJetfilter {
     GstVideoFilter parent;
@@ -55,9 +62,9 @@ struct _GstJetfilter {
     jf_plan *plan;         /* streaming thread's: the operation, resolved */
     jf_context *ctx;       /* made at start */
     GstAllocator *pinned;  /* offered upstream on a CUDA context */
+    int memory;            /* the negotiated caps': MEMORY_SYSTEM, MEMORY_CUDA, MEMORY_NVMM */
 #ifdef JF_GST_CUDA
     GstCudaContext *cuda;  /* the device's primary context, shared with the neighbours */
-    gboolean in_cuda;      /* the negotiated caps are CUDA memory's */
     gboolean told_foreign; /* a frame from another context was logged */
 #endif
     /* measured */
@@ -243,10 +250,11 @@ static gboolean gst_jetfilter_stop(GstBaseTransform *trans)
     return TRUE;
 }
 
-/* One plane of a frame as the library's image. */
-static jf_image plane_image(GstVideoFrame *f, int plane)
+/* One plane of a frame of `info` as the library's image: its samples at
+ * `data`, rows `stride` bytes apart, where `loc` says. */
+static jf_image plane_image_at(const GstVideoInfo *info, int plane, void *data, size_t stride, jf_location loc)
 {
-    const GstVideoFormatInfo *fi = f->info.finfo;
+    const GstVideoFormatInfo *fi = info->finfo;
     int comp = 0, c;
     jf_image img;
     for (c = 0; c < (int)GST_VIDEO_FORMAT_INFO_N_COMPONENTS(fi); c++)
@@ -256,13 +264,18 @@ static jf_image plane_image(GstVideoFrame *f, int plane)
         }
     {
         const int sample_bytes = GST_VIDEO_FORMAT_INFO_DEPTH(fi, comp) > 8 ? 2 : 1;
-        const int pstride = GST_VIDEO_FRAME_COMP_PSTRIDE(f, comp);
-        img = jf_image_wrap_as(GST_VIDEO_FRAME_PLANE_DATA(f, plane), GST_VIDEO_FRAME_COMP_WIDTH(f, comp),
-                               GST_VIDEO_FRAME_COMP_HEIGHT(f, comp), pstride / sample_bytes,
-                               (size_t)GST_VIDEO_FRAME_PLANE_STRIDE(f, plane),
-                               sample_bytes == 2 ? JF_SAMPLE_U16 : JF_SAMPLE_U8);
+        const int pstride = GST_VIDEO_INFO_COMP_PSTRIDE(info, comp);
+        img = jf_image_wrap_as(data, GST_VIDEO_INFO_COMP_WIDTH(info, comp), GST_VIDEO_INFO_COMP_HEIGHT(info, comp),
+                               pstride / sample_bytes, stride, sample_bytes == 2 ? JF_SAMPLE_U16 : JF_SAMPLE_U8);
     }
+    img.location = loc;
     return img;
+}
+
+static jf_image plane_image(GstVideoFrame *f, int plane, jf_location loc)
+{
+    return plane_image_at(&f->info, plane, GST_VIDEO_FRAME_PLANE_DATA(f, plane),
+                          (size_t)GST_VIDEO_FRAME_PLANE_STRIDE(f, plane), loc);
 }
 
 /* A packed format's alpha or padding byte (RGBA, RGBx ...): its offset in
@@ -294,22 +307,6 @@ static void restore_byte(GstVideoFrame *in, GstVideoFrame *out, int offset)
     }
 }
 
-static void copy_plane(GstVideoFrame *in, GstVideoFrame *out, int plane)
-{
-    gst_video_frame_copy_plane(out, in, plane);
-}
-
-/* A plane passed unchanged where a frame is in device memory (planes=luma
- * in CUDA memory): copied by the GPU (the library waits for that copy). */
-static jf_status copy_plane_on_device(GstJetfilter *self, GstVideoFrame *in, GstVideoFrame *out, int plane,
-                                      jf_location in_loc, jf_location out_loc)
-{
-    jf_image src = plane_image(in, plane), dst = plane_image(out, plane);
-    src.location = in_loc;
-    dst.location = out_loc;
-    return jf_image_transfer(self->ctx, &src, &dst);
-}
-
 /* Memory the GPU addresses (our pinned pool's): the library reads it in place. */
 static jf_location frame_location(GstBuffer *buf)
 {
@@ -320,15 +317,16 @@ static jf_location frame_location(GstBuffer *buf)
     return gst_buffer_n_memory(buf) ? JF_LOC_MAPPED : JF_LOC_HOST;
 }
 
-/* A frame through the plan, plane by plane, its planes where `in_loc` and
- * `out_loc` say; `wait`: the frame is read on the host next (mapped pinned
- * memory), so the GPU is waited for. */
-static GstFlowReturn filter_frame(GstJetfilter *self, GstVideoFrame *in, GstVideoFrame *out,
-                                  jf_location in_loc, jf_location out_loc, gboolean wait)
+/* A frame of `info` through the plan, plane by plane (src[p] to dst[p],
+ * wherever they are); with planes=luma the others copied unchanged (by
+ * the GPU where a plane is in device memory: the library waits for that
+ * copy).  `wait`: the frame is read on the host next (mapped pinned
+ * memory, NVMM surfaces), so the GPU is waited for. */
+static GstFlowReturn filter_planes(GstJetfilter *self, const GstVideoInfo *info, jf_image *src, jf_image *dst,
+                                   int nplanes, gboolean wait)
 {
-    const int nplanes = GST_VIDEO_FRAME_N_PLANES(in);
     gint64 t0 = g_get_monotonic_time();
-    int p, planes, alpha;
+    int p, planes;
     jf_status st = JF_OK;
     double ms;
     g_mutex_lock(&self->lock);
@@ -338,31 +336,22 @@ static GstFlowReturn filter_frame(GstJetfilter *self, GstVideoFrame *in, GstVide
     }
     planes = self->planes == 1 ? 1 : nplanes; /* luma: the rest passes unchanged */
     for (p = 0; p < nplanes && st == JF_OK; p++) {
-        if (p >= planes) {
-            if (in_loc == JF_LOC_DEVICE || out_loc == JF_LOC_DEVICE)
-                st = copy_plane_on_device(self, in, out, p, in_loc, out_loc);
-            else
-                copy_plane(in, out, p);
-            continue;
-        }
-        {
-            jf_image src = plane_image(in, p), dst = plane_image(out, p);
-            src.location = in_loc;
-            dst.location = out_loc;
-            st = jf_plan_run(self->ctx, self->plan, &src, &dst, NULL);
-            if (st == JF_OK && wait)
-                st = jf_context_sync(self->ctx); /* the frame goes downstream now */
-        }
+        if (p >= planes)
+            st = src[p].location == JF_LOC_HOST && dst[p].location == JF_LOC_HOST
+                     ? jf_image_copy(&src[p], &dst[p])
+                     : jf_image_transfer(self->ctx, &src[p], &dst[p]);
+        else
+            st = jf_plan_run(self->ctx, self->plan, &src[p], &dst[p], NULL);
     }
+    if (st == JF_OK && wait)
+        st = jf_context_sync(self->ctx); /* the frame goes downstream now */
     g_mutex_unlock(&self->lock);
     if (st != JF_OK) {
         GST_ELEMENT_ERROR(self, STREAM, FAILED, ("jetfilter: %s", jf_last_error()),
-                          ("plane %d of a %dx%d %s frame", p - 1, GST_VIDEO_FRAME_WIDTH(in),
-                           GST_VIDEO_FRAME_HEIGHT(in), GST_VIDEO_FRAME_FORMAT(in) ? gst_video_format_to_string(GST_VIDEO_FRAME_FORMAT(in)) : "?"));
+                          ("plane %d of a %dx%d %s frame", p - 1, GST_VIDEO_INFO_WIDTH(info),
+                           GST_VIDEO_INFO_HEIGHT(info), gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(info))));
         return GST_FLOW_ERROR;
     }
-    if ((alpha = untouched_byte(in->info.finfo)) >= 0)
-        restore_byte(in, out, alpha); /* never in CUDA memory: its caps have no such format */
     ms = (g_get_monotonic_time() - t0) / 1000.0;
     self->frames++;
     self->ms_total += ms;
@@ -377,6 +366,26 @@ static GstFlowReturn filter_frame(GstJetfilter *self, GstVideoFrame *in, GstVide
     return GST_FLOW_OK;
 }
 
+/* A mapped frame through the plan, its planes where `in_loc` and `out_loc`
+ * say; a packed format's kept byte put back (on the host: such formats are
+ * never in device memory). */
+static GstFlowReturn filter_frame(GstJetfilter *self, GstVideoFrame *in, GstVideoFrame *out,
+                                  jf_location in_loc, jf_location out_loc, gboolean wait)
+{
+    jf_image src[GST_VIDEO_MAX_PLANES], dst[GST_VIDEO_MAX_PLANES];
+    const int nplanes = GST_VIDEO_FRAME_N_PLANES(in);
+    GstFlowReturn ret;
+    int p, alpha;
+    for (p = 0; p < nplanes; p++) {
+        src[p] = plane_image(in, p, in_loc);
+        dst[p] = plane_image(out, p, out_loc);
+    }
+    ret = filter_planes(self, &in->info, src, dst, nplanes, wait);
+    if (ret == GST_FLOW_OK && (alpha = untouched_byte(in->info.finfo)) >= 0)
+        restore_byte(in, out, alpha);
+    return ret;
+}
+
 static GstFlowReturn gst_jetfilter_transform_frame(GstVideoFilter *filter, GstVideoFrame *in,
                                                    GstVideoFrame *out)
 {
@@ -385,6 +394,35 @@ static GstFlowReturn gst_jetfilter_transform_frame(GstVideoFilter *filter, GstVi
     const jf_location out_loc = self->pinned ? frame_location(out->buffer) : JF_LOC_HOST;
     return filter_frame(self, in, out, in_loc, out_loc, in_loc != JF_LOC_HOST || out_loc != JF_LOC_HOST);
 }
+
+#if defined(JF_GST_CUDA) || defined(JF_GST_NVMM)
+/* Whether caps (fixed or not) name frames in `feature`'s memory. */
+static gboolean caps_in(const GstCaps *caps, const char *feature)
+{
+    guint i;
+    for (i = 0; caps && i < gst_caps_get_size(caps); i++) {
+        GstCapsFeatures *f = gst_caps_get_features(caps, i);
+        if (f && !gst_caps_features_is_any(f) && gst_caps_features_contains(f, feature))
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* `caps` without its structures in `feature`'s memory. */
+static GstCaps *caps_without(GstCaps *caps, const char *feature)
+{
+    guint i;
+    if (!caps_in(caps, feature))
+        return caps;
+    caps = gst_caps_make_writable(caps);
+    for (i = gst_caps_get_size(caps); i-- > 0;) {
+        GstCapsFeatures *f = gst_caps_get_features(caps, i);
+        if (f && !gst_caps_features_is_any(f) && gst_caps_features_contains(f, feature))
+            gst_caps_remove_structure(caps, i);
+    }
+    return caps;
+}
+#endif
 
 #ifdef JF_GST_CUDA
 /* Frames in CUDA memory: mapped for the GPU where their memory is in our
@@ -405,17 +443,12 @@ static gboolean map_cuda_frame(GstJetfilter *self, GstVideoFrame *f, const GstVi
     return gst_video_frame_map(f, (GstVideoInfo *)info, buf, flags);
 }
 
-static GstFlowReturn (*parent_transform)(GstBaseTransform *, GstBuffer *, GstBuffer *);
-
-static GstFlowReturn gst_jetfilter_transform(GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
+static GstFlowReturn transform_cuda(GstJetfilter *self, GstBuffer *inbuf, GstBuffer *outbuf)
 {
-    GstJetfilter *self = GST_JETFILTER(trans);
-    GstVideoFilter *filter = GST_VIDEO_FILTER(trans);
+    GstVideoFilter *filter = GST_VIDEO_FILTER(self);
     GstVideoFrame in, out;
     jf_location in_loc, out_loc;
     GstFlowReturn ret;
-    if (!self->in_cuda)
-        return parent_transform(trans, inbuf, outbuf);
     if (!map_cuda_frame(self, &in, &filter->in_info, inbuf, GST_MAP_READ, &in_loc))
         goto unmappable;
     if (!map_cuda_frame(self, &out, &filter->out_info, outbuf, GST_MAP_WRITE, &out_loc)) {
@@ -429,41 +462,6 @@ static GstFlowReturn gst_jetfilter_transform(GstBaseTransform *trans, GstBuffer 
 unmappable:
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("jetfilter: a frame in CUDA memory could not be mapped"), (NULL));
     return GST_FLOW_ERROR;
-}
-
-static gboolean gst_jetfilter_set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in_info,
-                                       GstCaps *outcaps, GstVideoInfo *out_info)
-{
-    GstJetfilter *self = GST_JETFILTER(filter);
-    (void)in_info;
-    (void)out_info;
-    self->in_cuda = jf_gst_caps_in_cuda(incaps);
-    if (self->in_cuda != jf_gst_caps_in_cuda(outcaps)) {
-        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("jetfilter: frames in CUDA memory in and system memory out "
-                                                    "(or the reverse): put cudaupload or cudadownload beside it"),
-                          (NULL));
-        return FALSE;
-    }
-    return TRUE;
-}
-
-/* Without a CUDA context (the CPU backend, no driver) no CUDA memory caps. */
-static GstCaps *gst_jetfilter_transform_caps(GstBaseTransform *trans, GstPadDirection dir, GstCaps *caps,
-                                             GstCaps *filter)
-{
-    GstJetfilter *self = GST_JETFILTER(trans);
-    GstCaps *ret = GST_BASE_TRANSFORM_CLASS(gst_jetfilter_parent_class)->transform_caps(trans, dir, caps, filter);
-    return self->cuda ? ret : jf_gst_caps_without_cuda(ret);
-}
-
-static gboolean gst_jetfilter_decide_allocation(GstBaseTransform *trans, GstQuery *query)
-{
-    GstJetfilter *self = GST_JETFILTER(trans);
-    GstCaps *caps;
-    gst_query_parse_allocation(query, &caps, NULL);
-    if (jf_gst_caps_in_cuda(caps))
-        return jf_gst_cuda_decide(query, self->cuda);
-    return GST_BASE_TRANSFORM_CLASS(gst_jetfilter_parent_class)->decide_allocation(trans, query);
 }
 
 static GstStateChangeReturn gst_jetfilter_change_state(GstElement *element, GstStateChange change)
@@ -482,6 +480,132 @@ static GstStateChangeReturn gst_jetfilter_change_state(GstElement *element, GstS
         self->cuda = NULL;
     }
     return ret;
+}
+#endif
+
+#ifdef JF_GST_NVMM
+/* A Jetson's NVMM surfaces, registered with CUDA through EGL for the
+ * frame; the engines downstream (encoders, nvvidconv) know no CUDA stream,
+ * so the frame is waited for before the surfaces are let go. */
+static GstFlowReturn transform_nvmm(GstJetfilter *self, GstBuffer *inbuf, GstBuffer *outbuf)
+{
+    const GstVideoInfo *info = &GST_VIDEO_FILTER(self)->in_info;
+    const int nplanes = GST_VIDEO_INFO_N_PLANES(info);
+    jf_image src[GST_VIDEO_MAX_PLANES], dst[GST_VIDEO_MAX_PLANES];
+    jf_gst_nvmm_frame in, out;
+    const char *why = NULL;
+    GstFlowReturn ret = GST_FLOW_ERROR;
+    int p;
+    if (!jf_gst_nvmm_map(inbuf, GST_MAP_READ, &in, &why))
+        goto fail;
+    if (!jf_gst_nvmm_map(outbuf, GST_MAP_WRITE, &out, &why)) {
+        jf_gst_nvmm_unmap(&in);
+        goto fail;
+    }
+    if (in.planes == nplanes && out.planes == nplanes) {
+        for (p = 0; p < nplanes; p++) {
+            src[p] = plane_image_at(info, p, in.data[p], in.pitch[p], JF_LOC_DEVICE);
+            dst[p] = plane_image_at(info, p, out.data[p], out.pitch[p], JF_LOC_DEVICE);
+        }
+        ret = filter_planes(self, info, src, dst, nplanes, TRUE);
+    } else {
+        why = "the surface's planes are not those of the caps' format";
+    }
+    jf_gst_nvmm_unmap(&out);
+    jf_gst_nvmm_unmap(&in);
+    if (ret == GST_FLOW_OK || !why)
+        return ret;
+fail:
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("jetfilter: a frame in NVMM memory: %s", why), (NULL));
+    return GST_FLOW_ERROR;
+}
+#endif
+
+#if defined(JF_GST_CUDA) || defined(JF_GST_NVMM)
+static GstFlowReturn (*parent_transform)(GstBaseTransform *, GstBuffer *, GstBuffer *);
+
+static GstFlowReturn gst_jetfilter_transform(GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
+{
+    GstJetfilter *self = GST_JETFILTER(trans);
+#ifdef JF_GST_CUDA
+    if (self->memory == MEMORY_CUDA)
+        return transform_cuda(self, inbuf, outbuf);
+#endif
+#ifdef JF_GST_NVMM
+    if (self->memory == MEMORY_NVMM)
+        return transform_nvmm(self, inbuf, outbuf);
+#endif
+    return parent_transform(trans, inbuf, outbuf);
+}
+
+/* The memory the negotiated caps name: the same on both pads. */
+static int caps_memory(const GstCaps *caps)
+{
+#ifdef JF_GST_CUDA
+    if (caps_in(caps, JF_GST_CUDA_FEATURE))
+        return MEMORY_CUDA;
+#endif
+#ifdef JF_GST_NVMM
+    if (caps_in(caps, JF_GST_NVMM_FEATURE))
+        return MEMORY_NVMM;
+#endif
+    return MEMORY_SYSTEM;
+}
+
+static gboolean gst_jetfilter_set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in_info,
+                                       GstCaps *outcaps, GstVideoInfo *out_info)
+{
+    GstJetfilter *self = GST_JETFILTER(filter);
+    (void)in_info;
+    (void)out_info;
+    self->memory = caps_memory(incaps);
+    if (self->memory != caps_memory(outcaps)) {
+        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("jetfilter: frames in one memory in and another out: put "
+                                                    "cudaupload, cudadownload or nvvidconv beside it"),
+                          (NULL));
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Device memory caps only where they can be run: CUDA memory with a CUDA
+ * context (not the CPU backend, a driver there), NVMM not on the CPU. */
+static GstCaps *gst_jetfilter_transform_caps(GstBaseTransform *trans, GstPadDirection dir, GstCaps *caps,
+                                             GstCaps *filter)
+{
+    GstJetfilter *self = GST_JETFILTER(trans);
+    GstCaps *ret = GST_BASE_TRANSFORM_CLASS(gst_jetfilter_parent_class)->transform_caps(trans, dir, caps, filter);
+#ifdef JF_GST_CUDA
+    if (!self->cuda)
+        ret = caps_without(ret, JF_GST_CUDA_FEATURE);
+#endif
+#ifdef JF_GST_NVMM
+    if (self->backend == JF_BACKEND_CPU)
+        ret = caps_without(ret, JF_GST_NVMM_FEATURE);
+#endif
+    (void)self;
+    return ret;
+}
+
+static gboolean gst_jetfilter_decide_allocation(GstBaseTransform *trans, GstQuery *query)
+{
+    GstJetfilter *self = GST_JETFILTER(trans);
+    GstCaps *caps;
+    gst_query_parse_allocation(query, &caps, NULL);
+#ifdef JF_GST_CUDA
+    if (caps_in(caps, JF_GST_CUDA_FEATURE))
+        return jf_gst_cuda_decide(query, self->cuda);
+#endif
+#ifdef JF_GST_NVMM
+    /* NVMM surfaces come from downstream's pool (nvvidconv's, an encoder's) */
+    if (caps_in(caps, JF_GST_NVMM_FEATURE) && gst_query_get_n_allocation_pools(query) == 0) {
+        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("jetfilter: no pool of NVMM buffers downstream: put nvvidconv "
+                                                    "after the element"), (NULL));
+        return FALSE;
+    }
+#endif
+    (void)self;
+    return GST_BASE_TRANSFORM_CLASS(gst_jetfilter_parent_class)->decide_allocation(trans, query);
 }
 #endif
 
@@ -522,7 +646,7 @@ static gboolean gst_jetfilter_propose_allocation(GstBaseTransform *trans, GstQue
         return FALSE;
 #ifdef JF_GST_CUDA
     gst_query_parse_allocation(query, &caps, &need_pool);
-    if (jf_gst_caps_in_cuda(caps)) {
+    if (caps_in(caps, JF_GST_CUDA_FEATURE)) {
         if (self->cuda)
             jf_gst_cuda_propose(query, self->cuda);
         return TRUE;
@@ -588,12 +712,14 @@ static void gst_jetfilter_class_init(GstJetfilterClass *klass)
     trans->query = gst_jetfilter_query;
     trans->propose_allocation = gst_jetfilter_propose_allocation;
     video->transform_frame = gst_jetfilter_transform_frame;
-#ifdef JF_GST_CUDA
+#if defined(JF_GST_CUDA) || defined(JF_GST_NVMM)
     parent_transform = trans->transform;
     trans->transform = gst_jetfilter_transform;
     trans->transform_caps = gst_jetfilter_transform_caps;
     trans->decide_allocation = gst_jetfilter_decide_allocation;
     video->set_info = gst_jetfilter_set_info;
+#endif
+#ifdef JF_GST_CUDA
     element->change_state = gst_jetfilter_change_state;
 #endif
 }
