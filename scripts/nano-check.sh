@@ -52,11 +52,15 @@ ctest_nano() { ctest_board "$CTEST310" "$@"; }
 
 # One build for the Nano's old tools together (it was three: CMake 3.10 CPU
 # only, GCC 9 CPU only, CUDA 11.8; the same tests thrice took five minutes).
+# CMake 3.10 takes no compiler launcher from the environment (CI's ccache):
+# it is passed by name.
 cuda_53() {
   build_and_test "$work/cuda53" ctest_nano env CC="$cache/gcc-9/usr/bin/gcc-9" "$CMAKE310" \
       -DCMAKE_C_FLAGS="-Werror" -DCMAKE_CUDA_COMPILER="$cache/cuda-11.8/bin/nvcc" \
       -DCMAKE_CUDA_HOST_COMPILER="$(command -v g++-11)" -DJETFILTER_CUDA_ARCHS=53 \
-      -DCMAKE_CUDA_FLAGS="-std=c++14" -DJETFILTER_LIBDEFLATE=OFF &&
+      -DCMAKE_CUDA_FLAGS="-std=c++14" -DJETFILTER_LIBDEFLATE=OFF \
+      ${CMAKE_C_COMPILER_LAUNCHER:+-DCMAKE_C_COMPILER_LAUNCHER="$CMAKE_C_COMPILER_LAUNCHER"} \
+      ${CMAKE_CUDA_COMPILER_LAUNCHER:+-DCMAKE_CUDA_COMPILER_LAUNCHER="$CMAKE_CUDA_COMPILER_LAUNCHER"} &&
   grep -q '^JF_NPPIF:FILEPATH=/' CMakeCache.txt &&
   "$cache/cuda-11.8/bin/cuobjdump" --list-elf libjetfilter.a | grep sm_53 > /dev/null
 }
