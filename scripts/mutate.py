@@ -186,6 +186,13 @@ def first_failure(jobs, workers):
     """Run jobs (name, command, folder, timeout), `workers` at a time in
     their order; the name of the first that fails or times out (the others
     then stopped), or None."""
+    def stop(p):
+        try:
+            os.killpg(p.pid, 9)
+        except OSError:
+            pass
+        p.wait()
+
     pending, running = list(jobs), []
     try:
         while pending or running:
@@ -198,7 +205,8 @@ def first_failure(jobs, workers):
             for job in list(running):
                 name, p, deadline = job
                 rc = p.poll()
-                if rc is None and time.time() > deadline:
+                if rc is None and time.time() > deadline:  # a hang counts as caught, as run() has it
+                    stop(p)
                     rc = 124
                 if rc is not None:
                     running.remove(job)
@@ -207,11 +215,7 @@ def first_failure(jobs, workers):
         return None
     finally:
         for _, p, _ in running:  # a failure found: the rest are not needed
-            try:
-                os.killpg(p.pid, 9)
-            except OSError:
-                pass
-            p.wait()
+            stop(p)
 
 
 def main():
