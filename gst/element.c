@@ -396,15 +396,20 @@ static GstFlowReturn gst_jetfilter_transform_frame(GstVideoFilter *filter, GstVi
 }
 
 #if defined(JF_GST_CUDA) || defined(JF_GST_NVMM)
+/* Whether structure i of caps names frames in `feature`'s memory. */
+static gboolean structure_in(const GstCaps *caps, guint i, const char *feature)
+{
+    GstCapsFeatures *f = gst_caps_get_features(caps, i);
+    return f && !gst_caps_features_is_any(f) && gst_caps_features_contains(f, feature);
+}
+
 /* Whether caps (fixed or not) name frames in `feature`'s memory. */
 static gboolean caps_in(const GstCaps *caps, const char *feature)
 {
     guint i;
-    for (i = 0; caps && i < gst_caps_get_size(caps); i++) {
-        GstCapsFeatures *f = gst_caps_get_features(caps, i);
-        if (f && !gst_caps_features_is_any(f) && gst_caps_features_contains(f, feature))
+    for (i = 0; caps && i < gst_caps_get_size(caps); i++)
+        if (structure_in(caps, i, feature))
             return TRUE;
-    }
     return FALSE;
 }
 
@@ -415,11 +420,9 @@ static GstCaps *caps_without(GstCaps *caps, const char *feature)
     if (!caps_in(caps, feature))
         return caps;
     caps = gst_caps_make_writable(caps);
-    for (i = gst_caps_get_size(caps); i-- > 0;) {
-        GstCapsFeatures *f = gst_caps_get_features(caps, i);
-        if (f && !gst_caps_features_is_any(f) && gst_caps_features_contains(f, feature))
+    for (i = gst_caps_get_size(caps); i-- > 0;)
+        if (structure_in(caps, i, feature))
             gst_caps_remove_structure(caps, i);
-    }
     return caps;
 }
 #endif
@@ -638,23 +641,30 @@ static gboolean gst_jetfilter_propose_allocation(GstBaseTransform *trans, GstQue
 {
     GstJetfilter *self = GST_JETFILTER(trans);
     GstCaps *caps;
-    gboolean need_pool;
     GstVideoInfo info;
     GstBufferPool *pool;
     GstStructure *config;
     if (!GST_BASE_TRANSFORM_CLASS(gst_jetfilter_parent_class)->propose_allocation(trans, decide, query))
         return FALSE;
+    gst_query_parse_allocation(query, &caps, NULL);
+#if defined(JF_GST_CUDA) || defined(JF_GST_NVMM)
+    /* frames in device memory: a pool in our CUDA context; NVMM surfaces
+     * come from upstream's own pool.  The pinned pool is system memory's. */
+    switch (caps_memory(caps)) {
 #ifdef JF_GST_CUDA
-    gst_query_parse_allocation(query, &caps, &need_pool);
-    if (caps_in(caps, JF_GST_CUDA_FEATURE)) {
+    case MEMORY_CUDA:
         if (self->cuda)
             jf_gst_cuda_propose(query, self->cuda);
         return TRUE;
+#endif
+    case MEMORY_NVMM:
+        return TRUE;
+    default:
+        break;
     }
 #endif
     if (!self->ctx || jf_context_backend(self->ctx) != JF_BACKEND_CUDA)
         return TRUE;
-    gst_query_parse_allocation(query, &caps, &need_pool);
     if (!caps || !gst_video_info_from_caps(&info, caps))
         return TRUE;
     if (!self->pinned)
