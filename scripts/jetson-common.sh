@@ -119,7 +119,6 @@ aarch64_tools() { # extra packages...
       libtiff-dev:arm64 libwebp-dev:arm64 libdeflate-dev:arm64 libjansson-dev:arm64 libcmocka-dev:arm64 pkg-config "$@" > /dev/null
 }
 
-
 # Configure, build, run every test.
 build_and_test() { # dir, ctest, cmake args...
   local dir=$1 ctest=$2; shift 2

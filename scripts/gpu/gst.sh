@@ -45,7 +45,9 @@ if gst-inspect-1.0 cudaupload > /dev/null 2>&1; then
       { echo "CUDA memory, $f: FAILED"; rc=1; }
   done | tee "$dest/cuda_memory.txt"
   h264=$PWD/.device-carry/gst/testsrc.h264
-  if gst-inspect-1.0 nvh264dec > /dev/null 2>&1 && [ -f "$h264" ]; then
+  decoder=0 # NVDEC through nvh264dec, and a stream for it
+  gst-inspect-1.0 nvh264dec > /dev/null 2>&1 && [ -f "$h264" ] && decoder=1
+  if [ $decoder -eq 1 ]; then
     dec="filesrc location=$h264 ! h264parse ! nvh264dec"
     gst-launch-1.0 -q $dec ! jetfilter filter=median ksize=5 ! cudadownload ! filesink location=/tmp/jf-cuda.yuv &&
     gst-launch-1.0 -q $dec ! cudadownload ! jetfilter filter=median ksize=5 backend=cuda ! filesink location=/tmp/jf-sys.yuv &&
@@ -58,7 +60,7 @@ if gst-inspect-1.0 cudaupload > /dev/null 2>&1; then
       gst-launch-1.0 -q $src ! cudaupload ! jetfilter filter=median ksize=5 ! cudadownload ! fakesink \
       > "$dest/sanitize_cuda_memory.log" 2>&1
   grep -E "ERROR SUMMARY" "$dest/sanitize_cuda_memory.log" | tail -1
-  if gst-inspect-1.0 nvh264dec > /dev/null 2>&1 && [ -f "$h264" ]; then
+  if [ $decoder -eq 1 ]; then
     benchmarks/gst_cuda_bench.sh $PWD/$b/gst-plugins "$h264" 300 > "$dest/bench_cuda_memory.txt" 2>&1 || rc=1
     cat "$dest/bench_cuda_memory.txt"
   fi
