@@ -23,10 +23,12 @@ rm -f "$dist"/jetfilter_*.deb "$dist"/jetfilter-*.whl
 cp "$build"/jetfilter_*.deb "$dist/"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# the wheel's own CPU build, away from the tree and from BUILD_DIR
+# the wheel's own CPU build, in a folder of its own (inside the build tree,
+# where a compiler cache keyed on the tree's paths finds it again)
 python3 -m venv "$work/builder"
+rm -rf "$build/wheel-cbuild"
 "$work/builder/bin/python" -m pip install -q --upgrade pip wheel setuptools > /dev/null
-JETFILTER_BUILD_DIR=$work/cbuild JETFILTER_CMAKE_ARGS="-DJETFILTER_CUDA=OFF -DJETFILTER_GSTREAMER=OFF" \
+JETFILTER_BUILD_DIR=$build/wheel-cbuild JETFILTER_CMAKE_ARGS="-DJETFILTER_CUDA=OFF -DJETFILTER_GSTREAMER=OFF" \
   "$work/builder/bin/python" -m pip wheel -q --no-deps -w "$dist" "$src/python" > "$work/wheel.log" 2>&1 ||
   { tail -40 "$work/wheel.log"; exit 1; }
 wheel=$(ls "$dist"/jetfilter-*.whl)
