@@ -7,11 +7,13 @@
  * ...), an alpha channel split off as for PNG.  Other layouts libtiff can
  * turn into 8-bit RGBA (palette, 1/2/4-bit grey, YCbCr, CIE L*a*b*) come
  * through its RGBA reader: palette and colour as RGB, bilevel and grey as
- * grey.  Floating-point and signed samples are refused by name.
+ * grey.  32-bit floating-point grey and RGB are read as float32 images;
+ * other floats and signed samples are refused by name.
  *
- * Write: grey, RGB or CMYK, 8 or 16 bits, with alpha, in strips, none,
- * LZW, deflate or PackBits (LZW and deflate with the horizontal
- * predictor), several pages to one file (jf_pages_*).
+ * Write: grey, RGB or CMYK, 8 or 16 bits, grey and RGB in float32, with
+ * alpha, in strips, none, LZW, deflate or PackBits (LZW and deflate with
+ * the horizontal predictor, floats with the floating-point one), several
+ * pages to one file (jf_pages_*).
  *
  * Metadata kept: the ICC profile, XMP, and the text tags (description,
  * author, copyright, software, date, make, model, title) as text items
@@ -474,10 +476,15 @@ static jf_status read_layout(TIFF *tif, tiff_layout *l)
     if (!TIFFIsCODECConfigured(l->compression))
         return jf_fail(JF_ERR_UNSUPPORTED, "TIFF compression %u is not one this libtiff decodes",
                        l->compression);
-    if (l->format == SAMPLEFORMAT_IEEEFP)
-        return jf_fail(JF_ERR_UNSUPPORTED, "a %u-bit floating-point TIFF: jetfilter filters 8- and "
-                       "16-bit samples", l->bits);
-    if (l->format != SAMPLEFORMAT_UINT && l->format != SAMPLEFORMAT_VOID)
+    if (l->format == SAMPLEFORMAT_IEEEFP && l->bits != 32)
+        return jf_fail(JF_ERR_UNSUPPORTED, "a TIFF of %u-bit floating-point samples: jetfilter "
+                       "reads float32 (and 8- and 16-bit integers)", l->bits);
+    if (l->format == SAMPLEFORMAT_IEEEFP && l->photometric != PHOTOMETRIC_MINISBLACK &&
+        l->photometric != PHOTOMETRIC_RGB)
+        return jf_fail(JF_ERR_UNSUPPORTED, "a float32 TIFF of photometric %u: float32 is read as "
+                       "grey (min-is-black) or RGB", l->photometric);
+    if (l->format != SAMPLEFORMAT_UINT && l->format != SAMPLEFORMAT_VOID &&
+        l->format != SAMPLEFORMAT_IEEEFP)
         return jf_fail(JF_ERR_UNSUPPORTED, "a TIFF of signed or complex samples (sample format %u)",
                        l->format);
     switch (l->photometric) {
@@ -501,7 +508,11 @@ static jf_status read_layout(TIFF *tif, tiff_layout *l)
 /* Whether the samples can be copied as they are (the direct path). */
 static int direct(const tiff_layout *l)
 {
-    if (!l->color || l->samples < l->color || (l->bits != 8 && l->bits != 16))
+    if (!l->color || l->samples < l->color)
+        return 0;
+    if (l->format == SAMPLEFORMAT_IEEEFP) /* 32 bits, grey or RGB (read_layout) */
+        return 1;
+    if (l->bits != 8 && l->bits != 16)
         return 0;
     if (l->color == 4 && l->bits != 8)
         return 0; /* CMYK pictures are 8-bit */
@@ -602,7 +613,8 @@ static void split(const unsigned char *full, const tiff_layout *l, jf_picture *p
 static jf_status read_direct(TIFF *tif, const tiff_mem *m, const tiff_layout *l,
                              jf_context *frame_ctx, jf_picture *pic)
 {
-    const jf_sample sample = l->bits == 16 ? JF_SAMPLE_U16 : JF_SAMPLE_U8;
+    const jf_sample sample = l->format == SAMPLEFORMAT_IEEEFP ? JF_SAMPLE_F32
+                             : l->bits == 16 ? JF_SAMPLE_U16 : JF_SAMPLE_U8;
     const size_t b = l->bits / 8;
     unsigned char *full;
     jf_status st;
@@ -787,7 +799,8 @@ static jf_status write_page(jf_tiff_writer *w, const jf_picture *pic, int compre
     TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)img->height);
     TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)spp);
     TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)(8 * b));
-    TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
+    TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT,
+                 img->sample == JF_SAMPLE_F32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT);
     TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
     if (pic->color_model == JF_COLOR_CMYK) {
         TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_SEPARATED);
@@ -801,7 +814,8 @@ static jf_status write_page(jf_tiff_writer *w, const jf_picture *pic, int compre
     }
     TIFFSetField(tif, TIFFTAG_COMPRESSION, tag);
     if (tag == COMPRESSION_LZW || tag == COMPRESSION_ADOBE_DEFLATE)
-        TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+        TIFFSetField(tif, TIFFTAG_PREDICTOR,
+                     img->sample == JF_SAMPLE_F32 ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL);
     if (tag == COMPRESSION_ADOBE_DEFLATE)
         TIFFSetField(tif, TIFFTAG_ZIPQUALITY, level < 1 ? 1 : level);
     TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows);

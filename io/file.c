@@ -489,7 +489,14 @@ int jf_file_whole_image(const char *path, char *why, size_t n)
                     ((uint64_t)head[7] << 24) + 8 == (uint64_t)sb.st_size;
             break;
         case JF_FORMAT_TIFF: whole = tiff_whole(fd, head, sb.st_size); break;
-        default: snprintf(why, n, "not a JPEG, PNG, TIFF or WebP file"); break;
+        case JF_FORMAT_PFM: { /* the header's size of samples is all there */
+            unsigned char h[128];
+            jf_pfm_scan ps;
+            const ssize_t got = pread(fd, h, sizeof h, 0);
+            whole = got > 0 && jf_pfm_header(h, (size_t)got, (uint64_t)sb.st_size, &ps, why, n);
+            break;
+        }
+        default: snprintf(why, n, "not a JPEG, PNG, TIFF, WebP or PFM file"); break;
         }
     }
     if (!whole && !why[0])

@@ -85,6 +85,11 @@ jf_status jf_webp_decode(jf_context *frame_ctx, const unsigned char *bytes, size
                          jf_picture *pic);
 jf_status jf_webp_encode(const jf_picture *pic, int quality, int lossless, unsigned char **out,
                          size_t *out_size);
+/* PFM (codec_pfm.c): float32 grey or RGB; the encoder takes float32
+ * pictures only (JF_ERR_UNSUPPORTED names another sample type). */
+jf_status jf_pfm_decode(jf_context *frame_ctx, const unsigned char *bytes, size_t size,
+                        jf_picture *pic);
+jf_status jf_pfm_encode(const jf_picture *pic, unsigned char **out, size_t *out_size);
 
 /* The metadata segments a JPEG of `pic` carries (EXIF, the ICC profile in
  * chunks, other APPn and COM markers), in order, each through `put`; what
@@ -162,6 +167,13 @@ typedef struct jf_webp_scan {
     uint64_t metadata_bytes;  /* ICCP, EXIF and XMP chunks */
 } jf_webp_scan;
 
+typedef struct jf_pfm_scan {
+    uint32_t width, height;
+    int channels;             /* 1 ("Pf") or 3 ("PF") */
+    int little_endian;        /* the scale's sign: negative */
+    size_t data_offset;       /* where the samples start */
+} jf_pfm_scan;
+
 /* Check a file's chunks, markers or directories against jf_get_limits();
  * JF_ERR_DECODE for a structure that cannot be right, JF_ERR_LIMIT for one
  * over a limit. */
@@ -169,6 +181,11 @@ jf_status jf_png_prescan(const unsigned char *bytes, size_t size, jf_png_scan *s
 jf_status jf_jpeg_prescan(const unsigned char *bytes, size_t size, jf_jpeg_scan *scan);
 jf_status jf_tiff_prescan(const unsigned char *bytes, size_t size, jf_tiff_scan *scan);
 jf_status jf_webp_prescan(const unsigned char *bytes, size_t size, jf_webp_scan *scan);
+jf_status jf_pfm_prescan(const unsigned char *bytes, size_t size, jf_pfm_scan *scan);
+/* A PFM's header from its first `avail` bytes, checked against the file's
+ * whole size: 1, or 0 with the reason in `why` (no error is set). */
+int jf_pfm_header(const unsigned char *bytes, size_t avail, uint64_t file_size, jf_pfm_scan *scan,
+                  char *why, size_t n);
 
 /* A PNG's image data inflated in one piece through libdeflate
  * (png_deflate.c): jf_png_inflate_rows fills `rows` (host-order 16-bit

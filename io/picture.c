@@ -22,6 +22,9 @@ jf_format jf_sniff_format(const unsigned char *b, size_t n)
         return JF_FORMAT_TIFF;
     if (n >= 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0)
         return JF_FORMAT_WEBP;
+    if (n >= 3 && b[0] == 'P' && (b[1] == 'F' || b[1] == 'f') &&
+        (b[2] == '\n' || b[2] == ' ' || b[2] == '\r' || b[2] == '\t'))
+        return JF_FORMAT_PFM;
     return JF_FORMAT_UNKNOWN;
 }
 
@@ -32,6 +35,7 @@ const char *jf_format_name(jf_format f)
     case JF_FORMAT_PNG: return "png";
     case JF_FORMAT_TIFF: return "tiff";
     case JF_FORMAT_WEBP: return "webp";
+    case JF_FORMAT_PFM: return "pfm";
     default: return "unknown";
     }
 }
@@ -39,7 +43,7 @@ const char *jf_format_name(jf_format f)
 int jf_format_supported(jf_format f)
 {
     switch (f) {
-    case JF_FORMAT_JPEG: case JF_FORMAT_PNG: return 1;
+    case JF_FORMAT_JPEG: case JF_FORMAT_PNG: case JF_FORMAT_PFM: return 1;
 #ifdef JF_HAVE_TIFF
     case JF_FORMAT_TIFF: return 1;
 #endif
@@ -98,6 +102,7 @@ jf_status jf_picture_probe(const unsigned char *bytes, size_t size, jf_probe *p)
     jf_jpeg_scan js;
     jf_tiff_scan ts;
     jf_webp_scan ws;
+    jf_pfm_scan fs;
     jf_status st;
     memset(p, 0, sizeof *p);
     memset(&ps, 0, sizeof ps);
@@ -125,15 +130,22 @@ jf_status jf_picture_probe(const unsigned char *bytes, size_t size, jf_probe *p)
         p->height = (int)ts.height;
         p->channels = ts.samples > 4 ? 4 : ts.samples;
         p->pages = ts.pages;
-        p->sample_bytes = ts.bits == 16 ? 2 : 1;
+        p->sample_bytes = ts.bits == 32 && ts.sample_format == 3 ? 4 : ts.bits == 16 ? 2 : 1;
     } else if (p->format == JF_FORMAT_WEBP) {
         if ((st = jf_webp_prescan(bytes, size, &ws)) != JF_OK)
             return st;
         p->width = (int)ws.width;
         p->height = (int)ws.height;
         p->channels = 4; /* RGB, and alpha the container may declare */
+    } else if (p->format == JF_FORMAT_PFM) {
+        if ((st = jf_pfm_prescan(bytes, size, &fs)) != JF_OK)
+            return st;
+        p->width = (int)fs.width;
+        p->height = (int)fs.height;
+        p->channels = fs.channels;
+        p->sample_bytes = 4;
     } else {
-        return jf_fail(JF_ERR_DECODE, "not a JPEG, PNG, TIFF or WebP file");
+        return jf_fail(JF_ERR_DECODE, "not a JPEG, PNG, TIFF, WebP or PFM file");
     }
     if (p->width < 1 || p->height < 1 || p->channels < 1)
         return jf_fail(JF_ERR_DECODE, "no image size in the file");
@@ -185,8 +197,9 @@ static jf_status decode(jf_context *frame_ctx, const unsigned char *bytes, size_
     case JF_FORMAT_PNG: st = jf_png_decode(frame_ctx, bytes, size, pic); break;
     case JF_FORMAT_TIFF: st = jf_tiff_decode(frame_ctx, bytes, size, page, pic); break;
     case JF_FORMAT_WEBP: st = jf_webp_decode(frame_ctx, bytes, size, pic); break;
+    case JF_FORMAT_PFM: st = jf_pfm_decode(frame_ctx, bytes, size, pic); break;
     default:
-        return jf_fail(JF_ERR_DECODE, "%s: not a JPEG, PNG, TIFF or WebP file", name);
+        return jf_fail(JF_ERR_DECODE, "%s: not a JPEG, PNG, TIFF, WebP or PFM file", name);
     }
     if (st == JF_OK && !pic->pages)
         pic->pages = 1;
@@ -259,8 +272,24 @@ static jf_status encode_options(const char *fn, const jf_picture *pic,
     return jf_options_read(fn, "jf_encode_defaults", o, sizeof *o, user);
 }
 
-/* What the encoders can be handed: grey or RGB at 8 or 16 bits, CMYK at 8,
- * alpha of the colour's depth. */
+/* What the encoders can be handed: grey or RGB at 8 or 16 bits or float32,
+ * CMYK at 8, alpha of the colour's depth; float32 in TIFF and PFM only,
+ * PFM float32 only. */
+static jf_status check_sample(const jf_picture *pic, jf_format format)
+{
+    const jf_sample sample = pic->color.sample;
+    if (sample == JF_SAMPLE_F32 && format != JF_FORMAT_TIFF && format != JF_FORMAT_PFM)
+        return jf_fail(JF_ERR_UNSUPPORTED, "%s holds %s, not float32: write TIFF or PFM (.tif, "
+                       ".pfm), or convert it first (jetfilter: --depth 8 or 16, values 0..1 "
+                       "scaled to the full range)", format == JF_FORMAT_PNG ? "PNG" : format ==
+                       JF_FORMAT_JPEG ? "JPEG" : "WebP", format == JF_FORMAT_PNG
+                       ? "8- and 16-bit samples" : "8-bit samples");
+    if (sample != JF_SAMPLE_F32 && format == JF_FORMAT_PFM)
+        return jf_fail(JF_ERR_UNSUPPORTED, "PFM holds float32 samples, not %s: write PNG or TIFF, "
+                       "or convert it first (jetfilter: --depth float)", jf_sample_name(sample));
+    return JF_OK;
+}
+
 static jf_status check_layout(const jf_picture *pic)
 {
     const jf_image *c = &pic->color;
@@ -297,16 +326,17 @@ jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *user
         return st;
     if (pic->color.location == JF_LOC_DEVICE) /* managed: the CPU reads it once the GPU is done */
         return jf_fail(JF_ERR_ARG, "jf_picture_encode: image is in device memory (copy it to the host first)");
-    if ((st = check_layout(pic)) != JF_OK)
+    if ((st = check_layout(pic)) != JF_OK || (st = check_sample(pic, opt->format)) != JF_OK)
         return st;
     switch (opt->format) {
     case JF_FORMAT_JPEG:
         if (opt->quality < 1 || opt->quality > 100)
             return jf_fail(JF_ERR_ARG, "JPEG quality %d outside 1..100", opt->quality);
         if (pic->color.sample != JF_SAMPLE_U8)
-            return jf_fail(JF_ERR_UNSUPPORTED, "a 16-bit image cannot be written as JPEG (8 bits "
+            return jf_fail(JF_ERR_UNSUPPORTED, "a %s image cannot be written as JPEG (8 bits "
                            "per sample): write PNG, or convert it to 8 bits first "
-                           "(jetfilter: --depth 8)");
+                           "(jetfilter: --depth 8)", pic->color.sample == JF_SAMPLE_U16 ? "16-bit"
+                           : jf_sample_name(pic->color.sample));
         return jf_jpeg_encode(pic, opt->quality, bytes, size);
     case JF_FORMAT_PNG:
         if (pic->color_model == JF_COLOR_CMYK)
@@ -332,6 +362,8 @@ jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *user
         }
         return jf_pages_end(w, bytes, size);
     }
+    case JF_FORMAT_PFM:
+        return jf_pfm_encode(pic, bytes, size);
     default:
         return jf_fail(JF_ERR_ARG, "jf_picture_encode: unknown output format %d", (int)opt->format);
     }
@@ -397,7 +429,7 @@ jf_status jf_pages_add(jf_page_writer *w, const jf_picture *pic)
     o = &w->opt;
     if (pic->color.location == JF_LOC_DEVICE)
         return jf_fail(JF_ERR_ARG, "jf_pages_add: image is in device memory (copy it to the host first)");
-    if ((st = check_layout(pic)) != JF_OK)
+    if ((st = check_layout(pic)) != JF_OK || (st = check_sample(pic, o->format)) != JF_OK)
         return st;
     if (o->format == JF_FORMAT_TIFF) {
         st = jf_tiff_writer_add(w->tiff, pic, o->tiff_compression,

@@ -24,7 +24,7 @@ jf_format jf_extension_format(const char *name)
     static const struct { const char *ext; jf_format format; } exts[] = {
         {".jpg", JF_FORMAT_JPEG}, {".jpeg", JF_FORMAT_JPEG}, {".jpe", JF_FORMAT_JPEG},
         {".jfif", JF_FORMAT_JPEG}, {".png", JF_FORMAT_PNG},   {".tif", JF_FORMAT_TIFF},
-        {".tiff", JF_FORMAT_TIFF}, {".webp", JF_FORMAT_WEBP}};
+        {".tiff", JF_FORMAT_TIFF}, {".webp", JF_FORMAT_WEBP}, {".pfm", JF_FORMAT_PFM}};
     const char *dot = strrchr(name, '.');
     size_t i;
     if (!dot || strchr(dot, '/'))

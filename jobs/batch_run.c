@@ -49,6 +49,7 @@ jf_encode_options job_encode_options(const job_settings *s, const jf_picture *pi
     case OUT_JPEG: e.format = JF_FORMAT_JPEG; break;
     case OUT_TIFF: e.format = JF_FORMAT_TIFF; break;
     case OUT_WEBP: e.format = JF_FORMAT_WEBP; break;
+    case OUT_PFM: e.format = JF_FORMAT_PFM; break;
     default: e.format = pic->format > JF_FORMAT_UNKNOWN && pic->format < JF_FORMAT_COUNT ? pic->format
                                                                                        : JF_FORMAT_PNG;
     }
@@ -60,13 +61,19 @@ jf_encode_options job_encode_options(const job_settings *s, const jf_picture *pi
 static jf_status convert_output(jf_batch_item *it, const job_settings *s, jf_picture *pic,
                                 const jf_encode_options *e)
 {
-    const jf_sample want = s->depth == 1 ? JF_SAMPLE_U8 : s->depth == 2 ? JF_SAMPLE_U16
-                                                                        : pic->color.sample;
+    static const jf_sample depths[] = {JF_SAMPLE_U8, JF_SAMPLE_U8, JF_SAMPLE_U16, JF_SAMPLE_F32};
+    const jf_sample want = s->depth ? depths[s->depth] : pic->color.sample;
     jf_status st;
     if (s->depth == 2 && (e->format == JF_FORMAT_JPEG || e->format == JF_FORMAT_WEBP))
         return jf_fail(JF_ERR_UNSUPPORTED, "--depth 16: %s holds 8 bits per sample; "
                        "write PNG or TIFF (--format png, --format tif)",
                        e->format == JF_FORMAT_JPEG ? "JPEG" : "WebP");
+    if (s->depth == 3 && e->format != JF_FORMAT_TIFF && e->format != JF_FORMAT_PFM)
+        return jf_fail(JF_ERR_UNSUPPORTED, "--depth float: %s holds integer samples; "
+                       "write TIFF or PFM (--format tif, --format pfm)", jf_format_name(e->format));
+    if (s->depth && s->depth < 3 && e->format == JF_FORMAT_PFM)
+        return jf_fail(JF_ERR_UNSUPPORTED, "--depth %s: PFM holds float32 samples; write PNG or "
+                       "TIFF (--format png, --format tif)", s->depth == 1 ? "8" : "16");
     if (pic->color_model == JF_COLOR_CMYK && (e->format == JF_FORMAT_PNG || e->format == JF_FORMAT_WEBP) &&
         s->cmyk_to_rgb) {
         if ((st = jf_picture_cmyk_to_rgb(pic)) != JF_OK)
@@ -74,6 +81,7 @@ static jf_status convert_output(jf_batch_item *it, const job_settings *s, jf_pic
         job_item_note(it, "CMYK converted to RGB");
     }
     if (want != pic->color.sample) {
+        const jf_sample from = pic->color.sample;
         jf_image color = {0}, alpha = {0};
         color.sample = alpha.sample = want;
         if ((st = jf_image_convert(&pic->color, &color)) != JF_OK ||
@@ -85,7 +93,10 @@ static jf_status convert_output(jf_batch_item *it, const job_settings *s, jf_pic
         jf_image_free(&pic->alpha);
         pic->color = color;
         pic->alpha = alpha;
-        job_item_note(it, want == JF_SAMPLE_U8 ? "16 bits rounded to 8" : "8 bits widened to 16");
+        job_item_note(it, want == JF_SAMPLE_F32 ? "made float32 (0..1)"
+                          : from == JF_SAMPLE_F32 ? (want == JF_SAMPLE_U8 ? "float32 rounded to 8 bits"
+                                                                          : "float32 rounded to 16 bits")
+                          : want == JF_SAMPLE_U8 ? "16 bits rounded to 8" : "8 bits widened to 16");
     }
     return JF_OK;
 }
@@ -290,7 +301,7 @@ static uint64_t memory_estimate(const void *user, const jf_probe *p, size_t file
     const int alpha = p->channels == 2 || p->channels == 4, color = p->channels - alpha;
     const uint64_t pixels = px * (uint64_t)p->channels * (uint64_t)p->sample_bytes;
     const uint64_t coefficients = p->decode_bytes > pixels ? p->decode_bytes - pixels : 0;
-    const jf_sample sample = p->sample_bytes == 2 ? JF_SAMPLE_U16 : JF_SAMPLE_U8;
+    const jf_sample sample = p->sample_bytes == 4 ? JF_SAMPLE_F32 : p->sample_bytes == 2 ? JF_SAMPLE_U16 : JF_SAMPLE_U8;
     const int identity = run->plan.op && jf_op_plan_identity(&run->plan);
     /* a filter that refuses the sample type costs nothing past the decode */
     const int filters = run->plan.op && run->plan.op->kind == JF_OP_FILTER && !identity &&
@@ -359,8 +370,8 @@ static void batch_options(job_settings *s, job_run *run, jf_batch *b)
 
 const char *job_format_extension(int format)
 {
-    static const char *const ext[] = {NULL, ".png", ".jpg", ".tif", ".webp"};
-    return format > OUT_SAME && format <= OUT_WEBP ? ext[format] : NULL;
+    static const char *const ext[] = {NULL, ".png", ".jpg", ".tif", ".webp", ".pfm"};
+    return format > OUT_SAME && format <= OUT_PFM ? ext[format] : NULL;
 }
 
 /* The format a file name asks for by its extension (OUT_SAME: none). */
@@ -371,6 +382,7 @@ static int format_of_name(const char *path)
     case JF_FORMAT_JPEG: return OUT_JPEG;
     case JF_FORMAT_TIFF: return OUT_TIFF;
     case JF_FORMAT_WEBP: return OUT_WEBP;
+    case JF_FORMAT_PFM: return OUT_PFM;
     default: return OUT_SAME;
     }
 }
@@ -390,7 +402,7 @@ static int folder_meant(const char *verb, const job_settings *s)
         S_ISDIR(sb.st_mode))
         return 0;
     job_error("jetfilter %s: -o %s: no such folder, and the name has no image extension; "
-            "end it in .png, .jpg, .tif or .webp for one file, or in / for a folder to be made", verb, out);
+            "end it in .png, .jpg, .tif, .webp or .pfm for one file, or in / for a folder to be made", verb, out);
     return JF_EXIT_USAGE;
 }
 
@@ -424,8 +436,8 @@ static int decide_single(job_run *run, job_settings *s, int *single)
         size_t k;
         for (k = 0; dot && (!slash || dot > slash) && k < sizeof others / sizeof others[0]; k++)
             if (strcasecmp(dot, others[k]) == 0) {
-                job_error("jetfilter %s: -o %s: jetfilter writes PNG, JPEG, TIFF and WebP, not "
-                          "%s; name a .png, .jpg, .tif or .webp file, or a folder", verb, out,
+                job_error("jetfilter %s: -o %s: jetfilter writes PNG, JPEG, TIFF, WebP and PFM, not "
+                          "%s; name a .png, .jpg, .tif, .webp or .pfm file, or a folder", verb, out,
                           others[k] + 1);
                 return JF_EXIT_USAGE;
             }
@@ -446,8 +458,8 @@ static int decide_single(job_run *run, job_settings *s, int *single)
     if (strcmp(out, "-") != 0) {
         const int named = format_of_name(out);
         if (named == OUT_SAME) {
-            job_error("jetfilter %s: -o %s: the name says no format; end it in .png, .jpg, .tif "
-                      "or .webp", verb, out);
+            job_error("jetfilter %s: -o %s: the name says no format; end it in .png, .jpg, .tif, "
+                      ".webp or .pfm", verb, out);
             return JF_EXIT_USAGE;
         }
         if (s->format_given && s->format != OUT_SAME && s->format != named) {

@@ -93,7 +93,7 @@ void job_ref_means_json(struct json_buf *j, const job_ref_means *m);
  * typed (numbers as numbers, defaults filled in), as the reports write them. */
 void job_json_operation(struct json_buf *j, const jf_op_plan *plan);
 
-/* ".png", ".jpg", ".tif" or ".webp" for an out_format; NULL for OUT_SAME. */
+/* ".png", ".jpg", ".tif", ".webp" or ".pfm" for an out_format; NULL for OUT_SAME. */
 const char *job_format_extension(int format);
 
 /* How an output of this picture is written (format, quality, PNG settings). */

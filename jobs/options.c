@@ -23,10 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const FORMATS[] = {"same", "png", "jpg", "tif", "webp", NULL};
+static const char *const FORMATS[] = {"same", "png", "jpg", "tif", "webp", "pfm", NULL};
 static const char *const TIFF_COMPRESSIONS[] = {"same", "none", "lzw", "deflate", "packbits", NULL};
 static const char *const WEBP_MODES[] = {"same", "lossy", "lossless", NULL};
-static const char *const DEPTHS[] = {"same", "8", "16", NULL};
+static const char *const DEPTHS[] = {"same", "8", "16", "float", NULL};
 
 #define AT(field) offsetof(job_settings, field)
 #define STRINGIFY(x) #x
@@ -38,7 +38,7 @@ static const char *const DEPTHS[] = {"same", "8", "16", NULL};
 static const char *const PLANES[] = {"all", "luma", NULL};
 
 static const job_option GENERIC[] = {
-    {"output", 'o', OPT_STRING, "OUT", "where results go: a folder (the input tree is mirrored; made if missing), or for one input a file (format from its .png/.jpg/.tif/.webp name) or '-' (standard output)", NULL, 0, 0, NULL, AT(output), RUN, NULL, 0, NULL},
+    {"output", 'o', OPT_STRING, "OUT", "where results go: a folder (the input tree is mirrored; made if missing), or for one input a file (format from its .png/.jpg/.tif/.webp/.pfm name) or '-' (standard output)", NULL, 0, 0, NULL, AT(output), RUN, NULL, 0, NULL},
     {"filter", 'f', OPT_OPS, "NAME", "filter to apply (default median; bench: a list, default median,conv)", NULL, 0, 0, NULL, AT(filter), FILTERS | CMD_BENCH, NULL, 0, NULL},
     {"backend", 0, OPT_NAMES, "NAME", "where filters run: auto (CUDA if a device is present), cpu, cuda (bench: a list)", NULL, 0, 0, jf_backend_names, AT(backend), FILTERS | CMD_METRICS | CMD_BENCH, NULL, 0, NULL, "JETFILTER_BACKEND"},
     {"device", 0, OPT_STRING, "N", "CUDA device index (denoise: also a list 0,2 or 'all': jobs spread over them)", NULL, 0, 0, NULL, AT(device_text), FILTERS | CMD_METRICS | CMD_BENCH | CMD_CALIBRATE, NULL, 0, NULL, "JETFILTER_DEVICE"},
@@ -54,7 +54,7 @@ static const job_option GENERIC[] = {
     {"webp", 0, OPT_CHOICE, "MODE", "written WebPs lossy (at --quality) or lossless (same: lossless when the input was a lossless WebP)", "same", 0, 0, WEBP_MODES, AT(webp_mode), RUN, NULL, 0, NULL},
     {"format", 0, OPT_CHOICE, "FMT", "output format (same: each input's; with -o FILE, its name's)", "same", 0, 0, FORMATS, AT(format), CMD_DENOISE, NULL, 0, NULL},
     {"format", 0, OPT_CHOICE, "FMT", "output format: png keeps the noise exact; JPEG's compression would blur it (same: each input's)", "png", 0, 0, FORMATS, AT(format), CMD_NOISE, NULL, 0, NULL},
-    {"depth", 0, OPT_CHOICE, "BITS", "sample depth of written files: same (16-bit PNGs stay 16-bit), 8 (nearest level: (v + 128) / 257), 16 (v * 257); JPEG holds 8", "same", 0, 0, DEPTHS, AT(depth), RUN, NULL, 0, NULL},
+    {"depth", 0, OPT_CHOICE, "BITS", "sample depth of written files: same (16-bit PNGs stay 16-bit), 8 (nearest level: (v + 128) / 257), 16 (v * 257), float (float32: v / 255 or v / 65535; floats to 8 or 16 bits: v * 255 or v * 65535, clamped, NaN 0); JPEG holds 8, PFM floats, PNG integers", "same", 0, 0, DEPTHS, AT(depth), RUN, NULL, 0, NULL},
     {"cmyk-to-rgb", 0, OPT_FLAG, NULL, "write CMYK JPEGs as RGB when the output is PNG: (255 - C)(255 - K) / 255 per channel, no print profile (else refused: PNG has no CMYK)", NULL, 0, 0, NULL, AT(cmyk_to_rgb), RUN, NULL, 0, NULL},
     {"suffix", 0, OPT_STRING, "TEXT", "add TEXT to output names (allows writing inside an input folder)", NULL, 0, 0, NULL, AT(suffix), RUN, NULL, 0, NULL},
     {"shard", 0, OPT_STRING, "I/N", "process only shard I of N (from 0) of the inputs, by a hash of each path; 'auto': from Slurm or Kubernetes", NULL, 0, 0, NULL, AT(shard), RUN, NULL, 0, NULL},

@@ -309,7 +309,7 @@ void job_json_operation(json_buf *j, const jf_op_plan *plan)
 
 static void json_settings(json_buf *j, const job_run *run)
 {
-    static const char *const formats[] = {"same", "png", "jpg", "tif", "webp"};
+    static const char *const formats[] = {"same", "png", "jpg", "tif", "webp", "pfm"};
     const job_settings *s = run->s;
     json_open(j, "settings", '{');
     json_str(j, "command", run->verb);

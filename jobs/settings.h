@@ -30,7 +30,7 @@ enum {
 };
 
 /* --format, in the order of its names (job_out_formats) */
-typedef enum out_format { OUT_SAME, OUT_PNG, OUT_JPEG, OUT_TIFF, OUT_WEBP } out_format;
+typedef enum out_format { OUT_SAME, OUT_PNG, OUT_JPEG, OUT_TIFF, OUT_WEBP, OUT_PFM } out_format;
 
 #define JOB_MAX_PARAMS 24
 #define JOB_MAX_DEVICES 64
@@ -64,7 +64,7 @@ typedef struct job_settings {
     int webp_mode;           /* jf_webp_mode */
     int format;              /* out_format */
     int format_given;        /* --format on the command line (not the default) */
-    int depth;               /* 0: as the input, 1: 8 bits, 2: 16 bits */
+    int depth;               /* 0: as the input, 1: 8 bits, 2: 16 bits, 3: float32 */
     int cmyk_to_rgb;         /* CMYK JPEG to a PNG: convert (else refused) */
     int skip_existing;
     int max_depth;           /* folders walked at most this deep */

@@ -54,7 +54,7 @@ jetfilter denoise in.jpg -o out.png && [ "$(head -c 4 out.png | od -An -c | tr -
   no "jetfilter denoise in.jpg -o out.png"
 jetfilter denoise out.png -o out.tif && jetfilter denoise out.tif -o out.webp --webp lossless &&
   [ "$(head -c 4 out.tif | od -An -c | tr -d ' ')" = "II*\0" ] &&
-  jetfilter info | grep -q "formats: *jpeg png tiff webp$" || no "TIFF and WebP with the installed tool"
+  jetfilter info | grep -q "formats: *jpeg png tiff webp pfm$" || no "TIFF and WebP with the installed tool"
 jetfilter bench --size 64x48 --ksize 3 --filter median --reps 1 --quiet --json b.json ||
   no "bench with the installed photo"
 grep -q '"/usr/bin/../share/jetfilter/retina.jpg"' b.json || no "bench did not take the installed photo"

@@ -145,6 +145,8 @@ unsigned t_px(const jf_image *img, int x, int y, int c)
 {
     const unsigned char *row = img->data + (size_t)y * img->stride;
     const size_t at = (size_t)x * img->channels + (size_t)c;
+    if (img->sample == JF_SAMPLE_F32) /* the bits: equal samples are the same float */
+        return ((const uint32_t *)(const void *)row)[at];
     return img->sample == JF_SAMPLE_U16 ? ((const uint16_t *)(const void *)row)[at] : row[at];
 }
 
@@ -152,7 +154,9 @@ void t_set_px(jf_image *img, int x, int y, int c, unsigned v)
 {
     unsigned char *row = img->data + (size_t)y * img->stride;
     const size_t at = (size_t)x * img->channels + (size_t)c;
-    if (img->sample == JF_SAMPLE_U16)
+    if (img->sample == JF_SAMPLE_F32)
+        ((uint32_t *)(void *)row)[at] = v;
+    else if (img->sample == JF_SAMPLE_U16)
         ((uint16_t *)(void *)row)[at] = (uint16_t)v;
     else
         row[at] = (unsigned char)v;

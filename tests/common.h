@@ -22,7 +22,7 @@ void t_map_bytes(jf_image *img, int shift);
 /* A 16-bit image of random samples >> shift (shift 12: 16 levels, full of
  * ties), rows padded by `pad` samples. */
 jf_image t_random_image16(int w, int h, int ch, int pad, int shift, uint64_t seed);
-/* One sample of an 8- or 16-bit host image. */
+/* One sample of a host image (a float32's bits). */
 unsigned t_px(const jf_image *img, int x, int y, int c);
 void t_set_px(jf_image *img, int x, int y, int c, unsigned v);
 

@@ -66,7 +66,7 @@ static void test_batch_with_broken_files(void **state)
                  exists("out/cut.png") || exists("out/huge.png"));
     /* one line per broken file, naming it and the reason */
     assert_non_null(strstr(g_out, "bad/empty.jpg: empty file"));
-    assert_non_null(strstr(g_out, "bad/text.jpg: not a JPEG, PNG, TIFF or WebP file"));
+    assert_non_null(strstr(g_out, "bad/text.jpg: not a JPEG, PNG, TIFF, WebP or PFM file"));
     assert_non_null(strstr(g_out, "bad/cut.jpg: premature end of JPEG file"));
     assert_non_null(strstr(g_out, "bad/cut.png: "));
     assert_non_null(strstr(g_out, "bad/huge.png: PNG header: 100000x100000 exceeds the limit"));
@@ -781,7 +781,7 @@ static void test_single_file_and_pipes(void **state)
     assert_int_equal(run("denoise in/rocket.jpg -o clash.png --format jpg"), 2);
     assert_non_null(strstr(g_out, "--format jpg, but -o clash.png names another format"));
     assert_int_equal(run("denoise in/rocket.jpg -o out.bmp"), 2);
-    assert_non_null(strstr(g_out, "PNG, JPEG, TIFF and WebP, not bmp"));
+    assert_non_null(strstr(g_out, "PNG, JPEG, TIFF, WebP and PFM, not bmp"));
     assert_int_equal(run("denoise in/rocket.jpg -o s.png --suffix _x"), 2);
     assert_int_equal(shell("$J denoise in/rocket.jpg -o - --json - > /dev/null"), 2);
     assert_int_equal(run("denoise in/rocket.jpg -o in/rocket.jpg"), 2);

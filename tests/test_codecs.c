@@ -1310,7 +1310,7 @@ static void test_damaged_files_refused(void **state)
 
     expect_refused(NULL, 0, "empty.jpg", JF_ERR_DECODE, "empty file");
     expect_refused((const unsigned char *)"just some text\n", 15, "notes.jpg", JF_ERR_DECODE,
-                   "not a JPEG, PNG, TIFF or WebP");
+                   "not a JPEG, PNG, TIFF, WebP or PFM");
     expect_refused(jpg, jpg_n * 6 / 10, "cut.jpg", JF_ERR_DECODE, "premature end");
     expect_refused(jpg, 300, "header-only.jpg", JF_ERR_DECODE, "");
     expect_refused(png, png_n * 6 / 10, "cut.png", JF_ERR_DECODE, "truncated or damaged");

@@ -2,7 +2,8 @@
 # The examples the README and docs/ mark runnable (a ```sh block right
 # after a line "<!-- runnable -->") run as written, each in a fresh folder
 # that holds what they name: photo.jpg, my.jpg, photos/ (two photos),
-# grainy/ (a photo with camera noise), the built jetfilter first on PATH.
+# grainy/ (a photo with camera noise), depth.pfm (a float32 image), the
+# built jetfilter first on PATH.
 #   tests/test_examples.sh JETFILTER SOURCE_DIR
 # (JETFILTER may hold an emulator before the program: then it is skipped:
 # the examples call `jetfilter` by name.)
@@ -33,6 +34,7 @@ for block in "$bin"/*.sh; do
     mkdir photos grainy
     cp "$src/samples/images/chelsea.png" "$src/samples/images/rocket.jpg" photos/
     jetfilter noise photos/chelsea.png -o grainy/chelsea.png --gaussian 15 --quiet
+    jetfilter denoise photos/chelsea.png -o depth.pfm -f median -k 1 --depth float --quiet
     bash -euo pipefail "$block" > out.txt 2>&1
   )
   rc=$?

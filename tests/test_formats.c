@@ -1,6 +1,7 @@
-/* TIFF and WebP: round trips at every sample type, the layouts other
- * writers make (written here with libtiff and libwebp directly), pages,
- * metadata across formats, and damaged or hostile files refused cleanly. */
+/* TIFF, WebP and PFM: round trips at every sample type, the layouts other
+ * writers make (written here with libtiff and libwebp directly, PFM by
+ * hand), pages, metadata across formats, and damaged or hostile files
+ * refused cleanly. */
 #define _DEFAULT_SOURCE
 #include "common.h"
 #include "io/io.h"
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <tiffio.h>
 #include <webp/encode.h>
@@ -83,7 +85,7 @@ typedef struct layout {
 static unsigned value(int x, int y, int s, int bits)
 {
     const unsigned v = (unsigned)(x * 37 + y * 101 + s * 59 + ((x * y) % 13) * 7);
-    return bits == 32 ? v : bits == 16 ? (v * 2654435761u) >> 16 : bits == 8 ? v & 255 : v & ((1u << bits) - 1);
+    return bits == 32 ? v * 2654435761u : bits == 16 ? (v * 2654435761u) >> 16 : bits == 8 ? v & 255 : v & ((1u << bits) - 1);
 }
 
 static void put_sample(unsigned char *p, int i, int bits, unsigned v)
@@ -116,6 +118,11 @@ static membuf tiff_laid_out(int w, int h, const layout *l)
     TIFFSetField(t, TIFFTAG_COMPRESSION, (uint16_t)(l->compression ? l->compression : COMPRESSION_NONE));
     if (l->format)
         TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, (uint16_t)l->format);
+    /* libtiff 4.5 writes big-endian files with this predictor wrongly (its
+     * reader, and so jetfilter, reads tifffile's right) */
+    if (l->format == SAMPLEFORMAT_IEEEFP && (!l->mode || strcmp(l->mode, "wb") != 0) &&
+        (l->compression == COMPRESSION_LZW || l->compression == COMPRESSION_ADOBE_DEFLATE))
+        TIFFSetField(t, TIFFTAG_PREDICTOR, PREDICTOR_FLOATINGPOINT);
     if (l->extra >= 0) {
         uint16_t kind = (uint16_t)l->extra;
         TIFFSetField(t, TIFFTAG_EXTRASAMPLES, (uint16_t)1, &kind);
@@ -195,6 +202,13 @@ static void test_tiff_layouts(void **state)
         {PHOTOMETRIC_MINISBLACK, 8, 2, 0, 0, 0, 0, 0, EXTRASAMPLE_UNASSALPHA, NULL},
         {PHOTOMETRIC_RGB, 8, 4, 0, 0, 0, 0, 0, EXTRASAMPLE_UNSPECIFIED, NULL},
         {PHOTOMETRIC_SEPARATED, 8, 4, 0, 0, 0, COMPRESSION_ADOBE_DEFLATE, 0, -1, NULL},
+        /* float32: any bits (NaN, infinities, negatives), both byte orders */
+        {PHOTOMETRIC_MINISBLACK, 32, 1, 0, 0, 0, 0, SAMPLEFORMAT_IEEEFP, -1, NULL},
+        {PHOTOMETRIC_MINISBLACK, 32, 1, 0, 16, 0, COMPRESSION_ADOBE_DEFLATE, SAMPLEFORMAT_IEEEFP, -1, "wb"},
+        {PHOTOMETRIC_RGB, 32, 3, 0, 0, 3, COMPRESSION_LZW, SAMPLEFORMAT_IEEEFP, -1, "wb"},
+        {PHOTOMETRIC_RGB, 32, 3, PLANARCONFIG_SEPARATE, 0, 2, 0, SAMPLEFORMAT_IEEEFP, -1, NULL},
+        {PHOTOMETRIC_RGB, 32, 4, 0, 0, 0, COMPRESSION_ADOBE_DEFLATE, SAMPLEFORMAT_IEEEFP,
+         EXTRASAMPLE_UNASSALPHA, NULL},
     };
     static const int sizes[][2] = {{1, 1}, {7, 5}, {37, 23}, {97, 61}};
     size_t i, k;
@@ -217,7 +231,7 @@ static void test_tiff_layouts(void **state)
             assert_int_equal(pic.color.width, w);
             assert_int_equal(pic.color.height, h);
             assert_int_equal(pic.color.channels, color);
-            assert_int_equal(pic.color.sample, l->bits == 16 ? JF_SAMPLE_U16 : JF_SAMPLE_U8);
+            assert_int_equal(pic.color.sample, l->bits == 32 ? JF_SAMPLE_F32 : l->bits == 16 ? JF_SAMPLE_U16 : JF_SAMPLE_U8);
             assert_int_equal(pic.alpha.data != NULL, alpha);
             assert_int_equal(pic.alpha_associated, l->extra == EXTRASAMPLE_ASSOCALPHA);
             assert_int_equal(pic.color_model, color == 4 ? JF_COLOR_CMYK : JF_COLOR_DEFAULT);
@@ -284,17 +298,23 @@ static void test_tiff_other_layouts(void **state)
     free(m.data);
 }
 
-/* Floating-point and signed samples are refused by name. */
+/* Floats other than float32 grey and RGB, and signed samples, are refused
+ * by name. */
 static void test_tiff_refusals(void **state)
 {
-    const layout fp = {PHOTOMETRIC_MINISBLACK, 32, 1, 0, 0, 0, 0, SAMPLEFORMAT_IEEEFP, -1, NULL};
+    const layout fp64 = {PHOTOMETRIC_MINISBLACK, 64, 1, 0, 0, 0, 0, SAMPLEFORMAT_IEEEFP, -1, NULL};
+    const layout fp_white = {PHOTOMETRIC_MINISWHITE, 32, 1, 0, 0, 0, 0, SAMPLEFORMAT_IEEEFP, -1, NULL};
     const layout sint = {PHOTOMETRIC_MINISBLACK, 16, 1, 0, 0, 0, 0, SAMPLEFORMAT_INT, -1, NULL};
     membuf m;
     jf_picture pic;
     (void)state;
-    m = tiff_laid_out(9, 4, &fp);
+    m = tiff_laid_out(9, 4, &fp64);
     assert_int_equal(jf_picture_decode(m.data, m.size, "depth.tif", &pic), JF_ERR_UNSUPPORTED);
-    assert_non_null(strstr(jf_last_error(), "depth.tif: a 32-bit floating-point TIFF"));
+    assert_non_null(strstr(jf_last_error(), "depth.tif: a TIFF of 64-bit floating-point samples"));
+    free(m.data);
+    m = tiff_laid_out(9, 4, &fp_white);
+    assert_int_equal(jf_picture_decode(m.data, m.size, "w.tif", &pic), JF_ERR_UNSUPPORTED);
+    assert_non_null(strstr(jf_last_error(), "a float32 TIFF of photometric 0"));
     free(m.data);
     m = tiff_laid_out(9, 4, &sint);
     assert_int_equal(jf_picture_decode(m.data, m.size, "s.tif", &pic), JF_ERR_UNSUPPORTED);
@@ -306,11 +326,13 @@ static jf_picture random_picture(int w, int h, int channels, jf_sample sample, i
 {
     jf_picture pic;
     memset(&pic, 0, sizeof pic);
-    pic.color = sample == JF_SAMPLE_U16 ? t_random_image16(w, h, channels, 3, 0, seed)
-                                        : t_random_image(w, h, channels, 3, seed);
+    pic.color = sample == JF_SAMPLE_F32 ? t_random_float(w, h, channels, 3, 0, seed)
+                : sample == JF_SAMPLE_U16 ? t_random_image16(w, h, channels, 3, 0, seed)
+                                          : t_random_image(w, h, channels, 3, seed);
     if (alpha)
-        pic.alpha = sample == JF_SAMPLE_U16 ? t_random_image16(w, h, 1, 0, 0, seed + 1)
-                                            : t_random_image(w, h, 1, 0, seed + 1);
+        pic.alpha = sample == JF_SAMPLE_F32 ? t_random_float(w, h, 1, 0, 2, seed + 1)
+                    : sample == JF_SAMPLE_U16 ? t_random_image16(w, h, 1, 0, 0, seed + 1)
+                                              : t_random_image(w, h, 1, 0, seed + 1);
     if (channels == 4)
         pic.color_model = JF_COLOR_CMYK;
     return pic;
@@ -322,7 +344,7 @@ static void test_tiff_round_trip_exact(void **state)
 {
     static const int sizes[][2] = {{1, 1}, {7, 5}, {33, 1}, {1, 29}, {257, 131}};
     static const int kinds[][3] = {{1, 0, 0}, {1, 1, 0}, {3, 0, 0}, {3, 1, 0}, {1, 0, 1},
-                                   {3, 0, 1}, {3, 1, 1}, {4, 0, 0}};
+                                   {3, 0, 1}, {3, 1, 1}, {4, 0, 0}, {1, 0, 2}, {3, 1, 2}};
     static const int tags[JF_TIFF_COMPRESSION_COUNT] = {8, 1, 5, 8, 32773};
     size_t s, k;
     int c;
@@ -330,7 +352,8 @@ static void test_tiff_round_trip_exact(void **state)
     for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
             for (c = 0; c < JF_TIFF_COMPRESSION_COUNT; c++) {
-                const jf_sample sample = kinds[k][2] ? JF_SAMPLE_U16 : JF_SAMPLE_U8;
+                static const jf_sample samples[] = {JF_SAMPLE_U8, JF_SAMPLE_U16, JF_SAMPLE_F32};
+                const jf_sample sample = samples[kinds[k][2]];
                 jf_picture pic = random_picture(sizes[s][0], sizes[s][1], kinds[k][0], sample,
                                                 kinds[k][1], 100 + s * 10 + k), back;
                 jf_encode_options e = jf_encode_defaults();
@@ -690,22 +713,140 @@ static void test_webp_refusals_and_metadata(void **state)
 }
 
 /* The whole-file check --skip-existing uses, for both formats. */
+/* A PFM written by hand: `head` then the rows of `img` bottom first, each
+ * sample in the byte order `big` says. */
+static membuf pfm_by_hand(const char *head, const jf_image *img, int big)
+{
+    membuf m;
+    const size_t n = strlen(head), row = (size_t)img->width * (size_t)img->channels;
+    size_t y, i;
+    memset(&m, 0, sizeof m);
+    m.size = n + row * 4 * (size_t)img->height;
+    m.data = (unsigned char *)malloc(m.size);
+    memcpy(m.data, head, n);
+    for (y = 0; y < (size_t)img->height; y++)
+        for (i = 0; i < row; i++) {
+            const unsigned v = t_px(img, (int)(i / (size_t)img->channels), img->height - 1 - (int)y,
+                                    (int)(i % (size_t)img->channels));
+            unsigned char *d = m.data + n + (y * row + i) * 4;
+            int b;
+            for (b = 0; b < 4; b++)
+                d[b] = (unsigned char)(v >> (8 * (big ? 3 - b : b)));
+        }
+    return m;
+}
+
+/* PFM: both byte orders and header spellings read, the rows turned the
+ * right way up; jetfilter's own files read back bit for bit; 8- and
+ * 16-bit pictures refused for PFM and floats for PNG, JPEG and WebP by
+ * name; damaged and hostile headers refused. */
+static void test_pfm(void **state)
+{
+    static const int sizes[][2] = {{1, 1}, {7, 5}, {33, 1}, {1, 29}, {257, 131}};
+    static const char *const hostile[] = {
+        "PX\n2 2\n-1.0\n", "Pf\n0 2\n-1.0\n", "Pf\n-2 2\n-1.0\n", "Pf\n2\n-1.0\n",
+        "Pf\n99999999999 2\n-1\n", "Pf\n2 2\n0\n", "Pf\n2 2\nnan\n", "Pf\n2 2\n-1x\n",
+        "Pf\n2 2\n-1.0", "Pf\n2 2\n", "Pf", "Pf\n4 4\n-1.0\n", "Pf\n2 2\n-1.0\0\n"};
+    jf_encode_options e = jf_encode_defaults();
+    char head[64];
+    size_t s, i;
+    int c, big;
+    (void)state;
+    e.format = JF_FORMAT_PFM;
+    for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (c = 1; c <= 3; c += 2) {
+            jf_picture pic = random_picture(sizes[s][0], sizes[s][1], c, JF_SAMPLE_F32, 0, 300 + s), back;
+            unsigned char *bytes;
+            size_t n;
+            for (big = 0; big < 2; big++) { /* by hand: the scale's sign is the byte order */
+                membuf m;
+                snprintf(head, sizeof head, big ? "P%c %d\t%d\r%s\n" : "P%c\n%d %d\n%s\n",
+                         c == 3 ? 'F' : 'f', sizes[s][0], sizes[s][1], big ? "1.0" : "-0.00392");
+                m = pfm_by_hand(head, &pic.color, big);
+                assert_int_equal(jf_picture_decode(m.data, m.size, "hand.pfm", &back), JF_OK);
+                assert_int_equal(back.format, JF_FORMAT_PFM);
+                assert_int_equal(back.color.sample, JF_SAMPLE_F32);
+                assert_true(t_images_equal(&pic.color, &back.color));
+                jf_picture_free(&back);
+                free(m.data);
+            }
+            assert_int_equal(jf_picture_encode(&pic, &e, &bytes, &n), JF_OK);
+            snprintf(head, sizeof head, "P%c\n%d %d\n-1.0\n", c == 3 ? 'F' : 'f', sizes[s][0],
+                     sizes[s][1]);
+            assert_memory_equal(bytes, head, strlen(head));
+            assert_int_equal(n, strlen(head) + (size_t)sizes[s][0] * sizes[s][1] * c * 4);
+            assert_int_equal(jf_picture_decode(bytes, n, "own.pfm", &back), JF_OK);
+            assert_true(t_images_equal(&pic.color, &back.color));
+            free(bytes);
+            jf_picture_free(&back);
+            jf_picture_free(&pic);
+        }
+    { /* alpha is left out with a warning; other sample types refused */
+        jf_picture pic = random_picture(6, 4, 3, JF_SAMPLE_F32, 1, 7), u8 = random_picture(6, 4, 3, JF_SAMPLE_U8, 0, 8);
+        unsigned char *bytes;
+        size_t n;
+        assert_int_equal(jf_picture_encode(&pic, &e, &bytes, &n), JF_OK);
+        assert_non_null(strstr(jf_last_warning(), "alpha left out"));
+        free(bytes);
+        assert_int_equal(jf_picture_encode(&u8, &e, &bytes, &n), JF_ERR_UNSUPPORTED);
+        assert_non_null(strstr(jf_last_error(), "PFM holds float32 samples, not u8"));
+        e.format = JF_FORMAT_PNG;
+        assert_int_equal(jf_picture_encode(&pic, &e, &bytes, &n), JF_ERR_UNSUPPORTED);
+        assert_non_null(strstr(jf_last_error(), "PNG holds 8- and 16-bit samples, not float32"));
+        e.format = JF_FORMAT_JPEG;
+        assert_int_equal(jf_picture_encode(&pic, &e, &bytes, &n), JF_ERR_UNSUPPORTED);
+        assert_non_null(strstr(jf_last_error(), "JPEG holds 8-bit samples, not float32"));
+        e.format = JF_FORMAT_WEBP;
+        assert_int_equal(jf_picture_encode(&pic, &e, &bytes, &n), JF_ERR_UNSUPPORTED);
+        assert_non_null(strstr(jf_last_error(), "WebP holds 8-bit samples, not float32"));
+        jf_picture_free(&pic);
+        jf_picture_free(&u8);
+    }
+    for (i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+        jf_picture pic;
+        unsigned char buf[96];
+        const size_t n = strlen(hostile[i]) + (i == sizeof hostile / sizeof hostile[0] - 1);
+        jf_status st;
+        memcpy(buf, hostile[i], n);
+        for (c = 0; c < 40; c++) /* samples enough for 2x2, not 4x4; NUL bytes, a space */
+            buf[n + (size_t)c] = (unsigned char)(c == 3 ? ' ' : c % 3 ? 0 : 0x41 + c);
+        st = jf_picture_decode(buf, n + 40, "bad.pfm", &pic);
+        if (st != JF_ERR_DECODE && st != JF_ERR_LIMIT)
+            fail_msg("hostile PFM %zu (%s) gave %d: %s", i, hostile[i], (int)st, jf_last_error());
+        assert_null(pic.color.data);
+    }
+    { /* over the pixel limit before anything is allocated */
+        jf_limits lim = jf_get_limits(), small = lim;
+        jf_picture pic;
+        unsigned char buf[64 + 16] = {0};
+        small.max_pixels = 3;
+        memcpy(buf, "Pf\n2 2\n-1.0\n", 12);
+        assert_int_equal(jf_set_limits(&small), JF_OK);
+        assert_int_equal(jf_picture_decode(buf, 12 + 16, "big.pfm", &pic), JF_ERR_LIMIT);
+        assert_non_null(strstr(jf_last_error(), "big.pfm: PFM image is 2x2, over the limit of 3 pixels"));
+        assert_int_equal(jf_set_limits(&lim), JF_OK);
+        assert_int_equal(jf_picture_decode(buf, 12 + 16, "ok.pfm", &pic), JF_OK);
+        jf_picture_free(&pic);
+    }
+}
+
 static void test_whole_files(void **state)
 {
     const char *dir = t_make_tmpdir();
     jf_picture pic = random_picture(20, 10, 3, JF_SAMPLE_U8, 0, 9);
+    jf_picture depth = random_picture(20, 10, 1, JF_SAMPLE_F32, 0, 9);
     jf_encode_options e = jf_encode_defaults();
-    static const jf_format formats[] = {JF_FORMAT_TIFF, JF_FORMAT_WEBP};
+    static const jf_format formats[] = {JF_FORMAT_TIFF, JF_FORMAT_WEBP, JF_FORMAT_PFM};
     char path[512], why[128];
     size_t i;
     (void)state;
-    for (i = 0; i < 2; i++) {
+    for (i = 0; i < 3; i++) {
         unsigned char *bytes;
         size_t n;
         FILE *f;
         e.format = formats[i];
-        snprintf(path, sizeof path, "%s/x.%s", dir, i ? "webp" : "tif");
-        assert_int_equal(jf_picture_write(path, &pic, &e), JF_OK);
+        snprintf(path, sizeof path, "%s/x.%s", dir, jf_format_name(formats[i]));
+        assert_int_equal(jf_picture_write(path, i == 2 ? &depth : &pic, &e), JF_OK);
         assert_int_equal(jf_file_format(path, NULL), formats[i]);
         assert_true(jf_file_whole_image(path, why, sizeof why));
         assert_int_equal(jf_read_file(path, 1 << 20, &bytes, &n), JF_OK);
@@ -715,6 +856,8 @@ static void test_whole_files(void **state)
         assert_false(jf_file_whole_image(path, why, sizeof why));
         free(bytes);
     }
+    assert_non_null(strstr(why, "PFM file cut short"));
+    jf_picture_free(&depth);
     jf_picture_free(&pic);
     t_rmtree(dir);
 }
@@ -786,6 +929,60 @@ static void test_cli_formats(void **state)
     assert_int_equal(t_run_logged(cmd, log, out, sizeof out), 0);
     snprintf(path, sizeof path, "%s/fmt/stack.webp", dir);
     assert_int_equal(jf_file_format(path, NULL), JF_FORMAT_WEBP);
+    { /* float32: a depth map in PFM filtered into PFM and float TIFF as the
+       * library filters it; refused for PNG by name, converted with --depth */
+        jf_picture depth = random_picture(41, 23, 1, JF_SAMPLE_F32, 0, 55), u8;
+        jf_image want = {0};
+        snprintf(path, sizeof path, "%s/depth.pfm", dir);
+        e.format = JF_FORMAT_PFM;
+        assert_int_equal(jf_picture_write(path, &depth, &e), JF_OK);
+        snprintf(cmd, sizeof cmd, "%s denoise %s/depth.pfm -o %s/m.pfm -f median -k 5 > %s 2>&1 && "
+                 "%s denoise %s/m.pfm -o %s/m.tif -f median -k 1 >> %s 2>&1", JF_CLI_PATH, dir, dir,
+                 log, JF_CLI_PATH, dir, dir, log);
+        assert_int_equal(t_run_logged(cmd, log, out, sizeof out), 0);
+        mo.ksize = 5;
+        want = depth.color;
+        want.data = NULL;
+        assert_int_equal(jf_image_alloc_as(&want, 41, 23, 1, JF_SAMPLE_F32), JF_OK);
+        assert_int_equal(jf_median(ctx, &depth.color, &want, &mo), JF_OK);
+        for (p = 0; p < 2; p++) {
+            snprintf(path, sizeof path, "%s/m.%s", dir, p ? "tif" : "pfm");
+            assert_int_equal(jf_picture_read(path, &back), JF_OK);
+            assert_int_equal(back.format, p ? JF_FORMAT_TIFF : JF_FORMAT_PFM);
+            assert_true(t_images_equal(&want, &back.color));
+            jf_picture_free(&back);
+        }
+        snprintf(cmd, sizeof cmd, "%s denoise %s/depth.pfm -o %s/m.png -k 3 > %s 2>&1", JF_CLI_PATH,
+                 dir, dir, log);
+        assert_int_equal(t_run_logged(cmd, log, out, sizeof out), 1);
+        assert_non_null(strstr(out, "m.png: PNG holds 8- and 16-bit samples, not float32"));
+        snprintf(path, sizeof path, "%s/m.png", dir);
+        assert_int_equal(access(path, F_OK), -1);
+        /* --depth 16 into PNG, --depth float from 8 bits into TIFF */
+        snprintf(cmd, sizeof cmd, "%s denoise %s/depth.pfm -o %s/m.png -k 1 --depth 16 -v > %s 2>&1 && "
+                 "%s denoise %s/first.png -o %s/f.tif -k 1 --depth float >> %s 2>&1", JF_CLI_PATH, dir,
+                 dir, log, JF_CLI_PATH, dir, dir, log);
+        assert_int_equal(t_run_logged(cmd, log, out, sizeof out), 0);
+        assert_non_null(strstr(out, "float32 rounded to 16 bits"));
+        assert_int_equal(jf_picture_read(path, &back), JF_OK);
+        assert_int_equal(back.color.sample, JF_SAMPLE_U16);
+        jf_picture_free(&back);
+        snprintf(path, sizeof path, "%s/f.tif", dir);
+        assert_int_equal(jf_picture_read(path, &back), JF_OK);
+        assert_int_equal(back.color.sample, JF_SAMPLE_F32);
+        snprintf(path, sizeof path, "%s/first.png", dir);
+        assert_int_equal(jf_picture_read(path, &u8), JF_OK);
+        for (p = 0; p < 23 * 19; p++)
+            assert_true(t_fpx(&back.color, p % 23, p / 23, 0) == (float)t_px(&u8.color, p % 23, p / 23, 0) / 255.0f);
+        jf_picture_free(&u8);
+        jf_picture_free(&back);
+        snprintf(cmd, sizeof cmd, "%s denoise %s/first.png -o %s/f.pfm > %s 2>&1", JF_CLI_PATH, dir,
+                 dir, log);
+        assert_int_equal(t_run_logged(cmd, log, out, sizeof out), 1);
+        assert_non_null(strstr(out, "PFM holds float32 samples, not u8"));
+        jf_image_free(&want);
+        jf_picture_free(&depth);
+    }
     jf_context_destroy(ctx);
     for (p = 0; p < 2; p++)
         jf_picture_free(&pages[p]);
@@ -805,6 +1002,7 @@ int main(void)
         cmocka_unit_test(test_webp_round_trips),
         cmocka_unit_test(test_webp_lossy_photo),
         cmocka_unit_test(test_webp_refusals_and_metadata),
+        cmocka_unit_test(test_pfm),
         cmocka_unit_test(test_whole_files),
         cmocka_unit_test(test_cli_formats),
     };

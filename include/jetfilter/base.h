@@ -13,9 +13,9 @@ extern "C" {
 #endif
 
 #define JF_VERSION_MAJOR 1
-#define JF_VERSION_MINOR 12
+#define JF_VERSION_MINOR 13
 #define JF_VERSION_PATCH 0
-#define JF_VERSION_STRING "1.12.0"
+#define JF_VERSION_STRING "1.13.0"
 
 /* Marks the functions a shared libjetfilter exports; everything else in
  * the library is hidden. */

@@ -1,5 +1,5 @@
 /*
- * jetfilter/codecs.h - JPEG, PNG, TIFF and WebP: decoding, metadata, encoding.
+ * jetfilter/codecs.h - JPEG, PNG, TIFF, WebP and PFM: decoding, metadata, encoding.
  * Part of the public API; include <jetfilter.h>, which includes every part.
  */
 #ifndef JETFILTER_CODECS_H
@@ -21,13 +21,14 @@ typedef enum jf_format {
     JF_FORMAT_PNG,
     JF_FORMAT_TIFF,   /**< since 1.11, in builds with libtiff (jf_format_supported) */
     JF_FORMAT_WEBP,   /**< since 1.11, in builds with libwebp */
+    JF_FORMAT_PFM,    /**< since 1.13: float32 grey or RGB (Netpbm's Portable Float Map) */
     JF_FORMAT_COUNT
 } jf_format;
 
 /** Format from the first bytes of a file (magic numbers, not the name). */
 JF_API jf_format jf_sniff_format(const unsigned char *bytes, size_t size);
 
-/** "jpeg", "png", "tiff", "webp" or "unknown". */
+/** "jpeg", "png", "tiff", "webp", "pfm" or "unknown". */
 JF_API const char *jf_format_name(jf_format format);
 
 /** 1 when this build reads and writes `format` (TIFF and WebP are optional
@@ -84,7 +85,7 @@ typedef struct jf_picture {
                                back so (since 1.11) */
 } jf_picture;
 
-/** Decode a JPEG, PNG, TIFF or WebP held in memory (a TIFF's first page).
+/** Decode a JPEG, PNG, TIFF, WebP or PFM held in memory (a TIFF's first page).
  *  `name` is used in error details (NULL: "<memory>").  `pic` is
  *  overwritten, not freed first: pass a zeroed or freed picture, or it
  *  leaks what it held.  On failure `pic` is left empty.  Errors:

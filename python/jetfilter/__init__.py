@@ -70,8 +70,9 @@ class Picture(object):
 
 
 def read(path):
-    """Decode a JPEG, PNG, TIFF (its first page) or WebP file (the format
-    from its bytes) into a Picture, with the library's limits and errors
+    """Decode a JPEG, PNG, TIFF (its first page), WebP or PFM file (the
+    format from its bytes) into a Picture (float32 pixels from a PFM or a
+    float TIFF), with the library's limits and errors
     (DecodeError names the file and the damage)."""
     return Picture(_c.read(_os.fspath(path) if hasattr(_os, "fspath") else path))
 
@@ -79,7 +80,7 @@ def read(path):
 _PNG_FILTERS = ["default", "none", "sub", "up", "avg", "paeth", "adaptive"]
 _TIFF_COMPRESSIONS = ["same", "none", "lzw", "deflate", "packbits"]
 _FORMATS = {"jpg": "FORMAT_JPEG", "jpeg": "FORMAT_JPEG", "jpe": "FORMAT_JPEG", "png": "FORMAT_PNG",
-            "tif": "FORMAT_TIFF", "tiff": "FORMAT_TIFF", "webp": "FORMAT_WEBP"}
+            "tif": "FORMAT_TIFF", "tiff": "FORMAT_TIFF", "webp": "FORMAT_WEBP", "pfm": "FORMAT_PFM"}
 
 
 def write(path, image, format=None, quality=92, png_level=None, png_filter=None, like=None,
@@ -87,8 +88,9 @@ def write(path, image, format=None, quality=92, png_level=None, png_filter=None,
     """Encode and write an image atomically (a temporary name, then a
     rename: a failure leaves nothing).  `image`: an array (H, W[, C]) on the
     host, or a Picture; a 4th channel (or 2nd, for grey) is alpha.  The
-    format comes from `format` ("jpeg", "png", "tiff", "webp"), else the
-    file name.  `quality`: JPEG's and lossy WebP's.  `tiff_compression`:
+    format comes from `format` ("jpeg", "png", "tiff", "webp", "pfm"),
+    else the file name; float32 images go to TIFF and PFM (which holds
+    nothing else).  `quality`: JPEG's and lossy WebP's.  `tiff_compression`:
     "none", "lzw", "deflate" or "packbits" (default: `like`'s when it was a
     TIFF, else deflate).  `lossless`: WebP lossless (default: when `like`
     was a lossless WebP).  `like`: a Picture whose metadata goes with the
@@ -102,8 +104,8 @@ def write(path, image, format=None, quality=92, png_level=None, png_filter=None,
         alpha = None
     fmt = (format or _os.path.splitext(path)[1].lstrip(".")).lower()
     if fmt not in _FORMATS:
-        raise ArgumentError("%s: the format (%s) is jpeg, png, tiff or webp: give format= or a "
-                            ".jpg/.png/.tif/.webp name" % (path, fmt or "none"))
+        raise ArgumentError("%s: the format (%s) is jpeg, png, tiff, webp or pfm: give format= or a "
+                            ".jpg/.png/.tif/.webp/.pfm name" % (path, fmt or "none"))
     tiff = _TIFF_COMPRESSIONS.index(tiff_compression or "same") if (tiff_compression or "same") in _TIFF_COMPRESSIONS else -1
     if tiff < 0:
         raise ArgumentError("tiff_compression: one of %s" % ", ".join(_TIFF_COMPRESSIONS[1:]))

@@ -1596,5 +1596,6 @@ PyMODINIT_FUNC PyInit__jetfilter(void)
     PyModule_AddIntConstant(m, "FORMAT_PNG", JF_FORMAT_PNG);
     PyModule_AddIntConstant(m, "FORMAT_TIFF", JF_FORMAT_TIFF);
     PyModule_AddIntConstant(m, "FORMAT_WEBP", JF_FORMAT_WEBP);
+    PyModule_AddIntConstant(m, "FORMAT_PFM", JF_FORMAT_PFM);
     return m;
 }

@@ -108,7 +108,7 @@ def test_files(tmp):
         f.write(b"\xff\xd8\xff\xe0 this is no JPEG")
     with pytest.raises(jf.DecodeError, match="bad.jpg"):
         jf.read(bad)
-    with pytest.raises(jf.ArgumentError, match="jpeg, png, tiff or webp"):
+    with pytest.raises(jf.ArgumentError, match="jpeg, png, tiff, webp or pfm"):
         jf.write(os.path.join(tmp, "x.gif"), random_image(4, 4))
     with pytest.raises(jf.FileError):
         jf.write(os.path.join(tmp, "no", "such", "folder", "x.png"), random_image(4, 4))

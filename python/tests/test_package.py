@@ -58,8 +58,39 @@ def test_tiff_and_webp_round_trip(tmp):
     assert 0 < err.mean() < 4
     with pytest.raises(jf.ArgumentError, match="tiff_compression"):
         jf.write(os.path.join(tmp, "x.tif"), deep, tiff_compression="jpeg")
-    with pytest.raises(jf.ArgumentError, match="jpeg, png, tiff or webp"):
+    with pytest.raises(jf.ArgumentError, match="jpeg, png, tiff, webp or pfm"):
         jf.write(os.path.join(tmp, "x.bmp"), deep)
+
+
+def test_float_files(tmp):
+    """float32 depth maps through PFM and float TIFF bit for bit (NaN,
+    infinities, -0), the median on what was read equal to scipy's; floats
+    refused for PNG and integers for PFM, by name."""
+    if not builds_format("tif"):
+        pytest.skip("this jetfilter was built without TIFF")
+    rng = np.random.default_rng(11)
+    depth = (rng.random((23, 41)) * 4).astype(np.float32)
+    depth[rng.random(depth.shape) < 0.1] = 0
+    depth.flat[[3, 50, 70]] = [np.nan, np.inf, -0.0]
+    rgb = rng.standard_normal((9, 13, 3)).astype(np.float32)
+    for name, img in (("d.pfm", depth), ("d.tif", depth), ("c.pfm", rgb), ("c.tif", rgb)):
+        path = os.path.join(tmp, name)
+        assert jf.write(path, img) == ""
+        back = jf.read(path)
+        assert back.format == name[2:].replace("tif", "tiff") and back.pixels.dtype == np.float32
+        assert back.pixels.tobytes() == np.ascontiguousarray(img).tobytes()
+    with open(os.path.join(tmp, "d.pfm"), "rb") as f:  # the header other readers expect
+        assert f.read(14) == b"Pf\n41 23\n-1.0\n"
+    scipy_ndimage = pytest.importorskip("scipy.ndimage")
+    finite = np.nan_to_num(depth, posinf=9.0)
+    jf.write(os.path.join(tmp, "f.pfm"), finite)
+    got = jf.median(jf.read(os.path.join(tmp, "f.pfm")).pixels, ksize=5)
+    assert np.array_equal(got, scipy_ndimage.median_filter(finite, 5, mode="nearest"))
+    with pytest.raises(jf.UnsupportedError, match="PNG holds 8- and 16-bit samples, not float32"):
+        jf.write(os.path.join(tmp, "d.png"), depth)
+    with pytest.raises(jf.UnsupportedError, match="PFM holds float32 samples, not u8"):
+        jf.write(os.path.join(tmp, "u.pfm"), random_image(5, 4, 1, np.uint8, seed=1))
+    assert not os.path.exists(os.path.join(tmp, "d.png"))
 
 
 def test_denoise_batch_report(tmp):

@@ -1,5 +1,5 @@
-/* libFuzzer harness: any bytes through the JPEG/PNG decoders (and, when they
- * decode, the encoders), under the default limits.  Built with
+/* libFuzzer harness: any bytes through the decoders (JPEG, PNG, TIFF, WebP,
+ * PFM) and, when they decode, the encoders, under the default limits.  Built with
  * -DJETFILTER_FUZZ=ON and clang; scripts/fuzz.sh runs it. */
 #include <jetfilter.h>
 
