@@ -11,6 +11,7 @@
 #include "filters/pad/pad.h"
 #include "filters/resolve.h"
 
+#include <math.h>
 #include <string.h>
 
 /* The sample type is known and its data and stride aligned to it. */
@@ -184,5 +185,26 @@ jf_status jf_check_border(const char *fn, jf_border border)
 {
     if ((unsigned)border >= JF_BORDER_COUNT)
         return jf_fail(JF_ERR_ARG, "%s: unknown border mode %d", fn, (int)border);
+    return JF_OK;
+}
+
+jf_status jf_check_ignore(const char *fn, const jf_image *src, const jf_image *dst, int ignore,
+                          double value)
+{
+    const double top = jf_sample_max(src->sample);
+    if ((unsigned)ignore >= JF_IGNORE_COUNT)
+        return jf_fail(JF_ERR_ARG, "%s: unknown ignore mode %d", fn, ignore);
+    if (ignore == JF_IGNORE_NAN && src->sample != JF_SAMPLE_F32)
+        return jf_fail(JF_ERR_ARG, "%s: ignoring NaN needs float32 samples; this image has %s", fn,
+                       jf_sample_name(src->sample));
+    if (ignore == JF_IGNORE_VALUE && src->sample != JF_SAMPLE_F32 &&
+        !(value >= 0 && value <= top && value == (double)(long)value))
+        return jf_fail(JF_ERR_ARG, "%s: the value ignored, %g, is not a level of a %s image "
+                       "(0 to %.0f)", fn, value, jf_sample_name(src->sample), top);
+    if (ignore == JF_IGNORE_VALUE && src->sample == JF_SAMPLE_F32 && isnan(value))
+        return jf_fail(JF_ERR_ARG, "%s: to leave NaN out, ignore NaN (JF_IGNORE_NAN)", fn);
+    if (src->location == JF_LOC_DEVICE || (dst->data && dst->location == JF_LOC_DEVICE))
+        return jf_fail(JF_ERR_UNSUPPORTED, "%s: leaving samples out runs on the CPU; device "
+                       "images are not taken", fn);
     return JF_OK;
 }

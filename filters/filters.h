@@ -83,6 +83,12 @@ jf_status jf_check_ksize(const char *fn, int ksize, int max);
 /* A border mode this library knows. */
 jf_status jf_check_border(const char *fn, jf_border border);
 
+/* Samples left out of windows (the median, the weighted mean): a mode this
+ * library knows, NaN on float32 only, a value that is a level of src's
+ * type; and host images, as those filters run on the CPU. */
+jf_status jf_check_ignore(const char *fn, const jf_image *src, const jf_image *dst, int ignore,
+                          double value);
+
 /* The CPU filters read their source while they write the output: when the
  * two share memory (a caller filtering in place), *src is pointed at a copy
  * in ctx's pad scratch; else left as it is. */

@@ -83,8 +83,9 @@ static const char *const SPEEDS[] = {"quality", "fast", NULL};
       "for video rates)", "quality", 0, 0, 0, SPEEDS}, JF_P_SPEED, ARG(speed), NULL}
 static const char *const IGNORES[] = {"none", "value", "nan", NULL};
 #define P_IGNORE \
-    {{"ignore", 0, JF_PARAM_CHOICE, "WHAT", "samples the median leaves out: none, value " \
-      "(--ignore-value's: depth holes) or nan (float images)", "none", 0, 0, 0, IGNORES}, \
+    {{"ignore", 0, JF_PARAM_CHOICE, "WHAT", "samples left out of each window: none, value " \
+      "(--ignore-value's: depth holes) or nan (float images); the median of the rest, or " \
+      "their weighted mean", "none", 0, 0, 0, IGNORES}, \
       JF_P_IGNORE, ARG(ignore), NULL}
 #define P_IGNORE_VALUE \
     {{"ignore-value", 0, JF_PARAM_DOUBLE, "V", "the value --ignore value leaves out; given alone, " \
@@ -108,13 +109,17 @@ static const jf_param_def IMPULSE_P[] = {P_MAX_KSIZE("7"), P_BORDER, P_VARIANT(I
 static const jf_param_def DENSITY_IMPULSE_P[] = {P_MAX_KSIZE(NULL), P_BORDER,
                                                  P_VARIANT(IMPULSE_VARIANTS)};
 static const jf_param_def BOX_P[] = {P_KSIZE("3", 1, JF_CONV_MAX_KSIZE), P_BORDER,
-                                     P_VARIANT(FILTER_VARIANTS), P_BLOCK};
+                                     P_VARIANT(FILTER_VARIANTS), P_BLOCK, P_IGNORE, P_IGNORE_VALUE};
+/* sharpen's weights are negative around the centre: no weighted mean */
+static const jf_param_def SHARPEN_P[] = {P_KSIZE("3", 1, JF_CONV_MAX_KSIZE), P_BORDER,
+                                         P_VARIANT(FILTER_VARIANTS), P_BLOCK};
 static const jf_param_def GAUSS_P[] = {P_KSIZE(NULL, 1, JF_CONV_MAX_KSIZE), P_SIGMA, P_BORDER,
-                                       P_VARIANT(FILTER_VARIANTS), P_BLOCK};
+                                       P_VARIANT(FILTER_VARIANTS), P_BLOCK, P_IGNORE, P_IGNORE_VALUE};
 static const jf_param_def LAPLACE_P[] = {P_KSIZE("3", 3, 3), P_BORDER, P_VARIANT(FILTER_VARIANTS),
                                          P_BLOCK};
 static const jf_param_def CONV_P[] = {P_KSIZE(NULL, 1, JF_CONV_MAX_KSIZE), P_KERNEL, P_WEIGHTS,
-                                      P_BORDER, P_VARIANT(FILTER_VARIANTS), P_BLOCK};
+                                      P_BORDER, P_VARIANT(FILTER_VARIANTS), P_BLOCK, P_IGNORE,
+                                      P_IGNORE_VALUE};
 static const jf_param_def NLMEANS_P[] = {P_NOISE_SIGMA, P_STRENGTH, P_SEARCH, P_PATCH, P_BORDER,
                                          P_VARIANT(DENOISE_VARIANTS)};
 static const jf_param_def BILATERAL_P[] = {P_KSIZE("5", 1, JF_BILATERAL_MAX_KSIZE), P_SIGMA_COLOR,
@@ -142,6 +147,14 @@ jf_op_args jf_op_args_defaults(void)
 
 /* ---- the operations' glue: arguments to the public calls ------------------- */
 
+/* --ignore, or --ignore-value given alone (which means --ignore value) */
+static jf_ignore ignore_of(const jf_op_plan *p)
+{
+    if (!(p->args.given & JF_P_IGNORE) && (p->args.given & JF_P_IGNORE_VALUE))
+        return JF_IGNORE_VALUE;
+    return (jf_ignore)p->args.ignore;
+}
+
 static jf_status median_apply(jf_context *ctx, const jf_op_plan *p, jf_image *src, jf_image *dst)
 {
     jf_median_options o = jf_median_defaults();
@@ -150,9 +163,7 @@ static jf_status median_apply(jf_context *ctx, const jf_op_plan *p, jf_image *sr
     o.variant = p->args.variant;
     o.block_x = p->args.block_x;
     o.block_y = p->args.block_y;
-    o.ignore = (jf_ignore)p->args.ignore;
-    if (!(p->args.given & JF_P_IGNORE) && (p->args.given & JF_P_IGNORE_VALUE))
-        o.ignore = JF_IGNORE_VALUE;
+    o.ignore = ignore_of(p);
     o.ignore_value = p->args.ignore_value;
     return jf_median(ctx, src, dst, &o);
 }
@@ -175,6 +186,8 @@ static jf_status conv_apply(jf_context *ctx, const jf_op_plan *p, jf_image *src,
     o.variant = p->args.variant;
     o.block_x = p->args.block_x;
     o.block_y = p->args.block_y;
+    o.ignore = ignore_of(p);
+    o.ignore_value = p->args.ignore_value;
     return jf_convolve(ctx, src, dst, &o);
 }
 
@@ -338,7 +351,7 @@ const jf_op jf_ops[] = {
      .family = &jf_conv_family,
      .npp = JF_NPP_FILTER, .prepare = gauss_prepare, .apply = conv_apply},
     {.name = "sharpen", .summary = "unsharp mask: 2 x the pixel minus the k x k mean",
-     .kind = JF_OP_FILTER, .samples = S8 | S16 | SF, PARAMS(BOX_P), .stat = "conv",
+     .kind = JF_OP_FILTER, .samples = S8 | S16 | SF, PARAMS(SHARPEN_P), .stat = "conv",
      .family = &jf_conv_family,
      .npp = JF_NPP_FILTER, .prepare = sharpen_prepare, .apply = conv_apply},
     {.name = "laplace", .summary = "3 x 3 Laplacian (edges; negative responses saturate to 0)",

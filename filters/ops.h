@@ -54,7 +54,7 @@ enum jf_param_id {
     JF_P_SIGMA_SPACE = 1 << 15,
     JF_P_EPS = 1 << 16,         /* guided */
     JF_P_SPEED = 1 << 17,       /* auto: quality or speed */
-    JF_P_IGNORE = 1 << 18,      /* the median: samples left out (jf_ignore) */
+    JF_P_IGNORE = 1 << 18,      /* the median, box, gauss, conv: samples left out (jf_ignore) */
     JF_P_IGNORE_VALUE = 1 << 19, /* and the value */
     JF_P_DATA_RANGE = 1 << 20    /* the metrics: L (0: the sample type's) */
 };

@@ -73,8 +73,10 @@ static void test_abi_layout(void **state)
     assert_int_equal(offsetof(jf_median_options, block_y), 24);
     assert_int_equal(offsetof(jf_median_options, ignore), 32); /* past 1.11's padding */
     assert_int_equal(offsetof(jf_median_options, ignore_value), 40);
-    assert_int_equal(sizeof(jf_conv_options), 40);
+    assert_int_equal(sizeof(jf_conv_options), 56); /* 40 before 1.13 */
     assert_int_equal(offsetof(jf_conv_options, weights), 16);
+    assert_int_equal(offsetof(jf_conv_options, ignore), 40);
+    assert_int_equal(offsetof(jf_conv_options, ignore_value), 48);
     assert_int_equal(sizeof(jf_encode_options), 40);
     assert_int_equal(offsetof(jf_encode_options, png_filter), 24);
     assert_int_equal(offsetof(jf_encode_options, tiff_compression), 32); /* 1.11: after 1.10's last byte */

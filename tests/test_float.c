@@ -3,8 +3,8 @@
  * samples out (jf_median_options.ignore): conversions, the operations that
  * take floats and those that refuse them by name, the median against
  * NumPy's order, the convolution against a double sum, padding, PSNR and
- * SSIM with their data range, and the valid-sample median against brute
- * force at every depth.  (check_rows holds every CPU and GPU row to its
+ * SSIM with their data range, and the valid-sample median and weighted
+ * mean against brute force at every depth.  (check_rows holds every CPU and GPU row to its
  * reference at many sizes; here the entry points.)
  */
 #include "common.h"
@@ -394,6 +394,141 @@ static void test_valid_median_refusals(void **state)
     jf_image_free(&dst);
 }
 
+/* ---- the convolution of the valid samples ------------------------------------- */
+
+/* Brute force in double: the weighted mean of the window's valid samples,
+ * the source where none has weight. */
+static double valid_mean(const jf_image *src, int x, int y, int c, int k, const float *w,
+                         jf_border border, jf_ignore ignore, double value)
+{
+    double win[49], num = 0, den = 0;
+    int i;
+    const int m = t_window(src, x, y, c, k, border, win);
+    for (i = 0; i < m; i++)
+        if (!(ignore == JF_IGNORE_NAN ? isnan(win[i]) : win[i] == value)) {
+            num += (double)w[i] * win[i];
+            den += w[i];
+        }
+    return den > 0 ? num / den : t_fpx(src, x, y, c);
+}
+
+/* Samples that differ by more than a level (integers) or 1e-5 relative
+ * (floats: NaN and infinities where the reference has them). */
+static long valid_mismatches(const jf_image *got, const jf_image *src, int k, const float *w,
+                             jf_border border, jf_ignore ignore, double value)
+{
+    long bad = 0;
+    int x, y, c;
+    for (y = 0; y < src->height; y++)
+        for (x = 0; x < src->width; x++)
+            for (c = 0; c < src->channels; c++) {
+                const double want = valid_mean(src, x, y, c, k, w, border, ignore, value);
+                const double have = t_fpx(got, x, y, c);
+                int ok;
+                if (src->sample == JF_SAMPLE_F32)
+                    ok = isnan(want) ? isnan(have) : isinf(want) ? have == want
+                                                                 : fabs(have - want) <= 1e-5 * (1 + fabs(want));
+                else
+                    ok = fabs(have - floor(fmin(fmax(want, 0), jf_sample_max(src->sample)) + 0.5)) <= 1;
+                if (!ok && bad++ == 0)
+                    print_error("(%d,%d,%d) k=%d border %d: %.9g, want %.9g\n", x, y, c, k, (int)border,
+                                have, want);
+            }
+    return bad;
+}
+
+static void test_valid_conv(void **state)
+{
+    static const int ks[] = {1, 3, 5, 7};
+    int s, ki, b, smp, mode, kind;
+    (void)state;
+    for (smp = 0; smp < JF_SAMPLE_COUNT; smp++)
+        for (mode = JF_IGNORE_VALUE; mode <= JF_IGNORE_NAN; mode++) {
+            if (mode == JF_IGNORE_NAN && smp != JF_SAMPLE_F32)
+                continue;
+            for (s = 0; s < 3; s++)
+                for (ki = 0; ki < 4; ki++)
+                    for (kind = 0; kind < 3; kind++) /* box, Gaussian, weights of no rank */
+                        for (b = 0; b < JF_BORDER_COUNT; b++) {
+                            jf_image src = holed_source(SIZES[s][0], SIZES[s][1], 1 + 2 * (kind == 1),
+                                                        (jf_sample)smp, (uint64_t)(s * 31 + ki * 3 + b + kind * 7));
+                            jf_image got = {0};
+                            jf_conv_options o = jf_conv_defaults();
+                            jf_kernel kern;
+                            int i;
+                            uint64_t seed = (uint64_t)ki + 1;
+                            assert_int_equal(jf_kernel_make(kind == 1 ? JF_KERNEL_GAUSS : JF_KERNEL_BOX,
+                                                            ks[ki], 0, &kern), JF_OK);
+                            if (kind == 2) /* zero and positive weights, not separable */
+                                for (i = 0; i < ks[ki] * ks[ki]; i++)
+                                    kern.weights[i] = (float)(t_rand(&seed) % 4) * 0.25f;
+                            o.ksize = ks[ki];
+                            o.weights = kern.weights;
+                            o.border = (jf_border)b;
+                            o.ignore = (jf_ignore)mode;
+                            assert_int_equal(jf_convolve(NULL, &src, &got, &o), JF_OK);
+                            assert_int_equal(valid_mismatches(&got, &src, ks[ki], kern.weights, (jf_border)b,
+                                                              (jf_ignore)mode, 0.0), 0);
+                            if (b == JF_BORDER_MIRROR) { /* in place */
+                                jf_image in = t_poisoned_like(&src, 1);
+                                assert_int_equal(jf_image_copy(&src, &in), JF_OK);
+                                assert_int_equal(jf_convolve(NULL, &in, &in, &o), JF_OK);
+                                assert_true(t_images_equal(&in, &got));
+                                jf_image_free(&in);
+                            }
+                            jf_kernel_free(&kern);
+                            jf_image_free(&src);
+                            jf_image_free(&got);
+                        }
+        }
+}
+
+/* Negative weights, NaN on integers, a value that is not a level; the
+ * plan's --ignore-value on gauss; a window of holes keeps its hole. */
+static void test_valid_conv_refusals(void **state)
+{
+    jf_image src = t_random_image(9, 9, 1, 0, 4), dst = {0};
+    jf_conv_options o = jf_conv_defaults();
+    jf_kernel sharpen, gauss;
+    jf_plan *p = NULL;
+    int x, y;
+    (void)state;
+    assert_int_equal(jf_kernel_make(JF_KERNEL_SHARPEN, 3, 0, &sharpen), JF_OK);
+    assert_int_equal(jf_kernel_make(JF_KERNEL_GAUSS, 3, 0, &gauss), JF_OK);
+    o.ksize = 3;
+    o.weights = sharpen.weights;
+    o.ignore = JF_IGNORE_VALUE;
+    assert_int_equal(jf_convolve(NULL, &src, &dst, &o), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "takes weights of zero or more"));
+    o.weights = gauss.weights;
+    o.ignore = JF_IGNORE_NAN;
+    assert_int_equal(jf_convolve(NULL, &src, &dst, &o), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "ignoring NaN needs float32 samples"));
+    o.ignore = JF_IGNORE_VALUE;
+    o.ignore_value = 256;
+    assert_int_equal(jf_convolve(NULL, &src, &dst, &o), JF_ERR_ARG);
+    assert_non_null(strstr(jf_last_error(), "not a level of a u8 image"));
+    o.ignore = (jf_ignore)9;
+    assert_int_equal(jf_convolve(NULL, &src, &dst, &o), JF_ERR_ARG);
+    for (y = 2; y < 7; y++) /* a 5x5 hole: its middle has no valid neighbour */
+        for (x = 2; x < 7; x++)
+            t_set_px(&src, x, y, 0, 0);
+    assert_int_equal(jf_plan_create("gauss", &p), JF_OK);
+    assert_int_equal(jf_plan_set(p, "ksize", "3"), JF_OK);
+    assert_int_equal(jf_plan_set(p, "ignore-value", "0"), JF_OK);
+    assert_int_equal(jf_plan_prepare(p), JF_OK);
+    assert_int_equal(jf_plan_run(NULL, p, &src, &dst, NULL), JF_OK);
+    jf_plan_free(p);
+    assert_int_equal(t_px(&dst, 4, 4, 0), 0);
+    assert_true(t_px(&dst, 2, 2, 0) > 0); /* the hole's corner sees valid samples */
+    assert_int_equal(valid_mismatches(&dst, &src, 3, gauss.weights, JF_BORDER_REPLICATE,
+                                      JF_IGNORE_VALUE, 0.0), 0);
+    jf_kernel_free(&sharpen);
+    jf_kernel_free(&gauss);
+    jf_image_free(&src);
+    jf_image_free(&dst);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +542,8 @@ int main(void)
         cmocka_unit_test(test_metrics_data_range),
         cmocka_unit_test(test_valid_median),
         cmocka_unit_test(test_valid_median_refusals),
+        cmocka_unit_test(test_valid_conv),
+        cmocka_unit_test(test_valid_conv_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

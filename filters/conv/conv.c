@@ -119,6 +119,34 @@ size_t jf_conv_float_work(const jf_shape *s, int k, int threads)
     return jf_conv_cpu_bytes(&img, k, s->rank1, bands_of(s, threads));
 }
 
+/* The weighted mean of each window's valid samples: checked here, run on
+ * the CPU. */
+static jf_status valid_conv(jf_context *ctx, const jf_image *src, jf_image *dst,
+                            const jf_conv_options *opt, const float *col, const float *row)
+{
+    jf_status st;
+    double t0;
+    int i;
+    if ((st = jf_check_ignore("jf_convolve", src, dst, opt->ignore, opt->ignore_value)) != JF_OK)
+        return st;
+    for (i = 0; i < opt->ksize * opt->ksize; i++)
+        if (opt->weights[i] < 0)
+            return jf_fail(JF_ERR_ARG, "jf_convolve: leaving samples out takes weights of zero or "
+                           "more (a weighted mean: box, gauss); weight %d is %g", i,
+                           (double)opt->weights[i]);
+    if ((st = jf_image_prepare(dst, src->width, src->height, src->channels, src->sample)) != JF_OK)
+        return st;
+    if ((st = jf_context_sync(ctx)) != JF_OK) /* managed and mapped images: the GPU is done */
+        return st;
+    t0 = jf_now_ms();
+    if ((st = jf_conv_valid_cpu(ctx, src, opt->ksize, opt->border, opt->weights, col, row,
+                                opt->ignore, opt->ignore_value, dst)) == JF_OK)
+        jf_record(ctx, "conv", "cpu-valid", opt->ksize, src, jf_now_ms() - t0,
+                  (uint64_t)src->width * src->height * src->channels * jf_bps(src),
+                  (uint64_t)src->width * src->height * src->channels * jf_bps(src));
+    return st;
+}
+
 static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
                            const jf_conv_options *user)
 {
@@ -146,6 +174,8 @@ static jf_status conv_impl(jf_context *ctx, const jf_image *src, jf_image *dst,
             return jf_fail(JF_ERR_ARG, "jf_convolve: weight %d (%g) is not a finite number of "
                            "at most 1e30", i, (double)opt.weights[i]);
     separable = opt.ksize > 1 && jf_kernel_separate(opt.weights, opt.ksize, col, row);
+    if (opt.ignore != JF_IGNORE_NONE)
+        return valid_conv(ctx, src, dst, &opt, separable ? col : NULL, separable ? row : NULL);
     if ((st = jf_choose(ctx, &jf_conv_family, "jf_convolve", src, opt.ksize, separable, opt.weights, opt.variant,
                         opt.block_x, opt.block_y, &choice)) != JF_OK ||
         (st = jf_image_prepare(dst, src->width, src->height, src->channels, src->sample)) != JF_OK)

@@ -18,6 +18,13 @@ int jf_kernel_separate(const float *w, int ksize, float *col, float *row);
 jf_status jf_conv_cpu(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
                       const float *weights, const float *col, const float *row, jf_image *dst);
 
+/* The weighted mean of each window's valid samples (conv_valid.c): `ignore`
+ * a jf_ignore other than NONE, `value` the one it leaves out; col and row
+ * non-NULL for rank-1 weights.  Checked by the caller. */
+jf_status jf_conv_valid_cpu(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
+                            const float *weights, const float *col, const float *row, int ignore,
+                            double value, jf_image *dst);
+
 /* The scratch each CPU path takes for src's shape (its size, channels and
  * sample type) with `bands` bands, or `threads` workers: jf_conv_cpu's,
  * jf_conv_cpu_fixed's, jf_conv_cpu_fft's (0: no tile size fits). */

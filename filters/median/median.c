@@ -74,24 +74,10 @@ size_t jf_median_keys_bytes(const jf_shape *s, int k, int threads)
 static jf_status valid_median(jf_context *ctx, const jf_image *src, jf_image *dst,
                               const jf_median_options *opt)
 {
-    const double top = jf_sample_max(src->sample);
     jf_status st;
     double t0;
-    if ((unsigned)opt->ignore >= JF_IGNORE_COUNT)
-        return jf_fail(JF_ERR_ARG, "jf_median: unknown ignore mode %d", (int)opt->ignore);
-    if (opt->ignore == JF_IGNORE_NAN && src->sample != JF_SAMPLE_F32)
-        return jf_fail(JF_ERR_ARG, "jf_median: ignoring NaN needs float32 samples; this image has %s",
-                       jf_sample_name(src->sample));
-    if (opt->ignore == JF_IGNORE_VALUE && src->sample != JF_SAMPLE_F32 &&
-        !(opt->ignore_value >= 0 && opt->ignore_value <= top && opt->ignore_value == (double)(long)opt->ignore_value))
-        return jf_fail(JF_ERR_ARG, "jf_median: the value ignored, %g, is not a level of a %s image "
-                       "(0 to %.0f)", opt->ignore_value, jf_sample_name(src->sample), top);
-    if (opt->ignore == JF_IGNORE_VALUE && src->sample == JF_SAMPLE_F32 && isnan(opt->ignore_value))
-        return jf_fail(JF_ERR_ARG, "jf_median: to leave NaN out, ignore NaN (JF_IGNORE_NAN)");
-    if (src->location == JF_LOC_DEVICE || (dst->data && dst->location == JF_LOC_DEVICE))
-        return jf_fail(JF_ERR_UNSUPPORTED, "jf_median: the median that ignores samples runs on the "
-                       "CPU; device images are not taken");
-    if ((st = jf_image_prepare(dst, src->width, src->height, src->channels, src->sample)) != JF_OK)
+    if ((st = jf_check_ignore("jf_median", src, dst, opt->ignore, opt->ignore_value)) != JF_OK ||
+        (st = jf_image_prepare(dst, src->width, src->height, src->channels, src->sample)) != JF_OK)
         return st;
     t0 = jf_now_ms();
     if ((st = jf_median_valid_cpu(ctx, src, opt->ksize, opt->border, opt->ignore, opt->ignore_value,

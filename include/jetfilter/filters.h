@@ -48,7 +48,8 @@ JF_API jf_status jf_pad(jf_context *ctx, const jf_image *src, int radius,
 
 #define JF_MEDIAN_MAX_KSIZE 255
 
-/** Samples the median leaves out of its windows (since 1.12). */
+/** Samples the median (since 1.12) and the convolutions of weights of zero
+ *  or more (since 1.13) leave out of their windows. */
 typedef enum jf_ignore {
     JF_IGNORE_NONE = 0, /**< every sample counts */
     JF_IGNORE_VALUE,    /**< samples equal to `ignore_value` (0: depth holes; for
@@ -102,11 +103,20 @@ typedef struct jf_conv_options {
     jf_border border;      /**< default JF_BORDER_REPLICATE */
     jf_variant variant;    /**< default AUTO */
     int block_x, block_y;  /**< CUDA block shape, as for the median */
+    jf_ignore ignore;      /**< samples left out (since 1.13; default none): each output
+                                is the weighted mean of the window's other samples,
+                                sum(w v) / sum(w) over them (normalised convolution), or
+                                the sample itself where no other has weight; weights must
+                                be zero or more (box, Gaussian).  The border's samples
+                                count as any other */
+    int reserved0;         /**< zero */
+    double ignore_value;   /**< the value JF_IGNORE_VALUE leaves out (default 0), as for
+                                the median */
 } jf_conv_options;
 
 JF_API jf_conv_options jf_conv_defaults(void);
 #define JF_CONV_OPTIONS_INIT \
-    {sizeof(jf_conv_options), 0, NULL, JF_BORDER_REPLICATE, JF_VARIANT_AUTO, 0, 0}
+    {sizeof(jf_conv_options), 0, NULL, JF_BORDER_REPLICATE, JF_VARIANT_AUTO, 0, 0, JF_IGNORE_NONE, 0, 0.0}
 
 /**
  * Correlation with a k x k float kernel:
@@ -115,9 +125,13 @@ JF_API jf_conv_options jf_conv_defaults(void);
  * (0..65535 for 16-bit images; on the GPU those take the `global` variant,
  * as for the median).
  * Rank-1 kernels (box, Gaussian) take a separable path whose result differs
- * from the direct sum by at most 1 in the last place.  Errors as jf_median,
+ * from the direct sum by at most 1 in the last place.  With `ignore` the
+ * weighted mean of the valid samples is summed in double on the CPU, on
+ * host images (mapped and managed memory included), and converted as
+ * above.  Errors as jf_median,
  * plus JF_ERR_ARG for weights that are NULL, not finite or larger than 1e30
- * in magnitude (so that every sum stays finite in float).
+ * in magnitude (so that every sum stays finite in float), and for negative
+ * weights with `ignore`.
  */
 JF_API jf_status jf_convolve(jf_context *ctx, const jf_image *src, jf_image *dst,
                       const jf_conv_options *opt);

@@ -110,6 +110,35 @@ def test_depth_holes_skipped(cpu):
         jf.median(d, ignore="nan", context=cpu)
 
 
+def test_gauss_leaves_holes_out(cpu):
+    """The Gaussian over the valid samples only: scipy's normalised
+    convolution (the holes' mask blurred alike), the hole kept where its
+    window has nothing valid; negative weights refused."""
+    ndi = pytest.importorskip("scipy.ndimage")
+    d = depth_map(61, 97, seed=5)
+    d[10:20, 10:20] = 0  # a hole wider than the window
+    x = np.arange(-2, 3)
+    g = np.exp(-x * x / (2 * 1.2 * 1.2))
+    w = np.outer(g, g) / np.outer(g, g).sum()  # the library's sampled, normalised Gaussian
+    got = jf.gauss(d, ksize=5, sigma=1.2, ignore_value=0, context=cpu)
+    m = (d != 0).astype(np.float64)
+    num = ndi.correlate(d * m, w, mode="nearest")
+    den = ndi.correlate(m, w, mode="nearest")
+    want = np.where(den > 0, num / np.where(den > 0, den, 1), d)
+    assert np.allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert got[15, 15] == 0 and got[12, 10] > 0
+    mm = (d * 1000).astype(np.uint16)
+    got16 = jf.gauss(mm, ksize=5, sigma=1.2, ignore_value=0, context=cpu)
+    m16 = (mm != 0).astype(np.float64)
+    want16 = np.where(ndi.correlate(m16, w, mode="nearest") > 0,
+                      ndi.correlate(mm * m16, w, mode="nearest") /
+                      np.maximum(ndi.correlate(m16, w, mode="nearest"), 1e-300), mm)
+    assert np.abs(got16.astype(np.float64) - np.floor(want16 + 0.5)).max() <= 1
+    with pytest.raises(jf.ArgumentError, match="weights of zero or more"):
+        jf.conv(d, weights=np.array([[0, -1, 0], [-1, 5, -1], [0, -1, 0]], np.float32),
+                ignore_value=0, context=cpu)
+
+
 def test_refused_by_name(cpu):
     with pytest.raises(jf.UnsupportedError, match="float32 images go to the median"):
         jf.erode(depth_map(8, 8), context=cpu)
