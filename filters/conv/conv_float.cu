@@ -2,7 +2,8 @@
  * Convolution of float32 images by rank-1 weights (box, Gaussian, any
  * separable user kernel).  Where its tile fits the block's shared memory
  * (to k = 31 with four channels on 48 KiB), one pass: a block loads its
- * input tile (the border rule applied as it loads), sums each tile row
+ * input tile (the border rule applied as it loads, each column mapped to
+ * the image once), sums each tile row
  * for its outputs into shared memory, then sums k of those down, so the
  * image is read once and the output written once.  Beyond, two passes
  * through global memory, the row sums
@@ -31,52 +32,93 @@ struct float_sep_weights {
 };
 
 /* One pass: a block's bx samples across (interleaved, as the image) and
- * by x ROWS rows down; each thread ROWS outputs, by rows apart. */
-__global__ void conv_float_tile_kernel(const jf_tile_src s, int k, float *__restrict__ out,
+ * by x ROWS rows down; each thread ROWS consecutive outputs of a column.
+ * CH, the channels, is a constant (a sample's pixel is a multiply), and so
+ * is K for the small kernels (0: k at run time), whose taps and weights
+ * then unroll into registers.  The tile's row pointers are found once a
+ * block, each thread maps its tile columns to the image once, and the
+ * loads of several rows are in flight together. */
+template <int CH, int K>
+__global__ void conv_float_tile_kernel(const jf_tile_src s, int k_run, float *__restrict__ out,
                                        size_t out_pitch, const float_sep_weights W)
 {
     extern __shared__ float smem[];
-    const int bx = blockDim.x, by = blockDim.y, ch = s.ch, n = s.w * ch, r = k / 2;
+    const int k = K ? K : k_run;
+    const int bx = blockDim.x, by = blockDim.y, n = s.w * CH, r = k / 2;
     const int out_rows = by * JF_CONV_FLOAT_ROWS, rows = out_rows + k - 1;
-    const int tile_w = bx + (k - 1) * ch;
+    const int tile_w = bx + (k - 1) * CH;
     const int i0 = blockIdx.x * bx, y0 = blockIdx.y * out_rows;
-    const int tid = threadIdx.y * bx + threadIdx.x, threads = bx * by;
-    float *tile = smem, *hsum = smem + (size_t)rows * tile_w;
-    /* the input tile: padded rows y0 .. y0 + rows - 1, samples i0 - r ch on */
-    for (int e = tid; e < rows * tile_w; e += threads) {
-        const int ty = e / tile_w, tx = e - ty * tile_w;
-        const float *row = (const float *)jf_src_row(s, y0 + ty);
-        const int si = i0 - r * ch + tx; /* a sample index, maybe outside the row */
-        const int px = si >= 0 ? si / ch : -((-si + ch - 1) / ch);
-        const int c = si - px * ch;
+    const float **rowp = (const float **)(void *)smem; /* NULL: a zero row */
+    float *tile = (float *)(void *)(rowp + rows), *hsum = tile + rows * tile_w;
+    for (int t = threadIdx.y * bx + threadIdx.x; t < rows; t += bx * by)
+        rowp[t] = (const float *)jf_src_row(s, y0 + t);
+    __syncthreads();
+    /* the input tile: padded rows y0 .. y0 + rows - 1, samples i0 - r CH on */
+    for (int tx = threadIdx.x; tx < tile_w; tx += bx) {
+        const int si = i0 - r * CH + tx; /* a sample index, maybe outside the row */
+        const int px = si >= 0 ? si / CH : -((-si + CH - 1) / CH);
         const int sx = (unsigned)px < (unsigned)s.w ? px : jf_border_index(px, s.w, s.border);
-        tile[e] = row && sx >= 0 ? __ldg(&row[(size_t)sx * ch + c]) : 0.0f;
+        const int at = sx >= 0 ? sx * CH + (si - px * CH) : -1;
+#pragma unroll 8 /* the loads of several rows in flight at once */
+        for (int ty = threadIdx.y; ty < rows; ty += by) {
+            const float *row = rowp[ty];
+            tile[ty * tile_w + tx] = row && at >= 0 ? __ldg(row + at) : 0.0f;
+        }
     }
     __syncthreads();
     /* each tile row summed across for the block's samples */
-    for (int e = tid; e < rows * bx; e += threads) {
-        const int ty = e / bx, q = e - ty * bx;
-        const float *p = tile + (size_t)ty * tile_w + q;
+    for (int ty = threadIdx.y; ty < rows; ty += by) {
+        const float *p = tile + ty * tile_w + threadIdx.x;
         float acc = 0.0f;
-        for (int t = 0; t < k; t++)
-            acc = fmaf(W.row[t], p[t * ch], acc);
-        hsum[e] = acc;
+        if (K) {
+#pragma unroll
+            for (int t = 0; t < (K ? K : 1); t++)
+                acc = fmaf(W.row[t], p[t * CH], acc);
+        } else {
+            for (int t = 0; t < k; t++)
+                acc = fmaf(W.row[t], p[t * CH], acc);
+        }
+        hsum[ty * bx + threadIdx.x] = acc;
     }
     __syncthreads();
-    const int i = i0 + threadIdx.x;
+    const int i = i0 + threadIdx.x, oy0 = threadIdx.y * JF_CONV_FLOAT_ROWS;
     if (i >= n)
         return;
+    const float *p = hsum + oy0 * bx + threadIdx.x;
+    if (K) { /* each row sum read once, into the outputs it belongs to */
+        float acc[JF_CONV_FLOAT_ROWS];
 #pragma unroll
-    for (int m = 0; m < JF_CONV_FLOAT_ROWS; m++) {
-        const int oy = threadIdx.y + m * by, y = y0 + oy;
-        if (y >= s.h)
-            return;
-        const float *p = hsum + (size_t)oy * bx + threadIdx.x;
-        float acc = 0.0f;
-        for (int j = 0; j < k; j++)
-            acc = fmaf(W.col[j], p[(size_t)j * bx], acc);
-        out[(size_t)y * out_pitch + i] = acc;
+        for (int m = 0; m < JF_CONV_FLOAT_ROWS; m++)
+            acc[m] = 0.0f;
+#pragma unroll
+        for (int j = 0; j < JF_CONV_FLOAT_ROWS + (K ? K : 1) - 1; j++) {
+            const float v = p[j * bx];
+#pragma unroll
+            for (int m = 0; m < JF_CONV_FLOAT_ROWS; m++)
+                if (j - m >= 0 && j - m < K)
+                    acc[m] = fmaf(W.col[j - m], v, acc[m]);
+        }
+#pragma unroll
+        for (int m = 0; m < JF_CONV_FLOAT_ROWS; m++)
+            if (y0 + oy0 + m < s.h)
+                out[(size_t)(y0 + oy0 + m) * out_pitch + i] = acc[m];
+    } else {
+        for (int m = 0; m < JF_CONV_FLOAT_ROWS && y0 + oy0 + m < s.h; m++) {
+            float acc = 0.0f;
+            for (int j = 0; j < k; j++)
+                acc = fmaf(W.col[j], p[(m + j) * bx], acc);
+            out[(size_t)(y0 + oy0 + m) * out_pitch + i] = acc;
+        }
     }
+}
+
+typedef void (*float_tile_fn)(const jf_tile_src, int, float *, size_t, const float_sep_weights);
+
+template <int CH>
+static float_tile_fn float_tile_for_k(int k)
+{
+    return k == 3 ? conv_float_tile_kernel<CH, 3> : k == 5 ? conv_float_tile_kernel<CH, 5>
+           : k == 7 ? conv_float_tile_kernel<CH, 7> : conv_float_tile_kernel<CH, 0>;
 }
 
 /* tmp[py][i] = sum over t of row[t] x the padded row py's sample of pixel
@@ -143,14 +185,16 @@ jf_status jf_conv_float_tile_launch(jf_context *ctx, const jf_filter_in *in, int
     const dim3 block((unsigned)bx, (unsigned)by);
     const dim3 grid((unsigned)((n + bx - 1) / bx),
                     (unsigned)((shape->height + by * JF_CONV_FLOAT_ROWS - 1) / (by * JF_CONV_FLOAT_ROWS)));
+    const float_tile_fn kernel = shape->channels == 1 ? float_tile_for_k<1>(k)
+                                 : shape->channels == 2 ? float_tile_for_k<2>(k)
+                                 : shape->channels == 3 ? float_tile_for_k<3>(k) : float_tile_for_k<4>(k);
     jf_status st;
     int id;
-    if ((st = jf_gpu_launch_fits(ctx, (const void *)conv_float_tile_kernel, "conv float tile", bx * by,
-                                 smem)) != JF_OK ||
+    if ((st = jf_gpu_launch_fits(ctx, (const void *)kernel, "conv float tile", bx * by, smem)) != JF_OK ||
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
-    conv_float_tile_kernel<<<grid, block, smem, ctx->gpu->stream>>>(
-        in->src, k, (float *)out->ptr, out->pitch / sizeof(float), weights_of(k, col, row));
+    kernel<<<grid, block, smem, ctx->gpu->stream>>>(in->src, k, (float *)out->ptr,
+                                                     out->pitch / sizeof(float), weights_of(k, col, row));
     return jf_gpu_filter_done(ctx, id, "conv_float_tile_kernel", "conv", "fast-float", k, shape, 0);
 }
 

@@ -22,7 +22,8 @@ static inline size_t jf_conv_shared_smem(int k, int bx, int by)
 static inline size_t jf_conv_float_smem(int k, int ch, int bx, int by)
 {
     const size_t rows = (size_t)(by * JF_CONV_FLOAT_ROWS + k - 1);
-    return sizeof(float) * rows * ((size_t)(bx + (k - 1) * ch) + (size_t)bx);
+    return sizeof(float) * rows * ((size_t)(bx + (k - 1) * ch) + (size_t)bx) +
+           sizeof(const float *) * rows; /* and the rows' addresses */
 }
 
 /* Fast, unrolled (k <= 13): 4 outputs a thread across, 8 down (4 from

@@ -14,15 +14,17 @@
 #include "filters/median/median_select.cuh"
 #include "filters/tile.cuh"
 
+/* CH, the channels, a constant: a sample's pixel is a multiply */
+template <int CH>
 __global__ void median_float_kernel(const jf_tile_src s, float *__restrict__ out, size_t out_pitch)
 {
     enum { K = 3 };
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     const int r = K / 2;
-    if (i >= s.w * s.ch || y >= s.h)
+    if (i >= s.w * CH || y >= s.h)
         return;
-    const int x = i / s.ch, c = i - x * s.ch;
+    const int x = i / CH, c = i - x * CH;
     const bool inside = x >= r && x + r < s.w;
     unsigned w[K * K];
 #pragma unroll
@@ -32,10 +34,10 @@ __global__ void median_float_kernel(const jf_tile_src s, float *__restrict__ out
         for (int t = 0; t < K; t++) {
             float v = 0.0f;
             if (row && inside) {
-                v = __ldg(&row[(size_t)(x - r + t) * s.ch + c]);
+                v = __ldg(&row[(size_t)(x - r + t) * CH + c]);
             } else if (row) {
                 const int sx = jf_border_index(x + t - r, s.w, s.border);
-                v = sx >= 0 ? __ldg(&row[(size_t)sx * s.ch + c]) : 0.0f;
+                v = sx >= 0 ? __ldg(&row[(size_t)sx * CH + c]) : 0.0f;
             }
             w[j * K + t] = jf_key<float>::of(v);
         }
@@ -49,15 +51,18 @@ extern "C" jf_status jf_median_float_run(const jf_gpu_call *g)
     const jf_image *shape = g->in->shape;
     const dim3 block((unsigned)g->choice->block_x, (unsigned)g->choice->block_y);
     const dim3 grid = jf_grid(shape->width * shape->channels, shape->height, 1, block);
+    void (*kernel)(const jf_tile_src, float *, size_t) =
+        shape->channels == 1 ? median_float_kernel<1> : shape->channels == 2 ? median_float_kernel<2>
+        : shape->channels == 3 ? median_float_kernel<3> : median_float_kernel<4>;
     jf_status st;
     int id;
     if (g->k != 3)
         return jf_fail(JF_ERR_INTERNAL, "median_float_kernel runs k = 3, not %d", g->k);
-    if ((st = jf_gpu_launch_fits(ctx, (const void *)median_float_kernel, "median float",
-                                 (int)(block.x * block.y), 0)) != JF_OK ||
+    if ((st = jf_gpu_launch_fits(ctx, (const void *)kernel, "median float", (int)(block.x * block.y),
+                                 0)) != JF_OK ||
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
-    median_float_kernel<<<grid, block, 0, ctx->gpu->stream>>>(g->in->src, (float *)g->out->ptr,
-                                                              g->out->pitch / sizeof(float));
+    kernel<<<grid, block, 0, ctx->gpu->stream>>>(g->in->src, (float *)g->out->ptr,
+                                                 g->out->pitch / sizeof(float));
     return jf_gpu_filter_done(ctx, id, "median_float_kernel", "median", "global", g->k, shape, 0);
 }
