@@ -80,6 +80,7 @@ jf_status jf_conv_separable_run(const struct jf_gpu_call *call);
 jf_status jf_conv_unrolled_run(const struct jf_gpu_call *call);
 jf_status jf_conv_wide_run(const struct jf_gpu_call *call);
 jf_status jf_conv_float_run(const struct jf_gpu_call *call);
+jf_status jf_conv_float_regs_run(const struct jf_gpu_call *call);
 jf_status jf_conv_float_tile_run(const struct jf_gpu_call *call);
 
 #ifdef JF_HAVE_CUDA

@@ -1,10 +1,11 @@
 /*
  * Convolution of float32 images by rank-1 weights (box, Gaussian, any
- * separable user kernel).  Where its tile fits the block's shared memory
- * (to k = 31 with four channels on 48 KiB), one pass: a block loads its
- * input tile (the border rule applied as it loads, each column mapped to
- * the image once), sums each tile row
- * for its outputs into shared memory, then sums k of those down, so the
+ * separable user kernel).  To k = 7, each thread sums 4 x 4 outputs in
+ * registers straight from the image.  Beyond, where its tile fits the
+ * block's shared memory (to k = 31 with four channels on 48 KiB), one
+ * pass: a block loads its input tile (the border rule applied as it
+ * loads, each column mapped to the image once), sums each tile row for
+ * its outputs into shared memory, then sums k of those down, so the
  * image is read once and the output written once.  Beyond, two passes
  * through global memory, the row sums
  * of every padded row (read from the image through the border rule: no
@@ -31,19 +32,17 @@ struct float_sep_weights {
     float row[JF_CONV_MAX_KSIZE];
 };
 
-/* One pass: a block's bx samples across (interleaved, as the image) and
- * by x ROWS rows down; each thread ROWS consecutive outputs of a column.
- * CH, the channels, is a constant (a sample's pixel is a multiply), and so
- * is K for the small kernels (0: k at run time), whose taps and weights
- * then unroll into registers.  The tile's row pointers are found once a
- * block, each thread maps its tile columns to the image once, and the
- * loads of several rows are in flight together. */
-template <int CH, int K>
-__global__ void conv_float_tile_kernel(const jf_tile_src s, int k_run, float *__restrict__ out,
+/* One pass, for the larger k: a block's bx samples across (interleaved,
+ * as the image) and by x ROWS rows down; each thread ROWS consecutive
+ * outputs of a column.  CH, the channels, is a constant (a sample's pixel
+ * is a multiply).  The tile's row addresses are found once a block, each
+ * thread maps its tile columns to the image once, and the loads of
+ * several rows are in flight together. */
+template <int CH>
+__global__ void conv_float_tile_kernel(const jf_tile_src s, int k, float *__restrict__ out,
                                        size_t out_pitch, const float_sep_weights W)
 {
     extern __shared__ float smem[];
-    const int k = K ? K : k_run;
     const int bx = blockDim.x, by = blockDim.y, n = s.w * CH, r = k / 2;
     const int out_rows = by * JF_CONV_FLOAT_ROWS, rows = out_rows + k - 1;
     const int tile_w = bx + (k - 1) * CH;
@@ -70,14 +69,8 @@ __global__ void conv_float_tile_kernel(const jf_tile_src s, int k_run, float *__
     for (int ty = threadIdx.y; ty < rows; ty += by) {
         const float *p = tile + ty * tile_w + threadIdx.x;
         float acc = 0.0f;
-        if (K) {
-#pragma unroll
-            for (int t = 0; t < (K ? K : 1); t++)
-                acc = fmaf(W.row[t], p[t * CH], acc);
-        } else {
-            for (int t = 0; t < k; t++)
-                acc = fmaf(W.row[t], p[t * CH], acc);
-        }
+        for (int t = 0; t < k; t++)
+            acc = fmaf(W.row[t], p[t * CH], acc);
         hsum[ty * bx + threadIdx.x] = acc;
     }
     __syncthreads();
@@ -85,41 +78,84 @@ __global__ void conv_float_tile_kernel(const jf_tile_src s, int k_run, float *__
     if (i >= n)
         return;
     const float *p = hsum + oy0 * bx + threadIdx.x;
-    if (K) { /* each row sum read once, into the outputs it belongs to */
-        float acc[JF_CONV_FLOAT_ROWS];
-#pragma unroll
-        for (int m = 0; m < JF_CONV_FLOAT_ROWS; m++)
-            acc[m] = 0.0f;
-#pragma unroll
-        for (int j = 0; j < JF_CONV_FLOAT_ROWS + (K ? K : 1) - 1; j++) {
-            const float v = p[j * bx];
-#pragma unroll
-            for (int m = 0; m < JF_CONV_FLOAT_ROWS; m++)
-                if (j - m >= 0 && j - m < K)
-                    acc[m] = fmaf(W.col[j - m], v, acc[m]);
-        }
-#pragma unroll
-        for (int m = 0; m < JF_CONV_FLOAT_ROWS; m++)
-            if (y0 + oy0 + m < s.h)
-                out[(size_t)(y0 + oy0 + m) * out_pitch + i] = acc[m];
-    } else {
-        for (int m = 0; m < JF_CONV_FLOAT_ROWS && y0 + oy0 + m < s.h; m++) {
-            float acc = 0.0f;
-            for (int j = 0; j < k; j++)
-                acc = fmaf(W.col[j], p[(m + j) * bx], acc);
-            out[(size_t)(y0 + oy0 + m) * out_pitch + i] = acc;
-        }
+    for (int m = 0; m < JF_CONV_FLOAT_ROWS && y0 + oy0 + m < s.h; m++) {
+        float acc = 0.0f;
+        for (int j = 0; j < k; j++)
+            acc = fmaf(W.col[j], p[(m + j) * bx], acc);
+        out[(size_t)(y0 + oy0 + m) * out_pitch + i] = acc;
     }
 }
 
-typedef void (*float_tile_fn)(const jf_tile_src, int, float *, size_t, const float_sep_weights);
+/* Small rank-1 kernels (k <= 7) without shared memory: each thread PX
+ * neighbouring pixels of one channel over ROWS rows, each input row's
+ * sums across kept in registers and added into the outputs they belong
+ * to (the same order of sums as the CPU's).  The reads of neighbouring
+ * threads meet in L1. */
+#define CONV_FLOAT_PX 4
+#define CONV_FLOAT_REG_ROWS 4
+template <int CH, int K>
+__global__ void conv_float_regs_kernel(const jf_tile_src s, float *__restrict__ out, size_t out_pitch,
+                                       const float_sep_weights W)
+{
+    enum { PX = CONV_FLOAT_PX, R = CONV_FLOAT_REG_ROWS, COLS = PX + K - 1, RAD = K / 2 };
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    const int q = t / CH, c = t - q * CH, x0 = q * PX;
+    const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
+    if (x0 >= s.w || y0 >= s.h)
+        return;
+    const bool inside = x0 >= RAD && x0 + PX - 1 + RAD < s.w;
+    int at[COLS]; /* each column's sample in a row; -1: zero */
+#pragma unroll
+    for (int u = 0; u < COLS; u++) {
+        const int sx = inside ? x0 - RAD + u : jf_border_index(x0 - RAD + u, s.w, s.border);
+        at[u] = sx >= 0 ? sx * CH + c : -1;
+    }
+    float acc[R][PX];
+#pragma unroll
+    for (int o = 0; o < R; o++)
+#pragma unroll
+        for (int m = 0; m < PX; m++)
+            acc[o][m] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < R + K - 1; j++) {
+        const float *row = (const float *)jf_src_row(s, y0 + j);
+        float v[COLS];
+#pragma unroll
+        for (int u = 0; u < COLS; u++)
+            v[u] = row && at[u] >= 0 ? __ldg(row + at[u]) : 0.0f;
+#pragma unroll
+        for (int m = 0; m < PX; m++) {
+            float h = 0.0f;
+#pragma unroll
+            for (int tt = 0; tt < K; tt++)
+                h = fmaf(W.row[tt], v[m + tt], h);
+#pragma unroll
+            for (int o = 0; o < R; o++)
+                if (j - o >= 0 && j - o < K)
+                    acc[o][m] = fmaf(W.col[j - o], h, acc[o][m]);
+        }
+    }
+#pragma unroll
+    for (int o = 0; o < R; o++)
+        if (y0 + o < s.h) {
+            float *d = out + (size_t)(y0 + o) * out_pitch + c;
+#pragma unroll
+            for (int m = 0; m < PX; m++)
+                if (x0 + m < s.w)
+                    d[(x0 + m) * CH] = acc[o][m];
+        }
+}
+
+typedef void (*float_regs_fn)(const jf_tile_src, float *, size_t, const float_sep_weights);
 
 template <int CH>
-static float_tile_fn float_tile_for_k(int k)
+static float_regs_fn float_regs_for_k(int k)
 {
-    return k == 3 ? conv_float_tile_kernel<CH, 3> : k == 5 ? conv_float_tile_kernel<CH, 5>
-           : k == 7 ? conv_float_tile_kernel<CH, 7> : conv_float_tile_kernel<CH, 0>;
+    return k == 3 ? conv_float_regs_kernel<CH, 3> : k == 5 ? conv_float_regs_kernel<CH, 5>
+                                                            : conv_float_regs_kernel<CH, 7>;
 }
+
+typedef void (*float_tile_fn)(const jf_tile_src, int, float *, size_t, const float_sep_weights);
 
 /* tmp[py][i] = sum over t of row[t] x the padded row py's sample of pixel
  * i / ch + t, channel i % ch, for every padded row py (h + k - 1 of them)
@@ -185,9 +221,9 @@ jf_status jf_conv_float_tile_launch(jf_context *ctx, const jf_filter_in *in, int
     const dim3 block((unsigned)bx, (unsigned)by);
     const dim3 grid((unsigned)((n + bx - 1) / bx),
                     (unsigned)((shape->height + by * JF_CONV_FLOAT_ROWS - 1) / (by * JF_CONV_FLOAT_ROWS)));
-    const float_tile_fn kernel = shape->channels == 1 ? float_tile_for_k<1>(k)
-                                 : shape->channels == 2 ? float_tile_for_k<2>(k)
-                                 : shape->channels == 3 ? float_tile_for_k<3>(k) : float_tile_for_k<4>(k);
+    const float_tile_fn kernel = shape->channels == 1 ? conv_float_tile_kernel<1>
+                                 : shape->channels == 2 ? conv_float_tile_kernel<2>
+                                 : shape->channels == 3 ? conv_float_tile_kernel<3> : conv_float_tile_kernel<4>;
     jf_status st;
     int id;
     if ((st = jf_gpu_launch_fits(ctx, (const void *)kernel, "conv float tile", bx * by, smem)) != JF_OK ||
@@ -223,6 +259,29 @@ jf_status jf_conv_float_launch(jf_context *ctx, const jf_filter_in *in, int k, c
         (const float *)tmp.ptr, tmp.pitch / sizeof(float), n, h, k, (float *)out->ptr,
         out->pitch / sizeof(float), W);
     return jf_gpu_filter_done(ctx, id, "conv_float_cols_kernel", "conv", "fast-float", k, shape, 0);
+}
+
+extern "C" jf_status jf_conv_float_regs_run(const jf_gpu_call *g)
+{
+    jf_context *ctx = g->ctx;
+    const jf_image *shape = g->in->shape;
+    const int k = g->k, ch = shape->channels;
+    const dim3 block((unsigned)g->choice->block_x, (unsigned)g->choice->block_y);
+    const int threads_x = (shape->width + CONV_FLOAT_PX - 1) / CONV_FLOAT_PX * ch;
+    const int threads_y = (shape->height + CONV_FLOAT_REG_ROWS - 1) / CONV_FLOAT_REG_ROWS;
+    const float_regs_fn kernel = ch == 1 ? float_regs_for_k<1>(k) : ch == 2 ? float_regs_for_k<2>(k)
+                                 : ch == 3 ? float_regs_for_k<3>(k) : float_regs_for_k<4>(k);
+    jf_status st;
+    int id;
+    if (k != 3 && k != 5 && k != 7)
+        return jf_fail(JF_ERR_INTERNAL, "conv_float_regs_kernel runs k = 3, 5 and 7, not %d", k);
+    if ((st = jf_gpu_launch_fits(ctx, (const void *)kernel, "conv float registers",
+                                 (int)(block.x * block.y), 0)) != JF_OK ||
+        (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
+        return st;
+    kernel<<<jf_grid(threads_x, threads_y, 1, block), block, 0, ctx->gpu->stream>>>(
+        g->in->src, (float *)g->out->ptr, g->out->pitch / sizeof(float), weights_of(k, g->col, g->row));
+    return jf_gpu_filter_done(ctx, id, "conv_float_regs_kernel", "conv", "fast-float", k, shape, 0);
 }
 
 extern "C" jf_status jf_conv_float_tile_run(const jf_gpu_call *g)

@@ -36,6 +36,13 @@ static void float_tile_launches(const jf_device_info *dev, const jf_shape *s, in
     emit(user, "conv_float_tile_kernel", bx, by, float_tile_smem(s, k, bx, by));
 }
 
+static void float_regs_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                                jf_emit_fn emit, void *user)
+{
+    (void)dev, (void)s, (void)k;
+    emit(user, "conv_float_regs_kernel", bx, by, 0);
+}
+
 /* float32, rank-1 weights: the row pass, then the column pass. */
 static void float_sep_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
                                jf_emit_fn emit, void *user)
@@ -184,8 +191,12 @@ static const jf_variant_row ROWS[] = {
      .launches = wide_launches, .run = JF_GPU_RUN(jf_conv_wide_run)},
     /* float32 and rank-1 weights: the zero-weight padding of the kernel
      * above would turn a NaN or an infinity into NaN past k (conv_float.cu);
-     * one pass where the tile fits, else two */
-    {.variant = JF_VARIANT_FAST, .kernel = "conv_float_tile_kernel", .kmin = 3,
+     * small k in registers, larger in one pass where the tile fits, else two */
+    {.variant = JF_VARIANT_FAST, .kernel = "conv_float_regs_kernel", .kmin = 3, .kmax = 7,
+     .samples = SF, .rank1 = 1, .what = "float row and column sums in registers, 4 x 4 outputs a thread",
+     .block_x = 64, .block_y = 4, .launches = float_regs_launches,
+     .run = JF_GPU_RUN(jf_conv_float_regs_run)},
+    {.variant = JF_VARIANT_FAST, .kernel = "conv_float_tile_kernel", .kmin = 9,
      .kmax = JF_CONV_MAX_KSIZE, .samples = SF, .rank1 = 1,
      .what = "float row and column sums in the block's shared memory", .block_x = 32,
      .block_y = 8, .smem = float_tile_smem, .launches = float_tile_launches,
