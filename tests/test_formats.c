@@ -85,12 +85,14 @@ typedef struct layout {
 static unsigned value(int x, int y, int s, int bits)
 {
     const unsigned v = (unsigned)(x * 37 + y * 101 + s * 59 + ((x * y) % 13) * 7);
-    return bits == 32 ? v * 2654435761u : bits == 16 ? (v * 2654435761u) >> 16 : bits == 8 ? v & 255 : v & ((1u << bits) - 1);
+    return bits >= 32 ? v * 2654435761u : bits == 16 ? (v * 2654435761u) >> 16 : bits == 8 ? v & 255 : v & ((1u << bits) - 1);
 }
 
 static void put_sample(unsigned char *p, int i, int bits, unsigned v)
 {
-    if (bits == 32)
+    if (bits == 64)
+        ((uint64_t *)(void *)p)[i] = v;
+    else if (bits == 32)
         ((uint32_t *)(void *)p)[i] = v;
     else if (bits == 16)
         ((uint16_t *)(void *)p)[i] = (uint16_t)v;
