@@ -135,11 +135,6 @@ jf_status jf_pfm_encode(const jf_picture *pic, unsigned char **out, size_t *out_
     const size_t row = (size_t)img->width * (size_t)img->channels * 4u;
     size_t n, y, i;
     unsigned char *buf;
-    if (img->sample != JF_SAMPLE_F32)
-        return jf_fail(JF_ERR_UNSUPPORTED, "PFM holds float32 samples, not %s: write PNG or TIFF, "
-                       "or convert it first (jetfilter: --depth float)", jf_sample_name(img->sample));
-    if (img->channels != 1 && img->channels != 3)
-        return jf_fail(JF_ERR_UNSUPPORTED, "PFM holds grey or RGB, not %d channels", img->channels);
     if (pic->alpha.data)
         jf_warn("alpha left out (PFM has none)");
     n = (size_t)snprintf(head, sizeof head, "P%c\n%d %d\n-1.0\n", img->channels == 3 ? 'F' : 'f',

@@ -85,8 +85,8 @@ jf_status jf_webp_decode(jf_context *frame_ctx, const unsigned char *bytes, size
                          jf_picture *pic);
 jf_status jf_webp_encode(const jf_picture *pic, int quality, int lossless, unsigned char **out,
                          size_t *out_size);
-/* PFM (codec_pfm.c): float32 grey or RGB; the encoder takes float32
- * pictures only (JF_ERR_UNSUPPORTED names another sample type). */
+/* PFM (codec_pfm.c): float32 grey or RGB (the encoder is handed those
+ * only: jf_picture_encode checks). */
 jf_status jf_pfm_decode(jf_context *frame_ctx, const unsigned char *bytes, size_t size,
                         jf_picture *pic);
 jf_status jf_pfm_encode(const jf_picture *pic, unsigned char **out, size_t *out_size);

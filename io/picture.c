@@ -274,19 +274,21 @@ static jf_status encode_options(const char *fn, const jf_picture *pic,
 
 /* What the encoders can be handed: grey or RGB at 8 or 16 bits or float32,
  * CMYK at 8, alpha of the colour's depth; float32 in TIFF and PFM only,
- * PFM float32 only. */
+ * PFM float32 only (in grey or RGB: check_layout). */
 static jf_status check_sample(const jf_picture *pic, jf_format format)
 {
     const jf_sample sample = pic->color.sample;
-    if (sample == JF_SAMPLE_F32 && format != JF_FORMAT_TIFF && format != JF_FORMAT_PFM)
+    if (sample == JF_SAMPLE_F32 &&
+        (format == JF_FORMAT_PNG || format == JF_FORMAT_JPEG || format == JF_FORMAT_WEBP))
         return jf_fail(JF_ERR_UNSUPPORTED, "%s holds %s, not float32: write TIFF or PFM (.tif, "
                        ".pfm), or convert it first (jetfilter: --depth 8 or 16, values 0..1 "
                        "scaled to the full range)", format == JF_FORMAT_PNG ? "PNG" : format ==
                        JF_FORMAT_JPEG ? "JPEG" : "WebP", format == JF_FORMAT_PNG
                        ? "8- and 16-bit samples" : "8-bit samples");
     if (sample != JF_SAMPLE_F32 && format == JF_FORMAT_PFM)
-        return jf_fail(JF_ERR_UNSUPPORTED, "PFM holds float32 samples, not %s: write PNG or TIFF, "
-                       "or convert it first (jetfilter: --depth float)", jf_sample_name(sample));
+        return jf_fail(JF_ERR_UNSUPPORTED, "PFM holds float32 samples, not %d-bit ones: write PNG "
+                       "or TIFF, or convert it first (jetfilter: --depth float)",
+                       sample == JF_SAMPLE_U16 ? 16 : 8);
     return JF_OK;
 }
 
@@ -333,10 +335,9 @@ jf_status jf_picture_encode(const jf_picture *pic, const jf_encode_options *user
         if (opt->quality < 1 || opt->quality > 100)
             return jf_fail(JF_ERR_ARG, "JPEG quality %d outside 1..100", opt->quality);
         if (pic->color.sample != JF_SAMPLE_U8)
-            return jf_fail(JF_ERR_UNSUPPORTED, "a %s image cannot be written as JPEG (8 bits "
+            return jf_fail(JF_ERR_UNSUPPORTED, "a 16-bit image cannot be written as JPEG (8 bits "
                            "per sample): write PNG, or convert it to 8 bits first "
-                           "(jetfilter: --depth 8)", pic->color.sample == JF_SAMPLE_U16 ? "16-bit"
-                           : jf_sample_name(pic->color.sample));
+                           "(jetfilter: --depth 8)");
         return jf_jpeg_encode(pic, opt->quality, bytes, size);
     case JF_FORMAT_PNG:
         if (pic->color_model == JF_COLOR_CMYK)

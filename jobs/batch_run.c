@@ -62,7 +62,9 @@ static jf_status convert_output(jf_batch_item *it, const job_settings *s, jf_pic
                                 const jf_encode_options *e)
 {
     static const jf_sample depths[] = {JF_SAMPLE_U8, JF_SAMPLE_U8, JF_SAMPLE_U16, JF_SAMPLE_F32};
-    const jf_sample want = s->depth ? depths[s->depth] : pic->color.sample;
+    /* PFM holds nothing but float32: an integer input is made float there */
+    const jf_sample want = s->depth ? depths[s->depth]
+                           : e->format == JF_FORMAT_PFM ? JF_SAMPLE_F32 : pic->color.sample;
     jf_status st;
     if (s->depth == 2 && (e->format == JF_FORMAT_JPEG || e->format == JF_FORMAT_WEBP))
         return jf_fail(JF_ERR_UNSUPPORTED, "--depth 16: %s holds 8 bits per sample; "
@@ -312,7 +314,8 @@ static uint64_t memory_estimate(const void *user, const jf_probe *p, size_t file
                         (run->s->format == OUT_SAME && p->format != JF_FORMAT_JPEG) ||
                         (run->plan.op && run->plan.op->kind == JF_OP_NOISE);
     uint64_t later = filters ? px * (uint64_t)color * (uint64_t)p->sample_bytes : 0;
-    uint64_t encoded = p->sample_bytes == 2 ? pixels / 4 * 3 : pixels / 2; /* 16 bits: low bytes are noise */
+    /* 16 bits: low bytes are noise; floats hardly compress (PFM: not at all) */
+    uint64_t encoded = p->sample_bytes == 4 ? pixels : p->sample_bytes == 2 ? pixels / 4 * 3 : pixels / 2;
     if (filters)
         later += jf_op_plan_work_bytes(&run->plan, p->width, p->height, color, p->sample_bytes,
                                        jf_batch_job_threads(run->s->threads, run->s->jobs));

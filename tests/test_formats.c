@@ -791,7 +791,7 @@ static void test_pfm(void **state)
         assert_non_null(strstr(jf_last_warning(), "alpha left out"));
         free(bytes);
         assert_int_equal(jf_picture_encode(&u8, &e, &bytes, &n), JF_ERR_UNSUPPORTED);
-        assert_non_null(strstr(jf_last_error(), "PFM holds float32 samples, not u8"));
+        assert_non_null(strstr(jf_last_error(), "PFM holds float32 samples, not 8-bit ones"));
         e.format = JF_FORMAT_PNG;
         assert_int_equal(jf_picture_encode(&pic, &e, &bytes, &n), JF_ERR_UNSUPPORTED);
         assert_non_null(strstr(jf_last_error(), "PNG holds 8- and 16-bit samples, not float32"));
@@ -978,10 +978,19 @@ static void test_cli_formats(void **state)
             assert_true(t_fpx(&back.color, p % 23, p / 23, 0) == (float)t_px(&u8.color, p % 23, p / 23, 0) / 255.0f);
         jf_picture_free(&u8);
         jf_picture_free(&back);
-        snprintf(cmd, sizeof cmd, "%s denoise %s/first.png -o %s/f.pfm > %s 2>&1", JF_CLI_PATH, dir,
-                 dir, log);
-        assert_int_equal(t_run_logged(cmd, log, out, sizeof out), 1);
-        assert_non_null(strstr(out, "PFM holds float32 samples, not u8"));
+        /* PFM holds floats only: an 8-bit input is made float32 there */
+        snprintf(cmd, sizeof cmd, "%s denoise %s/first.png -o %s/f.pfm -k 1 -v > %s 2>&1", JF_CLI_PATH,
+                 dir, dir, log);
+        assert_int_equal(t_run_logged(cmd, log, out, sizeof out), 0);
+        assert_non_null(strstr(out, "made float32 (0..1)"));
+        snprintf(path, sizeof path, "%s/f.pfm", dir);
+        assert_int_equal(jf_picture_read(path, &back), JF_OK);
+        assert_int_equal(back.color.sample, JF_SAMPLE_F32);
+        snprintf(path, sizeof path, "%s/first.png", dir);
+        assert_int_equal(jf_picture_read(path, &u8), JF_OK);
+        assert_true(t_fpx(&back.color, 5, 7, 0) == (float)t_px(&u8.color, 5, 7, 0) / 255.0f);
+        jf_picture_free(&u8);
+        jf_picture_free(&back);
         jf_image_free(&want);
         jf_picture_free(&depth);
     }

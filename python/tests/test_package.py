@@ -88,7 +88,7 @@ def test_float_files(tmp):
     assert np.array_equal(got, scipy_ndimage.median_filter(finite, 5, mode="nearest"))
     with pytest.raises(jf.UnsupportedError, match="PNG holds 8- and 16-bit samples, not float32"):
         jf.write(os.path.join(tmp, "d.png"), depth)
-    with pytest.raises(jf.UnsupportedError, match="PFM holds float32 samples, not u8"):
+    with pytest.raises(jf.UnsupportedError, match="PFM holds float32 samples, not 8-bit ones"):
         jf.write(os.path.join(tmp, "u.pfm"), random_image(5, 4, 1, np.uint8, seed=1))
     assert not os.path.exists(os.path.join(tmp, "d.png"))
 
