@@ -1,7 +1,7 @@
 /*
  * Convolution of float32 images by rank-1 weights (box, Gaussian, any
- * separable user kernel).  To k = 7, each thread sums 4 x 4 outputs in
- * registers straight from the image.  Beyond, where its tile fits the
+ * separable user kernel).  To k = 11, each thread sums 4 x 4 outputs (4 x
+ * 8 from k = 9) in registers straight from the image.  Beyond, where its tile fits the
  * block's shared memory (to k = 31 with four channels on 48 KiB), one
  * pass: a block loads its input tile (the border rule applied as it
  * loads, each column mapped to the image once), sums each tile row for
@@ -86,18 +86,18 @@ __global__ void conv_float_tile_kernel(const jf_tile_src s, int k, float *__rest
     }
 }
 
-/* Small rank-1 kernels (k <= 7) without shared memory: each thread PX
- * neighbouring pixels of one channel over ROWS rows, each input row's
- * sums across kept in registers and added into the outputs they belong
- * to (the same order of sums as the CPU's).  The reads of neighbouring
- * threads meet in L1. */
+/* Small rank-1 kernels (k <= 11) without shared memory: each thread PX
+ * neighbouring pixels of one channel over R rows (more rows for the larger
+ * k, whose input rows they share), each input row's sums across kept in
+ * registers and added into the outputs they belong to (the same order of
+ * sums as the CPU's).  The reads of neighbouring threads meet in L1. */
 #define CONV_FLOAT_PX 4
-#define CONV_FLOAT_REG_ROWS 4
+#define CONV_FLOAT_REG_ROWS(k) ((k) >= 9 ? 8 : 4)
 template <int CH, int K>
 __global__ void conv_float_regs_kernel(const jf_tile_src s, float *__restrict__ out, size_t out_pitch,
                                        const float_sep_weights W)
 {
-    enum { PX = CONV_FLOAT_PX, R = CONV_FLOAT_REG_ROWS, COLS = PX + K - 1, RAD = K / 2 };
+    enum { PX = CONV_FLOAT_PX, R = CONV_FLOAT_REG_ROWS(K), COLS = PX + K - 1, RAD = K / 2 };
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     const int q = t / CH, c = t - q * CH, x0 = q * PX;
     const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
@@ -152,7 +152,8 @@ template <int CH>
 static float_regs_fn float_regs_for_k(int k)
 {
     return k == 3 ? conv_float_regs_kernel<CH, 3> : k == 5 ? conv_float_regs_kernel<CH, 5>
-                                                            : conv_float_regs_kernel<CH, 7>;
+           : k == 7 ? conv_float_regs_kernel<CH, 7> : k == 9 ? conv_float_regs_kernel<CH, 9>
+                                                    : conv_float_regs_kernel<CH, 11>;
 }
 
 typedef void (*float_tile_fn)(const jf_tile_src, int, float *, size_t, const float_sep_weights);
@@ -268,13 +269,13 @@ extern "C" jf_status jf_conv_float_regs_run(const jf_gpu_call *g)
     const int k = g->k, ch = shape->channels;
     const dim3 block((unsigned)g->choice->block_x, (unsigned)g->choice->block_y);
     const int threads_x = (shape->width + CONV_FLOAT_PX - 1) / CONV_FLOAT_PX * ch;
-    const int threads_y = (shape->height + CONV_FLOAT_REG_ROWS - 1) / CONV_FLOAT_REG_ROWS;
+    const int threads_y = (shape->height + CONV_FLOAT_REG_ROWS(k) - 1) / CONV_FLOAT_REG_ROWS(k);
     const float_regs_fn kernel = ch == 1 ? float_regs_for_k<1>(k) : ch == 2 ? float_regs_for_k<2>(k)
                                  : ch == 3 ? float_regs_for_k<3>(k) : float_regs_for_k<4>(k);
     jf_status st;
     int id;
-    if (k != 3 && k != 5 && k != 7)
-        return jf_fail(JF_ERR_INTERNAL, "conv_float_regs_kernel runs k = 3, 5 and 7, not %d", k);
+    if (k < 3 || k > 11 || k % 2 == 0)
+        return jf_fail(JF_ERR_INTERNAL, "conv_float_regs_kernel runs k = 3 to 11, not %d", k);
     if ((st = jf_gpu_launch_fits(ctx, (const void *)kernel, "conv float registers",
                                  (int)(block.x * block.y), 0)) != JF_OK ||
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)

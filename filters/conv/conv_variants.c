@@ -191,12 +191,12 @@ static const jf_variant_row ROWS[] = {
      .launches = wide_launches, .run = JF_GPU_RUN(jf_conv_wide_run)},
     /* float32 and rank-1 weights: the zero-weight padding of the kernel
      * above would turn a NaN or an infinity into NaN past k (conv_float.cu);
-     * small k in registers, larger in one pass where the tile fits, else two */
-    {.variant = JF_VARIANT_FAST, .kernel = "conv_float_regs_kernel", .kmin = 3, .kmax = 7,
-     .samples = SF, .rank1 = 1, .what = "float row and column sums in registers, 4 x 4 outputs a thread",
+     * k <= 11 in registers, larger in one pass where the tile fits, else two */
+    {.variant = JF_VARIANT_FAST, .kernel = "conv_float_regs_kernel", .kmin = 3, .kmax = 11,
+     .samples = SF, .rank1 = 1, .what = "float row and column sums in registers, 4 x 4 outputs a thread (4 x 8 from k = 9)",
      .block_x = 64, .block_y = 4, .launches = float_regs_launches,
      .run = JF_GPU_RUN(jf_conv_float_regs_run)},
-    {.variant = JF_VARIANT_FAST, .kernel = "conv_float_tile_kernel", .kmin = 9,
+    {.variant = JF_VARIANT_FAST, .kernel = "conv_float_tile_kernel", .kmin = 13,
      .kmax = JF_CONV_MAX_KSIZE, .samples = SF, .rank1 = 1,
      .what = "float row and column sums in the block's shared memory", .block_x = 32,
      .block_y = 8, .smem = float_tile_smem, .launches = float_tile_launches,
