@@ -76,6 +76,9 @@ int jf_pfm_header(const unsigned char *b, size_t avail, uint64_t file_size, jf_p
                         "the byte order)", tok), 0;
     s->little_endian = scale < 0;
     s->data_offset = at + 1; /* the one white-space byte that ends the header */
+    if ((uint64_t)s->width * s->height > ((uint64_t)1 << 40)) /* the size below cannot wrap */
+        return snprintf(why, n, "PFM header: %ux%u pixels is more than any file holds", s->width,
+                        s->height), 0;
     need = (uint64_t)s->width * s->height * (uint64_t)s->channels * 4u;
     if (need > file_size - s->data_offset)
         return snprintf(why, n, "PFM file cut short: %ux%u %s needs %llu bytes of samples, it has "

@@ -747,7 +747,7 @@ static void test_pfm(void **state)
     static const int sizes[][2] = {{1, 1}, {7, 5}, {33, 1}, {1, 29}, {257, 131}};
     static const char *const hostile[] = {
         "PX\n2 2\n-1.0\n", "Pf\n0 2\n-1.0\n", "Pf\n-2 2\n-1.0\n", "Pf\n2\n-1.0\n",
-        "Pf\n99999999999 2\n-1\n", "Pf\n2 2\n0\n", "Pf\n2 2\nnan\n", "Pf\n2 2\n-1x\n",
+        "Pf\n99999999999 2\n-1\n", "PF\n2147483647 2147483647\n-1\n", "Pf\n2 2\n0\n", "Pf\n2 2\nnan\n", "Pf\n2 2\n-1x\n",
         "Pf\n2 2\n-1.0", "Pf\n2 2\n", "Pf", "Pf\n4 4\n-1.0\n", "Pf\n2 2\n-1.0\0\n"};
     jf_encode_options e = jf_encode_defaults();
     char head[64];
@@ -859,6 +859,16 @@ static void test_whole_files(void **state)
         free(bytes);
     }
     assert_non_null(strstr(why, "PFM file cut short"));
+    { /* a size whose bytes wrap 64 bits to what the file holds is no whole file */
+        static const char head[] = "PF\n2146470725 716165683\n-1\n";
+        unsigned char *bytes = (unsigned char *)calloc(1, sizeof head - 1 + 10484);
+        memcpy(bytes, head, sizeof head - 1);
+        snprintf(path, sizeof path, "%s/wrap.pfm", dir);
+        assert_int_equal(jf_write_file_atomic(path, bytes, sizeof head - 1 + 10484), JF_OK);
+        assert_false(jf_file_whole_image(path, why, sizeof why));
+        assert_non_null(strstr(why, "more than any file holds"));
+        free(bytes);
+    }
     jf_picture_free(&depth);
     jf_picture_free(&pic);
     t_rmtree(dir);
