@@ -76,7 +76,11 @@ static jf_status convert_output(jf_batch_item *it, const job_settings *s, jf_pic
     if (s->depth && s->depth < 3 && e->format == JF_FORMAT_PFM)
         return jf_fail(JF_ERR_UNSUPPORTED, "--depth %s: PFM holds float32 samples; write PNG or "
                        "TIFF (--format png, --format tif)", s->depth == 1 ? "8" : "16");
-    if (pic->color_model == JF_COLOR_CMYK && (e->format == JF_FORMAT_PNG || e->format == JF_FORMAT_WEBP) &&
+    if (pic->color_model == JF_COLOR_CMYK && e->format == JF_FORMAT_PFM && !s->cmyk_to_rgb)
+        return jf_fail(JF_ERR_UNSUPPORTED, "a CMYK image cannot be written as PFM (PFM has no "
+                       "CMYK): convert it to RGB first (--cmyk-to-rgb)");
+    if (pic->color_model == JF_COLOR_CMYK &&
+        (e->format == JF_FORMAT_PNG || e->format == JF_FORMAT_WEBP || e->format == JF_FORMAT_PFM) &&
         s->cmyk_to_rgb) {
         if ((st = jf_picture_cmyk_to_rgb(pic)) != JF_OK)
             return st;

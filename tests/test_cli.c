@@ -1103,6 +1103,18 @@ static void test_mixed_depths_and_cmyk(void **state)
     got = read_picture("rgbout/print.png");
     assert_int_equal(got.color.channels, 3);
     jf_picture_free(&got);
+    /* PFM: floats of any input, CMYK refused unless made RGB */
+    assert_int_equal(run("denoise mixed -o pfmout --format pfm --backend cpu"), 1);
+    assert_non_null(strstr(g_out, "a CMYK image cannot be written as PFM"));
+    assert_false(exists("pfmout/print.pfm"));
+    assert_int_equal(run("denoise mixed -o pfmout --format pfm --cmyk-to-rgb --backend cpu"), 0);
+    got = read_picture("pfmout/deep.pfm");
+    assert_int_equal(got.color.sample, JF_SAMPLE_F32);
+    assert_int_equal(got.color.channels, 3);
+    jf_picture_free(&got);
+    got = read_picture("pfmout/print.pfm");
+    assert_int_equal(got.color.channels, 3);
+    jf_picture_free(&got);
     /* JPEG holds 8 bits: refused unless --depth 8 asks for the rounding */
     assert_int_equal(run("denoise mixed/deep.png -o jpgout/ --format jpg --backend cpu"), 1);
     assert_non_null(strstr(g_out, "16-bit image cannot be written as JPEG"));
