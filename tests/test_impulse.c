@@ -37,6 +37,8 @@ static void test_impulse_matches_brute_force(void **state)
 {
     static const int ks[] = {3, 5, 7, 11, 31};
     jf_context *ctx = t_cpu_context(3);
+    /* emulation, sanitizers: one border a source, each border still met */
+    const int quick = getenv("JF_TEST_QUICK") != NULL;
     int s, ch, b, d, k, kind;
     char what[64];
     (void)state;
@@ -49,7 +51,8 @@ static void test_impulse_matches_brute_force(void **state)
                 for (b = 0; b < JF_BORDER_COUNT; b++)
                     for (k = 0; k < (int)(sizeof ks / sizeof ks[0]); k++)
                         for (kind = 0; kind < 3; kind++)
-                            check_one(ctx, &src, kind, ks[k], (jf_border)b, what);
+                            if (!quick || b == (s + ch + d + k) % JF_BORDER_COUNT)
+                                check_one(ctx, &src, kind, ks[k], (jf_border)b, what);
                 jf_image_free(&src);
             }
     jf_context_destroy(ctx);
