@@ -874,6 +874,26 @@ static void test_whole_files(void **state)
     t_rmtree(dir);
 }
 
+/* dir/name is float32 and every sample v / 255 of dir/first.png's */
+static void assert_float_of_first(const char *dir, const char *name)
+{
+    jf_picture f, u8;
+    char path[600];
+    int x, y;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    assert_int_equal(jf_picture_read(path, &f), JF_OK);
+    assert_int_equal(f.color.sample, JF_SAMPLE_F32);
+    snprintf(path, sizeof path, "%s/first.png", dir);
+    assert_int_equal(jf_picture_read(path, &u8), JF_OK);
+    assert_int_equal(f.color.width, u8.color.width);
+    assert_int_equal(f.color.height, u8.color.height);
+    for (y = 0; y < u8.color.height; y++)
+        for (x = 0; x < u8.color.width; x++)
+            assert_true(t_fpx(&f.color, x, y, 0) == (float)t_px(&u8.color, x, y, 0) / 255.0f);
+    jf_picture_free(&u8);
+    jf_picture_free(&f);
+}
+
 /* The tool: one-file mode by extension, --format on a folder, a multi-page
  * TIFF filtered page by page. */
 static void test_cli_formats(void **state)
@@ -943,7 +963,7 @@ static void test_cli_formats(void **state)
     assert_int_equal(jf_file_format(path, NULL), JF_FORMAT_WEBP);
     { /* float32: a depth map in PFM filtered into PFM and float TIFF as the
        * library filters it; refused for PNG by name, converted with --depth */
-        jf_picture depth = random_picture(41, 23, 1, JF_SAMPLE_F32, 0, 55), u8;
+        jf_picture depth = random_picture(41, 23, 1, JF_SAMPLE_F32, 0, 55);
         jf_image want = {0};
         snprintf(path, sizeof path, "%s/depth.pfm", dir);
         e.format = JF_FORMAT_PFM;
@@ -979,28 +999,13 @@ static void test_cli_formats(void **state)
         assert_int_equal(jf_picture_read(path, &back), JF_OK);
         assert_int_equal(back.color.sample, JF_SAMPLE_U16);
         jf_picture_free(&back);
-        snprintf(path, sizeof path, "%s/f.tif", dir);
-        assert_int_equal(jf_picture_read(path, &back), JF_OK);
-        assert_int_equal(back.color.sample, JF_SAMPLE_F32);
-        snprintf(path, sizeof path, "%s/first.png", dir);
-        assert_int_equal(jf_picture_read(path, &u8), JF_OK);
-        for (p = 0; p < 23 * 19; p++)
-            assert_true(t_fpx(&back.color, p % 23, p / 23, 0) == (float)t_px(&u8.color, p % 23, p / 23, 0) / 255.0f);
-        jf_picture_free(&u8);
-        jf_picture_free(&back);
+        assert_float_of_first(dir, "f.tif");
         /* PFM holds floats only: an 8-bit input is made float32 there */
         snprintf(cmd, sizeof cmd, "%s denoise %s/first.png -o %s/f.pfm -k 1 -v > %s 2>&1", JF_CLI_PATH,
                  dir, dir, log);
         assert_int_equal(t_run_logged(cmd, log, out, sizeof out), 0);
         assert_non_null(strstr(out, "made float32 (0..1)"));
-        snprintf(path, sizeof path, "%s/f.pfm", dir);
-        assert_int_equal(jf_picture_read(path, &back), JF_OK);
-        assert_int_equal(back.color.sample, JF_SAMPLE_F32);
-        snprintf(path, sizeof path, "%s/first.png", dir);
-        assert_int_equal(jf_picture_read(path, &u8), JF_OK);
-        assert_true(t_fpx(&back.color, 5, 7, 0) == (float)t_px(&u8.color, 5, 7, 0) / 255.0f);
-        jf_picture_free(&u8);
-        jf_picture_free(&back);
+        assert_float_of_first(dir, "f.pfm");
         jf_image_free(&want);
         jf_picture_free(&depth);
     }
