@@ -5,6 +5,9 @@
  * k = 3: the 9-element median by columns.  Each vertical triple is sorted
  * (lo <= mid <= hi); the median of the 3x3 window is then
  * med3(max of the three lo, med3 of the three mid, min of the three hi).
+ * Two output rows are made at once: their windows share two source rows,
+ * ordered once (the triples of both rows then take four min/max each), and
+ * each column's triple is sorted once for the three windows that hold it.
  *
  * k = 5: the same idea one size up.  Each vertical 5-tuple is sorted once
  * (9 comparators) and shared by the five windows it belongs to; a window's
@@ -18,16 +21,14 @@
  * The row loops are written once (median_net_template.c) and compiled for
  * each sample type, as FFmpeg's vf_median does with its template.
  *
- * k = 3 reads each output's nine samples in place and sorts its three
- * columns in registers; k = 5 sorts each column once into a chunk's
- * arrays (shared by the five windows that hold it), then merges.
+ * Both sort each column once into a chunk's arrays (shared by the windows
+ * that hold it), then combine.
  *
  * No padded copy of the image, nor of its rows: the rows are read in place
  * (a row outside the image is the row the border names, or a row of
  * zeros); a column outside the row sorts to what the column the border
  * names sorts to (zero border: zeros), so the few sorted columns either
- * side of a row are copied from those inside it (k = 5), or the first and
- * last pixel take their border pixels from jf_pad_row_border (k = 3).
+ * side of a row are copied from those inside it.
  */
 #include "filters/median/median.h"
 #include "filters/filters.h"
@@ -88,9 +89,7 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 /* The min/max loops are JF_WIDE_SIMD (filters.h): on x86-64 AVX2 does 32
  * bytes an instruction instead of SSE2's 16, and SSE2 has no unsigned
  * 16-bit min/max at all.  k = 5 also has an AVX-512 copy: its 25 values
- * fit the 32 registers (AVX2's 16 spill them); k = 3 was slower with it,
- * its unaligned loads straddling cache lines (the measurements in
- * RESULTS.md, "The CPU median against OpenCV in one process"). */
+ * fit the 32 registers (AVX2's 16 spill them). */
 
 #define MIN_(a, b) ((a) < (b) ? (a) : (b))
 #define MAX_(a, b) ((a) > (b) ? (a) : (b))
@@ -101,7 +100,7 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
         b = hi_;                                                              \
     } while (0)
 
-/* k = 5's rows are processed in chunks (a whole number of pixels and of
+/* The rows are processed in chunks (a whole number of pixels and of
  * vectors) so the sorted columns fit in a stack buffer; NET_VECTOR is the
  * widest vector's lanes (AVX-512), a multiple of which every chunk's
  * outputs are rounded up to; the slack holds the columns past the last. */
@@ -116,10 +115,8 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 
 #define SAMPLE unsigned char
 #define MED3 med3_u8
-#define EDGE3 edge3_u8
-#define MED9 med9_u8
-#define ROW3_EDGES row3_edges_u8
-#define ROW3_INSIDE row3_inside_u8
+#define SORT3_PAIR sort3_pair_u8
+#define COMBINE3 combine3_u8
 #define COMBINE5 combine5_u8
 #define ROWS3 median3_rows_u8
 #define ROWS5 median5_rows_u8
@@ -127,10 +124,8 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 
 #define SAMPLE uint16_t
 #define MED3 med3_u16
-#define EDGE3 edge3_u16
-#define MED9 med9_u16
-#define ROW3_EDGES row3_edges_u16
-#define ROW3_INSIDE row3_inside_u16
+#define SORT3_PAIR sort3_pair_u16
+#define COMBINE3 combine3_u16
 #define COMBINE5 combine5_u16
 #define ROWS3 median3_rows_u16
 #define ROWS5 median5_rows_u16
@@ -139,10 +134,8 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 /* float32 as keys (median_cpu_keys.c) */
 #define SAMPLE int32_t
 #define MED3 med3_u32
-#define EDGE3 edge3_u32
-#define MED9 med9_u32
-#define ROW3_EDGES row3_edges_u32
-#define ROW3_INSIDE row3_inside_u32
+#define SORT3_PAIR sort3_pair_u32
+#define COMBINE3 combine3_u32
 #define COMBINE5 combine5_u32
 #define ROWS3 median3_rows_u32
 #define ROWS5 median5_rows_u32

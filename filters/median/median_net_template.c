@@ -1,7 +1,7 @@
 /*
  * The k = 3 and 5 row loops of median_cpu_net.c, written once for both
  * sample types: included there with SAMPLE (the sample type) and the names
- * MED3, EDGE3, COMBINE5, ROWS3, ROWS5 defined.  Not compiled on its own.
+ * MED3, SORT3_PAIR, COMBINE3, COMBINE5, ROWS3, ROWS5 defined.  Not compiled on its own.
  */
 
 static inline SAMPLE MED3(SAMPLE a, SAMPLE b, SAMPLE c)
@@ -72,106 +72,77 @@ NET_INLINE void COMBINE5(SAMPLE col[5][CHUNK + NET_SLACK], size_t ch, size_t n, 
         }                                                                          \
     } while (0)
 
-/* The median of the 3x3 window of output sample i (pixel i / ch, channel
- * i % ch) where the window leaves the row: its columns as the border names
- * them (zero: 0).  Rows of one or two pixels only. */
-static SAMPLE EDGE3(const net_job *job, const SAMPLE *const rows[3], size_t i)
-{
-    const size_t ch = (size_t)job->src->channels;
-    const int x = (int)(i / ch), c = (int)(i % ch), w = job->src->width;
-    SAMPLE v[9], t;
-    int dx, r, a, b;
-    for (r = 0; r < 3; r++)
-        for (dx = -1; dx <= 1; dx++) {
-            const int m = jf_border_index(x + dx, w, job->border);
-            v[r * 3 + dx + 1] = m < 0 ? 0 : rows[r][(size_t)m * ch + (size_t)c];
-        }
-    for (a = 1; a < 9; a++) /* insertion sort: nine values */
-        for (b = a; b > 0 && v[b - 1] > v[b]; b--) {
-            t = v[b];
-            v[b] = v[b - 1];
-            v[b - 1] = t;
-        }
-    return v[4];
-}
-
-/* The median of samples 0, ch, 2ch of three rows. */
-NET_INLINE SAMPLE MED9(const SAMPLE *r0, const SAMPLE *r1, const SAMPLE *r2, size_t ch)
-{
-    SAMPLE lo[3], mid[3], hi[3];
-    size_t o;
-    for (o = 0; o < 3; o++) {
-        const SAMPLE p = r0[o * ch], q = r1[o * ch], c = r2[o * ch];
-        const SAMPLE t0 = MIN_(p, q), t1 = MAX_(p, q);
-        lo[o] = MIN_(t0, c);
-        hi[o] = MAX_(t1, c);
-        mid[o] = MAX_(t0, MIN_(t1, c));
-    }
-    return MED3(MAX_(MAX_(lo[0], lo[1]), lo[2]), MED3(mid[0], mid[1], mid[2]),
-                MIN_(MIN_(hi[0], hi[1]), hi[2]));
-}
-
-/* The inside of one output row (restrict: the vectoriser needs to know
- * the output is not the rows). */
-NET_INLINE void ROW3_INSIDE(const SAMPLE *restrict r0, const SAMPLE *restrict r1,
-                            const SAMPLE *restrict r2, SAMPLE *restrict d, size_t ch, size_t out_n)
+/* k = 3, two output rows at once from source rows a, b, c, e (the rows
+ * above, of, below and two below the first output row): b and c, which
+ * both windows hold, are ordered once, and a and e merged into them, each
+ * column's three sorted samples stored for the row pass. */
+NET_INLINE void SORT3_PAIR(const SAMPLE *restrict a, const SAMPLE *restrict b, const SAMPLE *restrict c,
+                           const SAMPLE *restrict e, size_t n, SAMPLE *restrict lo0, SAMPLE *restrict mid0,
+                           SAMPLE *restrict hi0, SAMPLE *restrict lo1, SAMPLE *restrict mid1,
+                           SAMPLE *restrict hi1)
 {
     size_t i;
-    for (i = ch; i < out_n - ch; i++) /* the sorted columns i - ch, i, i + ch */
-        d[i] = MED9(r0 + i - ch, r1 + i - ch, r2 + i - ch, ch);
+    for (i = 0; i < n; i++) {
+        const SAMPLE m = MIN_(b[i], c[i]), M = MAX_(b[i], c[i]), p = a[i], q = e[i];
+        lo0[i] = MIN_(m, p);
+        mid0[i] = MAX_(m, MIN_(M, p));
+        hi0[i] = MAX_(M, p);
+        lo1[i] = MIN_(m, q);
+        mid1[i] = MAX_(m, MIN_(M, q));
+        hi1[i] = MAX_(M, q);
+    }
 }
 
-/* The first and last pixel of an output row from source rows a, b, c:
- * their border pixels beside them (rows of three pixels or more). */
-static void ROW3_EDGES(const net_job *job, const SAMPLE *a, const SAMPLE *b, const SAMPLE *c,
-                       SAMPLE *d, size_t out_n)
+/* k = 3: outputs [0, n) of a chunk from its sorted columns i, i + ch,
+ * i + 2ch: the median of nine is the median of the largest low, the
+ * middle middle and the smallest high. */
+NET_INLINE void COMBINE3(const SAMPLE *restrict lo, const SAMPLE *restrict mid, const SAMPLE *restrict hi,
+                         size_t ch, size_t n, SAMPLE *restrict d)
 {
-    const size_t ch = (size_t)job->src->channels, px = ch * sizeof(SAMPLE);
-    const SAMPLE *rows[3];
-    SAMPLE left[3][12], right[3][12]; /* 3 pixels of at most 4 channels */
     size_t i;
-    int r;
-    rows[0] = a;
-    rows[1] = b;
-    rows[2] = c;
-    for (r = 0; r < 3; r++) {
-        jf_pad_row_border((const unsigned char *)(const void *)rows[r], job->src->width, px, 1,
-                          job->border, (unsigned char *)(void *)left[r],
-                          (unsigned char *)(void *)(right[r] + 2 * ch));
-        memcpy(left[r] + ch, rows[r], 2 * px);
-        memcpy(right[r], rows[r] + out_n - 2 * ch, 2 * px);
-    }
-    for (i = 0; i < ch; i++) {
-        d[i] = MED9(left[0] + i, left[1] + i, left[2] + i, ch);
-        d[out_n - ch + i] = MED9(right[0] + i, right[1] + i, right[2] + i, ch);
+    for (i = 0; i < n; i++) {
+        const SAMPLE l = MAX_(MAX_(lo[i], lo[i + ch]), lo[i + 2 * ch]);
+        const SAMPLE h = MIN_(MIN_(hi[i], hi[i + ch]), hi[i + 2 * ch]);
+        d[i] = MED3(l, MED3(mid[i], mid[i + ch], mid[i + 2 * ch]), h);
     }
 }
 
-/* k = 3: each output from its nine samples read in place, the three
- * columns sorted and combined in registers (no sorted columns stored: the
- * stores and reloads cost more than sorting each column three times). */
+/* k = 3 by pairs of output rows (a last odd row alone, its pair's second
+ * row computed and dropped), chunk by chunk along the rows as k = 5. */
 JF_WIDE_SIMD static void ROWS3(void *arg, int y0, int y1, int worker)
 {
     const net_job *job = (const net_job *)arg;
     const size_t ch = (size_t)job->src->channels;
-    const size_t out_n = (size_t)job->dst->width * ch;
-    size_t i;
-    int y;
+    const size_t out_n = (size_t)job->dst->width * ch, chunk = CHUNK - CHUNK % (ch * NET_VECTOR);
+    SAMPLE col[6][CHUNK + NET_SLACK]; /* low, middle, high of each column: first row, then second */
+    SAMPLE spare[CHUNK];
+    size_t at, n, i0, i1, whole;
+    int y, r;
 
     (void)worker;
-    for (y = y0; y < y1; y++) {
-        const SAMPLE *rows[3], *r0, *r1, *r2;
-        SAMPLE *d = (SAMPLE *)(void *)(job->dst->data + (size_t)y * job->dst->stride);
-        rows[0] = r0 = (const SAMPLE *)(const void *)source_row(job, y);
-        rows[1] = r1 = (const SAMPLE *)(const void *)source_row(job, y + 1);
-        rows[2] = r2 = (const SAMPLE *)(const void *)source_row(job, y + 2);
-        if (out_n <= 2 * ch) { /* one or two pixels: every window leaves the row */
-            for (i = 0; i < out_n; i++)
-                d[i] = EDGE3(job, rows, i);
-            continue;
+    for (y = y0; y < y1; y += 2) {
+        const SAMPLE *row[4];
+        SAMPLE *d0 = (SAMPLE *)(void *)(job->dst->data + (size_t)y * job->dst->stride);
+        SAMPLE *d1 = y + 1 < y1 ? (SAMPLE *)(void *)(job->dst->data + (size_t)(y + 1) * job->dst->stride) : NULL;
+        for (r = 0; r < 4; r++) /* the fourth row of a lone last row: any row will do */
+            row[r] = (const SAMPLE *)(const void *)source_row(job, d1 || r < 3 ? y + r : y);
+        for (at = 0; at < out_n; at += chunk) {
+            n = out_n - at < chunk ? out_n - at : chunk;
+            whole = (n + NET_VECTOR - 1) & ~(size_t)(NET_VECTOR - 1);
+            direct_range(at, n, ch, out_n, &i0, &i1);
+            {
+                const size_t s0 = at + i0 - ch;
+                SORT3_PAIR(row[0] + s0, row[1] + s0, row[2] + s0, row[3] + s0, i1 - i0, col[0] + i0,
+                           col[1] + i0, col[2] + i0, col[3] + i0, col[4] + i0, col[5] + i0);
+            }
+            border_columns(job, col, sizeof col[0], 6, sizeof(SAMPLE), (ptrdiff_t)(at - ch), i0, i1,
+                           n + 2 * ch);
+            for (r = 0; whole > n && r < 6; r++)
+                memset(col[r] + n + 2 * ch, 0, (whole - n) * sizeof(SAMPLE));
+            NET_OUTPUT(COMBINE3(col[0], col[1], col[2], ch, whole, out_), d0 + at, n, spare);
+            if (d1)
+                NET_OUTPUT(COMBINE3(col[3], col[4], col[5], ch, whole, out_), d1 + at, n, spare);
         }
-        ROW3_EDGES(job, r0, r1, r2, d, out_n);
-        ROW3_INSIDE(r0, r1, r2, d, ch, out_n);
     }
 }
 
@@ -222,10 +193,8 @@ JF_WIDEST_INT_SIMD static void ROWS5(void *arg, int y0, int y1, int worker)
 /* The names are the includer's to define again for the next type. */
 #undef SAMPLE
 #undef MED3
-#undef EDGE3
-#undef MED9
-#undef ROW3_EDGES
-#undef ROW3_INSIDE
+#undef SORT3_PAIR
+#undef COMBINE3
 #undef COMBINE5
 #undef ROWS3
 #undef ROWS5
