@@ -68,6 +68,46 @@ TESTS = {
 # the GPU tests (scripts/gpu.sh test) are what holds it.
 GPU_ONLY = ('io/codec_nvjpeg.c',
             'cli/calibrate.c')  # its grid runs on a CUDA device; without one it refuses
+# and functions, by file: a context attaches a calibration profile only for
+# a CUDA device
+GPU_ONLY_FUNCTIONS = {'core/profile.c': ('jf_profile_attach',)}
+
+
+def gpu_only_lines(rel, lines):
+    """Line numbers of the functions GPU_ONLY_FUNCTIONS names in a file:
+    from the definition's first line to its closing brace."""
+    out = set()
+    for name in GPU_ONLY_FUNCTIONS.get(rel, ()):
+        starts = [i for i, l in enumerate(lines) if re.match(r'^\w[\w\s\*]*\b%s\(' % name, l)]
+        for i in starts:
+            j = i
+            while j < len(lines) and lines[j] != '}':
+                j += 1
+            out.update(range(i, j + 1))
+    return out
+
+# Mutants known to be equivalent (no caller can tell them from the code) or
+# reachable only with a GPU, each reviewed once: (file, a regular
+# expression searched in "old line -> new line", operator names), and why.
+# Left out of the draw, so a sample's survivors are ones worth reading.
+EQUIVALENT = [
+    # a string or flag option's range fields are never read
+    ('jobs/options.c', r'OPT_(STRING|FLAG).* -> ', ('0->1', '1->0', 'n->n+1')),
+    # an option without a short letter given the letter 1, which no one types
+    ('jobs/options.c', r' -> \s*\{"[\w-]+", 1, OPT_', ('0->1',)),
+    # bucket JF_LATENCY_SUB holds that one microsecond count: both branches
+    # give it as the bucket's upper end
+    ('pipeline/latency.c', r'if \(b < JF_LATENCY_SUB\)', ('lt->le',)),
+    # a regular file's read() returns it whole unless a signal comes first:
+    # the offset and the count of a second read() are never used
+    ('filters/conv/kernels.c', r'read\(fd, text \+ got', ('add->sub', 'sub->add')),
+]
+
+
+def equivalent(rel, line, new, name):
+    change = line + ' -> ' + new
+    return any(rel == f and name in names and re.search(pat, change) for f, pat, names in EQUIVALENT)
+
 
 # (pattern, replacement, name): each match in a code line is one mutant.
 OPERATORS = [
@@ -245,9 +285,18 @@ def main():
     files = [f for f in files if f not in GPU_ONLY]
     if gpu_only:
         print('left out (run only with a GPU): %s' % ', '.join(gpu_only))
+    skipped = 0
     for f in sorted(files):
+        lines = open(os.path.join(ROOT, f)).read().split('\n')
+        device_lines = gpu_only_lines(f, lines)
         for i, new, name in mutants_of(os.path.join(ROOT, f)):
+            if i in device_lines or equivalent(f, lines[i], new, name):
+                skipped += 1
+                continue
             by_folder.setdefault(folder_of(f), []).append((f, i, new, name))
+    if skipped:
+        print('left out: %d mutants known to be equivalent or reached only with a GPU (EQUIVALENT, '
+              'GPU_ONLY_FUNCTIONS in %s)' % (skipped, os.path.basename(__file__)))
     rng = random.Random(a.seed)
     plan = []
     for folder, ms in sorted(by_folder.items()):

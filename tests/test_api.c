@@ -324,6 +324,13 @@ static void test_stats_bounded(void **state)
     assert_int_equal(jf_stats_totals(ctx, NULL, 0), 0);
     jf_context_destroy(ctx);
 
+    o.stats = 1; /* the smallest ring keeps the last record */
+    assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
+    assert_int_equal(jf_median(ctx, &src, &dst, &mo), JF_OK);
+    assert_int_equal(jf_stats_count(ctx), 1);
+    assert_string_equal(jf_stats_at(ctx, 0)->name, "median");
+    jf_context_destroy(ctx);
+
     o.stats = 5;
     assert_int_equal(jf_context_create(&o, &ctx), JF_OK);
     for (i = 0; i < 100; i++)
