@@ -98,7 +98,7 @@ def describe(obj, writable=False, what="image"):
         return obj
     if isinstance(obj, (str, bytes)):
         _fail("%s: a %s is not an image array" % (what, type(obj).__name__))
-    fast = _FAST.get(type(obj))
+    fast = _FAST[type(obj)]
     if fast is not None:
         img = fast(obj, writable, what)
         if img is not None:
@@ -243,7 +243,7 @@ def finish(img):
 
 def _numpy_image(x, writable, what):
     """NumPy arrays from their attributes (cheaper than the interface dict)."""
-    if x.dtype == _np.float16:
+    if x.dtype.char == "e":  # float16
         return _half_staged(x, writable, what, lambda v: v.astype(_np.float32),
                             lambda v: _np.empty(v.shape, _np.float32))
     try:
@@ -256,23 +256,21 @@ def _numpy_image(x, writable, what):
 
 def _cupy_image(x, writable, what):
     """CuPy arrays without building their interface dict (the call's cost)."""
-    dev = x.data.device_id
-    if _is_half(x):
-        cupy = sys.modules["cupy"]
+    data, cupy = x.data, sys.modules["cupy"]
+    dev = data.device_id
+    if x.dtype.char == "e":  # float16
         with cupy.cuda.Device(dev):
             return _half_staged(x, writable, what, lambda v: v.astype(cupy.float32),
                                 lambda v: cupy.empty(v.shape, cupy.float32))
     try:
-        spec, sample = _intake(what, writable, x.data.ptr, x.shape, x.strides, x.dtype.str, False,
+        spec, sample = _intake(what, writable, data.ptr, x.shape, x.strides, x.dtype.str, False,
                                _c.LOC_DEVICE, dev)
     except _c.ArgumentError as e:
-        cupy = sys.modules["cupy"]
         with cupy.cuda.Device(dev):
             return _staged(x, writable, what, e, cupy.ascontiguousarray,
                            lambda v: cupy.empty(v.shape, v.dtype))
-    stream = sys.modules["cupy"].cuda.get_current_stream()
-    img = Image(spec, x.shape, sample, _c.LOC_DEVICE, dev, stream.ptr or 1, x, "cupy",
-                sys.modules["cupy"])
+    stream = cupy.cuda.get_current_stream()
+    img = Image(spec, x.shape, sample, _c.LOC_DEVICE, dev, stream.ptr or 1, x, "cupy", cupy)
     img.stream_owner = stream  # held while the context uses the stream
     return img
 
@@ -305,11 +303,10 @@ def _torch_image(t, writable, what):
 
 class _Fast(dict):
     """type -> a describer that reads the array's attributes directly: the
-    two libraries users hand in most, found the first time one is seen."""
+    two libraries users hand in most, found the first time one is seen
+    (a lookup after that is the dict's own)."""
 
-    def get(self, t, default=None):
-        if t in self:
-            return self[t]
+    def __missing__(self, t):
         mod = t.__module__.split(".")[0]
         f = None
         if mod == "cupy" and t.__name__ == "ndarray":
