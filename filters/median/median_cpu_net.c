@@ -107,6 +107,10 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 #define CHUNK 2048
 #define NET_VECTOR 64
 #define NET_SLACK (NET_VECTOR + 16)
+/* A sorted-column array's length: the chunk, its slack and room to start
+ * each chunk's stored columns on a 64-byte boundary (whole vectors stored,
+ * none split across two cache lines); 64 bytes a multiple of it. */
+#define COL_ROW (CHUNK + NET_SLACK + 112)
 #if defined(__GNUC__)
 #define NET_INLINE static inline __attribute__((always_inline))
 #else

@@ -12,6 +12,12 @@ static inline SAMPLE MED3(SAMPLE a, SAMPLE b, SAMPLE c)
 /* The positions of a chunk of output [at, at + n) whose sorted columns
  * come from inside the row: columns [*i0, *i1) of the chunk, which hold
  * source positions at - pad + i; `total` samples a row. */
+/* Where a chunk's arrays start in their buffers: column i0, the first
+ * stored, on a 64-byte boundary. */
+#ifndef COL_LEAD
+#define COL_LEAD(i0) ((64 / sizeof(SAMPLE) - (i0) % (64 / sizeof(SAMPLE))) % (64 / sizeof(SAMPLE)))
+#endif
+
 #ifndef JF_NET_DIRECT_RANGE
 #define JF_NET_DIRECT_RANGE
 static void direct_range(size_t at, size_t n, size_t pad, size_t total, size_t *i0, size_t *i1)
@@ -24,7 +30,7 @@ static void direct_range(size_t at, size_t n, size_t pad, size_t total, size_t *
 /* k = 5: outputs [0, n) of a chunk from its sorted columns (n a whole
  * number of vectors: no scalar tail, whose network would cost as much as
  * the rest); inlined, so compiled for the ISA of each copy of the loops. */
-NET_INLINE void COMBINE5(SAMPLE col[5][CHUNK + NET_SLACK], size_t ch, size_t n, SAMPLE *restrict d)
+NET_INLINE void COMBINE5(SAMPLE (*col)[COL_ROW], size_t ch, size_t n, SAMPLE *restrict d)
 {
     size_t i;
     int r;
@@ -114,7 +120,8 @@ JF_WIDE_SIMD static void ROWS3(void *arg, int y0, int y1, int worker)
     const net_job *job = (const net_job *)arg;
     const size_t ch = (size_t)job->src->channels;
     const size_t out_n = (size_t)job->dst->width * ch, chunk = CHUNK - CHUNK % (ch * NET_VECTOR);
-    SAMPLE col[6][CHUNK + NET_SLACK]; /* low, middle, high of each column: first row, then second */
+    /* low, middle, high of each column: the first row's, then the second's */
+    _Alignas(64) SAMPLE colbuf[6][COL_ROW];
     SAMPLE spare[CHUNK];
     size_t at, n, i0, i1, whole;
     int y, r;
@@ -131,17 +138,18 @@ JF_WIDE_SIMD static void ROWS3(void *arg, int y0, int y1, int worker)
             whole = (n + NET_VECTOR - 1) & ~(size_t)(NET_VECTOR - 1);
             direct_range(at, n, ch, out_n, &i0, &i1);
             {
+                SAMPLE(*col)[COL_ROW] = (SAMPLE(*)[COL_ROW])(void *)&colbuf[0][COL_LEAD(i0)];
                 const size_t s0 = at + i0 - ch;
                 SORT3_PAIR(row[0] + s0, row[1] + s0, row[2] + s0, row[3] + s0, i1 - i0, col[0] + i0,
                            col[1] + i0, col[2] + i0, col[3] + i0, col[4] + i0, col[5] + i0);
+                border_columns(job, col, sizeof col[0], 6, sizeof(SAMPLE), (ptrdiff_t)(at - ch), i0, i1,
+                               n + 2 * ch);
+                for (r = 0; whole > n && r < 6; r++)
+                    memset(col[r] + n + 2 * ch, 0, (whole - n) * sizeof(SAMPLE));
+                NET_OUTPUT(COMBINE3(col[0], col[1], col[2], ch, whole, out_), d0 + at, n, spare);
+                if (d1)
+                    NET_OUTPUT(COMBINE3(col[3], col[4], col[5], ch, whole, out_), d1 + at, n, spare);
             }
-            border_columns(job, col, sizeof col[0], 6, sizeof(SAMPLE), (ptrdiff_t)(at - ch), i0, i1,
-                           n + 2 * ch);
-            for (r = 0; whole > n && r < 6; r++)
-                memset(col[r] + n + 2 * ch, 0, (whole - n) * sizeof(SAMPLE));
-            NET_OUTPUT(COMBINE3(col[0], col[1], col[2], ch, whole, out_), d0 + at, n, spare);
-            if (d1)
-                NET_OUTPUT(COMBINE3(col[3], col[4], col[5], ch, whole, out_), d1 + at, n, spare);
         }
     }
 }
@@ -151,7 +159,8 @@ JF_WIDEST_INT_SIMD static void ROWS5(void *arg, int y0, int y1, int worker)
     const net_job *job = (const net_job *)arg;
     const size_t ch = (size_t)job->src->channels;
     const size_t out_n = (size_t)job->dst->width * ch, chunk = CHUNK - CHUNK % (ch * NET_VECTOR);
-    SAMPLE col[5][CHUNK + NET_SLACK]; /* col[r][i]: the r-th smallest of column i */
+    _Alignas(64) SAMPLE colbuf[5][COL_ROW]; /* [r][i]: the r-th smallest of column i */
+    SAMPLE(*col)[COL_ROW];
     SAMPLE spare[CHUNK];
     size_t at, i, n, i0, i1, whole;
     int y, r;
@@ -166,6 +175,7 @@ JF_WIDEST_INT_SIMD static void ROWS5(void *arg, int y0, int y1, int worker)
             n = out_n - at < chunk ? out_n - at : chunk;
             whole = (n + NET_VECTOR - 1) & ~(size_t)(NET_VECTOR - 1);
             direct_range(at, n, 2 * ch, out_n, &i0, &i1);
+            col = (SAMPLE(*)[COL_ROW])(void *)&colbuf[0][COL_LEAD(i0)];
             {
                 const size_t s0 = at + i0 - 2 * ch, m = i1 - i0;
                 const SAMPLE *restrict a0 = row[0] + s0, *restrict a1 = row[1] + s0,
