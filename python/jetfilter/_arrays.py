@@ -246,9 +246,9 @@ def _numpy_image(x, writable, what):
     if x.dtype.char == "e":  # float16
         return _half_staged(x, writable, what, lambda v: v.astype(_np.float32),
                             lambda v: _np.empty(v.shape, _np.float32))
-    try:
-        spec, sample = _intake(what, writable, x.__array_interface__["data"][0], x.shape, x.strides,
-                               x.dtype.str, not x.flags.writeable, _c.LOC_HOST, -1)
+    try:  # the interface's C form: NumPy builds it far faster than the dict
+        spec = _c.intake_struct(what, writable, x.__array_struct__)
+        sample = spec[6]
     except _c.ArgumentError as e:
         return _staged(x, writable, what, e, _np.ascontiguousarray, lambda v: _np.empty(v.shape, v.dtype))
     return Image(spec, x.shape, sample, _c.LOC_HOST, -1, None, x, "numpy", _np)

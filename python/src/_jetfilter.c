@@ -233,6 +233,73 @@ static PyObject *py_intake(PyObject *mod, PyObject *args)
     return intake_result(rc, &img, why);
 }
 
+/* NumPy's __array_struct__: the array interface in C (a capsule holding
+ * this struct, as NumPy's documentation defines it), which NumPy makes in
+ * a tenth of the time of the interface's dict. */
+typedef struct {
+    int two; /* 2: the struct's own check */
+    int nd;
+    char typekind;
+    int itemsize;
+    int flags;
+    Py_intptr_t *shape;
+    Py_intptr_t *strides; /* NULL: C order */
+    void *data;
+    PyObject *descr;
+} numpy_array_struct;
+#define NUMPY_NOTSWAPPED 0x0200
+#define NUMPY_WRITEABLE 0x0400
+
+/* intake_struct(what, writable, capsule) -> description: a NumPy array
+ * from its __array_struct__, checked by the same intake as intake(). */
+static PyObject *py_intake_struct(PyObject *mod, PyObject *args)
+{
+    const char *what;
+    int writable, i, rc;
+    PyObject *cap;
+    const numpy_array_struct *s;
+    int64_t shape_v[8], strides_v[8];
+    char dtype[32], why[512];
+    jfpy_array a;
+    jf_image img;
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "spO", &what, &writable, &cap))
+        return NULL;
+    if (!PyCapsule_CheckExact(cap) || !(s = (const numpy_array_struct *)PyCapsule_GetPointer(cap, NULL))) {
+        PyErr_Clear();
+        PyErr_Format(g_errors[-JF_ERR_ARG], "%s: __array_struct__ is not NumPy's capsule", what);
+        return NULL;
+    }
+    if (s->two != 2 || s->nd < 0 || s->nd > 8 || !s->shape) {
+        PyErr_Format(g_errors[-JF_ERR_ARG], "%s: __array_struct__ describes no array", what);
+        return NULL;
+    }
+    for (i = 0; i < s->nd; i++) {
+        shape_v[i] = (int64_t)s->shape[i];
+        strides_v[i] = s->strides ? (int64_t)s->strides[i] : 0;
+    }
+    /* the typestr the dict would give: byte order (the machine's, or the
+     * other for a swapped array), kind, size */
+    {
+        const uint16_t one = 1;
+        const int little = *(const unsigned char *)&one == 1;
+        const char order = s->itemsize == 1 ? '|' : !(s->flags & NUMPY_NOTSWAPPED) == !little ? '<' : '>';
+        snprintf(dtype, sizeof dtype, "%c%c%d", order, s->typekind, s->itemsize);
+    }
+    memset(&a, 0, sizeof a);
+    a.data = (uint64_t)(uintptr_t)s->data;
+    a.ndim = s->nd;
+    a.shape = shape_v;
+    a.strides = s->strides ? strides_v : NULL;
+    a.dtype = dtype;
+    a.lanes = 1;
+    a.readonly = !(s->flags & NUMPY_WRITEABLE);
+    a.location = JF_LOC_HOST;
+    a.device = -1;
+    rc = jfpy_intake(&a, writable, what, &img, why, sizeof why);
+    return intake_result(rc, &img, why);
+}
+
 /* ---- Context ------------------------------------------------------------------- */
 
 typedef struct {
@@ -1526,6 +1593,8 @@ static PyMethodDef module_methods[] = {
      "from_dlpack_capsule(capsule, what, writable) -> (holder, description, shape)."},
     {"intake", py_intake, METH_VARARGS,
      "intake(what, writable, data, shape, strides, dtype, readonly, location, device) -> description."},
+    {"intake_struct", py_intake_struct, METH_VARARGS,
+     "intake_struct(what, writable, capsule) -> description: a NumPy array's __array_struct__."},
     {"to_dlpack_capsule", py_to_dlpack_capsule, METH_VARARGS, "A DLPack capsule over memory."},
     {"version", py_version, METH_NOARGS, "The C library's version."},
     {"built_with_cuda", py_built_with_cuda, METH_NOARGS, "Whether the library has CUDA kernels."},

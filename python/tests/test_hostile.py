@@ -54,6 +54,43 @@ def test_lying_array_interfaces(fields, words, cpu):
     assert words in str(e.value)
 
 
+def _numpy_arrays():
+    """NumPy arrays of every layout the intake tells apart."""
+    base = np.arange(2 * 6 * 5 * 3, dtype=np.uint16).reshape(2 * 6, 5, 3)
+    readonly = np.zeros((4, 5), np.uint8)
+    readonly.flags.writeable = False
+    return [np.zeros((4, 5), np.uint8), base, base[::2], base[:, ::-1], base[:, :, 1], base.T,
+            np.asfortranarray(base), base.astype(">u2"), base.astype(np.float32), base.astype(np.float64),
+            base.astype(np.int16), readonly, np.zeros((2, 3, 4, 5), np.uint8), np.zeros(7, np.uint8),
+            np.zeros((0, 5), np.uint8), np.zeros((3, 2, 9), np.uint8)]
+
+
+@pytest.mark.parametrize("writable", [False, True])
+def test_numpy_arrays_by_struct_as_by_interface(writable):
+    """NumPy arrays are read through __array_struct__ (the interface's C
+    form, for speed): every layout gets the description, or the refusal,
+    that its __array_interface__ gets."""
+    from jetfilter import _jetfilter as c
+    for x in _numpy_arrays():
+        i = x.__array_interface__
+        results = []
+        for call in (lambda: c.intake_struct("image", writable, x.__array_struct__),
+                     lambda: c.intake("image", writable, i["data"][0], i["shape"], i["strides"],
+                                      i["typestr"], i["data"][1], c.LOC_HOST, -1)):
+            try:
+                results.append(call())
+            except jf.ArgumentError as e:
+                results.append(str(e))
+        assert results[0] == results[1], (x.dtype, x.shape, x.strides)
+
+
+def test_array_struct_that_is_not_numpys_is_refused():
+    from jetfilter import _jetfilter as c
+    for cap in (None, 5, object(), b"bytes"):
+        with pytest.raises(jf.ArgumentError, match="__array_struct__"):
+            c.intake_struct("image", False, cap)
+
+
 def test_out_with_a_null_pointer_is_refused(cpu):
     """It once returned success, wrote nothing and leaked an image a call."""
     img = random_image(30, 20)
