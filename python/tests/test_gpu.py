@@ -241,3 +241,27 @@ def test_device_mismatch_is_refused():
 
     with pytest.raises(jf.ArgumentError, match="GPU 5, the context on GPU 0"):
         jf.median(OnGpu5(), context=jf.Context(backend="cuda", device=0))
+
+
+@pytest.mark.parametrize("depth", [8, 16])
+def test_python_runs_the_variant_the_command_line_runs(depth):
+    """auto's choice from Python (the context's stats: what ran) is the C
+    path's (jetfilter bench: jf_median on the same device) at every size,
+    channel count and k where the resolver's rules change."""
+    import json
+    from conftest import cli
+    sizes = [(48, 64), (480, 640), (720, 1280), (1080, 1920), (1440, 2560), (2160, 3840)]
+    ks = [1, 3, 5, 7, 9, 11, 13, 15, 31]
+    _, out, _ = cli("bench", "--backend", "cuda", "-f", "median", "-k", ",".join(map(str, ks)),
+            "--size", ",".join("%dx%d" % (w, h) for h, w in sizes), "--channels", "1,3",
+            "--depth", str(depth), "--reps", "1", "--warmup", "0", "--json", "-", "--quiet")
+    cells = json.loads(out)["cells"]
+    assert len(cells) == len(sizes) * 2 * len(ks)
+    for cell in cells:
+        h, w, c, k = cell["height"], cell["width"], cell["channels"], cell["ksize"]
+        x = cp.zeros((h, w, c) if c > 1 else (h, w), cp.uint8 if depth == 8 else cp.uint16)
+        with jf.Context(backend="cuda", stats=8) as ctx:
+            jf.median(x, ksize=k, context=ctx)
+            ctx.sync()
+            ran = [row[1] for row in ctx.stats() if row[0] == "median"]
+        assert ran == [cell["variant"]], (h, w, c, k, ran, cell["variant"])
