@@ -565,11 +565,8 @@ void jf_op_auto_rule(const jf_op *op, char *out, size_t n)
         appendf(out, n, &used, "%s%s", used ? "; then " : "", jf_variant_name(p->variant));
         if (strcmp(ks, "every k") != 0)
             appendf(out, n, &used, " at %s", ks);
-        if (p->samples)
-            appendf(out, n, &used, ",%s%s%s,", p->samples & S8 ? " 8-bit" : "",
-                    p->samples & S16 ? " 16-bit" : "", p->samples & SF ? " float32" : "");
         if (p->below_samples > 0)
-            appendf(out, n, &used, " below %g M samples (x SMs / 132)", p->below_samples / 1e6);
+            appendf(out, n, &used, " below %.0f M samples (x SMs / 132)", p->below_samples / 1e6);
         for (j = 0; j < f->row_count; j++) { /* where its kernels run */
             const jf_variant_row *r = &f->rows[j];
             char rk[48];

@@ -217,7 +217,6 @@ typedef struct jf_auto_pref {
     double below_samples;     /* > 0: only for images with fewer samples than this
                                  (scaled by the device's multiprocessors / 132, an H100's) */
     const char *why;          /* the reason, in words */
-    unsigned samples;         /* S8, S16, SF: only for these depths; 0: every depth */
 } jf_auto_pref;
 
 /* A family of operations that run on the same kernels (the median; every

@@ -298,7 +298,7 @@ static int pref_applies(const jf_auto_pref *p, const jf_resolve_in *in)
 {
     const double sms = in->dev->multiprocessors > 0 ? in->dev->multiprocessors : 132.0;
     const double samples = (double)in->shape.width * in->shape.height * in->shape.channels;
-    if (in->k < p->kmin || in->k > p->kmax || (p->samples && !(p->samples & (1u << in->shape.sample))))
+    if (in->k < p->kmin || in->k > p->kmax)
         return 0;
     return p->below_samples <= 0 || samples < p->below_samples * sms / 132.0;
 }

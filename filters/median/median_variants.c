@@ -235,18 +235,13 @@ static const jf_variant_row ROWS[] = {
 /* From the sweeps in docs/kernels/studies.md ("The fast GPU median", "Histogram updates
  * nobody waits for"): the networks wherever they run to k = 9, and at
  * k = 11 below about 5 million samples (from there the histograms measured
- * faster: 1080p RGB, 4K and up), but at k = 3 the global kernel on small
- * images (the networks' straight-line code costs a fixed time however
- * small the image), as an H200 measured it: below about 1.6 million
- * samples at 8 bits (the strips lead from 1080p grey and 720p RGB), 7
- * million at 16 bits (1080p RGB still the global kernel's, 1440p RGB and
- * 4K grey the networks'), 4 million for float32; the histograms beyond
- * the networks; a copy at k = 1. */
+ * faster: 1080p RGB, 4K and up), but below about 4 million samples at
+ * k = 3 the global kernel (the networks' straight-line code costs a fixed
+ * time however small the image); the histograms beyond the networks; a
+ * copy at k = 1. */
 static const jf_auto_pref PREFS[] = {
     {JF_VARIANT_GLOBAL, 1, 1, 0, "k = 1 is a copy"},
-    {JF_VARIANT_GLOBAL, 3, 3, 1.6e6, "a small image at k = 3", S8},
-    {JF_VARIANT_GLOBAL, 3, 3, 7e6, "a small image at k = 3", S16},
-    {JF_VARIANT_GLOBAL, 3, 3, 4e6, "a small image at k = 3", SF},
+    {JF_VARIANT_GLOBAL, 3, 3, 4e6, "a small image at k = 3"},
     {JF_VARIANT_FAST, 3, 9, 0, "the fastest measured where it runs"},
     {JF_VARIANT_FAST, 11, 11, 5e6, "below about 5 M samples at k = 11"},
     {JF_VARIANT_SHARED, 1, JF_MEDIAN_MAX_KSIZE, 0, "beyond the networks"},
