@@ -5,25 +5,12 @@
  *   bench_jpeg_check FILE.jpg...
  * (scripts/gpu.sh codec-costs runs it on the GPU machine's files.) */
 #define _POSIX_C_SOURCE 200809L
+#include "core/util.h"
 #include "io/io.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {
@@ -49,17 +36,17 @@ int main(int argc, char **argv)
     }
     for (pass = 0; pass < 5; pass++)
         for (w = 0; w < 3; w++) {
-            const double t0 = now_ms();
+            const double t0 = jf_now_ms();
             int ok = 0;
             for (i = 0; i < nfiles; i++)
                 ok += jf_jpeg_check_entropy_how(data[i], size[i], ways[w]) == JF_OK;
-            t[w][pass] = (now_ms() - t0) / nfiles;
+            t[w][pass] = (jf_now_ms() - t0) / nfiles;
             clean[w] = ok;
         }
     printf("%d files, %.0f KB on average\n", nfiles, bytes / 1024.0 / nfiles);
     for (w = 0; w < 3; w++) {
-        qsort(t[w], 5, sizeof t[w][0], by_value);
-        printf("%-28s %7.3f ms a file (%d of %d clean)\n", names[w], t[w][2], clean[w], nfiles);
+        printf("%-28s %7.3f ms a file (%d of %d clean)\n", names[w], jf_sort_median(t[w], 5), clean[w],
+               nfiles);
     }
     return 0;
 }

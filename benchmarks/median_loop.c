@@ -4,32 +4,18 @@
  * the calls; for comparing builds of the CPU median where the image sits
  * in the caches (docs/kernels/studies.md, "k = 3: two output rows at once").
  *
- *   cc -O2 -Iinclude benchmarks/median_loop.c build-cpu/libjetfilter.a \
- *      $(sed 's/^\([a-z]\)/-l\1/' build-cpu/jetfilter-link.txt) -o median_loop
- *   ./median_loop W H CHANNELS K [CALLS] [DEPTH]
+ *   build-cpu/median_loop W H CHANNELS K [CALLS] [DEPTH]     (a CMake target)
  *
  * Pixels from a fixed linear congruential sequence; prints a checksum of
  * the output, so two builds can be seen to agree.
  */
 #include <jetfilter.h>
 
+#include "core/util.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {
@@ -67,15 +53,15 @@ int main(int argc, char **argv)
             src.data[y * src.stride + x] = (unsigned char)(s >> 16);
         }
     for (r = -3; r < calls; r++) {
-        const double t0 = now_ms();
+        const double t0 = jf_now_ms();
         if (jf_median(ctx, &src, &dst, &mo) != JF_OK) {
             fprintf(stderr, "median_loop: %s\n", jf_last_error());
             return 1;
         }
         if (r >= 0)
-            t[r] = now_ms() - t0;
+            t[r] = jf_now_ms() - t0;
     }
-    qsort(t, (size_t)calls, sizeof *t, by_value);
+    jf_sort_median(t, calls);
     for (y = 0; y < (size_t)h; y++)
         for (x = 0; x < row; x++)
             sum = sum * 31 + dst.data[y * dst.stride + x];
