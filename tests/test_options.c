@@ -265,6 +265,7 @@ static void test_values_and_their_words(void **state)
     static const char *const empty[] = {"-q", "", "in", NULL};
     static const char *const list[] = {"--device", "x", "in", NULL};
     static const char *const one[] = {"--device", "x", "in.y4m", NULL};
+    static const char *const two[] = {"--device", "0,2", "in", NULL};
     job_settings s;
     char err[1024];
     (void)state;
@@ -286,6 +287,12 @@ static void test_values_and_their_words(void **state)
     free(s.inputs);
     assert_int_equal(parse_args("stream", one, &s, err, sizeof err), JF_EXIT_USAGE);
     assert_non_null(strstr(err, "want one index"));
+    free(s.inputs);
+    assert_int_equal(parse_args("denoise", two, &s, err, sizeof err), 0);
+    assert_int_equal(s.device_count, 2);
+    assert_int_equal(s.devices[0], 0);
+    assert_int_equal(s.devices[1], 2);
+    assert_int_equal(s.device, 0);
     free(s.inputs);
 }
 
