@@ -132,9 +132,27 @@ static void test_median16_matches_brute_force(void **state)
                                        shift, (uint64_t)(s * 1000 + ch * 100 + k * 10 + b));
     check_median16(ctx, 1023, 577, 1, 5, JF_BORDER_REFLECT, 0, 5);
     check_median16(ctx, 151, 99, 3, 31, JF_BORDER_MIRROR, 4, 6);
-    /* rows longer than the networks' 2048-sample chunks */
     check_median16(ctx, 1023, 577, 3, 3, JF_BORDER_ZERO, 0, 7);
     check_median16(ctx, 1023, 577, 3, 5, JF_BORDER_REPLICATE, 12, 8);
+    jf_context_destroy(ctx);
+}
+
+/* Rows longer than the k = 3 and 5 networks' 8 KiB chunks (8192 samples
+ * at 8 bits, 4096 at 16): two and three chunks, the last short and not
+ * whole vectors; odd heights leave a band's last row alone (k = 3 makes
+ * rows in pairs); every border. */
+static void test_median_rows_over_a_chunk(void **state)
+{
+    jf_context *ctx = t_cpu_context(2);
+    int b, k;
+    (void)state;
+    for (b = 0; b < JF_BORDER_COUNT; b++)
+        for (k = 3; k <= 5; k += 2) {
+            check_median(ctx, 8209, 5, 1, k, (jf_border)b, (uint64_t)(40 + b * 2 + k));
+            check_median(ctx, 3001, 7, 3, k, (jf_border)b, (uint64_t)(50 + b * 2 + k));
+            check_median16(ctx, 4111, 5, 1, k, (jf_border)b, 12, (uint64_t)(60 + b * 2 + k));
+            check_median16(ctx, 2999, 3, 3, k, (jf_border)b, 0, (uint64_t)(70 + b * 2 + k));
+        }
     jf_context_destroy(ctx);
 }
 
@@ -759,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_median_real_photo),
         cmocka_unit_test(test_median_matches_scipy),
         cmocka_unit_test(test_median16_matches_brute_force),
+        cmocka_unit_test(test_median_rows_over_a_chunk),
         cmocka_unit_test(test_median16_matches_scipy),
         cmocka_unit_test(test_conv16),
         cmocka_unit_test(test_median_rejects_bad_k),
