@@ -29,6 +29,7 @@ import argparse
 import os
 import random
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -222,7 +223,17 @@ def run(cmd, cwd, timeout):
         return 124, 'timeout'
 
 
-def first_failure(jobs, workers):
+# A mutant can make a test write without end (a stream that never stops)
+# until its timeout: each file a test writes is capped, and each mutant's
+# tests write under a folder of their own (TMPDIR), removed after it.
+FILE_LIMIT = 4 << 30
+
+
+def _capped():
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
+
+
+def first_failure(jobs, workers, env=None):
     """Run jobs (name, command, folder, timeout), `workers` at a time in
     their order; the name of the first that fails or times out (the others
     then stopped), or None."""
@@ -239,7 +250,7 @@ def first_failure(jobs, workers):
             while pending and len(running) < workers:
                 name, cmd, cwd, timeout = pending.pop(0)
                 p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                     start_new_session=True)
+                                     start_new_session=True, env=env, preexec_fn=_capped)
                 running.append((name, p, time.time() + timeout))
             time.sleep(0.02)
             for job in list(running):
@@ -364,7 +375,10 @@ def main():
                     jobs.append((t, ['ctest', '-R', '^%s$' % t, '--timeout', str(a.timeout)], build,
                                  a.timeout + 10))
             # as many tests at once as there are cores (CTest runs them so too)
-            failed = first_failure(jobs, os.cpu_count() or 2)
+            scratch = os.path.join(build, 'mutant-tmp')
+            os.makedirs(scratch, exist_ok=True)
+            failed = first_failure(jobs, os.cpu_count() or 2, dict(os.environ, TMPDIR=scratch))
+            shutil.rmtree(scratch, ignore_errors=True)
             if failed:
                 verdict = 'killed by ' + failed
         open(path, 'w').write(orig)
