@@ -324,10 +324,11 @@ static void test_every_format_and_size(void **state)
 static void test_every_filter_and_border(void **state)
 {
     char path[1024];
+    const char *dir = t_make_tmpdir();
     FILE *k;
     int i, filters = 0;
     (void)state;
-    snprintf(path, sizeof path, "%s/jf-gst-kernel.txt", t_make_tmpdir());
+    snprintf(path, sizeof path, "%s/jf-gst-kernel.txt", dir);
     k = fopen(path, "w");
     fprintf(k, "0 -1 0\n-1 5 -1\n0 -1 0\n");
     fclose(k);
@@ -355,6 +356,7 @@ static void test_every_filter_and_border(void **state)
             one_frame(&FORMATS[4], 40, 30, settings, "box", params, 50 + (uint64_t)i); /* NV12 */
         }
     }
+    t_rmtree(dir);
 }
 
 /* planes=luma: chroma passes unchanged; properties changed while playing
