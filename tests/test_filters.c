@@ -144,9 +144,11 @@ static void test_median16_matches_brute_force(void **state)
 static void test_median_rows_over_a_chunk(void **state)
 {
     jf_context *ctx = t_cpu_context(2);
+    /* emulation, sanitizers: the zero border and one the border names */
+    const int quick = getenv("JF_TEST_QUICK") != NULL;
     int b, k;
     (void)state;
-    for (b = 0; b < JF_BORDER_COUNT; b++)
+    for (b = 0; b < JF_BORDER_COUNT; b += 1 + quick)
         for (k = 3; k <= 5; k += 2) {
             check_median(ctx, 8209, 5, 1, k, (jf_border)b, (uint64_t)(40 + b * 2 + k));
             check_median(ctx, 3001, 7, 3, k, (jf_border)b, (uint64_t)(50 + b * 2 + k));
