@@ -75,15 +75,19 @@ static void border_column(const net_job *job, unsigned char *sorted, size_t stri
     }
 }
 
-/* Every column of a chunk outside [i0, i1), up to `end`. */
+/* Every column of a chunk outside [i0, i1), up to `end`; from there to
+ * `slack` (the columns whole vectors read past the chunk) zeros. */
 static void border_columns(const net_job *job, void *sorted, size_t stride, int count, size_t elem,
-                           ptrdiff_t base, size_t i0, size_t i1, size_t end)
+                           ptrdiff_t base, size_t i0, size_t i1, size_t end, size_t slack)
 {
     size_t i;
+    int a;
     for (i = 0; i < i0; i++)
         border_column(job, (unsigned char *)sorted, stride, count, elem, base, i);
     for (i = i1; i < end; i++)
         border_column(job, (unsigned char *)sorted, stride, count, elem, base, i);
+    for (a = 0; slack > end && a < count; a++)
+        memset((unsigned char *)sorted + (size_t)a * stride + end * elem, 0, (slack - end) * elem);
 }
 
 /* The min/max loops are JF_WIDE_SIMD (filters.h): on x86-64 AVX2 does 32
@@ -102,8 +106,8 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 
 /* The rows are processed in chunks (a whole number of pixels and of
  * vectors) so the sorted columns fit in a stack buffer: 8 KiB of samples
- * (a 4K grey row in one piece at 8 bits, where cutting it in two made
- * k = 3 and 5 about 1.4x slower), the same bytes at every depth; NET_VECTOR
+ * (a 4K grey row in one piece at 8 bits: cut in two it ran slower), the
+ * same bytes at every depth; NET_VECTOR
  * is the widest vector's lanes (AVX-512), a multiple of which every
  * chunk's outputs are rounded up to; the slack holds the columns past the
  * last.  SAMPLE is the includer's type at each use. */

@@ -9,15 +9,15 @@ static inline SAMPLE MED3(SAMPLE a, SAMPLE b, SAMPLE c)
     return MAX_(MIN_(a, b), MIN_(MAX_(a, b), c));
 }
 
-/* The positions of a chunk of output [at, at + n) whose sorted columns
- * come from inside the row: columns [*i0, *i1) of the chunk, which hold
- * source positions at - pad + i; `total` samples a row. */
 /* Where a chunk's arrays start in their buffers: column i0, the first
  * stored, on a 64-byte boundary. */
 #ifndef COL_LEAD
 #define COL_LEAD(i0) ((64 / sizeof(SAMPLE) - (i0) % (64 / sizeof(SAMPLE))) % (64 / sizeof(SAMPLE)))
 #endif
 
+/* The positions of a chunk of output [at, at + n) whose sorted columns
+ * come from inside the row: columns [*i0, *i1) of the chunk, which hold
+ * source positions at - pad + i; `total` samples a row. */
 #ifndef JF_NET_DIRECT_RANGE
 #define JF_NET_DIRECT_RANGE
 static void direct_range(size_t at, size_t n, size_t pad, size_t total, size_t *i0, size_t *i1)
@@ -122,8 +122,9 @@ JF_WIDE_SIMD static void ROWS3(void *arg, int y0, int y1, int worker)
     const size_t out_n = (size_t)job->dst->width * ch, chunk = CHUNK - CHUNK % (ch * NET_VECTOR);
     /* low, middle, high of each column: the first row's, then the second's */
     _Alignas(64) SAMPLE colbuf[6][COL_ROW];
+    SAMPLE(*col)[COL_ROW];
     SAMPLE spare[CHUNK];
-    size_t at, n, i0, i1, whole;
+    size_t at, n, i0, i1, whole, s0;
     int y, r;
 
     (void)worker;
@@ -137,19 +138,15 @@ JF_WIDE_SIMD static void ROWS3(void *arg, int y0, int y1, int worker)
             n = out_n - at < chunk ? out_n - at : chunk;
             whole = (n + NET_VECTOR - 1) & ~(size_t)(NET_VECTOR - 1);
             direct_range(at, n, ch, out_n, &i0, &i1);
-            {
-                SAMPLE(*col)[COL_ROW] = (SAMPLE(*)[COL_ROW])(void *)&colbuf[0][COL_LEAD(i0)];
-                const size_t s0 = at + i0 - ch;
-                SORT3_PAIR(row[0] + s0, row[1] + s0, row[2] + s0, row[3] + s0, i1 - i0, col[0] + i0,
-                           col[1] + i0, col[2] + i0, col[3] + i0, col[4] + i0, col[5] + i0);
-                border_columns(job, col, sizeof col[0], 6, sizeof(SAMPLE), (ptrdiff_t)(at - ch), i0, i1,
-                               n + 2 * ch);
-                for (r = 0; whole > n && r < 6; r++)
-                    memset(col[r] + n + 2 * ch, 0, (whole - n) * sizeof(SAMPLE));
-                NET_OUTPUT(COMBINE3(col[0], col[1], col[2], ch, whole, out_), d0 + at, n, spare);
-                if (d1)
-                    NET_OUTPUT(COMBINE3(col[3], col[4], col[5], ch, whole, out_), d1 + at, n, spare);
-            }
+            col = (SAMPLE(*)[COL_ROW])(void *)&colbuf[0][COL_LEAD(i0)];
+            s0 = at + i0 - ch;
+            SORT3_PAIR(row[0] + s0, row[1] + s0, row[2] + s0, row[3] + s0, i1 - i0, col[0] + i0,
+                       col[1] + i0, col[2] + i0, col[3] + i0, col[4] + i0, col[5] + i0);
+            border_columns(job, col, sizeof col[0], 6, sizeof(SAMPLE), (ptrdiff_t)(at - ch), i0, i1,
+                           n + 2 * ch, whole + 2 * ch);
+            NET_OUTPUT(COMBINE3(col[0], col[1], col[2], ch, whole, out_), d0 + at, n, spare);
+            if (d1)
+                NET_OUTPUT(COMBINE3(col[3], col[4], col[5], ch, whole, out_), d1 + at, n, spare);
         }
     }
 }
@@ -192,9 +189,7 @@ JF_WIDEST_INT_SIMD static void ROWS5(void *arg, int y0, int y1, int worker)
                 }
             }
             border_columns(job, col, sizeof col[0], 5, sizeof(SAMPLE), (ptrdiff_t)(at - 2 * ch), i0,
-                           i1, n + 4 * ch);
-            for (r = 0; whole > n && r < 5; r++)
-                memset(col[r] + n + 4 * ch, 0, (whole - n) * sizeof(SAMPLE));
+                           i1, n + 4 * ch, whole + 4 * ch);
             NET_OUTPUT(COMBINE5(col, ch, whole, out_), d + at, n, spare);
         }
     }
