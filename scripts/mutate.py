@@ -165,8 +165,7 @@ def strip_strings(line):
     return re.sub(r'"(\\.|[^"\\])*"|\'(\\.|[^\'\\])*\'', lambda m: '"' + ' ' * (len(m.group(0)) - 2) + '"', line)
 
 
-def mutants_of(path):
-    text = open(path).read()
+def mutants_of(text):
     lines = text.split('\n')
     out = []
     for i in code_lines(text):
@@ -179,9 +178,9 @@ def mutants_of(path):
             for m in re.finditer(pat, code):
                 # groups taken from the line itself: the match ran on `code`,
                 # whose string literals are blanked (same offsets)
-                text = rep(m) if callable(rep) else re.sub(
+                put = rep(m) if callable(rep) else re.sub(
                     r'\\(\d)', lambda g: line[m.start(int(g.group(1))):m.end(int(g.group(1)))], rep)
-                new = line[:m.start()] + text + line[m.end():]
+                new = line[:m.start()] + put + line[m.end():]
                 if new != line:
                     out.append((i, new, name))
         if DROP.match(code) and not code.rstrip().endswith(',') and not VOID_CAST.match(code):
@@ -298,9 +297,10 @@ def main():
         print('left out (run only with a GPU): %s' % ', '.join(gpu_only))
     skipped = 0
     for f in sorted(files):
-        lines = open(os.path.join(ROOT, f)).read().split('\n')
+        text = open(os.path.join(ROOT, f)).read()
+        lines = text.split('\n')
         device_lines = gpu_only_lines(f, lines)
-        for i, new, name in mutants_of(os.path.join(ROOT, f)):
+        for i, new, name in mutants_of(text):
             if i in device_lines or equivalent(f, lines[i], new, name):
                 skipped += 1
                 continue
