@@ -518,6 +518,8 @@ int job_batch(job_settings *s, job_run *run, jf_batch_work_fn work)
     }
     if (b.opt.context.backend == JF_BACKEND_CPU)
         b.opt.device_count = 1; /* no GPU: one list of jobs */
+    if (b.opt.device_count > 1 && !b.opt.context.stats)
+        b.opt.context.stats = 64; /* the GPU time that brings the other devices in */
     if (b.opt.context.backend == JF_BACKEND_CUDA && jf_device_count() <= 0) {
         /* said before any folder is made */
         job_error("jetfilter %s: --backend cuda: %s", run->verb, jf_last_error());

@@ -3,7 +3,7 @@
  * works through them.  Each job has its own jf_context (its own CPU threads
  * or CUDA stream), so files are independent and a failure stays with its file.
  */
-#define _DEFAULT_SOURCE
+#define _GNU_SOURCE /* pthread_setaffinity_np */
 #include "pipeline/batch.h"
 #include "core/errors.h"
 #include "core/util.h"
@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -492,40 +493,247 @@ jf_status jf_batch_collect(jf_batch *b)
 
 /* ---- running ----------------------------------------------------------------- */
 
-/* Where the first job of each other device waits, its context made, until
- * the batch has its first context and its walk: 0 wait, 1 go, -1 stop. */
-typedef struct gate {
+/* How the jobs use several devices.  The list's first device makes the
+ * batch's first context, and every job starts on it.  Each other device
+ * is started by a thread of its own, which keeps a context on it to the
+ * batch's end: at once when it is warm (its JPEG engine already runs in
+ * this process, as in serve), or else once the first device is measured
+ * to be the bound (its files' GPU time adds up to the wall time of a
+ * window: jobs wait on it).  Starting a device costs its context and its
+ * JPEG engine, most of a second each; a batch the codecs bound gains
+ * nothing from a second device, and paid for it (slower on two than on
+ * one).  A job whose device is up moves to it between files. */
+#define DEVICE_WINDOW_MS 250.0
+/* ... and only while the batch has this much left at its pace: a device
+ * that joined a batch's last second made it slower */
+#define DEVICE_PAYS_MS 2000.0
+
+typedef struct start_state {
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    int state;
-} gate;
+    int batch;           /* 0 wait, 1 go, -1 stop: the first context and the walk */
+    jf_batch *b;
+    const int *devices;  /* the list, and per entry: */
+    int ndev;
+    int *up;             /* 0 not up (yet), 1 up, -1 failed to start */
+    pthread_t *opener;   /* its starting thread, when opened[] */
+    int *opened;
+    jf_context **keeper; /* the context that keeps it up */
+    cpu_set_t *near;     /* the CPUs near it (NULL: jobs not placed) */
+    int cold;            /* devices waiting for the measure (not opened) */
+    double since, device_ms; /* the measure's window: its start, and GPU time in it */
+} start_state;
+
+typedef struct opener {
+    start_state *start;
+    int entry;
+} opener;
 
 typedef struct worker {
     jf_batch *b;
-    int device;      /* its CUDA device */
+    start_state *start;
+    int home;        /* the entry of the device list it belongs to */
+    int on;          /* the entry its context is on */
     pthread_t tid;
     jf_context *ctx; /* made by the worker, or handed over (the first) */
     int started;
-    gate *gate;      /* started before the batch: wait here */
 } worker;
 
-static int pass_gate(gate *g)
+static int wait_batch(start_state *s)
 {
     int state;
-    pthread_mutex_lock(&g->lock);
-    while (g->state == 0)
-        pthread_cond_wait(&g->cond, &g->lock);
-    state = g->state;
-    pthread_mutex_unlock(&g->lock);
+    pthread_mutex_lock(&s->lock);
+    while (s->batch == 0)
+        pthread_cond_wait(&s->cond, &s->lock);
+    state = s->batch;
+    pthread_mutex_unlock(&s->lock);
     return state > 0;
 }
 
-static void open_gate(gate *g, int state)
+static void set_batch(start_state *s, int state)
 {
-    pthread_mutex_lock(&g->lock);
-    g->state = state;
-    pthread_cond_broadcast(&g->cond);
-    pthread_mutex_unlock(&g->lock);
+    pthread_mutex_lock(&s->lock);
+    s->batch = state;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static int device_up(start_state *s, int entry)
+{
+    int up;
+    pthread_mutex_lock(&s->lock);
+    up = s->up[entry];
+    pthread_mutex_unlock(&s->lock);
+    return up;
+}
+
+/* A context on the list's entry, made by `b` on this thread after it is
+ * placed near that device (the context's CPU threads inherit the place). */
+static jf_status open_on(jf_batch *b, start_state *s, int entry, jf_context **out)
+{
+    jf_context_options opt = b->opt.context;
+    opt.device = s->devices[entry];
+    if (s->near)
+        pthread_setaffinity_np(pthread_self(), sizeof *s->near, &s->near[entry]);
+    return b->make_context(&opt, out);
+}
+
+static void *open_device(void *arg)
+{
+    opener *o = (opener *)arg;
+    start_state *s = o->start;
+    jf_context *ctx = NULL;
+    char why[512];
+    jf_status st = open_on(s->b, s, o->entry, &ctx);
+    snprintf(why, sizeof why, "%s", st == JF_OK ? "" : jf_last_error());
+    pthread_mutex_lock(&s->lock);
+    s->keeper[o->entry] = ctx;
+    s->up[o->entry] = st == JF_OK ? 1 : -1;
+    pthread_mutex_unlock(&s->lock);
+    if (st != JF_OK && wait_batch(s))
+        logf_(s->b, 0, "jetfilter: device %d did not start (%s); its jobs run on device %d",
+              s->devices[o->entry], why, s->devices[0]);
+    free(o);
+    return NULL;
+}
+
+/* Start the entry's device on a thread of its own (s->lock held). */
+static void open_device_on_thread(start_state *s, int entry)
+{
+    opener *o = (opener *)malloc(sizeof *o);
+    if (o) {
+        o->start = s;
+        o->entry = entry;
+        if (pthread_create(&s->opener[entry], NULL, open_device, o) == 0) {
+            s->opened[entry] = 1;
+            return;
+        }
+        free(o);
+    }
+    s->up[entry] = -1; /* its jobs stay on the first device */
+}
+
+/* The GPU time of a file's stages (CUDA events; what the CPU did has no
+ * device bandwidth). */
+static double file_device_ms(const jf_batch_item *it)
+{
+    double ms = 0.0;
+    size_t i;
+    for (i = 0; i < it->stats_count; i++)
+        if (it->stats[i].peak_gbps > 0.0)
+            ms += it->stats[i].ms;
+    return ms;
+}
+
+/* A file done on the first device: the measure that starts the others,
+ * when what is left of the batch at its pace outlasts their start. */
+static void measure_device(start_state *s, const jf_batch_item *it)
+{
+    double ms = file_device_ms(it), now = jf_now_ms(), left_ms;
+    int i, done;
+    pthread_mutex_lock(&g_lock);
+    done = s->b->done + 1; /* this file too */
+    pthread_mutex_unlock(&g_lock);
+    left_ms = (double)(s->b->count - done) * (now - s->b->started_ms) / done;
+    pthread_mutex_lock(&s->lock);
+    if (s->cold) {
+        s->device_ms += ms;
+        if (now - s->since >= DEVICE_WINDOW_MS) {
+            if (s->device_ms >= now - s->since) { /* the device has work all the time */
+                for (i = 1; i < s->ndev && left_ms >= (s->b->device_pays_ms > 0.0
+                                                       ? s->b->device_pays_ms : DEVICE_PAYS_MS); i++)
+                    if (!s->opened[i] && s->up[i] == 0)
+                        open_device_on_thread(s, i);
+                s->cold = 0;
+            }
+            s->since = now;
+            s->device_ms = 0.0;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* A job working on the first device while its own is not up: moved, or
+ * kept there for good when its device did not start or no context comes. */
+static void move_home(worker *w)
+{
+    start_state *s = w->start;
+    jf_context *ctx;
+    int up = device_up(s, w->home);
+    if (up == 0)
+        return;
+    if (up > 0 && open_on(w->b, s, w->home, &ctx) == JF_OK) {
+        jf_context_destroy(w->ctx);
+        w->ctx = ctx;
+        w->on = w->home;
+        return;
+    }
+    w->home = w->on;
+    if (s->near) /* back near the device it stays on */
+        pthread_setaffinity_np(pthread_self(), sizeof *s->near, &s->near[w->on]);
+}
+
+int jf_batch_place_jobs(const unsigned char *near, int devices, const unsigned char *allowed,
+                        int cpus)
+{
+    int d, c, covered = 1, differ = 0;
+    for (c = 0; c < cpus; c++) {
+        int any = 0;
+        for (d = 0; d < devices; d++) {
+            any |= near[(size_t)d * cpus + c] && allowed[c];
+            differ |= !near[(size_t)d * cpus + c] != !allowed[c];
+        }
+        covered &= any || !allowed[c];
+    }
+    for (d = 0; d < devices; d++) { /* each device near some CPU the process may use */
+        int some = 0;
+        for (c = 0; c < cpus; c++)
+            some |= near[(size_t)d * cpus + c] && allowed[c];
+        if (!some)
+            return 0;
+    }
+    return devices > 1 && covered && differ;
+}
+
+/* The CPUs near each device of the list, when placing the jobs there pays:
+ * NULL otherwise (one device, a CPU build, a machine whose devices are all
+ * near every CPU, or devices that leave some CPUs far from all of them). */
+static cpu_set_t *near_cpus(const int *devices, int ndev)
+{
+    unsigned char allowed[CPU_SETSIZE], *near;
+    cpu_set_t mask, *sets = NULL;
+    int d, c, ok = 1;
+    if (ndev < 2 || !jf_built_with_cuda() ||
+        pthread_getaffinity_np(pthread_self(), sizeof mask, &mask) != 0 ||
+        !(near = (unsigned char *)calloc((size_t)ndev, CPU_SETSIZE)))
+        return NULL;
+    for (c = 0; c < CPU_SETSIZE; c++)
+        allowed[c] = CPU_ISSET(c, &mask) != 0;
+    for (d = 0; d < ndev && ok; d++) {
+        jf_device_info info;
+        char path[96], list[4096];
+        FILE *f = NULL;
+        size_t n = 0;
+        ok = jf_device_query(devices[d], &info) == JF_OK && info.pci_bus_id[0];
+        if (ok) {
+            snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/local_cpulist", info.pci_bus_id);
+            ok = (f = fopen(path, "r")) != NULL;
+        }
+        if (ok) {
+            n = fread(list, 1, sizeof list - 1, f);
+            fclose(f);
+            list[n] = '\0';
+            ok = jf_cpu_list_parse(list, near + (size_t)d * CPU_SETSIZE, CPU_SETSIZE) > 0;
+        }
+    }
+    if (ok && jf_batch_place_jobs(near, ndev, allowed, CPU_SETSIZE) &&
+        (sets = (cpu_set_t *)calloc((size_t)ndev, sizeof *sets)) != NULL)
+        for (d = 0; d < ndev; d++)
+            for (c = 0; c < CPU_SETSIZE; c++)
+                if (near[(size_t)d * CPU_SETSIZE + c] && allowed[c])
+                    CPU_SET(c, &sets[d]);
+    free(near);
+    return sets;
 }
 
 int jf_batch_job_threads(int threads, int jobs)
@@ -667,24 +875,25 @@ static void *work_loop(void *arg)
 {
     worker *w = (worker *)arg;
     jf_batch *b = w->b;
-    jf_context_options opt = b->opt.context;
-    opt.device = w->device;
-    if (!w->ctx && b->make_context(&opt, &w->ctx) != JF_OK)
-        return NULL; /* the others take this worker's share */
-    if (w->gate && !pass_gate(w->gate)) {
-        jf_context_destroy(w->ctx);
-        w->ctx = NULL;
-        return NULL;
+    start_state *s = w->start;
+    if (!w->ctx) { /* on its own device if that is up, else on the first */
+        w->on = device_up(s, w->home) > 0 ? w->home : 0;
+        if (open_on(b, s, w->on, &w->ctx) != JF_OK)
+            return NULL; /* the others take this worker's share */
     }
     for (;;) {
         jf_batch_item *it = next_item(b);
         if (!it)
             break;
+        if (w->on != w->home)
+            move_home(w);
         if (it->status == JF_OK && b->opt.cancel && *b->opt.cancel) {
             fail_item(it, JF_ERR_ARG, "%s: not processed: the batch was cancelled", it->input);
         } else {
-            it->device = b->backend == JF_BACKEND_CUDA ? w->device : -1;
+            it->device = b->backend == JF_BACKEND_CUDA ? s->devices[w->on] : -1;
             process(b, it, w->ctx);
+            if (w->on == 0 && it->status == JF_OK)
+                measure_device(s, it);
         }
         pthread_mutex_lock(&g_lock);
         finish_item(b, it);
@@ -779,7 +988,9 @@ jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
     int jobs = b->opt.jobs < 1 ? 1 : b->opt.jobs, i;
     jf_context *first = NULL;
     worker *workers;
-    gate start;
+    start_state start;
+    cpu_set_t caller;
+    int caller_known;
     jf_status st;
 
     const int *devices = b->opt.devices && b->opt.device_count > 0 ? b->opt.devices : &co->device;
@@ -799,59 +1010,91 @@ jf_status jf_batch_run(jf_batch *b, jf_batch_work_fn work)
     co->device = devices[0];
     if (!b->make_context)
         b->make_context = jf_context_create;
-    if (!(workers = (worker *)calloc((size_t)jobs, sizeof *workers)))
+    memset(&start, 0, sizeof start);
+    start.b = b;
+    start.devices = devices;
+    start.ndev = ndev;
+    workers = (worker *)calloc((size_t)jobs, sizeof *workers);
+    start.up = (int *)calloc((size_t)ndev, sizeof *start.up);
+    start.opened = (int *)calloc((size_t)ndev, sizeof *start.opened);
+    start.opener = (pthread_t *)calloc((size_t)ndev, sizeof *start.opener);
+    start.keeper = (jf_context **)calloc((size_t)ndev, sizeof *start.keeper);
+    if (!workers || !start.up || !start.opened || !start.opener || !start.keeper) {
+        free(workers);
+        free(start.up);
+        free(start.opened);
+        free(start.opener);
+        free(start.keeper);
         return jf_fail(JF_ERR_NOMEM, "out of memory");
-    for (i = 0; i < jobs; i++) {
-        workers[i].b = b;
-        workers[i].device = devices[i % ndev]; /* round robin: jobs spread evenly */
     }
-    /* the other devices start while the first does (each start takes most
-     * of a second: a short batch would otherwise wait for them in turn) */
+    start.up[0] = 1; /* made below, or the batch does not run */
+    if (co->backend != JF_BACKEND_CPU)
+        start.near = near_cpus(devices, ndev);
+    caller_known = start.near && pthread_getaffinity_np(pthread_self(), sizeof caller, &caller) == 0;
     pthread_mutex_init(&start.lock, NULL);
     pthread_cond_init(&start.cond, NULL);
-    start.state = 0;
-    for (i = 1; i < ndev && i < jobs; i++) {
-        workers[i].gate = &start;
-        workers[i].started = pthread_create(&workers[i].tid, NULL, work_loop, &workers[i]) == 0;
+    for (i = 0; i < jobs; i++) {
+        workers[i].b = b;
+        workers[i].start = &start;
+        workers[i].home = workers[i].on = i % ndev; /* as many jobs on each device */
     }
+    /* warm devices start with the first (so do all where no stats measure
+     * the first): their start is paid already */
+    pthread_mutex_lock(&start.lock);
+    for (i = 1; i < ndev && i < jobs; i++) {
+        if (!co->stats || (b->device_warm ? b->device_warm : jf_nvjpeg_running)(devices[i]))
+            open_device_on_thread(&start, i);
+        else
+            start.cold++;
+    }
+    pthread_mutex_unlock(&start.lock);
     /* the first context reports a missing device once and clearly, and then
      * serves as the first worker's: `jobs` contexts in all */
-    if ((st = b->make_context(co, &first)) == JF_OK) {
+    if ((st = open_on(b, &start, 0, &first)) == JF_OK) {
         b->backend = jf_context_backend(first);
         snprintf(b->backend_note, sizeof b->backend_note, "%s", jf_context_note(first));
         /* a CPU-only build knows it has no GPU, and one file in, one file out is
          * quiet as convert is: both say it only with -v (the report keeps it) */
         if (b->backend_note[0])
             logf_(b, !jf_built_with_cuda() || b->opt.single, "jetfilter: %s", b->backend_note);
+        if (start.near)
+            logf_(b, 1, "jetfilter: each device's jobs run on the CPUs near it");
         st = start_walk(b);
     }
-    if (st != JF_OK) { /* the detail says why */
-        open_gate(&start, -1);
-        for (i = 1; i < ndev && i < jobs; i++)
-            if (workers[i].started)
-                pthread_join(workers[i].tid, NULL);
-        free(workers);
+    if (st == JF_OK) {
+        if (b->on_start)
+            b->on_start(b);
+        b->started_ms = start.since = jf_now_ms();
+        workers[0].ctx = first;
+        set_batch(&start, 1);
+        for (i = 1; i < jobs; i++)
+            workers[i].started = pthread_create(&workers[i].tid, NULL, work_loop, &workers[i]) == 0;
+        work_loop(&workers[0]); /* the calling thread is the first worker */
+    } else { /* the detail says why */
+        set_batch(&start, -1);
         jf_context_destroy(first);
-        pthread_cond_destroy(&start.cond);
-        pthread_mutex_destroy(&start.lock);
-        return st;
     }
-    if (b->on_start)
-        b->on_start(b);
-    b->started_ms = jf_now_ms();
-    workers[0].ctx = first;
-    open_gate(&start, 1);
-    for (i = ndev; i < jobs; i++)
-        workers[i].started = pthread_create(&workers[i].tid, NULL, work_loop, &workers[i]) == 0;
-    work_loop(&workers[0]); /* the calling thread is the first worker */
     for (i = 1; i < jobs; i++)
         if (workers[i].started)
             pthread_join(workers[i].tid, NULL);
+    for (i = 1; i < ndev; i++) {
+        if (start.opened[i])
+            pthread_join(start.opener[i], NULL);
+        jf_context_destroy(start.keeper[i]);
+    }
+    if (caller_known)
+        pthread_setaffinity_np(pthread_self(), sizeof caller, &caller);
     free(workers);
+    free(start.up);
+    free(start.opened);
+    free(start.opener);
+    free(start.keeper);
+    free(start.near);
     pthread_cond_destroy(&start.cond);
     pthread_mutex_destroy(&start.lock);
-    end_walk(b);
-    return JF_OK;
+    if (st == JF_OK)
+        end_walk(b);
+    return st;
 }
 
 void jf_batch_free(jf_batch *b)

@@ -104,6 +104,10 @@ struct jf_batch {
     jf_batch_log_fn log;
     /* how a job makes its context (NULL: jf_context_create; tests inject failures) */
     jf_status (*make_context)(const jf_context_options *opt, jf_context **out);
+    /* whether a device has started in this process already, so that it joins
+     * at once (NULL: jf_nvjpeg_running, its JPEG engine kept; tests inject it) */
+    int (*device_warm)(int device);
+    double device_pays_ms; /* the least time left that starts another device (0: 2 s) */
     void *user;
     jf_backend backend;   /* what the contexts actually used */
     char backend_note[256];
@@ -135,6 +139,14 @@ uint64_t jf_batch_default_memory(void);
 /* A job's CPU threads: `threads` in all (0: every core) shared among `jobs`,
  * at least one each. */
 int jf_batch_job_threads(int threads, int jobs);
+
+/* Whether a batch's jobs go on the CPUs near their device: when the
+ * devices are near different CPUs, each near some CPU the process may use
+ * and all together near every one (placed otherwise, some CPUs would idle).
+ * `near`: `devices` masks of `cpus` bytes (non-zero: near); `allowed`: the
+ * process's CPUs. */
+int jf_batch_place_jobs(const unsigned char *near, int devices, const unsigned char *allowed,
+                        int cpus);
 
 /* The name an input read from standard input has in messages and reports. */
 #define JF_STDIN_NAME "standard input"

@@ -6,6 +6,8 @@
  */
 #define _DEFAULT_SOURCE
 #include "common.h"
+#include "core/errors.h"
+#include "core/stats.h"
 #include "io/io.h"
 #include "pipeline/batch.h"
 #include "pipeline/codec_choice.h"
@@ -537,7 +539,7 @@ static void test_batch_details(void **state)
     t_rmtree(dir);
 }
 
-/* Each device's first context is made while device 0's is: device 0's
+/* A warm device's first context is made while device 0's is: device 0's
  * waits (at most 10 s) for device 1's to begin.  Made one after the other,
  * as they were, device 0's would wait in vain. */
 static pthread_mutex_t g_start_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -563,6 +565,9 @@ static jf_status rendezvous_context(const jf_context_options *opt, jf_context **
     return jf_context_create(opt, out);
 }
 
+static int warm(int device) { (void)device; return 1; }
+static int cold(int device) { (void)device; return 0; }
+
 static void test_devices_start_together(void **state)
 {
     const char *dir = make_tree(6);
@@ -573,7 +578,9 @@ static void test_devices_start_together(void **state)
     cpu_batch(dir, 2, &b);
     b.opt.devices = two;
     b.opt.device_count = 2;
+    b.opt.context.stats = 16;
     b.make_context = rendezvous_context;
+    b.device_warm = warm;
     assert_int_equal(jf_batch_collect(&b), JF_OK);
     assert_int_equal(jf_batch_run(&b, count_work), JF_OK);
     assert_int_equal(g_met, 1);
@@ -581,6 +588,194 @@ static void test_devices_start_together(void **state)
     assert_int_equal(g_processed, 6);
     jf_batch_free(&b);
     t_rmtree(dir);
+}
+
+/* Two devices, four jobs.  Device 1 is warm (it joins at once) but slow
+ * to start: no job waits for it (all four work on device 0 meanwhile), and
+ * its two jobs move to it once it is up.  Then a device 1 that fails to
+ * start: its jobs stay on device 0, and the batch says why. */
+static pthread_mutex_t g_dev_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_dev_cond = PTHREAD_COND_INITIALIZER;
+static jf_context *g_dev_ctx[16];
+static int g_dev_of[16], g_dev_contexts, g_dev_fail, g_dev_slow;
+static pthread_t g_dev_thread[16];
+static int g_dev_mask[16], g_dev_threads;
+static double g_dev_gpu_ms, g_dev_sleep_ms; /* what a file's work records and takes */
+
+static int threads_on(int device)
+{
+    int i, n = 0;
+    for (i = 0; i < g_dev_threads; i++)
+        n += (g_dev_mask[i] >> device) & 1;
+    return n;
+}
+
+static int contexts_on(int device)
+{
+    int i, n = 0;
+    for (i = 0; i < g_dev_contexts; i++)
+        n += g_dev_of[i] == device;
+    return n;
+}
+
+static jf_status slow_second_context(const jf_context_options *opt, jf_context **out)
+{
+    jf_status st;
+    pthread_mutex_lock(&g_dev_lock);
+    if (opt->device == 1 && g_dev_slow && g_met == 0) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 10;
+        while (threads_on(0) < 4 &&
+               pthread_cond_timedwait(&g_dev_cond, &g_dev_lock, &until) == 0)
+            ;
+        g_met = threads_on(0) >= 4 ? 1 : -1;
+        if (g_dev_fail) {
+            pthread_mutex_unlock(&g_dev_lock);
+            return jf_fail(JF_ERR_CUDA, "cudaSetDevice(1): out of memory");
+        }
+    }
+    pthread_mutex_unlock(&g_dev_lock);
+    st = jf_context_create(opt, out);
+    pthread_mutex_lock(&g_dev_lock);
+    if (st == JF_OK && g_dev_contexts < 16) {
+        g_dev_ctx[g_dev_contexts] = *out;
+        g_dev_of[g_dev_contexts++] = opt->device;
+    }
+    pthread_mutex_unlock(&g_dev_lock);
+    return st;
+}
+
+static jf_status device_work(jf_batch *b, jf_batch_item *it, jf_context *ctx)
+{
+    struct timespec pause = {0, 0};
+    jf_stat gpu;
+    int i, device = -1;
+    pthread_mutex_lock(&g_dev_lock);
+    for (i = 0; i < g_dev_contexts; i++)
+        if (g_dev_ctx[i] == ctx)
+            device = g_dev_of[i];
+    for (i = 0; i < g_dev_threads && !pthread_equal(g_dev_thread[i], pthread_self()); i++)
+        ;
+    if (i == g_dev_threads && i < 16)
+        g_dev_thread[g_dev_threads++] = pthread_self();
+    if (i < 16 && device >= 0)
+        g_dev_mask[i] |= 1 << device;
+    pthread_cond_broadcast(&g_dev_cond);
+    pthread_mutex_unlock(&g_dev_lock);
+    memset(&gpu, 0, sizeof gpu);
+    snprintf(gpu.name, sizeof gpu.name, "median");
+    gpu.ms = g_dev_gpu_ms;
+    gpu.peak_gbps = 4800.0; /* a device's stage */
+    jf_stats_add(ctx, &gpu);
+    pause.tv_nsec = (long)(g_dev_sleep_ms * 1e6);
+    nanosleep(&pause, NULL);
+    return count_work(b, it, ctx);
+}
+
+static void two_device_batch(const char *dir, jf_batch *b, int files_stats)
+{
+    static int two[2] = {0, 1};
+    g_met = g_dev_contexts = g_dev_threads = 0;
+    memset(g_dev_mask, 0, sizeof g_dev_mask);
+    g_logged[0] = '\0';
+    cpu_batch(dir, 4, b);
+    b->opt.devices = two;
+    b->opt.device_count = 2;
+    b->opt.context.stats = files_stats;
+    b->make_context = slow_second_context;
+    b->log = log_all;
+}
+
+static void test_jobs_do_not_wait_for_a_device(void **state)
+{
+    int fail;
+    (void)state;
+    for (fail = 0; fail < 2; fail++) {
+        const char *dir = make_tree(40);
+        jf_batch b;
+        int i, moved = 0;
+        two_device_batch(dir, &b, 16);
+        b.device_warm = warm;
+        g_dev_slow = 1;
+        g_dev_fail = fail;
+        g_dev_gpu_ms = 0.0;
+        g_dev_sleep_ms = 2.0;
+        assert_int_equal(jf_batch_collect(&b), JF_OK);
+        assert_int_equal(jf_batch_run(&b, device_work), JF_OK);
+        assert_int_equal(g_met, 1);
+        assert_int_equal(b.done, 40);
+        assert_int_equal(g_processed, 40);
+        for (i = 0; i < g_dev_threads; i++)
+            moved += g_dev_mask[i] == 3;
+        if (!fail) {
+            assert_int_equal(moved, 2);
+            assert_int_equal(threads_on(1), 2);
+            assert_null(strstr(g_logged, "did not start"));
+        } else {
+            assert_int_equal(moved, 0);
+            assert_int_equal(threads_on(1), 0);
+            assert_int_equal(threads_on(0), 4);
+            assert_non_null(strstr(g_logged, "device 1 did not start (cudaSetDevice(1): out of "
+                                             "memory); its jobs run on device 0"));
+        }
+        jf_batch_free(&b);
+        t_rmtree(dir);
+    }
+}
+
+/* A device that has not started in the process joins only when the first
+ * is measured to be the bound, and enough of the batch is left: files whose
+ * GPU time (24 ms a file, four jobs) covers the wall time bring device 1
+ * in, and two jobs move to it; files of 0.1 ms never start it (no context
+ * on it at all), nor does the bound when less is left than a start needs. */
+static void test_devices_join_when_the_first_is_the_bound(void **state)
+{
+    int run;
+    (void)state;
+    for (run = 0; run < 3; run++) {
+        const char *dir = make_tree(100);
+        const int bound = run > 0;
+        jf_batch b;
+        two_device_batch(dir, &b, 16);
+        b.device_warm = cold;
+        b.device_pays_ms = run < 2 ? 100.0 : 5000.0; /* the batch takes half a second */
+        g_dev_slow = g_dev_fail = 0;
+        g_dev_gpu_ms = bound ? 24.0 : 0.1;
+        g_dev_sleep_ms = 20.0;
+        assert_int_equal(jf_batch_collect(&b), JF_OK);
+        assert_int_equal(jf_batch_run(&b, device_work), JF_OK);
+        assert_int_equal(b.done, 100);
+        assert_int_equal(g_processed, 100);
+        if (run == 1) {
+            assert_true(contexts_on(1) >= 2);
+            assert_int_equal(threads_on(1), 2);
+        } else {
+            assert_int_equal(contexts_on(1), 0);
+            assert_int_equal(threads_on(0), 4);
+        }
+        jf_batch_free(&b);
+        t_rmtree(dir);
+    }
+}
+
+/* Jobs go near their device only where that leaves no CPU idle. */
+static void test_jobs_placed_near_their_device(void **state)
+{
+    /* 8 CPUs; two devices near 0-3 and 4-7 */
+    static const unsigned char split[16] = {1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+    static const unsigned char both[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    static const unsigned char one_side[16] = {1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0};
+    static const unsigned char all[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    static const unsigned char low[8] = {1, 1, 1, 1, 0, 0, 0, 0};
+    static const unsigned char high_and_one[8] = {1, 0, 0, 0, 1, 1, 1, 1};
+    (void)state;
+    assert_true(jf_batch_place_jobs(split, 2, all, 8));
+    assert_false(jf_batch_place_jobs(split, 1, low, 8));      /* one device */
+    assert_false(jf_batch_place_jobs(both, 2, all, 8));       /* both near every CPU */
+    assert_false(jf_batch_place_jobs(one_side, 2, all, 8));   /* CPUs 4-7 near neither */
+    assert_false(jf_batch_place_jobs(split, 2, low, 8));      /* device 1 near none allowed */
+    assert_true(jf_batch_place_jobs(split, 2, high_and_one, 8));
 }
 
 /* What a stream reserves: JF_STREAM_SLOTS frames (input, the filtered
@@ -619,6 +814,9 @@ int main(void)
         cmocka_unit_test(test_codec_choice),
         cmocka_unit_test(test_batch_details),
         cmocka_unit_test(test_devices_start_together),
+        cmocka_unit_test(test_jobs_do_not_wait_for_a_device),
+        cmocka_unit_test(test_devices_join_when_the_first_is_the_bound),
+        cmocka_unit_test(test_jobs_placed_near_their_device),
         cmocka_unit_test(test_stream_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
