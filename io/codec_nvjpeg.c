@@ -255,18 +255,24 @@ typedef struct nvj_service {
 } nvj_service;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Engines start one at a time: two devices' started together took half as
+ * long again each, both later than one alone (g_lock). */
+static int g_engine_starting;
+static pthread_cond_t g_engine_started = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t g_closed = PTHREAD_COND_INITIALIZER; /* a service finished closing */
 static nvj_service g_services[NVJ_MAX_DEVICES];
 /* jf_nvjpeg_keep: services stay open without users (g_lock) */
 static int g_keep;
 
 /* What each device's service threads did, over the process (g_lock): how
- * busy the decoder's and encoder's threads were against the time the
- * service was open, how much of the decoder's time went into nvJPEG's
- * calls (host work, or waiting inside them) rather than waiting for the
- * engine's stream, and the batches the engine got; -v prints it. */
+ * long the engine took to start, how busy the decoder's and encoder's
+ * threads were against the time the service was open, how much of the
+ * decoder's time went into nvJPEG's calls (host work, or waiting inside
+ * them) rather than waiting for the engine's stream, and the batches the
+ * engine got; -v prints it. */
 typedef struct nvj_tally {
     double open_ms, opened_at, decode_ms, encode_ms;
+    double contexts_ms, ready_ms; /* its start: the service's contexts made, the engine up */
     double decode_calls_ms; /* of decode_ms, inside nvJPEG's calls */
     /* summed over requests: waiting to be taken, then in the service's
      * hands, then until the job ran again; decodes [0], encodes [1] */
@@ -274,6 +280,7 @@ typedef struct nvj_tally {
     long batches, decoded, encoded;
 } nvj_tally;
 static nvj_tally g_tally[NVJ_MAX_DEVICES];
+static double g_first_opened; /* when the process's first service opened */
 
 /* Decode one batch (all of one format, each file checked by its job as one
  * the engine takes); marks each request.  Returns the milliseconds spent in
@@ -466,15 +473,24 @@ static void *decoder_main(void *arg)
 {
     nvj_service *s = (nvj_service *)arg;
     jf_status st;
-    int ok, prev = jf_gpu_enter(s->ctx, &st);
+    int ok, stop, prev = jf_gpu_enter(s->ctx, &st);
     (void)prev; /* this thread stays on the device */
-    ok = st == JF_OK && nv.create_ex(NVJ_BACKEND_HARDWARE, NULL, NULL, 0, &s->hw) == 0;
+    pthread_mutex_lock(&g_lock);
+    while (g_engine_starting && !s->stop)
+        pthread_cond_wait(&g_engine_started, &g_lock);
+    stop = s->stop;
+    g_engine_starting += !stop;
+    pthread_mutex_unlock(&g_lock);
+    ok = !stop && st == JF_OK && nv.create_ex(NVJ_BACKEND_HARDWARE, NULL, NULL, 0, &s->hw) == 0;
     if (!ok)
         s->hw = NULL;
     else if (nv.state_create(s->hw, &s->states[1]) != 0)
         s->states[1] = NULL, s->state_failed[1] = 1;
     pthread_mutex_lock(&g_lock);
+    g_engine_starting -= !stop;
+    pthread_cond_broadcast(&g_engine_started);
     s->engine = ok ? NVJ_ENGINE_READY : NVJ_ENGINE_NONE;
+    g_tally[s - g_services].ready_ms = jf_now_ms() - g_tally[s - g_services].opened_at;
     pthread_cond_broadcast(&s->done);
     pthread_mutex_unlock(&g_lock);
     if (ok)
@@ -513,6 +529,7 @@ static void service_close(nvj_service *s)
         s->closing = 1;
         s->stop = 1;
         pthread_cond_broadcast(&s->work);
+        pthread_cond_broadcast(&g_engine_started); /* one waiting for its turn to start */
         pthread_mutex_unlock(&g_lock);
         pthread_join(s->thread, NULL);
         for (f = 0; f < s->enc_running; f++)
@@ -565,6 +582,8 @@ static nvj_service *service_open(int device)
     pthread_cond_init(&s->work, NULL);
     pthread_cond_init(&s->done, NULL);
     g_tally[device].opened_at = jf_now_ms();
+    if (g_first_opened == 0.0)
+        g_first_opened = g_tally[device].opened_at;
     o.backend = JF_BACKEND_CUDA;
     o.device = device;
     s->engine = NVJ_ENGINE_NONE;
@@ -582,6 +601,7 @@ static nvj_service *service_open(int device)
             break; /* those started serve; a context made is destroyed on closing */
         s->enc_running++;
     }
+    g_tally[device].contexts_ms = jf_now_ms() - g_tally[device].opened_at;
     return s;
 }
 
@@ -1044,21 +1064,26 @@ static double per(double sum, long count)
 int jf_nvjpeg_tally(int device, char *out, size_t size)
 {
     nvj_tally t;
+    double first;
     if (device < 0 || device >= NVJ_MAX_DEVICES)
         return 0;
     pthread_mutex_lock(&g_lock);
     t = g_tally[device];
+    first = g_first_opened;
     if (g_services[device].open)
         t.open_ms += jf_now_ms() - t.opened_at;
     pthread_mutex_unlock(&g_lock);
     if (t.decoded == 0 && t.encoded == 0)
         return 0;
     snprintf(out, size,
-             "engine: %ld files in %ld batches (%.1f a batch), its thread busy %.0f of %.0f ms "
+             "engine: opened %.0f ms after the process's first, up %.0f ms later (its contexts "
+             "made in %.0f), %ld files in %ld batches (%.1f a batch), its thread busy %.0f of %.0f "
+             "ms "
              "(%.0f in nvJPEG's calls), a file queued %.2f ms, in its batch %.2f, its job woken "
              "%.2f later; encoders: %ld images, their threads busy %.0f ms, an image queued %.2f "
              "ms, encoding %.2f, its job woken %.2f later",
-             t.decoded, t.batches, per((double)t.decoded, t.batches), t.decode_ms,
+             t.opened_at - first, t.ready_ms, t.contexts_ms, t.decoded, t.batches,
+             per((double)t.decoded, t.batches), t.decode_ms,
              t.open_ms, t.decode_calls_ms, per(t.queued_ms[0], t.decoded),
              per(t.served_ms[0], t.decoded), per(t.woken_ms[0], t.decoded), t.encoded,
              t.encode_ms, per(t.queued_ms[1], t.encoded), per(t.served_ms[1], t.encoded),

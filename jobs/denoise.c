@@ -182,9 +182,13 @@ int job_denoise(job_settings *s, struct jf_job *job)
         rc = job_batch(s, &run, denoise_one);
     jf_op_plan_free(&run.plan);
     if (s->verbose && !job_quiet) {
-        char line[512];
-        if (jf_nvjpeg_tally(s->device, line, sizeof line))
-            job_log("jetfilter denoise: nvJPEG %s", line);
+        char line[600];
+        int i;
+        for (i = 0; i < (s->device_count > 0 ? s->device_count : 1); i++) {
+            const int device = s->device_count > 0 ? s->devices[i] : s->device;
+            if (jf_nvjpeg_tally(device, line, sizeof line))
+                job_log("jetfilter denoise: device %d's nvJPEG %s", device, line);
+        }
     }
     return rc;
 }
