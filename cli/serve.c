@@ -277,9 +277,13 @@ int cli_serve(job_settings *s)
     }
     jf_codec_keep(1);
     /* the first GPU request would start CUDA and the JPEG engine; start them
-     * while the client gets its first request ready */
-    if (jf_built_with_cuda() && jf_device_count() > 0)
-        jf_codec_probe(JF_CODEC_AUTO, 0, NULL, 0);
+     * while the client gets its first request ready, on every device (a
+     * batch brings in at once only the devices already started) */
+    if (jf_built_with_cuda()) {
+        int d, devices = jf_device_count();
+        for (d = 0; d < devices; d++)
+            jf_codec_probe(JF_CODEC_AUTO, d, NULL, 0);
+    }
     while ((n = read_line(io.requests, &line, &cap, max)) != -1) {
         json_error_t jerr;
         json_t *root;
