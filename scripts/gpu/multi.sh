@@ -12,7 +12,7 @@
 #   scripts/gpu.sh multi [ROUNDS]      (default 5)
 set -u
 export LD_LIBRARY_PATH=$PWD/build-gpu/lib
-J=$PWD/build-gpu/jetfilter
+J=${J:-$PWD/build-gpu/jetfilter}
 rounds=${1:-5}
 nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version --format=csv,noheader; echo "cores: $(nproc)"
 for bus in $(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader); do
