@@ -1076,14 +1076,14 @@ int jf_nvjpeg_tally(int device, char *out, size_t size)
     if (t.decoded == 0 && t.encoded == 0)
         return 0;
     snprintf(out, size,
-             "engine: opened %.0f ms after the process's first, up %.0f ms later (its contexts "
-             "made in %.0f), %ld files in %ld batches (%.1f a batch), its thread busy %.0f of %.0f "
-             "ms "
+             "engine: %ld files in %ld batches (%.1f a batch), opened %.0f ms after the "
+             "process's first and up %.0f ms later (its contexts made in %.0f), its thread busy "
+             "%.0f of %.0f ms "
              "(%.0f in nvJPEG's calls), a file queued %.2f ms, in its batch %.2f, its job woken "
              "%.2f later; encoders: %ld images, their threads busy %.0f ms, an image queued %.2f "
              "ms, encoding %.2f, its job woken %.2f later",
-             t.opened_at - first, t.ready_ms, t.contexts_ms, t.decoded, t.batches,
-             per((double)t.decoded, t.batches), t.decode_ms,
+             t.decoded, t.batches, per((double)t.decoded, t.batches), t.opened_at - first,
+             t.ready_ms, t.contexts_ms, t.decode_ms,
              t.open_ms, t.decode_calls_ms, per(t.queued_ms[0], t.decoded),
              per(t.served_ms[0], t.decoded), per(t.woken_ms[0], t.decoded), t.encoded,
              t.encode_ms, per(t.queued_ms[1], t.encoded), per(t.served_ms[1], t.encoded),
