@@ -518,6 +518,15 @@ int job_batch(job_settings *s, job_run *run, jf_batch_work_fn work)
     }
     if (b.opt.context.backend == JF_BACKEND_CPU)
         b.opt.device_count = 1; /* no GPU: one list of jobs */
+    if (b.opt.device_count > 1) { /* a device named beyond the first is only started if needed */
+        int n = jf_device_count(), i;
+        for (i = 0; n > 0 && i < b.opt.device_count; i++)
+            if (s->devices[i] >= n) {
+                job_error("jetfilter %s: --device %s: no device %d (this machine has %d: 0 to %d)",
+                          run->verb, s->device_text, s->devices[i], n, n - 1);
+                return JF_EXIT_USAGE;
+            }
+    }
     if (b.opt.device_count > 1 && !b.opt.context.stats)
         b.opt.context.stats = 64; /* the GPU time that brings the other devices in */
     if (b.opt.context.backend == JF_BACKEND_CUDA && jf_device_count() <= 0) {

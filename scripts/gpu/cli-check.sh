@@ -26,6 +26,15 @@ for b in zero replicate reflect mirror; do
     rm -rf "$work/cpu" "$work/global" "$work/shared"
   done
 done
+# a device list naming a device the machine lacks is refused before any file
+n=$(nvidia-smi -L | wc -l)
+$jf denoise samples/images -o "$work/none" --device "0,$n" --quiet 2> "$work/err"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "no device $n (this machine has $n" "$work/err" && [ ! -e "$work/none" ]; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); echo "--device 0,$n: exit $rc, $(cat "$work/err")"
+fi
 rm -rf "$work"
 echo "cli check: $pass passed, $fail failed (median of 6 photos, --backend cuda vs --backend cpu, byte-identical PNG)"
 [ "$fail" -eq 0 ]
