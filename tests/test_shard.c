@@ -118,6 +118,10 @@ static void test_auto_from_schedulers(void **state)
     assert_true(refused("auto", "not in the array"));
     setenv("SLURM_ARRAY_TASK_ID", "4", 1);
     assert_true(refused("auto", "not in the array"));
+    setenv("SLURM_ARRAY_TASK_ID", "7", 1);
+    setenv("SLURM_ARRAY_TASK_STEP", "0", 1); /* no array steps by 0: refused, never divided by */
+    assert_true(refused("auto", "SLURM_ARRAY_TASK_STEP='0' is not a step"));
+    setenv("SLURM_ARRAY_TASK_STEP", "2", 1);
     /* auto/N: the task id is the shard, so task 5 re-run alone
      * (sbatch --array=5: MIN 5, COUNT 1) is still shard 5 of 16 */
     clear_env();
