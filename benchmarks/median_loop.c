@@ -4,10 +4,12 @@
  * the calls; for comparing builds of the CPU median where the image sits
  * in the caches (docs/kernels/studies.md, "k = 3: two output rows at once").
  *
- *   build-cpu/median_loop W H CHANNELS K [CALLS] [DEPTH]     (a CMake target)
+ *   build-cpu/median_loop W H CHANNELS K [CALLS] [DEPTH] [PHOTO]   (a CMake target)
  *
- * Pixels from a fixed linear congruential sequence; prints a checksum of
- * the output, so two builds can be seen to agree.
+ * Pixels from a fixed linear congruential sequence, or (8-bit) a photo's
+ * tiled over the size, its first CHANNELS channels (the large-k medians'
+ * cost depends on how the median moves, which noise makes its worst);
+ * prints a checksum of the output, so two builds can be seen to agree.
  */
 #include <jetfilter.h>
 
@@ -29,7 +31,7 @@ int main(int argc, char **argv)
     int w, h, ch, calls, depth, r;
     size_t x, y, row;
     if (argc < 5) {
-        fprintf(stderr, "usage: %s W H CHANNELS K [CALLS] [DEPTH]\n", argv[0]);
+        fprintf(stderr, "usage: %s W H CHANNELS K [CALLS] [DEPTH] [PHOTO]\n", argv[0]);
         return 2;
     }
     w = atoi(argv[1]);
@@ -47,11 +49,26 @@ int main(int argc, char **argv)
         return 1;
     }
     row = (size_t)w * ch * (depth == 16 ? 2 : 1);
-    for (y = 0; y < (size_t)h; y++)
-        for (x = 0; x < row; x++) {
-            s = s * 1103515245u + 12345u;
-            src.data[y * src.stride + x] = (unsigned char)(s >> 16);
+    if (argc > 7 && depth == 8) {
+        jf_picture pic;
+        const jf_image *p = &pic.color;
+        if (jf_picture_read(argv[7], &pic) != JF_OK || p->channels < ch) {
+            fprintf(stderr, "median_loop: %s: %s\n", argv[7], jf_last_error());
+            return 1;
         }
+        for (y = 0; y < (size_t)h; y++)
+            for (x = 0; x < (size_t)w * ch; x++)
+                src.data[y * src.stride + x] =
+                    p->data[(y % (size_t)p->height) * p->stride +
+                            (x / ch % (size_t)p->width) * p->channels + x % ch];
+        jf_picture_free(&pic);
+    } else {
+        for (y = 0; y < (size_t)h; y++)
+            for (x = 0; x < row; x++) {
+                s = s * 1103515245u + 12345u;
+                src.data[y * src.stride + x] = (unsigned char)(s >> 16);
+            }
+    }
     for (r = -3; r < calls; r++) {
         const double t0 = jf_now_ms();
         if (jf_median(ctx, &src, &dst, &mo) != JF_OK) {
