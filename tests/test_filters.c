@@ -158,6 +158,26 @@ static void test_median_rows_over_a_chunk(void **state)
     jf_context_destroy(ctx);
 }
 
+/* Rows wider than the constant-time median's strips (384 output columns
+ * each): three strips, the last short; every border at k = 15 in grey and
+ * RGB, then k = 21 and 63 at one border each. */
+static void test_median_over_strips(void **state)
+{
+    jf_context *ctx = t_cpu_context(2);
+    const int quick = getenv("JF_TEST_QUICK") != NULL;
+    int b;
+    (void)state;
+    for (b = 0; b < JF_BORDER_COUNT; b += 1 + quick) {
+        check_median(ctx, 801, 9, 1, 15, (jf_border)b, (uint64_t)(80 + b));
+        check_median(ctx, 787, 7, 3, 15, (jf_border)b, (uint64_t)(90 + b));
+    }
+    if (!quick) {
+        check_median(ctx, 800, 11, 3, 21, JF_BORDER_REFLECT, 98);
+        check_median(ctx, 770, 5, 1, 63, JF_BORDER_MIRROR, 99);
+    }
+    jf_context_destroy(ctx);
+}
+
 static void test_median_large_image(void **state)
 {
     jf_context *ctx = t_cpu_context(2);
@@ -780,6 +800,7 @@ int main(void)
         cmocka_unit_test(test_median_matches_scipy),
         cmocka_unit_test(test_median16_matches_brute_force),
         cmocka_unit_test(test_median_rows_over_a_chunk),
+        cmocka_unit_test(test_median_over_strips),
         cmocka_unit_test(test_median16_matches_scipy),
         cmocka_unit_test(test_conv16),
         cmocka_unit_test(test_median_rejects_bad_k),

@@ -3,23 +3,22 @@
  *
  * k = 3 and 5: min/max networks over rows (median_cpu_net.c).
  *
- * k = 7 to JF_MEDIAN_CTM_MIN_K - 2: Huang's sliding histogram.  Moving one
- * pixel right removes one column of k values and adds another, so the cost
- * per pixel is 2k histogram updates plus a short walk of the median marker:
- * linear in k, where sorting the window grows with k^2 log k.
+ * k >= 7: constant time per pixel (Perreault and Hebert's idea, written
+ * here from the paper's description).  Every column keeps a histogram of
+ * its k samples, moved down one row by one removal and one addition; the
+ * window's histogram moves right by adding one column's histogram and
+ * subtracting another's.  Histograms are two-level: 16 coarse bins (the
+ * high nibble) kept current at every step, and 16 x 16 fine bins of which
+ * only the segment the median falls in is brought up to date, and only
+ * when it is reached (in photos the median's coarse bin rarely changes from
+ * one pixel to the next).  Counts are 16-bit: k^2 <= 65025.  With the
+ * histograms cumulative and counted in vectors (below) it overtook Huang's
+ * sliding histogram, which it replaced, from k = 7 (docs/kernels/studies.md,
+ * "Large k on the CPU").
  *
- * k >= JF_MEDIAN_CTM_MIN_K: constant time per pixel (Perreault and Hebert's
- * idea, written here from the paper's description).  Every column keeps a
- * histogram of its k samples, moved down one row by one removal and one
- * addition; the window's histogram moves right by adding one column's
- * histogram and subtracting another's.  Histograms are two-level: 16 coarse
- * bins (the high nibble) kept current at every step, and 16 x 16 fine bins
- * of which only the segment the median falls in is brought up to date, and
- * only when the search reaches it (in photos the median's coarse bin rarely
- * changes from one pixel to the next).  Counts are 16-bit: k^2 <= 65025.
- *
- * Each thread owns a band of rows; each channel of an interleaved image has
- * its own histograms.
+ * Each thread owns a band of rows, made strip by strip of columns (whose
+ * column histograms stay in the cache); each channel of an interleaved image
+ * has its own histograms.
  */
 #include "filters/median/median.h"
 #include "filters/filters.h"
@@ -33,112 +32,117 @@ typedef struct median_job {
     const jf_image *src; /* padded by k/2 */
     jf_image *dst;
     int ksize;
-    void *scratch;       /* per band: column histograms (k >= JF_MEDIAN_CTM_MIN_K) */
+    void *scratch;       /* per band: column histograms (k >= 7) */
 } median_job;
 
-/* From this k on, the constant-time median is faster than Huang's on the
- * 2-core VM (docs/kernels/studies.md, "Large k on the CPU": Huang wins at 9
- * and 11, they tie near 15); -DJF_MEDIAN_CTM_MIN_K=N at build time moves it
- * for a measurement. */
-#ifndef JF_MEDIAN_CTM_MIN_K
-#define JF_MEDIAN_CTM_MIN_K 15
-#endif
+/* A column's (or the window's) two-level histogram, kept cumulative: each
+ * bin holds the samples below it, so the median's bin is the number of
+ * bins whose count is at most its rank, less one (a count over 16 lanes,
+ * no search and no branch), and the samples below it are that bin's
+ * count.  A sample in or out adds or takes 1 from the bins above its own
+ * (16 lanes, where a plain histogram changed one). */
+typedef struct ctm_hist {
+    uint16_t coarse[16];    /* samples whose high nibble is below each bin's */
+    uint16_t fine[16][16];  /* per high nibble: samples whose low nibble is below each */
+} ctm_hist;
 
-static void median_histogram_rows(void *arg, int y0, int y1, int worker)
+/* g_above[i][l]: 1 where bin l is above bin i. */
+static const uint16_t g_above[16][16] = {
+#define ABOVE(i) {0 > (i), 1 > (i), 2 > (i), 3 > (i), 4 > (i), 5 > (i), 6 > (i), 7 > (i), \
+                  8 > (i), 9 > (i), 10 > (i), 11 > (i), 12 > (i), 13 > (i), 14 > (i), 15 > (i)}
+    ABOVE(0), ABOVE(1), ABOVE(2), ABOVE(3), ABOVE(4), ABOVE(5), ABOVE(6), ABOVE(7),
+    ABOVE(8), ABOVE(9), ABOVE(10), ABOVE(11), ABOVE(12), ABOVE(13), ABOVE(14), ABOVE(15)
+#undef ABOVE
+};
+
+/* 16 bins as two vectors of 8 (GCC's and clang's vector extensions: SSE2
+ * on x86-64, NEON on aarch64); the compilers left these loops scalar. */
+typedef uint16_t u16x8 __attribute__((vector_size(16)));
+typedef int16_t i16x8 __attribute__((vector_size(16)));
+
+static inline u16x8 ld8(const uint16_t *p)
 {
-    median_job *job = (median_job *)arg;
-    const jf_image *s = job->src;
-    const int k = job->ksize, ch = s->channels, w = job->dst->width;
-    const int rank = (k * k) / 2; /* 0-based rank of the median */
-    int hist[4][256];
-    int m[4], lt[4];
-    int y, x, c, j;
-    (void)worker;
+    u16x8 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
 
-    for (y = y0; y < y1; y++) {
-        const unsigned char *top = s->data + (size_t)y * s->stride;
-        unsigned char *d = job->dst->data + (size_t)y * job->dst->stride;
-        memset(hist, 0, sizeof hist);
-        for (j = 0; j < k; j++) {
-            const unsigned char *row = top + (size_t)j * s->stride;
-            for (x = 0; x < k; x++)
-                for (c = 0; c < ch; c++)
-                    hist[c][row[x * ch + c]]++;
-        }
-        for (c = 0; c < ch; c++) {
-            m[c] = 0;
-            lt[c] = 0;
-            while (lt[c] + hist[c][m[c]] <= rank)
-                lt[c] += hist[c][m[c]++];
-            d[c] = (unsigned char)m[c];
-        }
-        for (x = 1; x < w; x++) {
-            /* slide: drop column x-1, add column x+k-1 */
-            const unsigned char *out_col = top + (size_t)(x - 1) * ch;
-            const unsigned char *in_col = top + (size_t)(x + k - 1) * ch;
-            for (c = 0; c < ch; c++) {
-                int *h = hist[c], mc = m[c], l = lt[c];
-                for (j = 0; j < k; j++) {
-                    int vo = out_col[(size_t)j * s->stride + c];
-                    int vi = in_col[(size_t)j * s->stride + c];
-                    h[vo]--;
-                    h[vi]++;
-                    l += (vi < mc) - (vo < mc);
-                }
-                while (l > rank)
-                    l -= h[--mc];
-                while (l + h[mc] <= rank)
-                    l += h[mc++];
-                m[c] = mc;
-                lt[c] = l;
-                d[(size_t)x * ch + c] = (unsigned char)mc;
-            }
+static inline void st8(uint16_t *p, u16x8 v) { memcpy(p, &v, sizeof v); }
+
+static inline void ctm_add(uint16_t *acc, const uint16_t *plus)
+{
+    st8(acc, ld8(acc) + ld8(plus));
+    st8(acc + 8, ld8(acc + 8) + ld8(plus + 8));
+}
+
+static inline void ctm_sub(uint16_t *acc, const uint16_t *minus)
+{
+    st8(acc, ld8(acc) - ld8(minus));
+    st8(acc + 8, ld8(acc + 8) - ld8(minus + 8));
+}
+
+/* One padded row into (add) or out of every column histogram. */
+static void ctm_row(ctm_hist *cols, int n, const unsigned char *row, int ch, int add)
+{
+    int x;
+    for (x = 0; x < n; x++) {
+        const unsigned v = row[(size_t)x * ch];
+        if (add) {
+            ctm_add(cols[x].coarse, g_above[v >> 4]);
+            ctm_add(cols[x].fine[v >> 4], g_above[v & 15]);
+        } else {
+            ctm_sub(cols[x].coarse, g_above[v >> 4]);
+            ctm_sub(cols[x].fine[v >> 4], g_above[v & 15]);
         }
     }
 }
 
-/* A column's (or the window's) two-level histogram. */
-typedef struct ctm_hist {
-    uint16_t coarse[16];
-    uint16_t fine[16][16];
-} ctm_hist;
-
-static inline void ctm_count(ctm_hist *h, unsigned v, int delta)
-{
-    h->coarse[v >> 4] = (uint16_t)(h->coarse[v >> 4] + delta);
-    h->fine[v >> 4][v & 15] = (uint16_t)(h->fine[v >> 4][v & 15] + delta);
-}
-
-/* One padded row into (delta 1) or out of (-1) every column histogram. */
-static void ctm_row(ctm_hist *cols, int n, const unsigned char *row, int ch, int delta)
-{
-    int x;
-    for (x = 0; x < n; x++)
-        ctm_count(&cols[x], row[(size_t)x * ch], delta);
-}
-
 static inline void ctm_add16(uint16_t *acc, const uint16_t *plus, const uint16_t *minus)
 {
-    int i;
-    for (i = 0; i < 16; i++)
-        acc[i] = (uint16_t)(acc[i] + plus[i] - minus[i]);
+    st8(acc, ld8(acc) + ld8(plus) - ld8(minus));
+    st8(acc + 8, ld8(acc + 8) + ld8(plus + 8) - ld8(minus + 8));
 }
 
-static void median_ctm_channel(const median_job *job, ctm_hist *cols, int y0, int y1, int c)
+/* The bins whose cumulative count is at most r (bin 0's, 0, always is). */
+static inline int ctm_at_most(const uint16_t *cum, unsigned r)
+{
+    const u16x8 rv = {(uint16_t)r, (uint16_t)r, (uint16_t)r, (uint16_t)r,
+                      (uint16_t)r, (uint16_t)r, (uint16_t)r, (uint16_t)r};
+    /* each lane -1 where a bin is at most r, so 0, 1 or 2 over the two
+     * halves once negated; the lanes summed as two 64-bit words, each of
+     * four lanes, and a multiply that adds a word's lanes into its top one */
+    const i16x8 m = -((i16x8)(ld8(cum) <= rv) + (i16x8)(ld8(cum + 8) <= rv));
+    uint64_t w[2];
+    memcpy(w, &m, sizeof w);
+    return (int)(((w[0] + w[1]) * 0x0001000100010001ull) >> 48);
+}
+
+/* Output columns a strip makes: its column histograms (544 bytes each, k - 1
+ * more than the strip) then stay in a core's L2 cache from row to row, where
+ * a whole 4K row's would not; -DJF_MEDIAN_CTM_STRIP=N moves it for a
+ * measurement. */
+#ifndef JF_MEDIAN_CTM_STRIP
+#define JF_MEDIAN_CTM_STRIP 384
+#endif
+
+/* Output columns [x0, x1) of rows [y0, y1) for channel c. */
+static void median_ctm_strip(const median_job *job, ctm_hist *cols, int y0, int y1, int c, int x0,
+                             int x1)
 {
     const jf_image *s = job->src;
-    const int k = job->ksize, ch = s->channels, w = job->dst->width, n = w + k - 1;
+    const int k = job->ksize, ch = s->channels, w = x1 - x0, n = w + k - 1;
     const int rank = (k * k) / 2;
+    const unsigned char *src = s->data + (size_t)x0 * ch + c;
     uint16_t coarse[16], fine[16][16];
     int fresh[16]; /* the x each fine segment is current for; -1: never */
     int y, x, j, b, f;
 
     memset(cols, 0, sizeof *cols * (size_t)n);
     for (j = 0; j < k - 1; j++)
-        ctm_row(cols, n, s->data + (size_t)(y0 + j) * s->stride + c, ch, 1);
+        ctm_row(cols, n, src + (size_t)(y0 + j) * s->stride, ch, 1);
     for (y = y0; y < y1; y++) {
-        unsigned char *d = job->dst->data + (size_t)y * job->dst->stride + c;
-        ctm_row(cols, n, s->data + (size_t)(y + k - 1) * s->stride + c, ch, 1);
+        unsigned char *d = job->dst->data + (size_t)y * job->dst->stride + (size_t)x0 * ch + c;
+        ctm_row(cols, n, src + (size_t)(y + k - 1) * s->stride, ch, 1);
         memset(coarse, 0, sizeof coarse);
         for (x = 0; x < k; x++)
             for (b = 0; b < 16; b++)
@@ -146,12 +150,14 @@ static void median_ctm_channel(const median_job *job, ctm_hist *cols, int y0, in
         for (b = 0; b < 16; b++)
             fresh[b] = -1;
         for (x = 0; x < w; x++) {
-            int below = 0;
+            int below;
             if (x > 0)
                 ctm_add16(coarse, cols[x + k - 1].coarse, cols[x - 1].coarse);
-            for (b = 0; below + coarse[b] <= rank; b++)
-                below += coarse[b];
-            if (fresh[b] < 0 || x - fresh[b] >= k) { /* rebuild from the k columns */
+            b = ctm_at_most(coarse, (unsigned)rank) - 1;
+            below = coarse[b];
+            if (x > 0 && fresh[b] == x - 1) { /* usually: current one pixel ago */
+                ctm_add16(fine[b], cols[x + k - 1].fine[b], cols[x - 1].fine[b]);
+            } else if (fresh[b] < 0 || x - fresh[b] >= k) { /* rebuild from the k columns */
                 memset(fine[b], 0, sizeof fine[b]);
                 for (j = x; j < x + k; j++)
                     for (f = 0; f < 16; f++)
@@ -161,21 +167,22 @@ static void median_ctm_channel(const median_job *job, ctm_hist *cols, int y0, in
                     ctm_add16(fine[b], cols[j + k - 1].fine[b], cols[j - 1].fine[b]);
             }
             fresh[b] = x;
-            for (f = 0; below + fine[b][f] <= rank; f++)
-                below += fine[b][f];
+            f = ctm_at_most(fine[b], (unsigned)(rank - below)) - 1;
             d[(size_t)x * ch] = (unsigned char)(b * 16 + f);
         }
-        ctm_row(cols, n, s->data + (size_t)y * s->stride + c, ch, -1);
+        ctm_row(cols, n, src + (size_t)y * s->stride, ch, 0);
     }
 }
 
 static void median_ctm_rows(void *arg, int y0, int y1, int worker)
 {
     median_job *job = (median_job *)arg;
-    ctm_hist *cols = (ctm_hist *)job->scratch + (size_t)worker * (size_t)(job->dst->width + job->ksize - 1);
-    int c;
+    const int w = job->dst->width, strip = w < JF_MEDIAN_CTM_STRIP ? w : JF_MEDIAN_CTM_STRIP;
+    ctm_hist *cols = (ctm_hist *)job->scratch + (size_t)worker * (size_t)(strip + job->ksize - 1);
+    int c, x0;
     for (c = 0; c < job->src->channels; c++)
-        median_ctm_channel(job, cols, y0, y1, c);
+        for (x0 = 0; x0 < w; x0 += strip)
+            median_ctm_strip(job, cols, y0, y1, c, x0, x0 + strip < w ? x0 + strip : w);
 }
 
 static median_job make_job(const jf_image *src, jf_image *dst, int ksize)
@@ -193,13 +200,13 @@ jf_status jf_median_cpu(jf_context *ctx, const jf_image *padded, int ksize, jf_i
     median_job job = make_job(padded, dst, ksize);
     if (ksize == 1)
         return jf_image_copy(padded, dst);
-    if (ksize >= JF_MEDIAN_CTM_MIN_K) {
-        const size_t per_band = sizeof(ctm_hist) * (size_t)(dst->width + ksize - 1);
+    {
+        const int strip = dst->width < JF_MEDIAN_CTM_STRIP ? dst->width : JF_MEDIAN_CTM_STRIP;
+        const size_t per_band = sizeof(ctm_hist) * (size_t)(strip + ksize - 1);
         if (!(job.scratch = jf_scratch_get(ctx, JF_SCRATCH_BANDS,
                                            per_band * (size_t)jf_parallel_bands(ctx, dst->height))))
             return JF_ERR_NOMEM;
     }
-    jf_parallel_for(ctx, dst->height,
-                    ksize < JF_MEDIAN_CTM_MIN_K ? median_histogram_rows : median_ctm_rows, &job);
+    jf_parallel_for(ctx, dst->height, median_ctm_rows, &job);
     return JF_OK;
 }
