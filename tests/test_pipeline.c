@@ -798,6 +798,9 @@ static void test_stream_memory(void **state)
     /* only the chroma planes: the padded copy is a chroma plane's */
     assert_int_equal(jf_stream_memory(&f, 6u, 0, 7), (5000u + 2u * 2u * 1250u) * JF_STREAM_SLOTS +
                                                        56u * 31u);
+    /* a slot past the format's planes is not a plane, whatever it holds */
+    f.plane_width[3] = 640, f.plane_height[3] = 480, f.plane_channels[3] = 1;
+    assert_int_equal(jf_stream_memory(&f, 1u, 0, 5), 12500u * JF_STREAM_SLOTS + 104u * 54u);
 }
 
 int main(void)
