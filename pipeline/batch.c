@@ -626,22 +626,26 @@ static double file_device_ms(const jf_batch_item *it)
 }
 
 /* A file done on the first device: the measure that starts the others,
- * when what is left of the batch at its pace outlasts their start. */
+ * when what is left of the batch at its pace outlasts their start.  Only
+ * while some device waits for it (one device: a lock, nothing else). */
 static void measure_device(start_state *s, const jf_batch_item *it)
 {
-    double ms = file_device_ms(it), now = jf_now_ms(), left_ms;
+    const jf_batch *b = s->b;
+    const double pays_ms = b->device_pays_ms > 0.0 ? b->device_pays_ms : DEVICE_PAYS_MS;
+    double now, left_ms;
     int i, done;
-    pthread_mutex_lock(&g_lock);
-    done = s->b->done + 1; /* this file too */
-    pthread_mutex_unlock(&g_lock);
-    left_ms = (double)(s->b->count - done) * (now - s->b->started_ms) / done;
     pthread_mutex_lock(&s->lock);
     if (s->cold) {
-        s->device_ms += ms;
+        now = jf_now_ms();
+        s->device_ms += file_device_ms(it);
         if (now - s->since >= DEVICE_WINDOW_MS) {
             if (s->device_ms >= now - s->since) { /* the device has work all the time */
-                for (i = 1; i < s->ndev && left_ms >= (s->b->device_pays_ms > 0.0
-                                                       ? s->b->device_pays_ms : DEVICE_PAYS_MS); i++)
+                /* s->lock, then g_lock: nothing takes them the other way */
+                pthread_mutex_lock(&g_lock);
+                done = b->done + 1; /* this file too */
+                pthread_mutex_unlock(&g_lock);
+                left_ms = (double)(b->count - done) * (now - b->started_ms) / done;
+                for (i = 1; i < s->ndev && left_ms >= pays_ms; i++)
                     if (!s->opened[i] && s->up[i] == 0)
                         open_device_on_thread(s, i);
                 s->cold = 0;
