@@ -32,7 +32,8 @@ typedef struct median_job {
     const jf_image *src; /* padded by k/2 */
     jf_image *dst;
     int ksize;
-    void *scratch;       /* per band: column histograms (k >= 7) */
+    int strip;           /* output columns a strip makes (JF_MEDIAN_CTM_STRIP, or the width) */
+    void *scratch;       /* per band: column histograms of a strip */
 } median_job;
 
 /* A column's (or the window's) two-level histogram, kept cumulative: each
@@ -145,8 +146,7 @@ static void median_ctm_strip(const median_job *job, ctm_hist *cols, int y0, int 
         ctm_row(cols, n, src + (size_t)(y + k - 1) * s->stride, ch, 1);
         memset(coarse, 0, sizeof coarse);
         for (x = 0; x < k; x++)
-            for (b = 0; b < 16; b++)
-                coarse[b] = (uint16_t)(coarse[b] + cols[x].coarse[b]);
+            ctm_add(coarse, cols[x].coarse);
         for (b = 0; b < 16; b++)
             fresh[b] = -1;
         for (x = 0; x < w; x++) {
@@ -160,8 +160,7 @@ static void median_ctm_strip(const median_job *job, ctm_hist *cols, int y0, int 
             } else if (fresh[b] < 0 || x - fresh[b] >= k) { /* rebuild from the k columns */
                 memset(fine[b], 0, sizeof fine[b]);
                 for (j = x; j < x + k; j++)
-                    for (f = 0; f < 16; f++)
-                        fine[b][f] = (uint16_t)(fine[b][f] + cols[j].fine[b][f]);
+                    ctm_add(fine[b], cols[j].fine[b]);
             } else { /* catch up from where it was last used */
                 for (j = fresh[b] + 1; j <= x; j++)
                     ctm_add16(fine[b], cols[j + k - 1].fine[b], cols[j - 1].fine[b]);
@@ -177,7 +176,7 @@ static void median_ctm_strip(const median_job *job, ctm_hist *cols, int y0, int 
 static void median_ctm_rows(void *arg, int y0, int y1, int worker)
 {
     median_job *job = (median_job *)arg;
-    const int w = job->dst->width, strip = w < JF_MEDIAN_CTM_STRIP ? w : JF_MEDIAN_CTM_STRIP;
+    const int w = job->dst->width, strip = job->strip;
     ctm_hist *cols = (ctm_hist *)job->scratch + (size_t)worker * (size_t)(strip + job->ksize - 1);
     int c, x0;
     for (c = 0; c < job->src->channels; c++)
@@ -200,9 +199,9 @@ jf_status jf_median_cpu(jf_context *ctx, const jf_image *padded, int ksize, jf_i
     median_job job = make_job(padded, dst, ksize);
     if (ksize == 1)
         return jf_image_copy(padded, dst);
+    job.strip = dst->width < JF_MEDIAN_CTM_STRIP ? dst->width : JF_MEDIAN_CTM_STRIP;
     {
-        const int strip = dst->width < JF_MEDIAN_CTM_STRIP ? dst->width : JF_MEDIAN_CTM_STRIP;
-        const size_t per_band = sizeof(ctm_hist) * (size_t)(strip + ksize - 1);
+        const size_t per_band = sizeof(ctm_hist) * (size_t)(job.strip + ksize - 1);
         if (!(job.scratch = jf_scratch_get(ctx, JF_SCRATCH_BANDS,
                                            per_band * (size_t)jf_parallel_bands(ctx, dst->height))))
             return JF_ERR_NOMEM;
