@@ -9,6 +9,7 @@
  * library is a static archive linked into this program, so its calls go
  * through the wrappers too.
  */
+#define _DEFAULT_SOURCE /* nanosleep */
 #include "common.h"
 
 #include <errno.h>
@@ -25,6 +26,7 @@
 #include <malloc.h>
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 static atomic_long g_allocs, g_threads;
 static atomic_int g_refuse_threads; /* 1: every thread start fails (EAGAIN) */
@@ -792,6 +794,61 @@ static void test_core_edges(void **state)
     assert_string_equal(jf_last_error(), "");
 }
 
+/* The pool runs every item once, in the bands jf_parallel_bands counts
+ * (each worker index once, contiguous), whether its workers are awake
+ * (calls back to back) or asleep (a pause between calls), whether the
+ * caller waits awake for the last band or sleeps, with fewer items than
+ * threads, and from one call to the next. */
+typedef struct pool_probe {
+    atomic_int *count;
+    int slow_workers; /* bands but the caller's take a millisecond: the caller sleeps */
+    atomic_int band_seen[8];
+    atomic_int covered;
+} pool_probe;
+
+static void pool_probe_rows(void *arg, int begin, int end, int worker)
+{
+    pool_probe *p = (pool_probe *)arg;
+    int i;
+    const struct timespec ms = {0, 1000000};
+    atomic_fetch_add(&p->band_seen[worker], 1);
+    if (p->slow_workers && worker > 0)
+        nanosleep(&ms, NULL);
+    for (i = begin; i < end; i++)
+        atomic_fetch_add(&p->count[i], 1);
+    atomic_fetch_add(&p->covered, end - begin);
+}
+
+static void test_pool_bands(void **state)
+{
+    static const int sizes[] = {1, 2, 3, 4, 5, 7, 64, 1023};
+    jf_context *ctx = t_cpu_context(4);
+    const struct timespec pause = {0, 1000000};
+    atomic_int count[1023];
+    int round, s, i;
+    (void)state;
+    for (round = 0; round < 40; round++)
+        for (s = 0; s < (int)(sizeof sizes / sizeof sizes[0]); s++) {
+            const int n = sizes[s], bands = jf_parallel_bands(ctx, n);
+            pool_probe probe;
+            memset(&probe, 0, sizeof probe);
+            for (i = 0; i < n; i++)
+                atomic_init(&count[i], 0);
+            probe.count = count;
+            probe.slow_workers = round % 4 == 1;
+            if (round % 4 == 3) /* past the workers' wait awake: they sleep */
+                nanosleep(&pause, NULL);
+            jf_parallel_for(ctx, n, pool_probe_rows, &probe);
+            assert_int_equal(bands, n < 4 ? n : 4);
+            assert_int_equal(atomic_load(&probe.covered), n);
+            for (i = 0; i < n; i++)
+                assert_int_equal(atomic_load(&count[i]), 1);
+            for (i = 0; i < 8; i++)
+                assert_int_equal(atomic_load(&probe.band_seen[i]), i < bands);
+        }
+    jf_context_destroy(ctx);
+}
+
 /* A context gives back every scratch buffer it grew (glibc's count of
  * mapped memory, where it has mallinfo2); a temporary context is a CPU one
  * made without a word; the host copy ceiling is measured. */
@@ -852,6 +909,7 @@ int main(void)
         cmocka_unit_test(test_image_contracts),
         cmocka_unit_test(test_core_edges),
         cmocka_unit_test(test_context_resources),
+        cmocka_unit_test(test_pool_bands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
