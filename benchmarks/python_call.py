@@ -5,8 +5,10 @@ where that time is most of the call (an H200 and CuPy).
     python3 benchmarks/python_call.py
 
 1. Steps: a 640x480 grey median k = 3 on a CuPy array (out=, a context,
-   a non-blocking stream): the whole call, then each step of it timed
-   alone (the median over rounds of 200 calls, microseconds).
+   a non-blocking stream): the whole call, the extension's one step it
+   takes, and the Python path's steps (what a call it declines goes
+   through) each timed alone (the median over rounds of 200 calls,
+   microseconds).
 2. 1920x1080 grey, k = 3: jetfilter's median (auto, and each GPU
    variant), its Gaussian, and CV-CUDA's, ms a call (200 calls between
    synchronisations, the median of 5 rounds, the cells alternated).
@@ -41,17 +43,21 @@ def steps():
     with stream:
         ctx.set_stream(stream)
         plan = _ops.plan("median", (("ksize", 3),), (3,))
+        op = [o for o in c.ops() if o["name"] == "median"][0]
         img, _ = _ops._prepare(x, ctx, None)
         dst = _arrays.describe(out, True, "out")
         rows = [("the call", lambda: jf.median(x, ksize=3, out=out, context=ctx)),
-                ("the plan (cached)", lambda: _ops.plan("median", (("ksize", 3),), (3,))),
-                ("the image described, context checked", lambda: _ops._prepare(x, ctx, None)),
-                ("out= described", lambda: _arrays.describe(out, True, "out")),
-                ("the stream bound", lambda: _context.bind_stream(ctx, img, None)),
-                ("the extension's run()", lambda: c.run(ctx, plan, img.spec, dst.spec))]
+                ("the call, default context", lambda: jf.median(x, ksize=3, out=out)),
+                ("the extension's one step, fast()", lambda: c.fast(plan, x, out, ctx)),
+                ("Python path: the call", lambda: _ops.run_filter(op, x, out, ctx, None, (("ksize", 3),), (3,))),
+                ("Python path: the plan (cached)", lambda: _ops.plan("median", (("ksize", 3),), (3,))),
+                ("Python path: the image described, context checked", lambda: _ops._prepare(x, ctx, None)),
+                ("Python path: out= described", lambda: _arrays.describe(out, True, "out")),
+                ("Python path: the stream bound", lambda: _context.bind_stream(ctx, img, None)),
+                ("Python path: the extension's run()", lambda: c.run(ctx, plan, img.spec, dst.spec))]
         for name, f in rows:
-            print("%-40s %6.2f us" % (name, t(f)))
-        print("%-40s %6.2f us" % ("the same run() from C", c.c_call_loop(ctx, plan, img.spec, dst.spec, 200)))
+            print("%-52s %6.2f us" % (name, t(f)))
+        print("%-52s %6.2f us" % ("the same run() from C", c.c_call_loop(ctx, plan, img.spec, dst.spec, 200)))
 
 
 def cells():

@@ -311,6 +311,7 @@ class _Fast(dict):
         f = None
         if mod == "cupy" and t.__name__ == "ndarray":
             f = _cupy_image
+            _c.fast_cupy(t, sys.modules["cupy"].cuda.get_current_stream)
         elif t is _np.ndarray:
             f = _numpy_image
         elif mod == "torch" and t.__name__ in ("Tensor", "Parameter"):

@@ -8,10 +8,15 @@ context= and stream=.  The parameters' ranges and errors are the library's.
 """
 from . import _arrays
 from . import _jetfilter as _c
-from ._context import bind_stream, context_for
+from ._context import Context, bind_stream, context_for, default_context
 
 _PLANS = {}
 _PLAN_CACHE_MAX = 256
+
+# what the extension's one-step call reads itself (NumPy here; CuPy when one is seen)
+_c.fast_setup(_arrays._np.ndarray, _arrays._np.empty,
+              tuple(_arrays._np.dtype(t) for t in ("uint8", "uint16", "float32")),
+              Context, default_context)
 
 
 def python_name(name):
@@ -61,6 +66,15 @@ def plan(op_name, values, defaults):
         if len(_PLANS) >= _PLAN_CACHE_MAX:
             _PLANS.clear()
         _PLANS[key] = p
+    return p
+
+
+def _plan_into(cache, key, op, values, defaults):
+    """plan(), kept in an operation's own cache under its arguments and their types."""
+    p = plan(op["name"], values, defaults)
+    if len(cache) >= _PLAN_CACHE_MAX:
+        cache.clear()
+    cache[key] = p
     return p
 
 
@@ -179,6 +193,23 @@ _TEMPLATE = '''
 def {name}({args}*, {kwargs}out=None, context=None, stream=None):
     return _run(_OP, {images}out, context, stream, ({values}), _DEFAULTS)
 '''
+# a filter's call: NumPy and CuPy arrays in one step of the extension
+# (_c.fast), everything else, and what it declines, through _run
+_FAST_TEMPLATE = '''
+def {name}({args}*, {kwargs}out=None, context=None, stream=None):
+    if stream is None:
+        try:
+            p = _PLANS[({key})]
+        except KeyError:
+            p = _plan_into(_PLANS, ({key}), _OP, ({values}), _DEFAULTS)
+        except TypeError:  # an unhashable value: the Python path refuses it by name
+            p = None
+        if p is not None:
+            r = _fast(p, image, out, context)
+            if r is not NotImplemented:
+                return r
+    return _run(_OP, {images}out, context, stream, ({values}), _DEFAULTS)
+'''
 _METRIC_TEMPLATE = '''
 def {name}(a, b, *, {kwargs}context=None, stream=None):
     return _run(_OP, a, b, context, stream, ({values}), _DEFAULTS)
@@ -242,11 +273,17 @@ def generate(namespace):
         elif op["kind"] == "estimate":
             src = _ESTIMATE_TEMPLATE.format(name=name, kwargs=kwargs, values=values)
             run = run_estimate
+        elif op["kind"] == "filter" and not op["estimate"] and all(q["type"] != "weights" for q in params):
+            key = "".join("%s, type(%s), " % (n, n) for n in pyparams)
+            src = _FAST_TEMPLATE.format(name=name, args="image, ", kwargs=kwargs, images="image, ",
+                                        values=values, key=key)
+            run = run_filter
         else:
             src = _TEMPLATE.format(name=name, args="image, ", kwargs=kwargs, images="image, ",
                                    values=values)
             run = run_noise if op["kind"] == "noise" else run_filter
-        scope = {"_OP": op, "_DEFAULTS": defaults, "_run": run, "_w": _weights_bytes}
+        scope = {"_OP": op, "_DEFAULTS": defaults, "_run": run, "_w": _weights_bytes, "_PLANS": {},
+                 "_plan_into": _plan_into, "_fast": _c.fast}
         exec(compile(src, "<jetfilter operation %s>" % op["name"], "exec"), scope)
         fn = scope[name]
         fn.__doc__ = _docstring(op)

@@ -796,6 +796,307 @@ static PyObject *py_run(PyObject *mod, PyObject *args)
     return Py_BuildValue("(sssd)", jf_variant_name(r.variant), r.kernel, r.decision, r.estimate);
 }
 
+/* ---- a filter call in one step --------------------------------------------- */
+
+/* fast(plan, image, out, context): the whole of a plain filter call for the
+ * arrays users hand in most (NumPy's, and CuPy's once one was seen), read
+ * here rather than through the package's Python layers, which cost more
+ * than a small image's filter.  Anything it does not take as the Python
+ * path would (another type, float16, a view that is not dense rows, an
+ * out= that does not match, a context of another device, memory the GPU
+ * shares, a caller's stream that must be given back) returns
+ * NotImplemented before any work, and the package takes the Python path,
+ * which does the same work or raises the error naming what was wrong. */
+static struct {
+    PyObject *numpy_type, *np_empty, *dtypes[3]; /* uint8, uint16, float32 (native order) */
+    PyObject *context_class, *default_context;
+    PyObject *cupy_type, *cupy_stream; /* cupy.ndarray, cupy.cuda.get_current_stream */
+    PyObject *s_array_struct, *s_data, *s_ptr, *s_device_id, *s_shape, *s_strides, *s_dtype;
+    PyObject *s_is_cuda, *s_device, *s_stream, *s_stream_owner;
+} g_fast;
+
+/* fast_setup(numpy.ndarray, numpy.empty, (uint8, uint16, float32), Context, default_context) */
+static PyObject *py_fast_setup(PyObject *mod, PyObject *args)
+{
+    PyObject *nt, *empty, *dtypes, *cls, *dflt;
+    int i;
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "OOO!OO", &nt, &empty, &PyTuple_Type, &dtypes, &cls, &dflt) ||
+        PyTuple_Size(dtypes) != 3)
+        return PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_TypeError, "three dtypes"), NULL);
+#define JF_KEEP(field, value) (Py_XDECREF(g_fast.field), Py_INCREF(value), g_fast.field = (value))
+    JF_KEEP(numpy_type, nt);
+    JF_KEEP(np_empty, empty);
+    JF_KEEP(context_class, cls);
+    JF_KEEP(default_context, dflt);
+    for (i = 0; i < 3; i++)
+        JF_KEEP(dtypes[i], PyTuple_GetItem(dtypes, i));
+    if (!g_fast.s_array_struct) {
+        static const char *const names[] = {"__array_struct__", "data", "ptr", "device_id", "shape",
+                                            "strides", "dtype", "is_cuda", "device", "_stream",
+                                            "_stream_owner"};
+        PyObject **slots[] = {&g_fast.s_array_struct, &g_fast.s_data, &g_fast.s_ptr,
+                              &g_fast.s_device_id, &g_fast.s_shape, &g_fast.s_strides,
+                              &g_fast.s_dtype, &g_fast.s_is_cuda, &g_fast.s_device,
+                              &g_fast.s_stream, &g_fast.s_stream_owner};
+        for (i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
+            if (!(*slots[i] = PyUnicode_InternFromString(names[i])))
+                return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* fast_cupy(cupy.ndarray, cupy.cuda.get_current_stream) */
+static PyObject *py_fast_cupy(PyObject *mod, PyObject *args)
+{
+    PyObject *t, *stream;
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "OO", &t, &stream))
+        return NULL;
+    JF_KEEP(cupy_type, t);
+    JF_KEEP(cupy_stream, stream);
+#undef JF_KEEP
+    Py_RETURN_NONE;
+}
+
+/* A NumPy or CuPy array as the intake takes it: 1, or 0 (no exception) where
+ * the Python path must look; its number of dimensions in *ndim. */
+static int fast_describe(PyObject *obj, int on_device, int writable, const char *what, jf_image *img,
+                         int *ndim)
+{
+    int64_t shape_v[8], strides_v[8];
+    char dtype[8], why[256];
+    jfpy_array a;
+    int rc, i;
+    memset(&a, 0, sizeof a);
+    a.lanes = 1;
+    if (!on_device) {
+        PyObject *cap = PyObject_GetAttr(obj, g_fast.s_array_struct);
+        const numpy_array_struct *s = cap && PyCapsule_CheckExact(cap)
+                                          ? (const numpy_array_struct *)PyCapsule_GetPointer(cap, NULL)
+                                          : NULL;
+        if (!s || s->two != 2 || s->nd < 2 || s->nd > 3 || !s->shape || !(s->flags & NUMPY_NOTSWAPPED) ||
+            (s->typekind == 'f' && s->itemsize == 2)) { /* float16: through a float32 copy */
+            Py_XDECREF(cap);
+            PyErr_Clear();
+            return 0;
+        }
+        for (i = 0; i < s->nd; i++) {
+            shape_v[i] = (int64_t)s->shape[i];
+            strides_v[i] = s->strides ? (int64_t)s->strides[i] : 0;
+        }
+        snprintf(dtype, sizeof dtype, "%c%c%d", s->itemsize == 1 ? '|' : '=', s->typekind, s->itemsize);
+        a.data = (uint64_t)(uintptr_t)s->data;
+        a.ndim = s->nd;
+        a.strides = s->strides ? strides_v : NULL;
+        a.readonly = !(s->flags & NUMPY_WRITEABLE);
+        a.location = JF_LOC_HOST;
+        a.device = -1;
+        Py_DECREF(cap);
+    } else {
+        static const char *const typestr[3] = {"|u1", "=u2", "=f4"};
+        PyObject *data = PyObject_GetAttr(obj, g_fast.s_data);
+        PyObject *ptr = data ? PyObject_GetAttr(data, g_fast.s_ptr) : NULL;
+        PyObject *dev = data ? PyObject_GetAttr(data, g_fast.s_device_id) : NULL;
+        PyObject *shape = PyObject_GetAttr(obj, g_fast.s_shape);
+        PyObject *strides = PyObject_GetAttr(obj, g_fast.s_strides);
+        PyObject *dt = PyObject_GetAttr(obj, g_fast.s_dtype);
+        int which = -1;
+        long long nd = -1, ns = -1;
+        for (i = 0; dt && i < 3; i++)
+            if (dt == g_fast.dtypes[i])
+                which = i;
+        if (ptr && dev && shape && strides && which >= 0 && PyLong_Check(ptr) && PyLong_Check(dev)) {
+            a.data = PyLong_AsUnsignedLongLong(ptr);
+            a.device = (int)PyLong_AsLong(dev);
+            nd = number_list(shape, what, "shape", shape_v);
+            ns = number_list(strides, what, "strides", strides_v);
+        }
+        Py_XDECREF(data);
+        Py_XDECREF(ptr);
+        Py_XDECREF(dev);
+        Py_XDECREF(shape);
+        Py_XDECREF(strides);
+        Py_XDECREF(dt);
+        if (PyErr_Occurred() || nd < 2 || nd > 3 || ns != nd) {
+            PyErr_Clear();
+            return 0;
+        }
+        memcpy(dtype, typestr[which], 4);
+        a.ndim = nd;
+        a.strides = strides_v;
+        a.location = JF_LOC_DEVICE;
+    }
+    a.shape = shape_v;
+    a.dtype = dtype;
+    rc = jfpy_intake(&a, writable, what, img, why, sizeof why);
+    *ndim = (int)a.ndim;
+    return rc == 0;
+}
+
+/* The Python Context's attribute as a C long; 0 and no exception if absent. */
+static long long context_attr(PyObject *ctx, PyObject *name, int *ok)
+{
+    PyObject *v = PyObject_GetAttr(ctx, name);
+    long long n = 0;
+    if (v && PyLong_Check(v))
+        n = (long long)PyLong_AsUnsignedLongLongMask(v);
+    else
+        *ok = 0;
+    Py_XDECREF(v);
+    PyErr_Clear();
+    return n;
+}
+
+static int host_memory(const jf_image *img)
+{
+    jf_location loc;
+    int dev;
+    return jf_memory_locate(img->data, &loc, &dev) == JF_OK && loc == JF_LOC_HOST;
+}
+
+static PyObject *py_fast(PyObject *mod, PyObject *args)
+{
+    PyObject *plan_obj, *image, *out, *context, *ctx_obj = NULL, *made = NULL, *stream_obj = NULL;
+    PyObject *result = NULL;
+    jf_image src, dst;
+    jf_plan *plan;
+    jf_context *ctx;
+    jf_status st;
+    int on_device, ndim_src, ndim_dst, ok = 1, is_cuda;
+    unsigned long long stream = 0, current;
+    (void)mod;
+    if (!PyArg_UnpackTuple(args, "fast", 4, 4, &plan_obj, &image, &out, &context) ||
+        !(plan = plan_of(plan_obj)))
+        return NULL;
+    if (!g_fast.numpy_type)
+        Py_RETURN_NOTIMPLEMENTED;
+    if ((PyObject *)Py_TYPE(image) == g_fast.numpy_type)
+        on_device = 0;
+    else if (g_fast.cupy_type && (PyObject *)Py_TYPE(image) == g_fast.cupy_type)
+        on_device = 1;
+    else
+        Py_RETURN_NOTIMPLEMENTED;
+    if ((out != Py_None && Py_TYPE(out) != Py_TYPE(image)) || (on_device && out == Py_None) ||
+        !fast_describe(image, on_device, 0, "image", &src, &ndim_src))
+        Py_RETURN_NOTIMPLEMENTED;
+    /* the context: the caller's, else this thread's for where the image is */
+    if (context == Py_None) {
+        PyObject *dev = on_device ? PyLong_FromLong(src.device) : (Py_INCREF(Py_None), Py_None);
+        ctx_obj = dev ? PyObject_CallFunctionObjArgs(g_fast.default_context, dev, NULL) : NULL;
+        Py_XDECREF(dev);
+        if (!ctx_obj)
+            return NULL;
+    } else {
+        ctx_obj = context;
+        Py_INCREF(ctx_obj);
+    }
+    if (!PyObject_TypeCheck(ctx_obj, (PyTypeObject *)g_fast.context_class))
+        goto python_path;
+    {
+        PyObject *v = PyObject_GetAttr(ctx_obj, g_fast.s_is_cuda);
+        is_cuda = v ? PyObject_IsTrue(v) : -1;
+        Py_XDECREF(v);
+        if (is_cuda < 0) {
+            PyErr_Clear();
+            goto python_path;
+        }
+    }
+    if (on_device && (!is_cuda || context_attr(ctx_obj, g_fast.s_device, &ok) != src.device || !ok))
+        goto python_path;
+    if (!on_device && is_cuda && !host_memory(&src))
+        goto python_path; /* a frame the GPU shares: the Python path waits for it */
+    current = (unsigned long long)context_attr(ctx_obj, g_fast.s_stream, &ok);
+    if (!ok)
+        goto python_path;
+    if (on_device) { /* the stream CuPy works on now */
+        PyObject *p;
+        if (!(stream_obj = PyObject_CallFunctionObjArgs(g_fast.cupy_stream, NULL)))
+            goto fail;
+        if (!(p = PyObject_GetAttr(stream_obj, g_fast.s_ptr)) || !PyLong_Check(p)) {
+            Py_XDECREF(p);
+            PyErr_Clear();
+            goto python_path;
+        }
+        stream = PyLong_AsUnsignedLongLong(p);
+        Py_DECREF(p);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            goto python_path;
+        }
+        if (!stream)
+            stream = 1; /* the legacy default stream, which others sync with */
+    } else if (current > 2) { /* a caller's stream the context must give back unless it holds it */
+        PyObject *owner = PyObject_GetAttr(ctx_obj, g_fast.s_stream_owner);
+        const int held = owner && owner != Py_None;
+        Py_XDECREF(owner);
+        PyErr_Clear();
+        if (!held)
+            goto python_path;
+    }
+    /* out=: given (of the image's shape, dtype and place), or made */
+    if (out == Py_None) {
+        PyObject *shape = PyObject_GetAttr(image, g_fast.s_shape);
+        PyObject *dt = PyObject_GetAttr(image, g_fast.s_dtype);
+        made = shape && dt ? PyObject_CallFunctionObjArgs(g_fast.np_empty, shape, dt, NULL) : NULL;
+        Py_XDECREF(shape);
+        Py_XDECREF(dt);
+        if (!made)
+            goto fail;
+        out = made;
+    }
+    if (!fast_describe(out, on_device, 1, "out", &dst, &ndim_dst) || dst.width != src.width ||
+        dst.height != src.height || dst.channels != src.channels || dst.sample != src.sample ||
+        dst.device != src.device || !(ndim_dst == ndim_src || (ndim_src == 2 && ndim_dst == 3)) ||
+        (!on_device && is_cuda && !made && !host_memory(&dst)))
+        goto python_path;
+    if (on_device) {
+        if (stream != current) {
+            PyObject *v;
+            if (!(ctx = acquire_context(ctx_obj)))
+                goto fail;
+            st = jf_context_set_stream(ctx, (void *)(uintptr_t)stream);
+            release_context(ctx_obj);
+            if (st != JF_OK) {
+                raise_status(st);
+                goto fail;
+            }
+            if (!(v = PyLong_FromUnsignedLongLong(stream)) ||
+                PyObject_SetAttr(ctx_obj, g_fast.s_stream, v) < 0) {
+                Py_XDECREF(v);
+                goto fail;
+            }
+            Py_DECREF(v);
+        }
+        if (PyObject_SetAttr(ctx_obj, g_fast.s_stream_owner, stream_obj) < 0)
+            goto fail;
+    }
+    if (!(ctx = acquire_context(ctx_obj)))
+        goto fail;
+    Py_BEGIN_ALLOW_THREADS
+    st = jf_plan_run(ctx, plan, &src, &dst, NULL);
+    Py_END_ALLOW_THREADS
+    release_context(ctx_obj);
+    if (st != JF_OK) {
+        raise_status(st);
+        goto fail;
+    }
+    Py_INCREF(out);
+    result = out;
+    goto done;
+python_path:
+    Py_INCREF(Py_NotImplemented);
+    result = Py_NotImplemented;
+    goto done;
+fail:
+    result = NULL;
+done:
+    Py_XDECREF(ctx_obj);
+    Py_XDECREF(made);
+    Py_XDECREF(stream_obj);
+    return result;
+}
+
 /* c_call_loop(context, plan, src, dst, calls) -> microseconds a call: the
  * same call as run(), made `calls` times from C with the GIL held, for the
  * benchmark of what Python adds (benchmarks/python_bench.py); the context
@@ -1578,6 +1879,12 @@ out:
 
 static PyMethodDef module_methods[] = {
     {"run", py_run, METH_VARARGS, "run(context, plan, src, dst): run a filter, pad or noise plan."},
+    {"fast", py_fast, METH_VARARGS,
+     "fast(plan, image, out, context) -> out: a plain filter call on NumPy or CuPy arrays in one "
+     "step, or NotImplemented where the Python path must look."},
+    {"fast_setup", py_fast_setup, METH_VARARGS,
+     "fast_setup(ndarray, empty, dtypes, Context, default_context): what fast() reads."},
+    {"fast_cupy", py_fast_cupy, METH_VARARGS, "fast_cupy(cupy.ndarray, get_current_stream)."},
     {"job", py_job, METH_VARARGS,
      "job(command, inputs, options, progress) -> str: a batch in this process, its JSON report."},
     {"measure", py_measure, METH_VARARGS, "measure(context, plan, a, b) -> float: run a metric plan."},

@@ -172,6 +172,52 @@ def test_out_is_written_in_place(cpu):
     assert big[:5].sum() == 0 and big[45:].sum() == 0
 
 
+def test_the_one_step_call(cpu):
+    """Plain NumPy arrays (every sample type, grey to four channels, out=
+    given or made) run in the extension's one step and give what the Python
+    path gives; what that step must not take (float16, a view that is not
+    dense rows, an out= that does not match or is read-only, other types, a
+    context that is not one) it declines before any work, and the call
+    goes the Python path, which copies or raises as before."""
+    from jetfilter import _ops
+    c = jf._jetfilter
+    op = [o for o in c.ops() if o["name"] == "median"][0]
+    p = _ops.plan("median", (("ksize", 5),), (3,))
+    for dtype, ch in [(np.uint8, None), (np.uint8, 3), (np.uint16, 4), (np.float32, 1)]:
+        img = random_image(23, 37, ch, np.uint16 if dtype == np.uint16 else np.uint8, seed=5).astype(dtype)
+        want = _ops.run_filter(op, img, None, cpu, None, (("ksize", 5),), (3,))
+        out = np.full_like(img, 7)
+        assert c.fast(p, img, out, cpu) is out
+        assert np.array_equal(out, want)
+        made = c.fast(p, img, None, cpu)
+        assert made is not NotImplemented and made.dtype == img.dtype and made.shape == img.shape
+        assert np.array_equal(made, want)
+        assert np.array_equal(jf.median(img, ksize=5, context=cpu), want)
+    img = random_image(12, 16)
+    ro = np.empty_like(img)
+    ro.flags.writeable = False
+
+    class Sub(np.ndarray):
+        pass
+    declined = [(img.astype(np.float16), None, cpu), (img[:, ::2], None, cpu), (img[::-1], None, cpu),
+                (img, np.empty((12, 15), np.uint8), cpu), (img, np.empty_like(img, np.uint16), cpu),
+                (img, ro, cpu), (img, img.view(Sub), cpu), (img.view(Sub), None, cpu),
+                (img.tolist(), None, cpu), (img[0], None, cpu), (img[:, :, None], np.empty_like(img), cpu),
+                (img, None, object())]
+    for image, out, ctx in declined:
+        assert c.fast(p, image, out, ctx) is NotImplemented
+    with pytest.raises(jf.ArgumentError, match="out: shape"):
+        jf.median(img, out=np.empty((12, 15), np.uint8), context=cpu)
+    with pytest.raises(jf.ArgumentError, match="read-only"):
+        jf.median(img, out=ro, context=cpu)
+    with pytest.raises(TypeError, match="context"):
+        jf.median(img, context=object())
+    closed = jf.Context(backend="cpu")
+    closed.close()
+    with pytest.raises(ValueError, match="closed"):
+        jf.median(img, context=closed)
+
+
 def _scipy():
     return pytest.importorskip("scipy.ndimage")
 
