@@ -3,6 +3,7 @@
 where that time is most of the call (an H200 and CuPy).
 
     python3 benchmarks/python_call.py
+    python3 benchmarks/python_call.py --cpu    (NumPy on the CPU backend)
 
 1. Steps: a 640x480 grey median k = 3 on a CuPy array (out=, a context,
    a non-blocking stream): the whole call, the extension's one step it
@@ -12,19 +13,57 @@ where that time is most of the call (an H200 and CuPy).
 2. 1920x1080 grey, k = 3: jetfilter's median (auto, and each GPU
    variant), its Gaussian, and CV-CUDA's, ms a call (200 calls between
    synchronisations, the median of 5 rounds, the cells alternated).
+With --cpu: NumPy arrays (8x8 and 640x480 grey, median k = 3, out=) on
+a one-thread CPU context and on the default context (every core), the
+one step and the Python path, against the same run() from C.
 """
 import statistics
+import sys
 import time
 
 import numpy as np
-import cupy as cp
 
 import jetfilter as jf
 from jetfilter import _arrays, _context, _ops
 from jetfilter import _jetfilter as c
 
 
+def timed(f, n=200, rounds=24, after=lambda: None):
+    """Microseconds a call: the median over rounds of n calls."""
+    res = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            f()
+        res.append((time.perf_counter() - t0) / n * 1e6)
+        after()
+    return statistics.median(res)
+
+
+def cpu_steps():
+    one = jf.Context(backend="cpu", threads=1)
+    every = jf.default_context()
+    op = [o for o in c.ops() if o["name"] == "median"][0]
+    plan = _ops.plan("median", (("ksize", 3),), (3,))
+    print("# %s; default context: %d threads" % (one, every.info()["threads"]))
+    for h, w in ((8, 8), (480, 640)):
+        x = np.random.default_rng(1).integers(0, 256, (h, w), dtype=np.uint8)
+        out = np.empty_like(x)
+        src, dst = _arrays.describe(x).spec, _arrays.describe(out, True).spec
+        rows = [("the call, one thread", lambda: jf.median(x, ksize=3, out=out, context=one)),
+                ("the call, default context", lambda: jf.median(x, ksize=3, out=out)),
+                ("the extension's one step, fast()", lambda: c.fast(plan, x, out, one)),
+                ("Python path: the call, one thread",
+                 lambda: _ops.run_filter(op, x, out, one, None, (("ksize", 3),), (3,)))]
+        for name, f in rows:
+            print("%dx%d %-44s %7.2f us" % (w, h, name, timed(f, 2000, 15)))
+        print("%dx%d %-44s %7.2f us" % (w, h, "the same run() from C, one thread",
+                                        statistics.median(c.c_call_loop(one, plan, src, dst, 2000)
+                                                          for _ in range(15))))
+
+
 def steps():
+    import cupy as cp
     x = cp.asarray(np.random.default_rng(1).integers(0, 256, (480, 640), dtype=np.uint8))
     out = cp.empty_like(x)
     ctx = jf.Context(backend="cuda")
@@ -61,6 +100,7 @@ def steps():
 
 
 def cells():
+    import cupy as cp
     import torch
     import cvcuda
     from python_bench import per_call
@@ -86,5 +126,8 @@ def cells():
 
 
 if __name__ == "__main__":
-    steps()
-    cells()
+    if "--cpu" in sys.argv[1:]:
+        cpu_steps()
+    else:
+        steps()
+        cells()
