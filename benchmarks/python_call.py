@@ -69,15 +69,8 @@ def steps():
     ctx = jf.Context(backend="cuda")
     stream = cp.cuda.Stream(non_blocking=True)
 
-    def t(f, n=200, rounds=24):
-        res = []
-        for _ in range(rounds):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                f()
-            res.append((time.perf_counter() - t0) / n * 1e6)
-            stream.synchronize()
-        return statistics.median(res)
+    def t(f):
+        return timed(f, after=stream.synchronize)
 
     with stream:
         ctx.set_stream(stream)
