@@ -6,8 +6,8 @@ where that time is most of the call (an H200 and CuPy).
     python3 benchmarks/python_call.py --cpu    (NumPy on the CPU backend)
 
 1. Steps: a 640x480 grey median k = 3 on a CuPy array (out=, a context,
-   a non-blocking stream): the whole call, the extension's one step it
-   takes, and the Python path's steps (what a call it declines goes
+   a non-blocking stream): the whole call (and on PyTorch tensors), the
+   extension's one step it takes, and the Python path's steps (what a call it declines goes
    through) each timed alone (the median over rounds of 200 calls,
    microseconds).
 2. 1920x1080 grey, k = 3: jetfilter's median (auto, and each GPU
@@ -64,6 +64,7 @@ def cpu_steps():
 
 def steps():
     import cupy as cp
+    import torch
     x = cp.asarray(np.random.default_rng(1).integers(0, 256, (480, 640), dtype=np.uint8))
     out = cp.empty_like(x)
     ctx = jf.Context(backend="cuda")
@@ -76,10 +77,13 @@ def steps():
         ctx.set_stream(stream)
         plan = _ops.plan("median", (("ksize", 3),), (3,))
         op = [o for o in c.ops() if o["name"] == "median"][0]
+        tx = torch.as_tensor(cp.asnumpy(x), device="cuda")
+        tout = torch.empty_like(tx)
         img, _ = _ops._prepare(x, ctx, None)
         dst = _arrays.describe(out, True, "out")
         rows = [("the call", lambda: jf.median(x, ksize=3, out=out, context=ctx)),
                 ("the call, default context", lambda: jf.median(x, ksize=3, out=out)),
+                ("the call, PyTorch tensors", lambda: jf.median(tx, ksize=3, out=tout, context=ctx)),
                 ("the extension's one step, fast()", lambda: c.fast(plan, x, out, ctx)),
                 ("Python path: the call", lambda: _ops.run_filter(op, x, out, ctx, None, (("ksize", 3),), (3,))),
                 ("Python path: the plan (cached)", lambda: _ops.plan("median", (("ksize", 3),), (3,))),

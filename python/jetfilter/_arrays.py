@@ -316,6 +316,10 @@ class _Fast(dict):
             f = _numpy_image
         elif mod == "torch" and t.__name__ in ("Tensor", "Parameter"):
             f = _torch_image
+            torch = sys.modules["torch"]
+            if t is torch.Tensor and torch.cuda.is_available():
+                _c.fast_torch(t, (torch.uint8, getattr(torch, "uint16", None), torch.float32),
+                              torch.cuda.current_stream)
         self[t] = f
         return f
 

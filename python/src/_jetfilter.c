@@ -799,7 +799,8 @@ static PyObject *py_run(PyObject *mod, PyObject *args)
 /* ---- a filter call in one step --------------------------------------------- */
 
 /* fast(plan, image, out, context): the whole of a plain filter call for the
- * arrays users hand in most (NumPy's, and CuPy's once one was seen), read
+ * arrays users hand in most (NumPy's, and CuPy's and PyTorch's CUDA tensors
+ * once one of theirs was seen), read
  * here rather than through the package's Python layers, which cost more
  * than a small image's filter.  Anything it does not take as the Python
  * path would (another type, float16, a view that is not dense rows, an
@@ -811,9 +812,13 @@ static struct {
     PyObject *numpy_type, *np_empty, *dtypes[3]; /* uint8, uint16, float32 (native order) */
     PyObject *context_class, *default_context;
     PyObject *cupy_type, *cupy_stream; /* cupy.ndarray, cupy.cuda.get_current_stream */
+    PyObject *torch_type, *torch_dtypes[3], *torch_stream; /* torch.Tensor, torch.cuda.current_stream */
     PyObject *s_array_struct, *s_data, *s_ptr, *s_device_id, *s_shape, *s_strides, *s_dtype;
-    PyObject *s_is_cuda, *s_device, *s_stream, *s_stream_owner;
+    PyObject *s_is_cuda, *s_device, *s_stream, *s_stream_owner, *s_data_ptr, *s_stride, *s_index;
+    PyObject *s_cuda_stream;
 } g_fast;
+
+enum { FAST_NUMPY, FAST_CUPY, FAST_TORCH };
 
 /* fast_setup(numpy.ndarray, numpy.empty, (uint8, uint16, float32), Context, default_context) */
 static PyObject *py_fast_setup(PyObject *mod, PyObject *args)
@@ -834,11 +839,13 @@ static PyObject *py_fast_setup(PyObject *mod, PyObject *args)
     if (!g_fast.s_array_struct) {
         static const char *const names[] = {"__array_struct__", "data", "ptr", "device_id", "shape",
                                             "strides", "dtype", "is_cuda", "device", "_stream",
-                                            "_stream_owner"};
+                                            "_stream_owner", "data_ptr", "stride", "index",
+                                            "cuda_stream"};
         PyObject **slots[] = {&g_fast.s_array_struct, &g_fast.s_data, &g_fast.s_ptr,
                               &g_fast.s_device_id, &g_fast.s_shape, &g_fast.s_strides,
                               &g_fast.s_dtype, &g_fast.s_is_cuda, &g_fast.s_device,
-                              &g_fast.s_stream, &g_fast.s_stream_owner};
+                              &g_fast.s_stream, &g_fast.s_stream_owner, &g_fast.s_data_ptr,
+                              &g_fast.s_stride, &g_fast.s_index, &g_fast.s_cuda_stream};
         for (i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
             if (!(*slots[i] = PyUnicode_InternFromString(names[i])))
                 return NULL;
@@ -855,13 +862,43 @@ static PyObject *py_fast_cupy(PyObject *mod, PyObject *args)
         return NULL;
     JF_KEEP(cupy_type, t);
     JF_KEEP(cupy_stream, stream);
+    Py_RETURN_NONE;
+}
+
+/* fast_torch(torch.Tensor, (uint8, uint16 or None, float32), torch.cuda.current_stream) */
+static PyObject *py_fast_torch(PyObject *mod, PyObject *args)
+{
+    PyObject *t, *dtypes, *stream;
+    int i;
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "OO!O", &t, &PyTuple_Type, &dtypes, &stream))
+        return NULL;
+    if (PyTuple_Size(dtypes) != 3) {
+        PyErr_SetString(PyExc_TypeError, "three dtypes");
+        return NULL;
+    }
+    for (i = 0; i < 3; i++)
+        JF_KEEP(torch_dtypes[i], PyTuple_GetItem(dtypes, i));
+    JF_KEEP(torch_type, t);
+    JF_KEEP(torch_stream, stream);
 #undef JF_KEEP
     Py_RETURN_NONE;
 }
 
+/* obj.name() */
+static PyObject *call_method0(PyObject *obj, PyObject *name)
+{
+    PyObject *m = PyObject_GetAttr(obj, name), *r;
+    if (!m)
+        return NULL;
+    r = PyObject_CallFunctionObjArgs(m, NULL);
+    Py_DECREF(m);
+    return r;
+}
+
 /* A NumPy or CuPy array as the intake takes it: 1, or 0 (no exception) where
  * the Python path must look; its number of dimensions in *ndim. */
-static int fast_describe(PyObject *obj, int on_device, int writable, const char *what, jf_image *img,
+static int fast_describe(PyObject *obj, int kind, int writable, const char *what, jf_image *img,
                          int *ndim)
 {
     int64_t shape_v[8], strides_v[8];
@@ -870,7 +907,7 @@ static int fast_describe(PyObject *obj, int on_device, int writable, const char 
     int rc, i;
     memset(&a, 0, sizeof a);
     a.lanes = 1;
-    if (!on_device) {
+    if (kind == FAST_NUMPY) {
         PyObject *cap = PyObject_GetAttr(obj, g_fast.s_array_struct);
         const numpy_array_struct *s = cap && PyCapsule_CheckExact(cap)
                                           ? (const numpy_array_struct *)PyCapsule_GetPointer(cap, NULL)
@@ -894,24 +931,41 @@ static int fast_describe(PyObject *obj, int on_device, int writable, const char 
         a.device = -1;
         Py_DECREF(cap);
     } else {
+        /* CuPy: data.ptr, data.device_id, strides in bytes; PyTorch: data_ptr(),
+         * device.index, stride() in elements, and is_cuda */
         static const char *const typestr[3] = {"|u1", "=u2", "=f4"};
-        PyObject *data = PyObject_GetAttr(obj, g_fast.s_data);
-        PyObject *ptr = data ? PyObject_GetAttr(data, g_fast.s_ptr) : NULL;
-        PyObject *dev = data ? PyObject_GetAttr(data, g_fast.s_device_id) : NULL;
+        static const int itemsize[3] = {1, 2, 4};
+        PyObject *const *dtypes = kind == FAST_CUPY ? g_fast.dtypes : g_fast.torch_dtypes;
+        PyObject *data = NULL, *ptr = NULL, *dev = NULL, *strides = NULL, *cuda = NULL;
         PyObject *shape = PyObject_GetAttr(obj, g_fast.s_shape);
-        PyObject *strides = PyObject_GetAttr(obj, g_fast.s_strides);
         PyObject *dt = PyObject_GetAttr(obj, g_fast.s_dtype);
         int which = -1;
         long long nd = -1, ns = -1;
         for (i = 0; dt && i < 3; i++)
-            if (dt == g_fast.dtypes[i])
+            if (dt == dtypes[i])
                 which = i;
-        if (ptr && dev && shape && strides && which >= 0 && PyLong_Check(ptr) && PyLong_Check(dev)) {
+        if (which >= 0 && kind == FAST_CUPY) {
+            data = PyObject_GetAttr(obj, g_fast.s_data);
+            ptr = data ? PyObject_GetAttr(data, g_fast.s_ptr) : NULL;
+            dev = data ? PyObject_GetAttr(data, g_fast.s_device_id) : NULL;
+            strides = PyObject_GetAttr(obj, g_fast.s_strides);
+        } else if (which >= 0 && (cuda = PyObject_GetAttr(obj, g_fast.s_is_cuda)) == Py_True) {
+            data = PyObject_GetAttr(obj, g_fast.s_device);
+            dev = data ? PyObject_GetAttr(data, g_fast.s_index) : NULL;
+            if (dev == Py_None) { /* torch.device("cuda"): the current device, 0 as the Python path */
+                Py_DECREF(dev);
+                dev = PyLong_FromLong(0);
+            }
+            ptr = call_method0(obj, g_fast.s_data_ptr);
+            strides = call_method0(obj, g_fast.s_stride);
+        }
+        if (ptr && dev && shape && strides && PyLong_Check(ptr) && PyLong_Check(dev)) {
             a.data = PyLong_AsUnsignedLongLong(ptr);
             a.device = (int)PyLong_AsLong(dev);
             nd = number_list(shape, what, "shape", shape_v);
             ns = number_list(strides, what, "strides", strides_v);
         }
+        Py_XDECREF(cuda);
         Py_XDECREF(data);
         Py_XDECREF(ptr);
         Py_XDECREF(dev);
@@ -922,6 +976,9 @@ static int fast_describe(PyObject *obj, int on_device, int writable, const char 
             PyErr_Clear();
             return 0;
         }
+        if (kind == FAST_TORCH)
+            for (i = 0; i < nd; i++)
+                strides_v[i] *= itemsize[which];
         memcpy(dtype, typestr[which], 4);
         a.ndim = nd;
         a.strides = strides_v;
@@ -963,7 +1020,7 @@ static PyObject *py_fast(PyObject *mod, PyObject *args)
     jf_plan *plan;
     jf_context *ctx;
     jf_status st;
-    int on_device, ndim_src, ndim_dst, ok = 1, is_cuda;
+    int kind, on_device, ndim_src, ndim_dst, ok = 1, is_cuda;
     unsigned long long stream = 0, current;
     (void)mod;
     if (!PyArg_UnpackTuple(args, "fast", 4, 4, &plan_obj, &image, &out, &context) ||
@@ -972,13 +1029,16 @@ static PyObject *py_fast(PyObject *mod, PyObject *args)
     if (!g_fast.numpy_type)
         Py_RETURN_NOTIMPLEMENTED;
     if ((PyObject *)Py_TYPE(image) == g_fast.numpy_type)
-        on_device = 0;
+        kind = FAST_NUMPY;
     else if (g_fast.cupy_type && (PyObject *)Py_TYPE(image) == g_fast.cupy_type)
-        on_device = 1;
+        kind = FAST_CUPY;
+    else if (g_fast.torch_type && (PyObject *)Py_TYPE(image) == g_fast.torch_type)
+        kind = FAST_TORCH;
     else
         Py_RETURN_NOTIMPLEMENTED;
+    on_device = kind != FAST_NUMPY; /* a PyTorch tensor on the host: fast_describe declines it */
     if ((out != Py_None && Py_TYPE(out) != Py_TYPE(image)) || (on_device && out == Py_None) ||
-        !fast_describe(image, on_device, 0, "image", &src, &ndim_src))
+        !fast_describe(image, kind, 0, "image", &src, &ndim_src))
         Py_RETURN_NOTIMPLEMENTED;
     /* the context: the caller's, else this thread's for where the image is */
     if (context == Py_None) {
@@ -1009,11 +1069,19 @@ static PyObject *py_fast(PyObject *mod, PyObject *args)
     current = (unsigned long long)context_attr(ctx_obj, g_fast.s_stream, &ok);
     if (!ok)
         goto python_path;
-    if (on_device) { /* the stream CuPy works on now */
+    if (on_device) { /* the stream CuPy, or PyTorch on the image's device, works on now */
         PyObject *p;
-        if (!(stream_obj = PyObject_CallFunctionObjArgs(g_fast.cupy_stream, NULL)))
+        if (kind == FAST_CUPY)
+            stream_obj = PyObject_CallFunctionObjArgs(g_fast.cupy_stream, NULL);
+        else {
+            PyObject *dev = PyLong_FromLong(src.device);
+            stream_obj = dev ? PyObject_CallFunctionObjArgs(g_fast.torch_stream, dev, NULL) : NULL;
+            Py_XDECREF(dev);
+        }
+        if (!stream_obj)
             goto fail;
-        if (!(p = PyObject_GetAttr(stream_obj, g_fast.s_ptr)) || !PyLong_Check(p)) {
+        p = PyObject_GetAttr(stream_obj, kind == FAST_CUPY ? g_fast.s_ptr : g_fast.s_cuda_stream);
+        if (!p || !PyLong_Check(p)) {
             Py_XDECREF(p);
             PyErr_Clear();
             goto python_path;
@@ -1045,7 +1113,7 @@ static PyObject *py_fast(PyObject *mod, PyObject *args)
             goto fail;
         out = made;
     }
-    if (!fast_describe(out, on_device, 1, "out", &dst, &ndim_dst) || dst.width != src.width ||
+    if (!fast_describe(out, kind, 1, "out", &dst, &ndim_dst) || dst.width != src.width ||
         dst.height != src.height || dst.channels != src.channels || dst.sample != src.sample ||
         dst.device != src.device || !(ndim_dst == ndim_src || (ndim_src == 2 && ndim_dst == 3)) ||
         (!on_device && is_cuda && !made && !host_memory(&dst)))
@@ -1885,6 +1953,8 @@ static PyMethodDef module_methods[] = {
     {"fast_setup", py_fast_setup, METH_VARARGS,
      "fast_setup(ndarray, empty, dtypes, Context, default_context): what fast() reads."},
     {"fast_cupy", py_fast_cupy, METH_VARARGS, "fast_cupy(cupy.ndarray, get_current_stream)."},
+    {"fast_torch", py_fast_torch, METH_VARARGS,
+     "fast_torch(torch.Tensor, (uint8, uint16, float32), torch.cuda.current_stream)."},
     {"job", py_job, METH_VARARGS,
      "job(command, inputs, options, progress) -> str: a batch in this process, its JSON report."},
     {"measure", py_measure, METH_VARARGS, "measure(context, plan, a, b) -> float: run a metric plan."},

@@ -112,6 +112,49 @@ def test_out_with_the_callers_tensor(gpu, cpu):
         jf.median(t, context=cpu)
 
 
+def test_the_one_step_call_on_device_arrays(gpu, cpu):
+    """CuPy arrays and PyTorch CUDA tensors with out= run in the extension's
+    one step, on the stream their producer works on, and give the CPU's
+    result; what that step must not take (no out=, a view that is not dense
+    rows, a host or float16 tensor, mixed kinds, a CPU context) it declines
+    before any work."""
+    from jetfilter import _ops
+    c = jf._jetfilter
+    p = _ops.plan("median", (("ksize", 5),), (3,))
+    img = random_image(37, 53, 3, seed=9)
+    want = jf.median(img, ksize=5, context=cpu)
+    x, t = cp.asarray(img), torch.as_tensor(img, device="cuda")
+    jf.median(x, ksize=5)
+    jf.median(t, ksize=5)  # each library's type seen once
+    wide = cp.asarray(img.astype(np.uint16) * 257)
+    cases = [(x, cp.empty_like(x), want), (t, torch.empty_like(t), want),
+             (wide, cp.empty_like(wide), jf.median(img.astype(np.uint16) * 257, ksize=5, context=cpu))]
+    for a, out, expect in cases:
+        for ctx in (gpu, None):
+            out[...] = 7
+            assert c.fast(p, a, out, ctx) is out
+            got = cp.asnumpy(out) if isinstance(out, cp.ndarray) else out.cpu().numpy()
+            assert np.array_equal(got, expect)
+    for a, out, ctx in [(x, None, gpu), (x[:, ::2], cp.empty_like(x[:, ::2]), gpu),
+                        (t.cpu(), torch.empty_like(t.cpu()), cpu), (t.half(), torch.empty_like(t.half()), gpu),
+                        (x, torch.empty_like(t), gpu), (x, cp.empty_like(x), cpu)]:
+        assert c.fast(p, a, out, ctx) is NotImplemented
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        o = torch.empty_like(t)
+        assert c.fast(p, t, o, gpu) is o
+        assert gpu.info()["stream"] == s.cuda_stream
+    s.synchronize()
+    assert np.array_equal(o.cpu().numpy(), want)
+    side = cp.cuda.Stream(non_blocking=True)
+    with side:
+        o = cp.empty_like(x)
+        assert c.fast(p, x, o, gpu) is o
+        assert gpu.info()["stream"] == side.ptr
+    side.synchronize()
+    assert np.array_equal(cp.asnumpy(o), want)
+
+
 def test_no_allocation_or_transfer_in_a_loop(gpu):
     """1000 calls on device arrays after the first: CuPy's pool grows no more,
     the device's free memory stays, and nothing crosses to the host."""
