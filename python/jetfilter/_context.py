@@ -66,6 +66,12 @@ class Context(_c.Context):
         """The cudaStream_t work queues on now (0 on the CPU)."""
         return self.info()["stream"]
 
+    def __del__(self):
+        # closed while the stream object it may hold still exists: CPython
+        # drops an instance's attributes before it frees the C part, which
+        # waits for the work queued on that stream
+        self.close()
+
     def __enter__(self):
         return self
 

@@ -277,3 +277,29 @@ def test_a_context_never_made():
     c = jf.Context.__new__(jf.Context)
     with pytest.raises(ValueError, match="never made"):
         jf.median(random_image(4, 4), context=c)
+
+
+def test_a_context_goes_before_the_stream_it_holds():
+    """A context holding a stream's object (CuPy's, PyTorch's) that only it
+    still references is closed, waiting for its work on that stream, before
+    the object goes: CPython drops an instance's attributes before it frees
+    the C part, which would otherwise wait on a destroyed stream."""
+    events = []
+
+    class Recorded(jf.Context):
+        def close(self):
+            events.append("context closed")
+            super().close()
+
+    class StreamObject(object):
+        ptr = 0  # the context's own stream: what matters is the order
+
+        def __del__(self):
+            events.append("stream gone")
+
+    ctx = Recorded(backend="cpu")
+    ctx.set_stream(StreamObject())
+    jf.median(np.zeros((8, 8), np.uint8) + 3, context=ctx)
+    del ctx
+    assert events[:2] == ["context closed", "stream gone"]
+
