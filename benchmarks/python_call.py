@@ -83,6 +83,7 @@ def steps():
         dst = _arrays.describe(out, True, "out")
         rows = [("the call", lambda: jf.median(x, ksize=3, out=out, context=ctx)),
                 ("the call, default context", lambda: jf.median(x, ksize=3, out=out)),
+                ("the call, no out= (CuPy makes it)", lambda: jf.median(x, ksize=3, context=ctx)),
                 ("the call, PyTorch tensors", lambda: jf.median(tx, ksize=3, out=tout, context=ctx)),
                 ("the extension's one step, fast()", lambda: c.fast(plan, x, out, ctx)),
                 ("Python path: the call", lambda: _ops.run_filter(op, x, out, ctx, None, (("ksize", 3),), (3,))),

@@ -311,7 +311,8 @@ class _Fast(dict):
         f = None
         if mod == "cupy" and t.__name__ == "ndarray":
             f = _cupy_image
-            _c.fast_cupy(t, sys.modules["cupy"].cuda.get_current_stream)
+            cupy = sys.modules["cupy"]
+            _c.fast_cupy(t, cupy.cuda.get_current_stream, cupy.empty, cupy.cuda.runtime.getDevice)
         elif t is _np.ndarray:
             f = _numpy_image
         elif mod == "torch" and t.__name__ in ("Tensor", "Parameter"):

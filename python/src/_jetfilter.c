@@ -812,6 +812,7 @@ static struct {
     PyObject *numpy_type, *np_empty, *dtypes[3]; /* uint8, uint16, float32 (native order) */
     PyObject *context_class, *default_context;
     PyObject *cupy_type, *cupy_stream; /* cupy.ndarray, cupy.cuda.get_current_stream */
+    PyObject *cupy_empty, *cupy_device; /* cupy.empty, cupy.cuda.runtime.getDevice */
     PyObject *torch_type, *torch_dtypes[3], *torch_stream; /* torch.Tensor, torch.cuda.current_stream */
     PyObject *s_array_struct, *s_data, *s_ptr, *s_device_id, *s_shape, *s_strides, *s_dtype;
     PyObject *s_is_cuda, *s_device, *s_stream, *s_stream_owner, *s_data_ptr, *s_stride, *s_index;
@@ -853,15 +854,17 @@ static PyObject *py_fast_setup(PyObject *mod, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* fast_cupy(cupy.ndarray, cupy.cuda.get_current_stream) */
+/* fast_cupy(cupy.ndarray, cupy.cuda.get_current_stream, cupy.empty, cupy.cuda.runtime.getDevice) */
 static PyObject *py_fast_cupy(PyObject *mod, PyObject *args)
 {
-    PyObject *t, *stream;
+    PyObject *t, *stream, *empty, *device;
     (void)mod;
-    if (!PyArg_ParseTuple(args, "OO", &t, &stream))
+    if (!PyArg_ParseTuple(args, "OOOO", &t, &stream, &empty, &device))
         return NULL;
     JF_KEEP(cupy_type, t);
     JF_KEEP(cupy_stream, stream);
+    JF_KEEP(cupy_empty, empty);
+    JF_KEEP(cupy_device, device);
     Py_RETURN_NONE;
 }
 
@@ -1037,7 +1040,7 @@ static PyObject *py_fast(PyObject *mod, PyObject *args)
     else
         Py_RETURN_NOTIMPLEMENTED;
     on_device = kind != FAST_NUMPY; /* a PyTorch tensor on the host: fast_describe declines it */
-    if ((out != Py_None && Py_TYPE(out) != Py_TYPE(image)) || (on_device && out == Py_None) ||
+    if ((out != Py_None && Py_TYPE(out) != Py_TYPE(image)) || (kind == FAST_TORCH && out == Py_None) ||
         !fast_describe(image, kind, 0, "image", &src, &ndim_src))
         Py_RETURN_NOTIMPLEMENTED;
     /* the context: the caller's, else this thread's for where the image is */
@@ -1102,11 +1105,24 @@ static PyObject *py_fast(PyObject *mod, PyObject *args)
         if (!held)
             goto python_path;
     }
-    /* out=: given (of the image's shape, dtype and place), or made */
+    /* out=: given (of the image's shape, dtype and place), or made by the
+     * image's library: CuPy's only on the device current now (the Python
+     * path selects the image's for it) */
     if (out == Py_None) {
-        PyObject *shape = PyObject_GetAttr(image, g_fast.s_shape);
-        PyObject *dt = PyObject_GetAttr(image, g_fast.s_dtype);
-        made = shape && dt ? PyObject_CallFunctionObjArgs(g_fast.np_empty, shape, dt, NULL) : NULL;
+        PyObject *shape, *dt;
+        if (kind == FAST_CUPY) {
+            PyObject *cur = PyObject_CallFunctionObjArgs(g_fast.cupy_device, NULL);
+            const long d = cur && PyLong_Check(cur) ? PyLong_AsLong(cur) : -1;
+            Py_XDECREF(cur);
+            PyErr_Clear();
+            if (d != src.device)
+                goto python_path;
+        }
+        shape = PyObject_GetAttr(image, g_fast.s_shape);
+        dt = PyObject_GetAttr(image, g_fast.s_dtype);
+        if (shape && dt)
+            made = PyObject_CallFunctionObjArgs(kind == FAST_CUPY ? g_fast.cupy_empty : g_fast.np_empty,
+                                                shape, dt, NULL);
         Py_XDECREF(shape);
         Py_XDECREF(dt);
         if (!made)
@@ -1952,7 +1968,8 @@ static PyMethodDef module_methods[] = {
      "step, or NotImplemented where the Python path must look."},
     {"fast_setup", py_fast_setup, METH_VARARGS,
      "fast_setup(ndarray, empty, dtypes, Context, default_context): what fast() reads."},
-    {"fast_cupy", py_fast_cupy, METH_VARARGS, "fast_cupy(cupy.ndarray, get_current_stream)."},
+    {"fast_cupy", py_fast_cupy, METH_VARARGS,
+     "fast_cupy(cupy.ndarray, get_current_stream, empty, runtime.getDevice)."},
     {"fast_torch", py_fast_torch, METH_VARARGS,
      "fast_torch(torch.Tensor, (uint8, uint16, float32), torch.cuda.current_stream)."},
     {"job", py_job, METH_VARARGS,

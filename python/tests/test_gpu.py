@@ -115,9 +115,9 @@ def test_out_with_the_callers_tensor(gpu, cpu):
 def test_the_one_step_call_on_device_arrays(gpu, cpu):
     """CuPy arrays and PyTorch CUDA tensors with out= run in the extension's
     one step, on the stream their producer works on, and give the CPU's
-    result; what that step must not take (no out=, a view that is not dense
-    rows, a host or float16 tensor, mixed kinds, a CPU context) it declines
-    before any work."""
+    result (CuPy's without out= too); what that step must not take (a
+    tensor without out=, a view that is not dense rows, a host or float16
+    tensor, mixed kinds, a CPU context) it declines before any work."""
     from jetfilter import _ops
     c = jf._jetfilter
     p = _ops.plan("median", (("ksize", 5),), (3,))
@@ -135,7 +135,10 @@ def test_the_one_step_call_on_device_arrays(gpu, cpu):
             assert c.fast(p, a, out, ctx) is out
             got = cp.asnumpy(out) if isinstance(out, cp.ndarray) else out.cpu().numpy()
             assert np.array_equal(got, expect)
-    for a, out, ctx in [(x, None, gpu), (x[:, ::2], cp.empty_like(x[:, ::2]), gpu),
+    made = c.fast(p, x, None, gpu)  # CuPy makes the output, as from the Python path
+    assert isinstance(made, cp.ndarray) and made.dtype == x.dtype and made.shape == x.shape
+    assert np.array_equal(cp.asnumpy(made), want)
+    for a, out, ctx in [(t, None, gpu), (x[:, ::2], cp.empty_like(x[:, ::2]), gpu),
                         (t.cpu(), torch.empty_like(t.cpu()), cpu), (t.half(), torch.empty_like(t.half()), gpu),
                         (x, torch.empty_like(t), gpu), (x, cp.empty_like(x), cpu)]:
         assert c.fast(p, a, out, ctx) is NotImplemented
