@@ -13,7 +13,8 @@ from ._context import Context, bind_stream, context_for, default_context
 _PLANS = {}
 _PLAN_CACHE_MAX = 256
 
-# what the extension's one-step call reads itself (NumPy here; CuPy when one is seen)
+# what the extension's one-step call reads itself (NumPy here; CuPy and
+# PyTorch when _arrays first sees one of theirs)
 _c.fast_setup(_arrays._np.ndarray, _arrays._np.empty,
               tuple(_arrays._np.dtype(t) for t in ("uint8", "uint16", "float32")),
               Context, default_context)
@@ -193,8 +194,8 @@ _TEMPLATE = '''
 def {name}({args}*, {kwargs}out=None, context=None, stream=None):
     return _run(_OP, {images}out, context, stream, ({values}), _DEFAULTS)
 '''
-# a filter's call: NumPy and CuPy arrays in one step of the extension
-# (_c.fast), everything else, and what it declines, through _run
+# a filter's call: NumPy, CuPy and PyTorch CUDA arrays in one step of the
+# extension (_c.fast); everything else, and what it declines, through _run
 _FAST_TEMPLATE = '''
 def {name}({args}*, {kwargs}out=None, context=None, stream=None):
     if stream is None:

@@ -830,7 +830,7 @@ static PyObject *py_fast_setup(PyObject *mod, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOO!OO", &nt, &empty, &PyTuple_Type, &dtypes, &cls, &dflt) ||
         PyTuple_Size(dtypes) != 3)
         return PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_TypeError, "three dtypes"), NULL);
-#define JF_KEEP(field, value) (Py_XDECREF(g_fast.field), Py_INCREF(value), g_fast.field = (value))
+#define JF_KEEP(field, value) (Py_INCREF(value), Py_XDECREF(g_fast.field), g_fast.field = (value))
     JF_KEEP(numpy_type, nt);
     JF_KEEP(np_empty, empty);
     JF_KEEP(context_class, cls);
