@@ -133,9 +133,9 @@ build_and_test() { # dir, ctest, cmake args...
 # (CLI, safety, hostile files, shards, streams, schema, docs, examples) run
 # in the main build on every CI run; under qemu they took two of the step's
 # five minutes.  A Jetson has no NVML (its meter is the INA3221), so its
-# stand-in stays out.  The generator's check (scripts/gen_median_fast.py,
-# host Python) is the same on every build.
-main_build_only='test_cli|test_safety|test_hostile|test_shard|test_stream|test_schema|test_docs|test_examples|test_power_nvml|test_median_networks'
+# stand-in stays out.  The generators' checks (scripts/gen_median_fast.py,
+# scripts/median_network.py: host Python) are the same on every build.
+main_build_only='test_cli|test_safety|test_hostile|test_shard|test_stream|test_schema|test_docs|test_examples|test_power_nvml|test_median_networks|test_median_cpu_networks'
 # A board's CUDA build (its CMake, compilers and CUDA): those tests (the
 # GPU ones skip), the long tables in their quick sets (the main build and
 # the sanitizers run them whole).

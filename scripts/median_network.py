@@ -1,20 +1,33 @@
 #!/usr/bin/env python3
-"""The 5x5 median network of filters/median/median_cpu.c, derived and checked.
+"""The 5x5 median networks of filters/median/median_net_template.c, derived
+and checked.
 
-Inputs are the 25 window values with each column already sorted (index
-column*5 + row, row 0 the smallest), because the CPU filter sorts every
-vertical 5-tuple once and shares it among the five windows that contain it.
-Start from Batcher's odd-even merge sort (32 inputs, the 7 padding inputs
-+inf, so comparators touching them never swap), drop every comparator that
-never swaps on a column-sorted input, then keep only those the median
-(position 12) depends on.  By the 0-1 principle (a comparator network
-commutes with monotone maps, and thresholding keeps columns sorted), being
-right on all 6^5 column-sorted 0-1 inputs means being right on all inputs;
-that check runs here every time.  Prints the comparator list for the C file.
+The CPU filter makes two output rows at once.  Their windows share four
+source rows; each column's four samples of those are sorted once (index
+column*4 + rank, rank 0 the smallest) and shared by the five windows of
+each row that hold the column.  Of those 20 shared samples only ranks 7 to
+12 can be a window's median: the median has at least 13 of the window's
+25 samples at or below it, at most 5 of them from the window's own fifth
+row, so at least 8 shared ones (ranks 0..7 lie at or below it), and as
+many at or above it (ranks 12..19).  Dropping the 7 below and the 7 above
+leaves 11 samples whose middle (the 6th) is the median.
+
+So two networks: SELECT puts ranks 7..12 of the 20 column-sorted shared
+samples, in order, at positions 7..12; MEDIAN takes the 6th smallest of
+those six (in order, positions 0..5) and a window's own five (in any order,
+positions 6..10) to position 5.  Each starts from Batcher's odd-even merge
+sort (padding inputs +inf, so comparators touching them never swap), drops
+every comparator that never swaps on its inputs, then keeps only those its
+outputs depend on.  By the 0-1 principle (a comparator network commutes
+with monotone maps, and thresholding keeps columns sorted) being right on
+every 0-1 input of its kind means being right on every input; those checks,
+and one of the two together over every window (four column-sorted rows and
+any fifth), run here every time.  Prints the comparator lists for the C file,
+or with --check FILE, fails unless FILE holds both lists as derived.
 """
 import itertools
-
-N, MEDIAN = 25, 12
+import re
+import sys
 
 
 def batcher(n):
@@ -32,11 +45,6 @@ def batcher(n):
     return net
 
 
-def column_sorted_zero_one_inputs():
-    for ones in itertools.product(range(6), repeat=5):
-        yield [1 if r >= 5 - ones[c] else 0 for c in range(5) for r in range(5)]
-
-
 def run(net, v):
     v = list(v)
     for a, b in net:
@@ -45,10 +53,11 @@ def run(net, v):
     return v
 
 
-def main():
-    inputs = list(column_sorted_zero_one_inputs())
-    net = [(a, b) for a, b in batcher(32) if b < N]
-    while True:  # drop comparators that never swap
+def derive(n, inputs, outputs):
+    """Batcher's sort of n inputs, less what never swaps on `inputs` and
+    what `outputs` do not depend on."""
+    net = [(a, b) for a, b in batcher(1 << (n - 1).bit_length()) if b < n]
+    while True:
         states, keep = [list(v) for v in inputs], []
         for a, b in net:
             swapped = False
@@ -60,23 +69,62 @@ def main():
         if len(keep) == len(net):
             break
         net = keep
-    need, pruned = {MEDIAN}, []
-    for a, b in reversed(net):  # only what reaches the median
+    need, pruned = set(outputs), []
+    for a, b in reversed(net):
         if a in need or b in need:
             pruned.append((a, b))
             need |= {a, b}
     pruned.reverse()
-    for v in inputs:
-        assert run(pruned, v)[MEDIAN] == sorted(v)[MEDIAN]
-    print("/* %d comparators, checked on all %d column-sorted 0-1 inputs */" % (len(pruned), len(inputs)))
+    return pruned
+
+
+def shared_rows():
+    """Every 0-1 input of five columns of four sorted samples."""
+    for ones in itertools.product(range(5), repeat=5):
+        yield [1 if r >= 4 - ones[c] else 0 for c in range(5) for r in range(4)]
+
+
+def show(net, what):
+    print("/* %d comparators: %s */" % (len(net), what))
     line = ""
-    for a, b in pruned:
+    for a, b in net:
         item = "CMP(%d, %d) " % (a, b)
         if len(line) + len(item) > 80:
             print("    " + line.rstrip())
             line = ""
         line += item
     print("    " + line.rstrip())
+
+
+def main():
+    shared = list(shared_rows())
+    select = derive(20, shared, range(7, 13))
+    for v in shared:
+        assert run(select, v)[7:13] == sorted(v)[7:13]
+    six_and_five = [[1 if i >= 6 - p else 0 for i in range(6)] + list(own)
+                    for p in range(7) for own in itertools.product((0, 1), repeat=5)]
+    median = derive(11, six_and_five, [5])
+    for v in six_and_five:
+        assert run(median, v)[5] == sorted(v)[5]
+    windows = 0
+    for v in shared:
+        middle = run(select, v)[7:13]
+        for own in itertools.product((0, 1), repeat=5):
+            assert run(median, middle + list(own))[5] == sorted(v + list(own))[12]
+            windows += 1
+    if sys.argv[1:2] == ["--check"]:
+        text = open(sys.argv[2]).read()
+        found = [(int(a), int(b)) for a, b in re.findall(r"CMP\((\d+), (\d+)\)", text)]
+        flat = "".join("(%d,%d)" % c for c in found)
+        for net, name in ((select, "SELECT"), (median, "MEDIAN")):
+            if "".join("(%d,%d)" % c for c in net) not in flat:
+                sys.exit("%s: the %s network differs from the derived one" % (sys.argv[2], name))
+        print("%s holds both networks as derived" % sys.argv[2])
+        return
+    show(select, "ranks 7 to 12 of the shared rows, checked on all %d inputs" % len(shared))
+    show(median, "the 6th of six in order and five in any, checked on all %d inputs"
+         % len(six_and_five))
+    print("/* together: every one of the %d windows' medians */" % windows)
 
 
 if __name__ == "__main__":

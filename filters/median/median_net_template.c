@@ -1,7 +1,7 @@
 /*
  * The k = 3 and 5 row loops of median_cpu_net.c, written once for both
  * sample types: included there with SAMPLE (the sample type) and the names
- * MED3, SORT3_PAIR, COMBINE3, COMBINE5, ROWS3, ROWS5 defined.  Not compiled on its own.
+ * MED3, SORT3_PAIR, COMBINE3, COMBINE5, SORT4_ROWS, ROWS3, ROWS5 defined.  Not compiled on its own.
  */
 
 static inline SAMPLE MED3(SAMPLE a, SAMPLE b, SAMPLE c)
@@ -27,39 +27,53 @@ static void direct_range(size_t at, size_t n, size_t pad, size_t total, size_t *
 }
 #endif
 
-/* k = 5: outputs [0, n) of a chunk from its sorted columns (n a whole
- * number of vectors: no scalar tail, whose network would cost as much as
- * the rest); inlined, so compiled for the ISA of each copy of the loops. */
-NET_INLINE void COMBINE5(SAMPLE (*col)[COL_ROW], size_t ch, size_t n, SAMPLE *restrict d)
+/* k = 5: outputs [0, n) of a chunk for two rows at once (n a whole number
+ * of vectors: no scalar tail, whose networks would cost as much as the
+ * rest).  The two windows share four rows: col[0..3] hold each column's
+ * four samples of them sorted, col[4] and col[5] the first window's own top
+ * row and the second's own bottom row.  Of the shared 20, only ranks 7 to
+ * 12 can be either median (seven of them lie below it and seven above
+ * whatever the fifth row holds), so one network selects those six in
+ * order, and a second takes the median from them and a window's own five
+ * (scripts/median_network.py derives both and checks them on every 0-1
+ * input).  Inlined, so compiled for the ISA of each copy of the loops. */
+NET_INLINE void COMBINE5(SAMPLE (*col)[COL_ROW], size_t ch, size_t n, SAMPLE *restrict d0,
+                         SAMPLE *restrict d1)
 {
     size_t i;
-    int r;
+    int c, r;
     for (i = 0; i < n; i++) {
-        SAMPLE v[25];
+        SAMPLE v[20], m[11], u[11];
 #define CMP(p, q) SORT2(v[p], v[q]);
-        for (r = 0; r < 5; r++) {
-            v[r] = col[r][i];
-            v[5 + r] = col[r][i + ch];
-            v[10 + r] = col[r][i + 2 * ch];
-            v[15 + r] = col[r][i + 3 * ch];
-            v[20 + r] = col[r][i + 4 * ch];
-        }
-        /* 85 comparators, checked on all 7776 column-sorted 0-1 inputs */
-        CMP(4, 5) CMP(14, 15) CMP(5, 7) CMP(8, 10) CMP(9, 11) CMP(12, 14) CMP(5, 6)
-        CMP(9, 10) CMP(13, 14) CMP(0, 4) CMP(1, 5) CMP(2, 6) CMP(8, 12) CMP(10, 14)
-        CMP(11, 15) CMP(16, 20) CMP(17, 21) CMP(18, 22) CMP(19, 23) CMP(2, 4) CMP(3, 5)
-        CMP(10, 12) CMP(11, 13) CMP(18, 20) CMP(19, 21) CMP(1, 2) CMP(3, 4) CMP(5, 6)
-        CMP(9, 10) CMP(11, 12) CMP(13, 14) CMP(17, 18) CMP(19, 20) CMP(21, 22)
-        CMP(0, 8) CMP(1, 9) CMP(2, 10) CMP(3, 11) CMP(4, 12) CMP(5, 13) CMP(6, 14)
-        CMP(7, 15) CMP(4, 8) CMP(5, 9) CMP(6, 10) CMP(7, 11) CMP(20, 24) CMP(2, 4)
-        CMP(3, 5) CMP(6, 8) CMP(7, 9) CMP(10, 12) CMP(11, 13) CMP(22, 24) CMP(1, 2)
-        CMP(3, 4) CMP(5, 6) CMP(7, 8) CMP(9, 10) CMP(11, 12) CMP(13, 14) CMP(21, 22)
-        CMP(23, 24) CMP(0, 16) CMP(1, 17) CMP(2, 18) CMP(3, 19) CMP(4, 20) CMP(5, 21)
-        CMP(6, 22) CMP(7, 23) CMP(8, 24) CMP(8, 16) CMP(9, 17) CMP(10, 18) CMP(11, 19)
-        CMP(12, 20) CMP(13, 21) CMP(6, 10) CMP(7, 11) CMP(12, 16) CMP(13, 17)
-        CMP(10, 12) CMP(11, 13) CMP(11, 12)
+        for (c = 0; c < 5; c++)
+            for (r = 0; r < 4; r++)
+                v[4 * c + r] = col[r][i + (size_t)c * ch];
+        /* 64 comparators: ranks 7 to 12 of the shared rows into v[7..12] */
+        CMP(0, 4) CMP(1, 5) CMP(2, 6) CMP(3, 7) CMP(8, 12) CMP(9, 13) CMP(10, 14)
+        CMP(11, 15) CMP(2, 4) CMP(3, 5) CMP(10, 12) CMP(11, 13) CMP(1, 2) CMP(3, 4)
+        CMP(5, 6) CMP(9, 10) CMP(11, 12) CMP(13, 14) CMP(0, 8) CMP(1, 9) CMP(2, 10)
+        CMP(3, 11) CMP(4, 12) CMP(5, 13) CMP(6, 14) CMP(7, 15) CMP(4, 8) CMP(5, 9)
+        CMP(6, 10) CMP(7, 11) CMP(2, 4) CMP(3, 5) CMP(6, 8) CMP(7, 9) CMP(10, 12)
+        CMP(11, 13) CMP(1, 2) CMP(3, 4) CMP(5, 6) CMP(7, 8) CMP(9, 10) CMP(11, 12)
+        CMP(13, 14) CMP(0, 16) CMP(1, 17) CMP(2, 18) CMP(3, 19) CMP(8, 16) CMP(9, 17)
+        CMP(10, 18) CMP(11, 19) CMP(4, 8) CMP(5, 9) CMP(6, 10) CMP(7, 11) CMP(12, 16)
+        CMP(13, 17) CMP(6, 8) CMP(7, 9) CMP(10, 12) CMP(11, 13) CMP(7, 8) CMP(9, 10)
+        CMP(11, 12)
 #undef CMP
-        d[i] = v[12];
+        for (r = 0; r < 6; r++)
+            m[r] = u[r] = v[7 + r];
+        for (c = 0; c < 5; c++) {
+            m[6 + c] = col[4][i + (size_t)c * ch];
+            u[6 + c] = col[5][i + (size_t)c * ch];
+        }
+        /* 22 comparators each: the 6th of six in order and five in any */
+#define CMP(p, q) SORT2(m[p], m[q]); SORT2(u[p], u[q]);
+        CMP(6, 7) CMP(8, 9) CMP(4, 6) CMP(5, 7) CMP(8, 10) CMP(5, 6) CMP(9, 10) CMP(0, 4)
+        CMP(1, 5) CMP(2, 4) CMP(3, 5) CMP(1, 2) CMP(3, 4) CMP(0, 8) CMP(1, 9) CMP(2, 10)
+        CMP(4, 8) CMP(5, 9) CMP(6, 10) CMP(3, 5) CMP(6, 8) CMP(5, 6)
+#undef CMP
+        d0[i] = m[5];
+        d1[i] = u[5];
     }
 }
 
@@ -151,46 +165,66 @@ JF_WIDE_SIMD static void ROWS3(void *arg, int y0, int y1, int worker)
     }
 }
 
+/* k = 5: each column's four samples of the shared rows a1 to a4 sorted
+ * into c0 .. c3, and rows a0 and a5 copied into c4 and c5, m columns (restrict parameters: the vectoriser
+ * trusts them where it would test twelve arrays for overlap). */
+NET_INLINE void SORT4_ROWS(const SAMPLE *restrict a0, const SAMPLE *restrict a1,
+                               const SAMPLE *restrict a2, const SAMPLE *restrict a3,
+                               const SAMPLE *restrict a4, const SAMPLE *restrict a5, size_t m,
+                               SAMPLE *restrict c0, SAMPLE *restrict c1, SAMPLE *restrict c2,
+                               SAMPLE *restrict c3, SAMPLE *restrict c4, SAMPLE *restrict c5)
+{
+    size_t i;
+    for (i = 0; i < m; i++) {
+        SAMPLE a = a1[i], b = a2[i], c = a3[i], e = a4[i];
+        SORT2(a, b); SORT2(c, e); SORT2(a, c); SORT2(b, e); SORT2(b, c);
+        c0[i] = a; c1[i] = b; c2[i] = c; c3[i] = e;
+        c4[i] = a0[i];
+        c5[i] = a5[i];
+    }
+}
+
+/* k = 5 by pairs of output rows (a last odd row alone, its pair's second
+ * row computed and dropped), chunk by chunk along the rows. */
 JF_WIDEST_INT_SIMD static void ROWS5(void *arg, int y0, int y1, int worker)
 {
     const net_job *job = (const net_job *)arg;
     const size_t ch = (size_t)job->src->channels;
     const size_t out_n = (size_t)job->dst->width * ch, chunk = CHUNK - CHUNK % (ch * NET_VECTOR);
-    _Alignas(64) SAMPLE colbuf[5][COL_ROW]; /* [r][i]: the r-th smallest of column i */
+    /* [r][i], r < 4: the r-th smallest of column i's four shared samples;
+     * [4][i], [5][i]: the first window's top row, the second's bottom row */
+    _Alignas(64) SAMPLE colbuf[6][COL_ROW];
     SAMPLE(*col)[COL_ROW];
-    SAMPLE spare[CHUNK];
-    size_t at, i, n, i0, i1, whole;
+    SAMPLE spare0[CHUNK], spare1[CHUNK];
+    size_t at, n, i0, i1, whole, s0;
     int y, r;
 
     (void)worker;
-    for (y = y0; y < y1; y++) {
-        const SAMPLE *row[5];
-        SAMPLE *d = (SAMPLE *)(void *)(job->dst->data + (size_t)y * job->dst->stride);
-        for (r = 0; r < 5; r++)
-            row[r] = (const SAMPLE *)(const void *)source_row(job, y + r);
+    for (y = y0; y < y1; y += 2) {
+        const SAMPLE *row[6];
+        SAMPLE *d0 = (SAMPLE *)(void *)(job->dst->data + (size_t)y * job->dst->stride);
+        SAMPLE *d1 = y + 1 < y1 ? (SAMPLE *)(void *)(job->dst->data + (size_t)(y + 1) * job->dst->stride) : NULL;
+        for (r = 0; r < 6; r++) /* the sixth row of a lone last row: any row will do */
+            row[r] = (const SAMPLE *)(const void *)source_row(job, d1 || r < 5 ? y + r : y);
         for (at = 0; at < out_n; at += chunk) {
             n = out_n - at < chunk ? out_n - at : chunk;
             whole = (n + NET_VECTOR - 1) & ~(size_t)(NET_VECTOR - 1);
             direct_range(at, n, 2 * ch, out_n, &i0, &i1);
             col = (SAMPLE(*)[COL_ROW])(void *)&colbuf[0][COL_LEAD(i0)];
-            {
-                const size_t s0 = at + i0 - 2 * ch, m = i1 - i0;
-                const SAMPLE *restrict a0 = row[0] + s0, *restrict a1 = row[1] + s0,
-                             *restrict a2 = row[2] + s0, *restrict a3 = row[3] + s0,
-                             *restrict a4 = row[4] + s0;
-                SAMPLE *restrict c0 = col[0] + i0, *restrict c1 = col[1] + i0,
-                       *restrict c2 = col[2] + i0, *restrict c3 = col[3] + i0,
-                       *restrict c4 = col[4] + i0;
-                for (i = 0; i < m; i++) { /* sort each vertical 5-tuple */
-                    SAMPLE a = a0[i], b = a1[i], c = a2[i], e = a3[i], f = a4[i];
-                    SORT2(a, b); SORT2(e, f); SORT2(c, f); SORT2(c, e); SORT2(a, e);
-                    SORT2(a, c); SORT2(b, f); SORT2(b, e); SORT2(b, c);
-                    c0[i] = a; c1[i] = b; c2[i] = c; c3[i] = e; c4[i] = f;
-                }
-            }
-            border_columns(job, col, sizeof col[0], 5, sizeof(SAMPLE), (ptrdiff_t)(at - 2 * ch), i0,
+            s0 = at + i0 - 2 * ch;
+            SORT4_ROWS(row[0] + s0, row[1] + s0, row[2] + s0, row[3] + s0, row[4] + s0, row[5] + s0,
+                       i1 - i0, col[0] + i0, col[1] + i0, col[2] + i0, col[3] + i0, col[4] + i0,
+                       col[5] + i0);
+            border_columns(job, col, sizeof col[0], 6, sizeof(SAMPLE), (ptrdiff_t)(at - 2 * ch), i0,
                            i1, n + 4 * ch, whole + 4 * ch);
-            NET_OUTPUT(COMBINE5(col, ch, whole, out_), d + at, n, spare);
+            if (whole == n) {
+                COMBINE5(col, ch, whole, d0 + at, d1 ? d1 + at : spare1);
+            } else {
+                COMBINE5(col, ch, whole, spare0, spare1);
+                memcpy(d0 + at, spare0, n * sizeof(SAMPLE));
+                if (d1)
+                    memcpy(d1 + at, spare1, n * sizeof(SAMPLE));
+            }
         }
     }
 }
@@ -203,4 +237,5 @@ JF_WIDEST_INT_SIMD static void ROWS5(void *arg, int y0, int y1, int worker)
 #undef COMBINE5
 #undef ROWS3
 #undef ROWS5
+#undef SORT4_ROWS
 #undef NET_OUTPUT
