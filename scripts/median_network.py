@@ -1,29 +1,31 @@
 #!/usr/bin/env python3
-"""The 5x5 median networks of filters/median/median_net_template.c, derived
-and checked.
+"""The k = 5 and k = 7 median networks of filters/median/median_net_template.c,
+derived and checked.
 
-The CPU filter makes two output rows at once.  Their windows share four
-source rows; each column's four samples of those are sorted once (index
-column*4 + rank, rank 0 the smallest) and shared by the five windows of
-each row that hold the column.  Of those 20 shared samples only ranks 7 to
-12 can be a window's median: the median has at least 13 of the window's
-25 samples at or below it, at most 5 of them from the window's own fifth
-row, so at least 8 shared ones (ranks 0..7 lie at or below it), and as
-many at or above it (ranks 12..19).  Dropping the 7 below and the 7 above
-leaves 11 samples whose middle (the 6th) is the median.
+The CPU filter makes two output rows at once.  Their k x k windows share
+k - 1 source rows; each column's k - 1 samples of those are sorted once
+(index column * (k - 1) + rank, rank 0 the smallest) and shared by the k
+windows of each row that hold the column.  Of the k(k - 1) shared samples
+only a few ranks can be a window's median: the (k*k - 1) / 2 samples below
+the median hold at most k of the window's own fifth (seventh) row, so the
+shared ranks below (k*k - 1) / 2 - k lie below it, and as many at the top
+lie above it.  Dropping those leaves the middle ranks and the window's own
+k samples, whose middle is the median: at k = 5 ranks 7 to 12 of 20 (6,
+then the 6th of 11), at k = 7 ranks 17 to 24 of 42 (8, then the 8th of 15).
 
-So two networks: SELECT puts ranks 7..12 of the 20 column-sorted shared
-samples, in order, at positions 7..12; MEDIAN takes the 6th smallest of
-those six (in order, positions 0..5) and a window's own five (in any order,
-positions 6..10) to position 5.  Each starts from Batcher's odd-even merge
-sort (padding inputs +inf, so comparators touching them never swap), drops
-every comparator that never swaps on its inputs, then keeps only those its
-outputs depend on.  By the 0-1 principle (a comparator network commutes
-with monotone maps, and thresholding keeps columns sorted) being right on
-every 0-1 input of its kind means being right on every input; those checks,
-and one of the two together over every window (four column-sorted rows and
-any fifth), run here every time.  Prints the comparator lists for the C file,
-or with --check FILE, fails unless FILE holds both lists as derived.
+So two networks a k: SELECT puts those ranks of the column-sorted shared
+samples, in order, in their places; MEDIAN takes the middle of them (in
+order, first) and a window's own k (in any order).  Each starts from
+Batcher's odd-even merge sort (padding inputs +inf, so comparators touching
+them never swap), drops every comparator that never swaps on its inputs,
+then keeps only those its outputs depend on.  By the 0-1 principle (a
+comparator network commutes with monotone maps, and thresholding keeps
+columns sorted) being right on every 0-1 input of its kind means being
+right on every input; those checks, and one of the two together over every
+window (the shared rows column-sorted, any own row), run here every time,
+on all the 0-1 inputs at once as bits of Python integers.  Prints the
+comparator lists for the C file, or with --check FILE, fails unless FILE
+holds them as derived.
 """
 import itertools
 import re
@@ -45,27 +47,29 @@ def batcher(n):
     return net
 
 
+def sorter(n):
+    return [(a, b) for a, b in batcher(1 << (n - 1).bit_length()) if b < n]
+
+
 def run(net, v):
+    """The network on every case at once: v[i] holds position i's 0-1
+    value of each case as one bit of an integer."""
     v = list(v)
     for a, b in net:
-        if v[a] > v[b]:
-            v[a], v[b] = v[b], v[a]
+        v[a], v[b] = v[a] & v[b], v[a] | v[b]
     return v
 
 
 def derive(n, inputs, outputs):
     """Batcher's sort of n inputs, less what never swaps on `inputs` and
     what `outputs` do not depend on."""
-    net = [(a, b) for a, b in batcher(1 << (n - 1).bit_length()) if b < n]
+    net = sorter(n)
     while True:
-        states, keep = [list(v) for v in inputs], []
+        v, keep = list(inputs), []
         for a, b in net:
-            swapped = False
-            for v in states:
-                if v[a] > v[b]:
-                    v[a], v[b], swapped = v[b], v[a], True
-            if swapped:
+            if v[a] & ~v[b]:
                 keep.append((a, b))
+            v[a], v[b] = v[a] & v[b], v[a] | v[b]
         if len(keep) == len(net):
             break
         net = keep
@@ -78,53 +82,80 @@ def derive(n, inputs, outputs):
     return pruned
 
 
-def shared_rows():
-    """Every 0-1 input of five columns of four sorted samples."""
-    for ones in itertools.product(range(5), repeat=5):
-        yield [1 if r >= 4 - ones[c] else 0 for c in range(5) for r in range(4)]
+def repeat(block, width, times):
+    """`block` (width bits) repeated `times` times."""
+    return block * (((1 << (width * times)) - 1) // ((1 << width) - 1))
 
 
-def show(net, what):
-    print("/* %d comparators: %s */" % (len(net), what))
-    line = ""
+def column_sorted(rows, cols):
+    """Every 0-1 input of `cols` columns of `rows` sorted samples, as bits:
+    case j has o_c ones in column c, j = sum o_c (rows + 1)^c."""
+    base, v = rows + 1, []
+    for c in range(cols):
+        span = base ** c
+        for r in range(rows):
+            period = sum(((1 << span) - 1) << (o * span) for o in range(base) if o >= rows - r)
+            v.append(repeat(period, base * span, base ** (cols - c - 1)))
+    return v, base ** cols
+
+
+def cases(vectors):
+    """Explicit 0-1 cases as bits (case j is bit j)."""
+    return [sum(vec[i] << j for j, vec in enumerate(vectors)) for i in range(len(vectors[0]))]
+
+
+def networks(k):
+    rows, low = k - 1, (k * k - 1) // 2 - k
+    keep = k * rows - 2 * low  # the middle ranks low .. low + keep - 1
+    shared, count = column_sorted(rows, k)
+    everyone = (1 << count) - 1
+    select = derive(k * rows, shared, range(low, low + keep))
+    truth = run(sorter(k * rows), shared)
+    got = run(select, shared)
+    assert got[low:low + keep] == truth[low:low + keep]
+    ordered_and_any = [[1 if i >= keep - p else 0 for i in range(keep)] + list(own)
+                       for p in range(keep + 1) for own in itertools.product((0, 1), repeat=k)]
+    mid = len(ordered_and_any[0]) // 2
+    inputs = cases(ordered_and_any)
+    median = derive(keep + k, inputs, [mid])
+    assert run(median, inputs)[mid] == run(sorter(keep + k), inputs)[mid]
+    for own in itertools.product((0, everyone), repeat=k):  # every window, both together
+        window = shared + list(own)
+        assert run(median, got[low:low + keep] + list(own))[mid] == run(sorter(k * k), window)[k * k // 2]
+    return select, median, low, keep, count
+
+
+def listing(net):
+    out, line = [], ""
     for a, b in net:
         item = "CMP(%d, %d) " % (a, b)
         if len(line) + len(item) > 80:
-            print("    " + line.rstrip())
+            out.append("    " + line.rstrip())
             line = ""
         line += item
-    print("    " + line.rstrip())
+    out.append("    " + line.rstrip())
+    return "\n".join(out)
 
 
 def main():
-    shared = list(shared_rows())
-    select = derive(20, shared, range(7, 13))
-    for v in shared:
-        assert run(select, v)[7:13] == sorted(v)[7:13]
-    six_and_five = [[1 if i >= 6 - p else 0 for i in range(6)] + list(own)
-                    for p in range(7) for own in itertools.product((0, 1), repeat=5)]
-    median = derive(11, six_and_five, [5])
-    for v in six_and_five:
-        assert run(median, v)[5] == sorted(v)[5]
-    windows = 0
-    for v in shared:
-        middle = run(select, v)[7:13]
-        for own in itertools.product((0, 1), repeat=5):
-            assert run(median, middle + list(own))[5] == sorted(v + list(own))[12]
-            windows += 1
-    if sys.argv[1:2] == ["--check"]:
-        text = open(sys.argv[2]).read()
-        found = [(int(a), int(b)) for a, b in re.findall(r"CMP\((\d+), (\d+)\)", text)]
-        flat = "".join("(%d,%d)" % c for c in found)
-        for net, name in ((select, "SELECT"), (median, "MEDIAN")):
-            if "".join("(%d,%d)" % c for c in net) not in flat:
-                sys.exit("%s: the %s network differs from the derived one" % (sys.argv[2], name))
-        print("%s holds both networks as derived" % sys.argv[2])
-        return
-    show(select, "ranks 7 to 12 of the shared rows, checked on all %d inputs" % len(shared))
-    show(median, "the 6th of six in order and five in any, checked on all %d inputs"
-         % len(six_and_five))
-    print("/* together: every one of the %d windows' medians */" % windows)
+    check = sys.argv[2] if sys.argv[1:2] == ["--check"] else None
+    text = open(check).read() if check else ""
+    flat = "".join("(%s,%s)" % m for m in re.findall(r"CMP\((\d+), (\d+)\)", text))
+    for k in (5, 7):
+        select, median, low, keep, count = networks(k)
+        if check:
+            for net, name in ((select, "SELECT"), (median, "MEDIAN")):
+                if "".join("(%d,%d)" % c for c in net) not in flat:
+                    sys.exit("%s: the k = %d %s network differs from the derived one" % (check, k, name))
+            continue
+        print("/* k = %d: %d comparators, ranks %d to %d of the shared rows (all %d inputs) */"
+              % (k, len(select), low, low + keep - 1, count))
+        print(listing(select))
+        print("/* k = %d: %d comparators, the middle of %d in order and %d in any */"
+              % (k, len(median), keep, k))
+        print(listing(median))
+    if check:
+        print("%s holds the k = 5 and 7 networks as derived" % check)
 
 
 if __name__ == "__main__":

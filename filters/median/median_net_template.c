@@ -1,7 +1,8 @@
 /*
  * The k = 3 and 5 row loops of median_cpu_net.c, written once for both
  * sample types: included there with SAMPLE (the sample type) and the names
- * MED3, SORT3_PAIR, COMBINE3, COMBINE5, SORT4_ROWS, ROWS3, ROWS5 defined.  Not compiled on its own.
+ * MED3, SORT3_PAIR, COMBINE3, COMBINE_PAIRS, SORT4_ROWS, SORT6_ROWS, ROWS3,
+ * ROWS_PAIRS, ROWS5 and ROWS7 defined.  Not compiled on its own.
  */
 
 static inline SAMPLE MED3(SAMPLE a, SAMPLE b, SAMPLE c)
@@ -27,53 +28,97 @@ static void direct_range(size_t at, size_t n, size_t pad, size_t total, size_t *
 }
 #endif
 
-/* k = 5: outputs [0, n) of a chunk for two rows at once (n a whole number
- * of vectors: no scalar tail, whose networks would cost as much as the
- * rest).  The two windows share four rows: col[0..3] hold each column's
- * four samples of them sorted, col[4] and col[5] the first window's own top
- * row and the second's own bottom row.  Of the shared 20, only ranks 7 to
- * 12 can be either median (seven of them lie below it and seven above
- * whatever the fifth row holds), so one network selects those six in
- * order, and a second takes the median from them and a window's own five
- * (scripts/median_network.py derives both and checks them on every 0-1
- * input).  Inlined, so compiled for the ISA of each copy of the loops. */
-NET_INLINE void COMBINE5(SAMPLE (*col)[COL_ROW], size_t ch, size_t n, SAMPLE *restrict d0,
-                         SAMPLE *restrict d1)
+/* k = 5 and 7: outputs [0, n) of a chunk for two rows at once (n a whole
+ * number of vectors: no scalar tail, whose networks would cost as much as
+ * the rest).  The two windows share k - 1 rows: col[0 .. k - 2] hold each
+ * column's samples of them sorted, col[k - 1] and col[k] the first
+ * window's own top row and the second's own bottom row.  Of the shared
+ * samples only the middle `keep` ranks from `low` can be either median
+ * (the (k*k - 1) / 2 below it hold at most k of the window's own row), so
+ * one network selects those in order, and a second takes the median from
+ * them and a window's own k (scripts/median_network.py derives both and
+ * checks them on every 0-1 input).  Inlined with k a constant, so compiled
+ * for each size and for the ISA of each copy of the loops. */
+NET_INLINE void COMBINE_PAIRS(SAMPLE (*col)[COL_ROW], size_t ch, size_t n, SAMPLE *restrict d0,
+                              SAMPLE *restrict d1, const int k)
 {
+    const int rows = k - 1, low = k == 5 ? 7 : 17, keep = k == 5 ? 6 : 8;
     size_t i;
     int c, r;
     for (i = 0; i < n; i++) {
-        SAMPLE v[20], m[11], u[11];
+        SAMPLE v[42], m[15], u[15];
+        for (c = 0; c < k; c++)
+            for (r = 0; r < rows; r++)
+                v[rows * c + r] = col[r][i + (size_t)c * ch];
 #define CMP(p, q) SORT2(v[p], v[q]);
-        for (c = 0; c < 5; c++)
-            for (r = 0; r < 4; r++)
-                v[4 * c + r] = col[r][i + (size_t)c * ch];
-        /* 64 comparators: ranks 7 to 12 of the shared rows into v[7..12] */
-        CMP(0, 4) CMP(1, 5) CMP(2, 6) CMP(3, 7) CMP(8, 12) CMP(9, 13) CMP(10, 14)
-        CMP(11, 15) CMP(2, 4) CMP(3, 5) CMP(10, 12) CMP(11, 13) CMP(1, 2) CMP(3, 4)
-        CMP(5, 6) CMP(9, 10) CMP(11, 12) CMP(13, 14) CMP(0, 8) CMP(1, 9) CMP(2, 10)
-        CMP(3, 11) CMP(4, 12) CMP(5, 13) CMP(6, 14) CMP(7, 15) CMP(4, 8) CMP(5, 9)
-        CMP(6, 10) CMP(7, 11) CMP(2, 4) CMP(3, 5) CMP(6, 8) CMP(7, 9) CMP(10, 12)
-        CMP(11, 13) CMP(1, 2) CMP(3, 4) CMP(5, 6) CMP(7, 8) CMP(9, 10) CMP(11, 12)
-        CMP(13, 14) CMP(0, 16) CMP(1, 17) CMP(2, 18) CMP(3, 19) CMP(8, 16) CMP(9, 17)
-        CMP(10, 18) CMP(11, 19) CMP(4, 8) CMP(5, 9) CMP(6, 10) CMP(7, 11) CMP(12, 16)
-        CMP(13, 17) CMP(6, 8) CMP(7, 9) CMP(10, 12) CMP(11, 13) CMP(7, 8) CMP(9, 10)
-        CMP(11, 12)
-#undef CMP
-        for (r = 0; r < 6; r++)
-            m[r] = u[r] = v[7 + r];
-        for (c = 0; c < 5; c++) {
-            m[6 + c] = col[4][i + (size_t)c * ch];
-            u[6 + c] = col[5][i + (size_t)c * ch];
+        if (k == 5) { /* 64 comparators: ranks 7 to 12 of the shared rows */
+            CMP(0, 4) CMP(1, 5) CMP(2, 6) CMP(3, 7) CMP(8, 12) CMP(9, 13) CMP(10, 14)
+            CMP(11, 15) CMP(2, 4) CMP(3, 5) CMP(10, 12) CMP(11, 13) CMP(1, 2) CMP(3, 4)
+            CMP(5, 6) CMP(9, 10) CMP(11, 12) CMP(13, 14) CMP(0, 8) CMP(1, 9) CMP(2, 10)
+            CMP(3, 11) CMP(4, 12) CMP(5, 13) CMP(6, 14) CMP(7, 15) CMP(4, 8) CMP(5, 9)
+            CMP(6, 10) CMP(7, 11) CMP(2, 4) CMP(3, 5) CMP(6, 8) CMP(7, 9) CMP(10, 12)
+            CMP(11, 13) CMP(1, 2) CMP(3, 4) CMP(5, 6) CMP(7, 8) CMP(9, 10) CMP(11, 12)
+            CMP(13, 14) CMP(0, 16) CMP(1, 17) CMP(2, 18) CMP(3, 19) CMP(8, 16) CMP(9, 17)
+            CMP(10, 18) CMP(11, 19) CMP(4, 8) CMP(5, 9) CMP(6, 10) CMP(7, 11) CMP(12, 16)
+            CMP(13, 17) CMP(6, 8) CMP(7, 9) CMP(10, 12) CMP(11, 13) CMP(7, 8) CMP(9, 10)
+            CMP(11, 12)
+        } else { /* 212 comparators: ranks 17 to 24 */
+            CMP(4, 6) CMP(5, 7) CMP(16, 18) CMP(17, 19) CMP(28, 30) CMP(29, 31) CMP(5, 6)
+            CMP(17, 18) CMP(29, 30) CMP(0, 4) CMP(1, 5) CMP(8, 12) CMP(9, 13) CMP(10, 14)
+            CMP(11, 15) CMP(18, 22) CMP(19, 23) CMP(24, 28) CMP(25, 29) CMP(32, 36)
+            CMP(33, 37) CMP(34, 38) CMP(35, 39) CMP(2, 4) CMP(3, 5) CMP(10, 12) CMP(11, 13)
+            CMP(18, 20) CMP(19, 21) CMP(26, 28) CMP(27, 29) CMP(34, 36) CMP(35, 37)
+            CMP(1, 2) CMP(3, 4) CMP(9, 10) CMP(11, 12) CMP(13, 14) CMP(19, 20) CMP(21, 22)
+            CMP(25, 26) CMP(27, 28) CMP(33, 34) CMP(35, 36) CMP(37, 38) CMP(0, 8) CMP(1, 9)
+            CMP(2, 10) CMP(3, 11) CMP(4, 12) CMP(5, 13) CMP(6, 14) CMP(7, 15) CMP(16, 24)
+            CMP(17, 25) CMP(18, 26) CMP(19, 27) CMP(20, 28) CMP(21, 29) CMP(22, 30)
+            CMP(23, 31) CMP(4, 8) CMP(5, 9) CMP(6, 10) CMP(7, 11) CMP(20, 24) CMP(21, 25)
+            CMP(22, 26) CMP(23, 27) CMP(36, 40) CMP(37, 41) CMP(2, 4) CMP(3, 5) CMP(6, 8)
+            CMP(7, 9) CMP(10, 12) CMP(11, 13) CMP(18, 20) CMP(19, 21) CMP(22, 24)
+            CMP(23, 25) CMP(26, 28) CMP(27, 29) CMP(38, 40) CMP(39, 41) CMP(1, 2) CMP(3, 4)
+            CMP(5, 6) CMP(7, 8) CMP(9, 10) CMP(11, 12) CMP(13, 14) CMP(17, 18) CMP(19, 20)
+            CMP(21, 22) CMP(23, 24) CMP(25, 26) CMP(27, 28) CMP(29, 30) CMP(37, 38)
+            CMP(39, 40) CMP(0, 16) CMP(1, 17) CMP(2, 18) CMP(3, 19) CMP(4, 20) CMP(5, 21)
+            CMP(6, 22) CMP(7, 23) CMP(8, 24) CMP(9, 25) CMP(10, 26) CMP(11, 27) CMP(12, 28)
+            CMP(13, 29) CMP(14, 30) CMP(15, 31) CMP(8, 16) CMP(9, 17) CMP(10, 18)
+            CMP(11, 19) CMP(12, 20) CMP(13, 21) CMP(14, 22) CMP(15, 23) CMP(4, 8) CMP(5, 9)
+            CMP(6, 10) CMP(7, 11) CMP(12, 16) CMP(13, 17) CMP(14, 18) CMP(15, 19)
+            CMP(20, 24) CMP(21, 25) CMP(22, 26) CMP(23, 27) CMP(2, 4) CMP(3, 5) CMP(6, 8)
+            CMP(7, 9) CMP(10, 12) CMP(11, 13) CMP(14, 16) CMP(15, 17) CMP(18, 20)
+            CMP(19, 21) CMP(22, 24) CMP(23, 25) CMP(26, 28) CMP(27, 29) CMP(1, 2) CMP(3, 4)
+            CMP(5, 6) CMP(7, 8) CMP(9, 10) CMP(11, 12) CMP(13, 14) CMP(15, 16) CMP(17, 18)
+            CMP(19, 20) CMP(21, 22) CMP(23, 24) CMP(25, 26) CMP(27, 28) CMP(0, 32)
+            CMP(1, 33) CMP(2, 34) CMP(3, 35) CMP(4, 36) CMP(5, 37) CMP(6, 38) CMP(7, 39)
+            CMP(8, 40) CMP(9, 41) CMP(16, 32) CMP(17, 33) CMP(18, 34) CMP(19, 35)
+            CMP(20, 36) CMP(21, 37) CMP(22, 38) CMP(23, 39) CMP(24, 40) CMP(25, 41)
+            CMP(9, 17) CMP(10, 18) CMP(11, 19) CMP(12, 20) CMP(13, 21) CMP(14, 22)
+            CMP(15, 23) CMP(24, 32) CMP(25, 33) CMP(26, 34) CMP(27, 35) CMP(13, 17)
+            CMP(14, 18) CMP(15, 19) CMP(20, 24) CMP(21, 25) CMP(22, 26) CMP(23, 27)
+            CMP(15, 17) CMP(18, 20) CMP(19, 21) CMP(22, 24) CMP(23, 25) CMP(17, 18)
+            CMP(19, 20) CMP(21, 22) CMP(23, 24)
         }
-        /* 22 comparators each: the 6th of six in order and five in any */
-#define CMP(p, q) SORT2(m[p], m[q]); SORT2(u[p], u[q]);
-        CMP(6, 7) CMP(8, 9) CMP(4, 6) CMP(5, 7) CMP(8, 10) CMP(5, 6) CMP(9, 10) CMP(0, 4)
-        CMP(1, 5) CMP(2, 4) CMP(3, 5) CMP(1, 2) CMP(3, 4) CMP(0, 8) CMP(1, 9) CMP(2, 10)
-        CMP(4, 8) CMP(5, 9) CMP(6, 10) CMP(3, 5) CMP(6, 8) CMP(5, 6)
 #undef CMP
-        d0[i] = m[5];
-        d1[i] = u[5];
+        for (r = 0; r < keep; r++)
+            m[r] = u[r] = v[low + r];
+        for (c = 0; c < k; c++) {
+            m[keep + c] = col[rows][i + (size_t)c * ch];
+            u[keep + c] = col[k][i + (size_t)c * ch];
+        }
+#define CMP(p, q) SORT2(m[p], m[q]); SORT2(u[p], u[q]);
+        if (k == 5) { /* 22 comparators each: the 6th of six in order and five in any */
+            CMP(6, 7) CMP(8, 9) CMP(4, 6) CMP(5, 7) CMP(8, 10) CMP(5, 6) CMP(9, 10) CMP(0, 4)
+            CMP(1, 5) CMP(2, 4) CMP(3, 5) CMP(1, 2) CMP(3, 4) CMP(0, 8) CMP(1, 9) CMP(2, 10)
+            CMP(4, 8) CMP(5, 9) CMP(6, 10) CMP(3, 5) CMP(6, 8) CMP(5, 6)
+        } else { /* 30 each: the 8th of eight in order and seven in any */
+            CMP(8, 9) CMP(10, 11) CMP(12, 13) CMP(8, 10) CMP(9, 11) CMP(12, 14) CMP(9, 10)
+            CMP(13, 14) CMP(8, 12) CMP(9, 13) CMP(10, 14) CMP(10, 12) CMP(11, 13)
+            CMP(9, 10) CMP(11, 12) CMP(13, 14) CMP(0, 8) CMP(1, 9) CMP(2, 10) CMP(3, 11)
+            CMP(4, 12) CMP(5, 13) CMP(6, 14) CMP(4, 8) CMP(5, 9) CMP(6, 10) CMP(7, 11)
+            CMP(6, 8) CMP(7, 9) CMP(7, 8)
+        }
+#undef CMP
+        d0[i] = m[(keep + k) / 2];
+        d1[i] = u[(keep + k) / 2];
     }
 }
 
@@ -184,43 +229,69 @@ NET_INLINE void SORT4_ROWS(const SAMPLE *restrict a0, const SAMPLE *restrict a1,
     }
 }
 
-/* k = 5 by pairs of output rows (a last odd row alone, its pair's second
- * row computed and dropped), chunk by chunk along the rows. */
-JF_WIDEST_INT_SIMD static void ROWS5(void *arg, int y0, int y1, int worker)
+/* k = 7: the shared rows a1 to a6 sorted into c0 .. c5, rows a0 and a7
+ * copied into c6 and c7, m columns. */
+NET_INLINE void SORT6_ROWS(const SAMPLE *restrict a0, const SAMPLE *restrict a1,
+                           const SAMPLE *restrict a2, const SAMPLE *restrict a3,
+                           const SAMPLE *restrict a4, const SAMPLE *restrict a5,
+                           const SAMPLE *restrict a6, const SAMPLE *restrict a7, size_t m,
+                           SAMPLE *restrict c0, SAMPLE *restrict c1, SAMPLE *restrict c2,
+                           SAMPLE *restrict c3, SAMPLE *restrict c4, SAMPLE *restrict c5,
+                           SAMPLE *restrict c6, SAMPLE *restrict c7)
 {
-    const net_job *job = (const net_job *)arg;
-    const size_t ch = (size_t)job->src->channels;
+    size_t i;
+    for (i = 0; i < m; i++) {
+        SAMPLE p0 = a1[i], p1 = a2[i], p2 = a3[i], p3 = a4[i], p4 = a5[i], p5 = a6[i];
+        SORT2(p0, p1); SORT2(p2, p3); SORT2(p4, p5); SORT2(p0, p2); SORT2(p1, p3); SORT2(p1, p2);
+        SORT2(p0, p4); SORT2(p1, p5); SORT2(p2, p4); SORT2(p3, p5); SORT2(p1, p2); SORT2(p3, p4);
+        c0[i] = p0; c1[i] = p1; c2[i] = p2; c3[i] = p3; c4[i] = p4; c5[i] = p5;
+        c6[i] = a0[i];
+        c7[i] = a7[i];
+    }
+}
+
+/* k = 5 and 7 by pairs of output rows (a last odd row alone, its pair's
+ * second row computed and dropped), chunk by chunk along the rows;
+ * inlined into each size's loops with k a constant. */
+NET_INLINE void ROWS_PAIRS(const net_job *job, int y0, int y1, const int k)
+{
+    const size_t ch = (size_t)job->src->channels, half = (size_t)(k / 2) * ch;
     const size_t out_n = (size_t)job->dst->width * ch, chunk = CHUNK - CHUNK % (ch * NET_VECTOR);
-    /* [r][i], r < 4: the r-th smallest of column i's four shared samples;
-     * [4][i], [5][i]: the first window's top row, the second's bottom row */
-    _Alignas(64) SAMPLE colbuf[6][COL_ROW];
+    /* [r][i], r < k - 1: the r-th smallest of column i's shared samples;
+     * [k - 1][i], [k][i]: the first window's top row, the second's bottom row */
+    _Alignas(64) SAMPLE colbuf[8][COL_ROW];
     SAMPLE(*col)[COL_ROW];
     SAMPLE spare0[CHUNK], spare1[CHUNK];
     size_t at, n, i0, i1, whole, s0;
     int y, r;
 
-    (void)worker;
     for (y = y0; y < y1; y += 2) {
-        const SAMPLE *row[6];
+        const SAMPLE *row[8];
         SAMPLE *d0 = (SAMPLE *)(void *)(job->dst->data + (size_t)y * job->dst->stride);
         SAMPLE *d1 = y + 1 < y1 ? (SAMPLE *)(void *)(job->dst->data + (size_t)(y + 1) * job->dst->stride) : NULL;
-        for (r = 0; r < 6; r++) /* the sixth row of a lone last row: any row will do */
-            row[r] = (const SAMPLE *)(const void *)source_row(job, d1 || r < 5 ? y + r : y);
+        SAMPLE *o0, *o1;
+        for (r = 0; r <= k; r++) /* the last row of a lone last row: any row will do */
+            row[r] = (const SAMPLE *)(const void *)source_row(job, d1 || r < k ? y + r : y);
         for (at = 0; at < out_n; at += chunk) {
             n = out_n - at < chunk ? out_n - at : chunk;
             whole = (n + NET_VECTOR - 1) & ~(size_t)(NET_VECTOR - 1);
-            direct_range(at, n, 2 * ch, out_n, &i0, &i1);
+            direct_range(at, n, half, out_n, &i0, &i1);
             col = (SAMPLE(*)[COL_ROW])(void *)&colbuf[0][COL_LEAD(i0)];
-            s0 = at + i0 - 2 * ch;
-            SORT4_ROWS(row[0] + s0, row[1] + s0, row[2] + s0, row[3] + s0, row[4] + s0, row[5] + s0,
-                       i1 - i0, col[0] + i0, col[1] + i0, col[2] + i0, col[3] + i0, col[4] + i0,
-                       col[5] + i0);
-            border_columns(job, col, sizeof col[0], 6, sizeof(SAMPLE), (ptrdiff_t)(at - 2 * ch), i0,
-                           i1, n + 4 * ch, whole + 4 * ch);
-            if (whole == n) {
-                COMBINE5(col, ch, whole, d0 + at, d1 ? d1 + at : spare1);
-            } else {
-                COMBINE5(col, ch, whole, spare0, spare1);
+            s0 = at + i0 - half;
+            if (k == 5)
+                SORT4_ROWS(row[0] + s0, row[1] + s0, row[2] + s0, row[3] + s0, row[4] + s0, row[5] + s0,
+                           i1 - i0, col[0] + i0, col[1] + i0, col[2] + i0, col[3] + i0, col[4] + i0,
+                           col[5] + i0);
+            else
+                SORT6_ROWS(row[0] + s0, row[1] + s0, row[2] + s0, row[3] + s0, row[4] + s0, row[5] + s0,
+                           row[6] + s0, row[7] + s0, i1 - i0, col[0] + i0, col[1] + i0, col[2] + i0,
+                           col[3] + i0, col[4] + i0, col[5] + i0, col[6] + i0, col[7] + i0);
+            border_columns(job, col, sizeof col[0], k + 1, sizeof(SAMPLE), (ptrdiff_t)(at - half), i0,
+                           i1, n + 2 * half, whole + 2 * half);
+            o0 = whole == n ? d0 + at : spare0;
+            o1 = whole == n && d1 ? d1 + at : spare1;
+            COMBINE_PAIRS(col, ch, whole, o0, o1, k);
+            if (whole != n) {
                 memcpy(d0 + at, spare0, n * sizeof(SAMPLE));
                 if (d1)
                     memcpy(d1 + at, spare1, n * sizeof(SAMPLE));
@@ -229,13 +300,28 @@ JF_WIDEST_INT_SIMD static void ROWS5(void *arg, int y0, int y1, int worker)
     }
 }
 
+JF_WIDEST_INT_SIMD static void ROWS5(void *arg, int y0, int y1, int worker)
+{
+    (void)worker;
+    ROWS_PAIRS((const net_job *)arg, y0, y1, 5);
+}
+
+JF_WIDEST_INT_SIMD static void ROWS7(void *arg, int y0, int y1, int worker)
+{
+    (void)worker;
+    ROWS_PAIRS((const net_job *)arg, y0, y1, 7);
+}
+
 /* The names are the includer's to define again for the next type. */
 #undef SAMPLE
 #undef MED3
 #undef SORT3_PAIR
 #undef COMBINE3
-#undef COMBINE5
 #undef ROWS3
 #undef ROWS5
+#undef ROWS7
+#undef ROWS_PAIRS
 #undef SORT4_ROWS
+#undef SORT6_ROWS
+#undef COMBINE_PAIRS
 #undef NET_OUTPUT
