@@ -1964,8 +1964,8 @@ out:
 static PyMethodDef module_methods[] = {
     {"run", py_run, METH_VARARGS, "run(context, plan, src, dst): run a filter, pad or noise plan."},
     {"fast", py_fast, METH_VARARGS,
-     "fast(plan, image, out, context) -> out: a plain filter call on NumPy or CuPy arrays in one "
-     "step, or NotImplemented where the Python path must look."},
+     "fast(plan, image, out, context) -> out: a plain filter call on NumPy or CuPy arrays or "
+     "PyTorch CUDA tensors in one step, or NotImplemented where the Python path must look."},
     {"fast_setup", py_fast_setup, METH_VARARGS,
      "fast_setup(ndarray, empty, dtypes, Context, default_context): what fast() reads."},
     {"fast_cupy", py_fast_cupy, METH_VARARGS,
