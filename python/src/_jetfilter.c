@@ -250,12 +250,40 @@ typedef struct {
 #define NUMPY_NOTSWAPPED 0x0200
 #define NUMPY_WRITEABLE 0x0400
 
+/* What NumPy's struct says of an array, for the intake: shape and strides
+ * into shape_v and strides_v (s->nd <= 8), the typestr the interface's
+ * dict would give into dtype[0..n) (byte order: the machine's, or the
+ * other for a swapped array; kind; size). */
+static void numpy_struct_fields(const numpy_array_struct *s, jfpy_array *a, int64_t *shape_v,
+                                int64_t *strides_v, char *dtype, size_t n)
+{
+    const uint16_t one = 1;
+    const int little = *(const unsigned char *)&one == 1;
+    const char order = s->itemsize == 1 ? '|' : !(s->flags & NUMPY_NOTSWAPPED) == !little ? '<' : '>';
+    int i;
+    for (i = 0; i < s->nd; i++) {
+        shape_v[i] = (int64_t)s->shape[i];
+        strides_v[i] = s->strides ? (int64_t)s->strides[i] : 0;
+    }
+    snprintf(dtype, n, "%c%c%d", order, s->typekind, s->itemsize);
+    memset(a, 0, sizeof *a);
+    a->data = (uint64_t)(uintptr_t)s->data;
+    a->ndim = s->nd;
+    a->shape = shape_v;
+    a->strides = s->strides ? strides_v : NULL;
+    a->dtype = dtype;
+    a->lanes = 1;
+    a->readonly = !(s->flags & NUMPY_WRITEABLE);
+    a->location = JF_LOC_HOST;
+    a->device = -1;
+}
+
 /* intake_struct(what, writable, capsule) -> description: a NumPy array
  * from its __array_struct__, checked by the same intake as intake(). */
 static PyObject *py_intake_struct(PyObject *mod, PyObject *args)
 {
     const char *what;
-    int writable, i, rc;
+    int writable, rc;
     PyObject *cap;
     const numpy_array_struct *s;
     int64_t shape_v[8], strides_v[8];
@@ -274,28 +302,7 @@ static PyObject *py_intake_struct(PyObject *mod, PyObject *args)
         PyErr_Format(g_errors[-JF_ERR_ARG], "%s: __array_struct__ describes no array", what);
         return NULL;
     }
-    for (i = 0; i < s->nd; i++) {
-        shape_v[i] = (int64_t)s->shape[i];
-        strides_v[i] = s->strides ? (int64_t)s->strides[i] : 0;
-    }
-    /* the typestr the dict would give: byte order (the machine's, or the
-     * other for a swapped array), kind, size */
-    {
-        const uint16_t one = 1;
-        const int little = *(const unsigned char *)&one == 1;
-        const char order = s->itemsize == 1 ? '|' : !(s->flags & NUMPY_NOTSWAPPED) == !little ? '<' : '>';
-        snprintf(dtype, sizeof dtype, "%c%c%d", order, s->typekind, s->itemsize);
-    }
-    memset(&a, 0, sizeof a);
-    a.data = (uint64_t)(uintptr_t)s->data;
-    a.ndim = s->nd;
-    a.shape = shape_v;
-    a.strides = s->strides ? strides_v : NULL;
-    a.dtype = dtype;
-    a.lanes = 1;
-    a.readonly = !(s->flags & NUMPY_WRITEABLE);
-    a.location = JF_LOC_HOST;
-    a.device = -1;
+    numpy_struct_fields(s, &a, shape_v, strides_v, dtype, sizeof dtype);
     rc = jfpy_intake(&a, writable, what, &img, why, sizeof why);
     return intake_result(rc, &img, why);
 }
@@ -921,17 +928,7 @@ static int fast_describe(PyObject *obj, int kind, int writable, const char *what
             PyErr_Clear();
             return 0;
         }
-        for (i = 0; i < s->nd; i++) {
-            shape_v[i] = (int64_t)s->shape[i];
-            strides_v[i] = s->strides ? (int64_t)s->strides[i] : 0;
-        }
-        snprintf(dtype, sizeof dtype, "%c%c%d", s->itemsize == 1 ? '|' : '=', s->typekind, s->itemsize);
-        a.data = (uint64_t)(uintptr_t)s->data;
-        a.ndim = s->nd;
-        a.strides = s->strides ? strides_v : NULL;
-        a.readonly = !(s->flags & NUMPY_WRITEABLE);
-        a.location = JF_LOC_HOST;
-        a.device = -1;
+        numpy_struct_fields(s, &a, shape_v, strides_v, dtype, sizeof dtype);
         Py_DECREF(cap);
     } else {
         /* CuPy: data.ptr, data.device_id, strides in bytes; PyTorch: data_ptr(),
