@@ -38,8 +38,9 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # CTest entries that are scripts, not executables in build/tests: the man
-# page, completions and README against --help; every report against the schema.
-SCRIPT_TESTS = ('test_docs', 'test_schema')
+# page, completions and README against --help; every report against the
+# schema; the CPU median's networks against their derivation.
+SCRIPT_TESTS = ('test_docs', 'test_schema', 'test_median_cpu_networks')
 
 # Arguments a test takes here: check_rows' quick set (every row, border
 # and depth, fewer k and sizes) keeps a mutant's run short.
@@ -49,7 +50,8 @@ TEST_ARGS = {'check_rows': ['--quick']}
 # many at once as there are cores; a run stops at the first failure).
 TESTS = {
     'filters': ['test_ops', 'check_rows', 'test_float', 'test_resolve', 'test_api', 'test_metrics', 'test_launch_list',
-                'test_filters', 'test_impulse', 'test_denoise', 'test_codecs', 'test_cli'],
+                'test_filters', 'test_impulse', 'test_denoise', 'test_codecs', 'test_cli',
+                'test_median_cpu_networks'],
     'core': ['test_api', 'test_float', 'test_profile', 'test_resolve', 'test_ops', 'test_metrics', 'test_power',
              'test_pipeline', 'test_codecs', 'test_filters', 'test_cli', 'test_hostile'],
     'io': ['test_formats', 'test_codecs', 'test_api', 'test_faults', 'test_stream', 'test_hostile',

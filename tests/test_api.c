@@ -311,9 +311,9 @@ static void test_no_allocation_per_call(void **state)
 static void test_stats_bounded(void **state)
 {
     jf_context_options o = t_context_opts(JF_BACKEND_CPU, 1, JF_MEMORY_AUTO);
-    /* k = 9: a pad record and a median record per call (k = 3 to 7 pad as
+    /* k = 11: a pad record and a median record per call (k = 3 to 9 pad as
      * they go, one record) */
-    jf_median_options mo = t_median_opts(9, JF_BORDER_REPLICATE, JF_VARIANT_AUTO);
+    jf_median_options mo = t_median_opts(11, JF_BORDER_REPLICATE, JF_VARIANT_AUTO);
     jf_image src = t_random_image(40, 30, 1, 0, 3), dst = {0};
     jf_stat_total totals[8];
     jf_context *ctx;
@@ -343,7 +343,7 @@ static void test_stats_bounded(void **state)
     assert_int_equal(jf_stats_at(ctx, 4)->width, 40);
     assert_int_equal(jf_stats_at(ctx, 4)->height, 30);
     assert_int_equal(jf_stats_at(ctx, 4)->channels, 1);
-    assert_int_equal(jf_stats_at(ctx, 4)->ksize, 9);
+    assert_int_equal(jf_stats_at(ctx, 4)->ksize, 11);
     assert_null(jf_stats_at(ctx, 5));
     n = jf_stats_totals(ctx, totals, 8);
     assert_int_equal(n, 2);

@@ -118,7 +118,7 @@ static void check_median16(jf_context *ctx, int w, int h, int ch, int k, jf_bord
 
 static void test_median16_matches_brute_force(void **state)
 {
-    static const int ks[] = {1, 3, 5, 7, 11, 21, 63};
+    static const int ks[] = {1, 3, 5, 7, 9, 11, 21, 63};
     jf_context *ctx = t_cpu_context(3);
     int s, b, ch, k, shift;
     (void)state;

@@ -87,12 +87,12 @@ static void test_refused_by_name(void **state)
  * place and out, against NumPy's order. */
 static void test_median_numpy_order(void **state)
 {
-    static const int ks[] = {1, 3, 5, 7, 9};
+    static const int ks[] = {1, 3, 5, 7, 9, 11};
     int s, ki, b, kind;
     (void)state;
     for (s = 0; s < 4; s++)
         for (kind = 0; kind < 2; kind++)
-            for (ki = 0; ki < 5; ki++)
+            for (ki = 0; ki < 6; ki++)
                 for (b = 0; b < JF_BORDER_COUNT; b++) {
                     jf_image src = t_random_float(SIZES[s][0], SIZES[s][1], 3, 1, kind,
                                                   (uint64_t)(s * 97 + ki * 7 + b + kind * 1000));

@@ -11,14 +11,14 @@ extern "C" {
 /* CPU reference over an image already padded by k/2: `padded` is
  * (w+k-1) x (h+k-1), `dst` is w x h, both host; bands on ctx's pool. */
 jf_status jf_median_cpu(jf_context *ctx, const jf_image *padded, int ksize, jf_image *dst);
-/* The same at 16 bits, k >= 9 (median_cpu16.c). */
+/* The same at 16 bits, k >= 11 (median_cpu16.c). */
 jf_status jf_median_cpu16(jf_context *ctx, const jf_image *padded, int ksize, jf_image *dst);
-/* k = 3, 5 and 7 at either depth from the image itself: each band pads the
+/* k = 3 to 9 at either depth from the image itself: each band pads the
  * rows it reads (median_cpu_net.c). */
 jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
                               jf_image *dst);
 
-/* float32 at k = 3, 5 and 7: the networks on the samples' keys
+/* float32 at k = 3 to 9: the networks on the samples' keys
  * (median_cpu_keys.c). */
 jf_status jf_median_float_networks(jf_context *ctx, const jf_image *src, int k, jf_border border,
                                    jf_image *dst);

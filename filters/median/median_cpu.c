@@ -1,9 +1,9 @@
 /*
  * Median filter, CPU reference.
  *
- * k = 3, 5 and 7: min/max networks over rows (median_cpu_net.c).
+ * k = 3 to 9: min/max networks over rows (median_cpu_net.c).
  *
- * k >= 9: constant time per pixel (Perreault and Hebert's idea, written
+ * k >= 11: constant time per pixel (Perreault and Hebert's idea, written
  * here from the paper's description).  Every column keeps a histogram of
  * its k samples, moved down one row by one removal and one addition; the
  * window's histogram moves right by adding one column's histogram and

@@ -1,7 +1,7 @@
 /*
  * Median filter at 16 bits, CPU reference.
  *
- * k = 3 and 5 run the min/max networks (median_cpu_net.c).  Larger k:
+ * k = 3 to 9 run the min/max networks (median_cpu_net.c).  Larger k:
  * Huang's sliding histogram with three levels: 256 coarse bins (the high
  * byte), 4,096 middle bins (the top 12 bits) and 65,536 fine bins (the
  * whole value), counts 16-bit (k^2 <= 65025).  Moving one pixel right

@@ -1,6 +1,6 @@
 /*
- * Median filter, CPU reference, k = 3, 5 and 7 at 8 and 16 bits (and
- * float32 as keys): min/max networks over whole rows.
+ * Median filter, CPU reference, k = 3 to 9 at 8 and 16 bits (and float32
+ * as keys): min/max networks over whole rows.
  *
  * k = 3: the 9-element median by columns.  Each vertical triple is sorted
  * (lo <= mid <= hi); the median of the 3x3 window is then
@@ -9,16 +9,17 @@
  * ordered once (the triples of both rows then take four min/max each), and
  * each column's triple is sorted once for the three windows that hold it.
  *
- * k = 5 and 7: two output rows at once, as k = 3.  Their windows share
+ * k = 5, 7 and 9: two output rows at once, as k = 3.  Their windows share
  * k - 1 source rows; each column's k - 1 samples of those are sorted once
  * and shared by the k windows of each row that hold the column.  Of a
  * window's shared samples only the middle ranks can be its median (7 to
- * 12 of 20 at k = 5, 17 to 24 of 42 at k = 7), so one network selects
- * those for both windows (64 comparators at k = 5, 212 at 7), and one
- * takes each window's median from them and its own top or bottom row (22
- * and 30; scripts/median_network.py derives them from Batcher's sort and
- * checks them on every 0-1 input): about 56 comparators an output at k = 5,
- * where a window alone from its five sorted columns took 94.
+ * 12 of 20 at k = 5, 17 to 24 of 42 at 7, 31 to 40 of 72 at 9), so one
+ * network selects those for both windows (64, 212 and 433 comparators),
+ * and one takes each window's median from them and its own top or bottom
+ * row (22, 30 and 54; scripts/median_network.py derives them from
+ * Batcher's sort and checks them on every 0-1 input): about 56 comparators
+ * an output at k = 5, where a window alone from its five sorted columns
+ * took 94.
  *
  * Everything is min/max over whole rows of samples, which the compiler
  * vectorises: 16 or 32 pixels an instruction at 8 bits, 8 or 16 at 16.
@@ -139,6 +140,8 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 #define SORT6_ROWS sort6_rows_u8
 #define ROWS_PAIRS median_pairs_u8
 #define ROWS7 median7_rows_u8
+#define ROWS9 median9_rows_u8
+#define SORT8_ROWS sort8_rows_u8
 #include "filters/median/median_net_template.c"
 
 #define SAMPLE uint16_t
@@ -152,6 +155,8 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 #define SORT6_ROWS sort6_rows_u16
 #define ROWS_PAIRS median_pairs_u16
 #define ROWS7 median7_rows_u16
+#define ROWS9 median9_rows_u16
+#define SORT8_ROWS sort8_rows_u16
 #include "filters/median/median_net_template.c"
 
 /* float32 as keys (median_cpu_keys.c) */
@@ -166,6 +171,8 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 #define SORT6_ROWS sort6_rows_u32
 #define ROWS_PAIRS median_pairs_u32
 #define ROWS7 median7_rows_u32
+#define ROWS9 median9_rows_u32
+#define SORT8_ROWS sort8_rows_u32
 #include "filters/median/median_net_template.c"
 
 jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
@@ -190,8 +197,11 @@ jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, j
     else if (ksize == 5)
         jf_parallel_for(ctx, dst->height,
                         bps == 4 ? median5_rows_u32 : bps == 2 ? median5_rows_u16 : median5_rows_u8, &job);
-    else
+    else if (ksize == 7)
         jf_parallel_for(ctx, dst->height,
                         bps == 4 ? median7_rows_u32 : bps == 2 ? median7_rows_u16 : median7_rows_u8, &job);
+    else
+        jf_parallel_for(ctx, dst->height,
+                        bps == 4 ? median9_rows_u32 : bps == 2 ? median9_rows_u16 : median9_rows_u8, &job);
     return JF_OK;
 }

@@ -28,7 +28,7 @@ static void direct_range(size_t at, size_t n, size_t pad, size_t total, size_t *
 }
 #endif
 
-/* k = 5 and 7: outputs [0, n) of a chunk for two rows at once (n a whole
+/* k = 5, 7 and 9: outputs [0, n) of a chunk for two rows at once (n a whole
  * number of vectors: no scalar tail, whose networks would cost as much as
  * the rest).  The two windows share k - 1 rows: col[0 .. k - 2] hold each
  * column's samples of them sorted, col[k - 1] and col[k] the first
@@ -42,11 +42,11 @@ static void direct_range(size_t at, size_t n, size_t pad, size_t total, size_t *
 NET_INLINE void COMBINE_PAIRS(SAMPLE (*col)[COL_ROW], size_t ch, size_t n, SAMPLE *restrict d0,
                               SAMPLE *restrict d1, const int k)
 {
-    const int rows = k - 1, low = k == 5 ? 7 : 17, keep = k == 5 ? 6 : 8;
+    const int rows = k - 1, low = k == 5 ? 7 : k == 7 ? 17 : 31, keep = k == 5 ? 6 : k == 7 ? 8 : 10;
     size_t i;
     int c, r;
     for (i = 0; i < n; i++) {
-        SAMPLE v[42], m[15], u[15];
+        SAMPLE v[72], m[19], u[19];
         for (c = 0; c < k; c++)
             for (r = 0; r < rows; r++)
                 v[rows * c + r] = col[r][i + (size_t)c * ch];
@@ -62,7 +62,7 @@ NET_INLINE void COMBINE_PAIRS(SAMPLE (*col)[COL_ROW], size_t ch, size_t n, SAMPL
             CMP(10, 18) CMP(11, 19) CMP(4, 8) CMP(5, 9) CMP(6, 10) CMP(7, 11) CMP(12, 16)
             CMP(13, 17) CMP(6, 8) CMP(7, 9) CMP(10, 12) CMP(11, 13) CMP(7, 8) CMP(9, 10)
             CMP(11, 12)
-        } else { /* 212 comparators: ranks 17 to 24 */
+        } else if (k == 7) { /* 212 comparators: ranks 17 to 24 */
             CMP(4, 6) CMP(5, 7) CMP(16, 18) CMP(17, 19) CMP(28, 30) CMP(29, 31) CMP(5, 6)
             CMP(17, 18) CMP(29, 30) CMP(0, 4) CMP(1, 5) CMP(8, 12) CMP(9, 13) CMP(10, 14)
             CMP(11, 15) CMP(18, 22) CMP(19, 23) CMP(24, 28) CMP(25, 29) CMP(32, 36)
@@ -96,6 +96,77 @@ NET_INLINE void COMBINE_PAIRS(SAMPLE (*col)[COL_ROW], size_t ch, size_t n, SAMPL
             CMP(14, 18) CMP(15, 19) CMP(20, 24) CMP(21, 25) CMP(22, 26) CMP(23, 27)
             CMP(15, 17) CMP(18, 20) CMP(19, 21) CMP(22, 24) CMP(23, 25) CMP(17, 18)
             CMP(19, 20) CMP(21, 22) CMP(23, 24)
+        } else { /* 433 comparators: ranks 31 to 40 */
+            CMP(0, 8) CMP(1, 9) CMP(2, 10) CMP(3, 11) CMP(4, 12) CMP(5, 13) CMP(6, 14)
+            CMP(7, 15) CMP(16, 24) CMP(17, 25) CMP(18, 26) CMP(19, 27) CMP(20, 28)
+            CMP(21, 29) CMP(22, 30) CMP(23, 31) CMP(32, 40) CMP(33, 41) CMP(34, 42)
+            CMP(35, 43) CMP(36, 44) CMP(37, 45) CMP(38, 46) CMP(39, 47) CMP(48, 56)
+            CMP(49, 57) CMP(50, 58) CMP(51, 59) CMP(52, 60) CMP(53, 61) CMP(54, 62)
+            CMP(55, 63) CMP(4, 8) CMP(5, 9) CMP(6, 10) CMP(7, 11) CMP(20, 24) CMP(21, 25)
+            CMP(22, 26) CMP(23, 27) CMP(36, 40) CMP(37, 41) CMP(38, 42) CMP(39, 43)
+            CMP(52, 56) CMP(53, 57) CMP(54, 58) CMP(55, 59) CMP(2, 4) CMP(3, 5) CMP(6, 8)
+            CMP(7, 9) CMP(10, 12) CMP(11, 13) CMP(18, 20) CMP(19, 21) CMP(22, 24)
+            CMP(23, 25) CMP(26, 28) CMP(27, 29) CMP(34, 36) CMP(35, 37) CMP(38, 40)
+            CMP(39, 41) CMP(42, 44) CMP(43, 45) CMP(50, 52) CMP(51, 53) CMP(54, 56)
+            CMP(55, 57) CMP(58, 60) CMP(59, 61) CMP(1, 2) CMP(3, 4) CMP(5, 6) CMP(7, 8)
+            CMP(9, 10) CMP(11, 12) CMP(13, 14) CMP(17, 18) CMP(19, 20) CMP(21, 22)
+            CMP(23, 24) CMP(25, 26) CMP(27, 28) CMP(29, 30) CMP(33, 34) CMP(35, 36)
+            CMP(37, 38) CMP(39, 40) CMP(41, 42) CMP(43, 44) CMP(45, 46) CMP(49, 50)
+            CMP(51, 52) CMP(53, 54) CMP(55, 56) CMP(57, 58) CMP(59, 60) CMP(61, 62)
+            CMP(0, 16) CMP(1, 17) CMP(2, 18) CMP(3, 19) CMP(4, 20) CMP(5, 21) CMP(6, 22)
+            CMP(7, 23) CMP(8, 24) CMP(9, 25) CMP(10, 26) CMP(11, 27) CMP(12, 28)
+            CMP(13, 29) CMP(14, 30) CMP(15, 31) CMP(32, 48) CMP(33, 49) CMP(34, 50)
+            CMP(35, 51) CMP(36, 52) CMP(37, 53) CMP(38, 54) CMP(39, 55) CMP(40, 56)
+            CMP(41, 57) CMP(42, 58) CMP(43, 59) CMP(44, 60) CMP(45, 61) CMP(46, 62)
+            CMP(47, 63) CMP(8, 16) CMP(9, 17) CMP(10, 18) CMP(11, 19) CMP(12, 20)
+            CMP(13, 21) CMP(14, 22) CMP(15, 23) CMP(40, 48) CMP(41, 49) CMP(42, 50)
+            CMP(43, 51) CMP(44, 52) CMP(45, 53) CMP(46, 54) CMP(47, 55) CMP(4, 8) CMP(5, 9)
+            CMP(6, 10) CMP(7, 11) CMP(12, 16) CMP(13, 17) CMP(14, 18) CMP(15, 19)
+            CMP(20, 24) CMP(21, 25) CMP(22, 26) CMP(23, 27) CMP(36, 40) CMP(37, 41)
+            CMP(38, 42) CMP(39, 43) CMP(44, 48) CMP(45, 49) CMP(46, 50) CMP(47, 51)
+            CMP(52, 56) CMP(53, 57) CMP(54, 58) CMP(55, 59) CMP(2, 4) CMP(3, 5) CMP(6, 8)
+            CMP(7, 9) CMP(10, 12) CMP(11, 13) CMP(14, 16) CMP(15, 17) CMP(18, 20)
+            CMP(19, 21) CMP(22, 24) CMP(23, 25) CMP(26, 28) CMP(27, 29) CMP(34, 36)
+            CMP(35, 37) CMP(38, 40) CMP(39, 41) CMP(42, 44) CMP(43, 45) CMP(46, 48)
+            CMP(47, 49) CMP(50, 52) CMP(51, 53) CMP(54, 56) CMP(55, 57) CMP(58, 60)
+            CMP(59, 61) CMP(1, 2) CMP(3, 4) CMP(5, 6) CMP(7, 8) CMP(9, 10) CMP(11, 12)
+            CMP(13, 14) CMP(15, 16) CMP(17, 18) CMP(19, 20) CMP(21, 22) CMP(23, 24)
+            CMP(25, 26) CMP(27, 28) CMP(29, 30) CMP(33, 34) CMP(35, 36) CMP(37, 38)
+            CMP(39, 40) CMP(41, 42) CMP(43, 44) CMP(45, 46) CMP(47, 48) CMP(49, 50)
+            CMP(51, 52) CMP(53, 54) CMP(55, 56) CMP(57, 58) CMP(59, 60) CMP(61, 62)
+            CMP(0, 32) CMP(1, 33) CMP(2, 34) CMP(3, 35) CMP(4, 36) CMP(5, 37) CMP(6, 38)
+            CMP(7, 39) CMP(8, 40) CMP(9, 41) CMP(10, 42) CMP(11, 43) CMP(12, 44)
+            CMP(13, 45) CMP(14, 46) CMP(15, 47) CMP(16, 48) CMP(17, 49) CMP(18, 50)
+            CMP(19, 51) CMP(20, 52) CMP(21, 53) CMP(22, 54) CMP(23, 55) CMP(24, 56)
+            CMP(25, 57) CMP(26, 58) CMP(27, 59) CMP(28, 60) CMP(29, 61) CMP(30, 62)
+            CMP(31, 63) CMP(16, 32) CMP(17, 33) CMP(18, 34) CMP(19, 35) CMP(20, 36)
+            CMP(21, 37) CMP(22, 38) CMP(23, 39) CMP(24, 40) CMP(25, 41) CMP(26, 42)
+            CMP(27, 43) CMP(28, 44) CMP(29, 45) CMP(30, 46) CMP(31, 47) CMP(8, 16)
+            CMP(9, 17) CMP(10, 18) CMP(11, 19) CMP(12, 20) CMP(13, 21) CMP(14, 22)
+            CMP(15, 23) CMP(24, 32) CMP(25, 33) CMP(26, 34) CMP(27, 35) CMP(28, 36)
+            CMP(29, 37) CMP(30, 38) CMP(31, 39) CMP(40, 48) CMP(41, 49) CMP(42, 50)
+            CMP(43, 51) CMP(44, 52) CMP(45, 53) CMP(46, 54) CMP(47, 55) CMP(4, 8) CMP(5, 9)
+            CMP(6, 10) CMP(7, 11) CMP(12, 16) CMP(13, 17) CMP(14, 18) CMP(15, 19)
+            CMP(20, 24) CMP(21, 25) CMP(22, 26) CMP(23, 27) CMP(28, 32) CMP(29, 33)
+            CMP(30, 34) CMP(31, 35) CMP(36, 40) CMP(37, 41) CMP(38, 42) CMP(39, 43)
+            CMP(44, 48) CMP(45, 49) CMP(46, 50) CMP(47, 51) CMP(52, 56) CMP(53, 57)
+            CMP(2, 4) CMP(3, 5) CMP(6, 8) CMP(7, 9) CMP(14, 16) CMP(15, 17) CMP(18, 20)
+            CMP(19, 21) CMP(22, 24) CMP(23, 25) CMP(26, 28) CMP(27, 29) CMP(30, 32)
+            CMP(31, 33) CMP(34, 36) CMP(35, 37) CMP(38, 40) CMP(39, 41) CMP(42, 44)
+            CMP(43, 45) CMP(46, 48) CMP(47, 49) CMP(50, 52) CMP(51, 53) CMP(1, 2) CMP(3, 4)
+            CMP(5, 6) CMP(7, 8) CMP(15, 16) CMP(17, 18) CMP(19, 20) CMP(21, 22) CMP(23, 24)
+            CMP(25, 26) CMP(27, 28) CMP(29, 30) CMP(31, 32) CMP(33, 34) CMP(35, 36)
+            CMP(37, 38) CMP(39, 40) CMP(41, 42) CMP(43, 44) CMP(47, 48) CMP(49, 50)
+            CMP(51, 52) CMP(0, 64) CMP(1, 65) CMP(2, 66) CMP(3, 67) CMP(4, 68) CMP(5, 69)
+            CMP(6, 70) CMP(7, 71) CMP(32, 64) CMP(33, 65) CMP(34, 66) CMP(35, 67)
+            CMP(36, 68) CMP(37, 69) CMP(38, 70) CMP(39, 71) CMP(16, 32) CMP(17, 33)
+            CMP(18, 34) CMP(19, 35) CMP(20, 36) CMP(21, 37) CMP(22, 38) CMP(23, 39)
+            CMP(48, 64) CMP(49, 65) CMP(50, 66) CMP(51, 67) CMP(24, 32) CMP(25, 33)
+            CMP(26, 34) CMP(27, 35) CMP(28, 36) CMP(29, 37) CMP(30, 38) CMP(31, 39)
+            CMP(40, 48) CMP(41, 49) CMP(42, 50) CMP(43, 51) CMP(28, 32) CMP(29, 33)
+            CMP(30, 34) CMP(31, 35) CMP(36, 40) CMP(37, 41) CMP(38, 42) CMP(39, 43)
+            CMP(30, 32) CMP(31, 33) CMP(34, 36) CMP(35, 37) CMP(38, 40) CMP(39, 41)
+            CMP(31, 32) CMP(33, 34) CMP(35, 36) CMP(37, 38) CMP(39, 40)
         }
 #undef CMP
         for (r = 0; r < keep; r++)
@@ -109,12 +180,22 @@ NET_INLINE void COMBINE_PAIRS(SAMPLE (*col)[COL_ROW], size_t ch, size_t n, SAMPL
             CMP(6, 7) CMP(8, 9) CMP(4, 6) CMP(5, 7) CMP(8, 10) CMP(5, 6) CMP(9, 10) CMP(0, 4)
             CMP(1, 5) CMP(2, 4) CMP(3, 5) CMP(1, 2) CMP(3, 4) CMP(0, 8) CMP(1, 9) CMP(2, 10)
             CMP(4, 8) CMP(5, 9) CMP(6, 10) CMP(3, 5) CMP(6, 8) CMP(5, 6)
-        } else { /* 30 each: the 8th of eight in order and seven in any */
+        } else if (k == 7) { /* 30 each: the 8th of eight in order and seven in any */
             CMP(8, 9) CMP(10, 11) CMP(12, 13) CMP(8, 10) CMP(9, 11) CMP(12, 14) CMP(9, 10)
             CMP(13, 14) CMP(8, 12) CMP(9, 13) CMP(10, 14) CMP(10, 12) CMP(11, 13)
             CMP(9, 10) CMP(11, 12) CMP(13, 14) CMP(0, 8) CMP(1, 9) CMP(2, 10) CMP(3, 11)
             CMP(4, 12) CMP(5, 13) CMP(6, 14) CMP(4, 8) CMP(5, 9) CMP(6, 10) CMP(7, 11)
             CMP(6, 8) CMP(7, 9) CMP(7, 8)
+        } else { /* 54 each: the 10th of ten in order and nine in any */
+            CMP(10, 11) CMP(12, 13) CMP(14, 15) CMP(16, 17) CMP(8, 10) CMP(9, 11)
+            CMP(12, 14) CMP(13, 15) CMP(16, 18) CMP(9, 10) CMP(13, 14) CMP(17, 18)
+            CMP(8, 12) CMP(9, 13) CMP(10, 14) CMP(11, 15) CMP(10, 12) CMP(11, 13)
+            CMP(9, 10) CMP(11, 12) CMP(13, 14) CMP(0, 8) CMP(1, 9) CMP(2, 10) CMP(3, 11)
+            CMP(4, 12) CMP(5, 13) CMP(4, 8) CMP(5, 9) CMP(6, 10) CMP(7, 11) CMP(2, 4)
+            CMP(3, 5) CMP(6, 8) CMP(7, 9) CMP(10, 12) CMP(11, 13) CMP(1, 2) CMP(5, 6)
+            CMP(7, 8) CMP(9, 10) CMP(11, 12) CMP(0, 16) CMP(1, 17) CMP(2, 18) CMP(8, 16)
+            CMP(9, 17) CMP(10, 18) CMP(5, 9) CMP(6, 10) CMP(12, 16) CMP(7, 9) CMP(10, 12)
+            CMP(9, 10)
         }
 #undef CMP
         d0[i] = m[(keep + k) / 2];
@@ -250,7 +331,33 @@ NET_INLINE void SORT6_ROWS(const SAMPLE *restrict a0, const SAMPLE *restrict a1,
     }
 }
 
-/* k = 5 and 7 by pairs of output rows (a last odd row alone, its pair's
+/* k = 9: the shared rows a1 to a8 sorted into c0 .. c7, rows a0 and a9
+ * copied into c8 and c9, m columns. */
+NET_INLINE void SORT8_ROWS(const SAMPLE *restrict a0, const SAMPLE *restrict a1,
+                           const SAMPLE *restrict a2, const SAMPLE *restrict a3,
+                           const SAMPLE *restrict a4, const SAMPLE *restrict a5,
+                           const SAMPLE *restrict a6, const SAMPLE *restrict a7,
+                           const SAMPLE *restrict a8, const SAMPLE *restrict a9, size_t m,
+                           SAMPLE *restrict c0, SAMPLE *restrict c1, SAMPLE *restrict c2,
+                           SAMPLE *restrict c3, SAMPLE *restrict c4, SAMPLE *restrict c5,
+                           SAMPLE *restrict c6, SAMPLE *restrict c7, SAMPLE *restrict c8,
+                           SAMPLE *restrict c9)
+{
+    size_t i;
+    for (i = 0; i < m; i++) {
+        SAMPLE p0 = a1[i], p1 = a2[i], p2 = a3[i], p3 = a4[i], p4 = a5[i], p5 = a6[i], p6 = a7[i],
+               p7 = a8[i];
+        SORT2(p0, p1); SORT2(p2, p3); SORT2(p4, p5); SORT2(p6, p7); SORT2(p0, p2); SORT2(p1, p3);
+        SORT2(p4, p6); SORT2(p5, p7); SORT2(p1, p2); SORT2(p5, p6); SORT2(p0, p4); SORT2(p1, p5);
+        SORT2(p2, p6); SORT2(p3, p7); SORT2(p2, p4); SORT2(p3, p5); SORT2(p1, p2); SORT2(p3, p4);
+        SORT2(p5, p6);
+        c0[i] = p0; c1[i] = p1; c2[i] = p2; c3[i] = p3; c4[i] = p4; c5[i] = p5; c6[i] = p6; c7[i] = p7;
+        c8[i] = a0[i];
+        c9[i] = a9[i];
+    }
+}
+
+/* k = 5, 7 and 9 by pairs of output rows (a last odd row alone, its pair's
  * second row computed and dropped), chunk by chunk along the rows;
  * inlined into each size's loops with k a constant. */
 NET_INLINE void ROWS_PAIRS(const net_job *job, int y0, int y1, const int k)
@@ -259,14 +366,14 @@ NET_INLINE void ROWS_PAIRS(const net_job *job, int y0, int y1, const int k)
     const size_t out_n = (size_t)job->dst->width * ch, chunk = CHUNK - CHUNK % (ch * NET_VECTOR);
     /* [r][i], r < k - 1: the r-th smallest of column i's shared samples;
      * [k - 1][i], [k][i]: the first window's top row, the second's bottom row */
-    _Alignas(64) SAMPLE colbuf[8][COL_ROW];
+    _Alignas(64) SAMPLE colbuf[10][COL_ROW];
     SAMPLE(*col)[COL_ROW];
     SAMPLE spare0[CHUNK], spare1[CHUNK];
     size_t at, n, i0, i1, whole, s0;
     int y, r;
 
     for (y = y0; y < y1; y += 2) {
-        const SAMPLE *row[8];
+        const SAMPLE *row[10];
         SAMPLE *d0 = (SAMPLE *)(void *)(job->dst->data + (size_t)y * job->dst->stride);
         SAMPLE *d1 = y + 1 < y1 ? (SAMPLE *)(void *)(job->dst->data + (size_t)(y + 1) * job->dst->stride) : NULL;
         SAMPLE *o0, *o1;
@@ -282,10 +389,15 @@ NET_INLINE void ROWS_PAIRS(const net_job *job, int y0, int y1, const int k)
                 SORT4_ROWS(row[0] + s0, row[1] + s0, row[2] + s0, row[3] + s0, row[4] + s0, row[5] + s0,
                            i1 - i0, col[0] + i0, col[1] + i0, col[2] + i0, col[3] + i0, col[4] + i0,
                            col[5] + i0);
-            else
+            else if (k == 7)
                 SORT6_ROWS(row[0] + s0, row[1] + s0, row[2] + s0, row[3] + s0, row[4] + s0, row[5] + s0,
                            row[6] + s0, row[7] + s0, i1 - i0, col[0] + i0, col[1] + i0, col[2] + i0,
                            col[3] + i0, col[4] + i0, col[5] + i0, col[6] + i0, col[7] + i0);
+            else
+                SORT8_ROWS(row[0] + s0, row[1] + s0, row[2] + s0, row[3] + s0, row[4] + s0, row[5] + s0,
+                           row[6] + s0, row[7] + s0, row[8] + s0, row[9] + s0, i1 - i0, col[0] + i0,
+                           col[1] + i0, col[2] + i0, col[3] + i0, col[4] + i0, col[5] + i0, col[6] + i0,
+                           col[7] + i0, col[8] + i0, col[9] + i0);
             border_columns(job, col, sizeof col[0], k + 1, sizeof(SAMPLE), (ptrdiff_t)(at - half), i0,
                            i1, n + 2 * half, whole + 2 * half);
             o0 = whole == n ? d0 + at : spare0;
@@ -312,6 +424,14 @@ JF_WIDEST_INT_SIMD static void ROWS7(void *arg, int y0, int y1, int worker)
     ROWS_PAIRS((const net_job *)arg, y0, y1, 7);
 }
 
+/* No AVX-512 copy at k = 9: its networks' 72 values never fit the
+ * registers, and each copy of them is the largest function compiled. */
+JF_WIDE_SIMD static void ROWS9(void *arg, int y0, int y1, int worker)
+{
+    (void)worker;
+    ROWS_PAIRS((const net_job *)arg, y0, y1, 9);
+}
+
 /* The names are the includer's to define again for the next type. */
 #undef SAMPLE
 #undef MED3
@@ -320,6 +440,8 @@ JF_WIDEST_INT_SIMD static void ROWS7(void *arg, int y0, int y1, int worker)
 #undef ROWS3
 #undef ROWS5
 #undef ROWS7
+#undef ROWS9
+#undef SORT8_ROWS
 #undef ROWS_PAIRS
 #undef SORT4_ROWS
 #undef SORT6_ROWS
