@@ -27,7 +27,7 @@ mkdir -p $dir/lib
 cp -L "$(ldconfig -p | awk '/libcmocka.so.0 /{print $NF; exit}')" $dir/lib/libcmocka.so.0
 # what scripts/gpu.sh npp-link needs to relink the tool with NPP over there
 cp $dir/CMakeFiles/jetfilter-cli.dir/cli/main.c.o $dir/cli_main.o
-for a in libjpeg.a libpng16.a libz.a libjansson.a; do cp -L "/usr/lib/$(gcc -print-multiarch)/$a" $dir/lib/; done
+for a in libdeflate.a libjpeg.a libpng16.a libz.a libjansson.a; do cp -L "/usr/lib/$(gcc -print-multiarch)/$a" $dir/lib/; done
 for exe in jetfilter tests/test_gpu tests/check_rows jetfilter-gpu-frames bench_jpeg_check; do
   extra=$(ldd "$dir/$exe" | grep -vE 'linux-vdso|libc\.so|libm\.so|libstdc\+\+|libgcc_s|libdl|libpthread|librt|ld-linux|libcmocka' || true)
   [ -z "$extra" ] || { echo "gpu-check: $exe links libraries the GPU machine lacks:"; echo "$extra"; exit 1; }

@@ -13,6 +13,6 @@ b=build-gpu
 nvcc -O3 -std=c++14 -arch=sm_"$arch" -Iinclude -I. -DJF_HAVE_CUDA=1 \
      -c benchmarks/npp_baseline.cu -o $b/npp_baseline.o
 nvcc -arch=sm_"$arch" -o $b/jetfilter-npp $b/cli_main.o $b/npp_baseline.o \
-     $b/libjetfilter_cli.a $b/libjetfilter.a $b/lib/libpng16.a $b/lib/libjpeg.a $b/lib/libz.a $b/lib/libjansson.a \
+     $b/libjetfilter_cli.a $b/libjetfilter.a $b/lib/libdeflate.a $b/lib/libpng16.a $b/lib/libjpeg.a $b/lib/libz.a $b/lib/libjansson.a \
      -lnppif -lnppc -ldl -lpthread -lm
 echo "gpu-npp-link: built $b/jetfilter-npp ($($b/jetfilter-npp --version))"
