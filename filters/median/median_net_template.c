@@ -221,22 +221,36 @@ NET_INLINE void COMBINE_PAIRS(SAMPLE (*col)[COL_ROW], size_t ch, size_t n, SAMPL
 /* k = 3, two output rows at once from source rows a, b, c, e (the rows
  * above, of, below and two below the first output row): b and c, which
  * both windows hold, are ordered once, and a and e merged into them, each
- * column's three sorted samples stored for the row pass. */
+ * column's three sorted samples stored for the row pass.  next0 and next1,
+ * the rows the next pair adds, are asked of memory a cache line at a time
+ * as this pass goes: from main memory (4K and up) the pass otherwise waits
+ * at each row's first use, where k = 3 has too little work to hide it. */
 NET_INLINE void SORT3_PAIR(const SAMPLE *restrict a, const SAMPLE *restrict b, const SAMPLE *restrict c,
                            const SAMPLE *restrict e, size_t n, SAMPLE *restrict lo0, SAMPLE *restrict mid0,
                            SAMPLE *restrict hi0, SAMPLE *restrict lo1, SAMPLE *restrict mid1,
-                           SAMPLE *restrict hi1)
+                           SAMPLE *restrict hi1, const SAMPLE *next0, const SAMPLE *next1)
 {
-    size_t i;
-    for (i = 0; i < n; i++) {
-        const SAMPLE m = MIN_(b[i], c[i]), M = MAX_(b[i], c[i]), p = a[i], q = e[i];
-        lo0[i] = MIN_(m, p);
-        mid0[i] = MAX_(m, MIN_(M, p));
-        hi0[i] = MAX_(M, p);
-        lo1[i] = MIN_(m, q);
-        mid1[i] = MAX_(m, MIN_(M, q));
-        hi1[i] = MAX_(M, q);
+    const size_t line = 64 / sizeof(SAMPLE);
+    size_t i = 0, j;
+#define SORT3_PAIR_AT(i)                                                                       \
+    {                                                                                          \
+        const SAMPLE m = MIN_(b[i], c[i]), M = MAX_(b[i], c[i]), p = a[i], q = e[i];           \
+        lo0[i] = MIN_(m, p);                                                                   \
+        mid0[i] = MAX_(m, MIN_(M, p));                                                         \
+        hi0[i] = MAX_(M, p);                                                                   \
+        lo1[i] = MIN_(m, q);                                                                   \
+        mid1[i] = MAX_(m, MIN_(M, q));                                                         \
+        hi1[i] = MAX_(M, q);                                                                   \
     }
+    for (; i + line <= n; i += line) {
+        __builtin_prefetch(next0 + i);
+        __builtin_prefetch(next1 + i);
+        for (j = i; j < i + line; j++)
+            SORT3_PAIR_AT(j)
+    }
+    for (; i < n; i++)
+        SORT3_PAIR_AT(i)
+#undef SORT3_PAIR_AT
 }
 
 /* k = 3: outputs [0, n) of a chunk from its sorted columns i, i + ch,
@@ -272,6 +286,9 @@ JF_WIDE_SIMD static void ROWS3(void *arg, int y0, int y1, int worker)
         const SAMPLE *row[4];
         SAMPLE *d0 = (SAMPLE *)(void *)(job->dst->data + (size_t)y * job->dst->stride);
         SAMPLE *d1 = y + 1 < y1 ? (SAMPLE *)(void *)(job->dst->data + (size_t)(y + 1) * job->dst->stride) : NULL;
+        /* the rows the next pair adds (SORT3_PAIR's prefetches) */
+        const SAMPLE *next0 = (const SAMPLE *)(const void *)source_row(job, y + 4);
+        const SAMPLE *next1 = (const SAMPLE *)(const void *)source_row(job, y + 5);
         for (r = 0; r < 4; r++) /* the fourth row of a lone last row: any row will do */
             row[r] = (const SAMPLE *)(const void *)source_row(job, d1 || r < 3 ? y + r : y);
         for (at = 0; at < out_n; at += chunk) {
@@ -281,7 +298,8 @@ JF_WIDE_SIMD static void ROWS3(void *arg, int y0, int y1, int worker)
             col = (SAMPLE(*)[COL_ROW])(void *)&colbuf[0][COL_LEAD(i0)];
             s0 = at + i0 - ch;
             SORT3_PAIR(row[0] + s0, row[1] + s0, row[2] + s0, row[3] + s0, i1 - i0, col[0] + i0,
-                       col[1] + i0, col[2] + i0, col[3] + i0, col[4] + i0, col[5] + i0);
+                       col[1] + i0, col[2] + i0, col[3] + i0, col[4] + i0, col[5] + i0,
+                       next0 + s0, next1 + s0);
             border_columns(job, col, sizeof col[0], 6, sizeof(SAMPLE), (ptrdiff_t)(at - ch), i0, i1,
                            n + 2 * ch, whole + 2 * ch);
             NET_OUTPUT(COMBINE3(col[0], col[1], col[2], ch, whole, out_), d0 + at, n, spare);
