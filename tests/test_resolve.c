@@ -407,6 +407,10 @@ static void test_cpu_rows(void **state)
         /* scratch: the padded copy of the histograms, none for the networks */
         assert_int_equal(jf_cpu_work_bytes(m, &shape, k, 2),
                          small ? 0 : (size_t)(640 + k - 1) * (480 + k - 1) * 3 * 2);
+        /* float32: the networks to k = 7 (k = 9's are kept to the integer
+         * depths), a selection in each window beyond */
+        assert_string_equal(cpu_kernel(m, 37, 23, 1, JF_SAMPLE_F32, 0, k, NULL, A),
+                            k >= 3 && k <= 7 ? "median_cpu_networks" : "median_cpu_select");
     }
     for (j = 0; j < 7; j++)
         for (i = 0; i < 7; i++) {

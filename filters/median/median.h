@@ -18,7 +18,7 @@ jf_status jf_median_cpu16(jf_context *ctx, const jf_image *padded, int ksize, jf
 jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, jf_border border,
                               jf_image *dst);
 
-/* float32 at k = 3 to 9: the networks on the samples' keys
+/* float32 at k = 3, 5 and 7: the networks on the samples' keys
  * (median_cpu_keys.c). */
 jf_status jf_median_float_networks(jf_context *ctx, const jf_image *src, int k, jf_border border,
                                    jf_image *dst);

@@ -8,7 +8,7 @@
  * positive float's bits as they are, a negative's with all but the sign
  * flipped, NaN the largest key), +0 being key 0 as the zero border's zero
  * bytes are; the integer code runs on the keys and the keys become floats
- * again.  At k = 3 to 9 that code
+ * again.  At k = 3, 5 and 7 that code
  * is the min/max networks (median_cpu_net.c); elsewhere a selection in
  * each window (Hoare's, as scipy.ndimage's median_filter does): k^2 work
  * a sample, where the integer images' histograms take k.
@@ -113,7 +113,7 @@ static int32_t select_rank(int32_t *v, size_t n, size_t r)
     return v[r];
 }
 
-/* ---- float32 at k = 3 to 9: the networks on keys -------------------------- */
+/* ---- float32 at k = 3, 5 and 7: the networks on keys ---------------------- */
 
 jf_status jf_median_float_networks(jf_context *ctx, const jf_image *src, int k, jf_border border,
                                    jf_image *dst)

@@ -1,6 +1,6 @@
 /*
- * Median filter, CPU reference, k = 3 to 9 at 8 and 16 bits (and float32
- * as keys): min/max networks over whole rows.
+ * Median filter, CPU reference, k = 3 to 9 at 8 and 16 bits (and k = 3 to
+ * 7 on float32 as keys): min/max networks over whole rows.
  *
  * k = 3: the 9-element median by columns.  Each vertical triple is sorted
  * (lo <= mid <= hi); the median of the 3x3 window is then
@@ -159,7 +159,7 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 #define SORT8_ROWS sort8_rows_u16
 #include "filters/median/median_net_template.c"
 
-/* float32 as keys (median_cpu_keys.c) */
+/* float32 as keys (median_cpu_keys.c), k = 3 to 7 */
 #define SAMPLE int32_t
 #define MED3 med3_u32
 #define SORT3_PAIR sort3_pair_u32
@@ -171,7 +171,6 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 #define SORT6_ROWS sort6_rows_u32
 #define ROWS_PAIRS median_pairs_u32
 #define ROWS7 median7_rows_u32
-#define ROWS9 median9_rows_u32
 #define SORT8_ROWS sort8_rows_u32
 #include "filters/median/median_net_template.c"
 
@@ -202,6 +201,6 @@ jf_status jf_median_cpu_small(jf_context *ctx, const jf_image *src, int ksize, j
                         bps == 4 ? median7_rows_u32 : bps == 2 ? median7_rows_u16 : median7_rows_u8, &job);
     else
         jf_parallel_for(ctx, dst->height,
-                        bps == 4 ? median9_rows_u32 : bps == 2 ? median9_rows_u16 : median9_rows_u8, &job);
+                        bps == 2 ? median9_rows_u16 : median9_rows_u8, &job);
     return JF_OK;
 }

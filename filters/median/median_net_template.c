@@ -442,6 +442,7 @@ JF_WIDEST_INT_SIMD static void ROWS7(void *arg, int y0, int y1, int worker)
     ROWS_PAIRS((const net_job *)arg, y0, y1, 7);
 }
 
+#ifdef ROWS9
 /* No AVX-512 copy at k = 9: its networks' 72 values never fit the
  * registers, and each copy of them is the largest function compiled. */
 JF_WIDE_SIMD static void ROWS9(void *arg, int y0, int y1, int worker)
@@ -449,6 +450,7 @@ JF_WIDE_SIMD static void ROWS9(void *arg, int y0, int y1, int worker)
     (void)worker;
     ROWS_PAIRS((const net_job *)arg, y0, y1, 9);
 }
+#endif
 
 /* The names are the includer's to define again for the next type. */
 #undef SAMPLE

@@ -166,9 +166,14 @@ static void strip_launches(const jf_device_info *dev, const jf_shape *s, int k, 
 
 static const jf_variant_row ROWS[] = {
     /* The CPU: no padded copy at k = 3 to 9 (each band pads the rows it
-     * reads); beyond, Perreault and Hebert's histograms (median_cpu.c) */
-    {.variant = JF_VARIANT_CPU, .kernel = "median_cpu_networks", .kmin = 3, .kmax = 9,
+     * reads; float32 to 7: k = 9's networks are the largest code compiled,
+     * kept to the integer depths); beyond, Perreault and Hebert's
+     * histograms (median_cpu.c) */
+    {.variant = JF_VARIANT_CPU, .kernel = "median_cpu_networks", .kmin = 3, .kmax = 7,
      .samples = S8 | S16 | SF, .what = "min/max networks over rows",
+     .cpu = jf_median_networks_cpu, .cpu_work = jf_median_keys_bytes},
+    {.variant = JF_VARIANT_CPU, .kernel = "median_cpu_networks", .kmin = 9, .kmax = 9,
+     .samples = S8 | S16, .what = "min/max networks over rows",
      .cpu = jf_median_networks_cpu, .cpu_work = jf_median_keys_bytes},
     {.variant = JF_VARIANT_CPU, .kernel = "median_cpu_histogram", .kmin = 1,
      .kmax = JF_MEDIAN_MAX_KSIZE, .samples = S8, .what = "sliding histograms",
