@@ -156,7 +156,7 @@ def networks(k):
     for own in itertools.product((0, everyone), repeat=k) if k < 9 else ():  # every window
         window = shared + list(own)
         assert run(median, got[low:low + keep] + list(own))[mid] == run(sorter(k * k), window)[k * k // 2]
-    return select, median, low, keep, count
+    return select, median, count
 
 
 def sampled(k, select, median, n=1 << 16, seed=9):
@@ -214,7 +214,7 @@ def main():
     text = open(check).read() if check else ""
     flat = "".join("(%s,%s)" % m for m in re.findall(r"CMP\((\d+), (\d+)\)", text))
     for k in (5, 7, 9):
-        rows, low, keep = shape(k)
+        _, low, keep = shape(k)
         if k == 9 and not whole9:
             select, median = block(text, 9) if check else [], median_network(9)
             if not check:
@@ -226,7 +226,7 @@ def main():
             if problem:
                 sys.exit("%s: k = 9: %s" % (check, problem))
         else:
-            select, median, low, keep, count = networks(k)
+            select, median, count = networks(k)
             if k == 9 and digest(select) != SELECT9_SHA256:
                 sys.exit("k = 9: SELECT derived again differs from SELECT9_SHA256 (%s)" % digest(select))
         if check:

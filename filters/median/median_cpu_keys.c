@@ -113,7 +113,7 @@ static int32_t select_rank(int32_t *v, size_t n, size_t r)
     return v[r];
 }
 
-/* ---- float32 at k = 3, 5 and 7: the networks on keys ---------------------- */
+/* ---- float32 at k = 3, 5 and 7: the networks on keys ----------------------- */
 
 jf_status jf_median_float_networks(jf_context *ctx, const jf_image *src, int k, jf_border border,
                                    jf_image *dst)

@@ -42,7 +42,7 @@ static void direct_range(size_t at, size_t n, size_t pad, size_t total, size_t *
 NET_INLINE void COMBINE_PAIRS(SAMPLE (*col)[COL_ROW], size_t ch, size_t n, SAMPLE *restrict d0,
                               SAMPLE *restrict d1, const int k)
 {
-    const int rows = k - 1, low = k == 5 ? 7 : k == 7 ? 17 : 31, keep = k == 5 ? 6 : k == 7 ? 8 : 10;
+    const int rows = k - 1, low = (k * k - 1) / 2 - k, keep = k * rows - 2 * low;
     size_t i;
     int c, r;
     for (i = 0; i < n; i++) {
