@@ -110,19 +110,25 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
     } while (0)
 
 /* The rows are processed in chunks (a whole number of pixels and of
- * vectors) so the sorted columns fit in a stack buffer: 8 KiB of samples
- * (a 4K grey row in one piece at 8 bits: cut in two it ran slower), the
- * same bytes at every depth; NET_VECTOR
+ * vectors) so the sorted columns fit in a stack buffer, the same bytes at
+ * every depth: 8 KiB of samples from k = 5 (a 4K grey row in one piece at
+ * 8 bits: cut in two it ran slower), 2 KiB at k = 3, whose pass has too
+ * little work to cover misses: its six sorted-column arrays, the four
+ * rows' pieces and the two outputs' then stay in the first-level cache
+ * (8 KiB pieces of RGB and 16-bit rows did not); NET_VECTOR
  * is the widest vector's lanes (AVX-512), a multiple of which every
  * chunk's outputs are rounded up to; the slack holds the columns past the
  * last.  SAMPLE is the includer's type at each use. */
 #define CHUNK (8192 / sizeof(SAMPLE))
+#define CHUNK3 (2048 / sizeof(SAMPLE))
 #define NET_VECTOR 64
 #define NET_SLACK (NET_VECTOR + 16)
 /* A sorted-column array's length: the chunk, its slack and room to start
  * each chunk's stored columns on a 64-byte boundary (whole vectors stored,
  * none split across two cache lines); 64 bytes a multiple of it. */
-#define COL_ROW (CHUNK + NET_SLACK + 112)
+#define COL_ROW_OF(chunk) ((chunk) + NET_SLACK + 112)
+#define COL_ROW COL_ROW_OF(CHUNK)
+#define COL_ROW3 COL_ROW_OF(CHUNK3)
 #if defined(__GNUC__)
 #define NET_INLINE static inline __attribute__((always_inline))
 #else

@@ -273,11 +273,11 @@ JF_WIDE_SIMD static void ROWS3(void *arg, int y0, int y1, int worker)
 {
     const net_job *job = (const net_job *)arg;
     const size_t ch = (size_t)job->src->channels;
-    const size_t out_n = (size_t)job->dst->width * ch, chunk = CHUNK - CHUNK % (ch * NET_VECTOR);
+    const size_t out_n = (size_t)job->dst->width * ch, chunk = CHUNK3 - CHUNK3 % (ch * NET_VECTOR);
     /* low, middle, high of each column: the first row's, then the second's */
-    _Alignas(64) SAMPLE colbuf[6][COL_ROW];
-    SAMPLE(*col)[COL_ROW];
-    SAMPLE spare[CHUNK];
+    _Alignas(64) SAMPLE colbuf[6][COL_ROW3];
+    SAMPLE(*col)[COL_ROW3];
+    SAMPLE spare[CHUNK3];
     size_t at, n, i0, i1, whole, s0;
     int y, r;
 
@@ -295,7 +295,7 @@ JF_WIDE_SIMD static void ROWS3(void *arg, int y0, int y1, int worker)
             n = out_n - at < chunk ? out_n - at : chunk;
             whole = (n + NET_VECTOR - 1) & ~(size_t)(NET_VECTOR - 1);
             direct_range(at, n, ch, out_n, &i0, &i1);
-            col = (SAMPLE(*)[COL_ROW])(void *)&colbuf[0][COL_LEAD(i0)];
+            col = (SAMPLE(*)[COL_ROW3])(void *)&colbuf[0][COL_LEAD(i0)];
             s0 = at + i0 - ch;
             SORT3_PAIR(row[0] + s0, row[1] + s0, row[2] + s0, row[3] + s0, i1 - i0, col[0] + i0,
                        col[1] + i0, col[2] + i0, col[3] + i0, col[4] + i0, col[5] + i0,
