@@ -92,8 +92,8 @@ int jfpy_intake(const jfpy_array *a, int writable, const char *what, jf_image *i
     row = w * pixel; /* < 2^31 * 8: no overflow */
     rowstride = row;
     if (a->strides) {
-        for (i = 0; i < a->ndim; i++)
-            if (a->strides[i] < 0)
+        for (i = 0; i < a->ndim; i++) /* a dimension of size 1 never steps: any stride */
+            if (a->strides[i] < 0 && a->shape[i] > 1)
                 return refuse(why, n, "%s: strides %lld: a reversed view; make a copy first", what,
                               (long long)a->strides[i]);
         if (!((a->ndim == 2 || c == 1 || a->strides[2] == itemsize) &&

@@ -303,3 +303,95 @@ def test_a_context_goes_before_the_stream_it_holds():
     del ctx
     assert events[:2] == ["context closed", "stream gone"]
 
+
+
+def _random_case(rng, cpu, closed):
+    """An image, an out= and a context as a careless or hostile caller
+    might pass them: odd dtypes and byte orders, views of every layout,
+    misaligned and read-only memory, mismatched or aliased outputs (about
+    half of each kind as the one step takes them)."""
+    def pick(*choices):
+        return choices[int(rng.integers(len(choices)))]
+    h, w = pick(1, 1, 2, 7, 10, 0, int(rng.integers(1, 11))), pick(1, 3, 8, 11, 0, int(rng.integers(1, 11)))
+    shape = (h, w) if rng.random() < 0.5 else (h, w, int(rng.integers(1, 6)))
+    dtype = np.dtype(pick(*("u1", "u2", "f4") * 3 + ("f2", ">u2", ">f4", "i2", "u4", "f8", "?")))
+    base = rng.integers(0, 256 if dtype.itemsize == 1 else 4096, shape).astype(dtype)
+    image = pick(*(lambda a: a,) * 6 + (lambda a: a[::-1], lambda a: a[:, ::2],
+                 lambda a: a[1:], lambda a: np.swapaxes(a, 0, 1), lambda a: np.asfortranarray(a),
+                 lambda a: np.broadcast_to(a[:1], a.shape), _misaligned, _read_only))(base)
+    out = pick(*(lambda: None, lambda: np.empty(image.shape, image.dtype.newbyteorder("="))) * 3,
+               lambda: np.empty(image.shape, np.float32), lambda: np.empty(image.shape[:1] + (1,), image.dtype),
+               lambda: _read_only(np.empty(image.shape, image.dtype)), lambda: image,
+               lambda: np.empty((image.shape[0], 2 * image.shape[1]) + image.shape[2:], image.dtype)[:, ::2],
+               lambda: _misaligned(np.empty(image.shape, image.dtype)), lambda: image.tolist())()
+    return image, out, pick(cpu, cpu, cpu, None, object(), closed)
+
+
+def _misaligned(a):
+    """a's samples one byte past an aligned address (the same values)."""
+    raw = bytearray(a.nbytes + 1)
+    m = np.ndarray(a.shape, a.dtype, buffer=raw, offset=1)
+    m[...] = a
+    return m
+
+
+def _read_only(a):
+    a = np.array(a)
+    a.flags.writeable = False
+    return a
+
+
+def test_the_one_step_call_on_random_arrays(cpu):
+    """Two thousand seeded calls of the one step (fast()) with what careless
+    and hostile callers pass: it takes a call only where its result is the
+    Python path's on a clean copy (into out= when given), and declines the
+    rest before touching anything; the Python path then gives a result or
+    a clear error, never a crash."""
+    from jetfilter import _ops
+    c = jf._jetfilter
+    ops = {o["name"]: o for o in c.ops()}
+    closed = jf.Context(backend="cpu")
+    closed.close()
+    rng = np.random.default_rng(2026)
+    taken = declined = 0
+    for case in range(2000):
+        name, k = [("median", 3), ("median", 5), ("median", 1), ("box", 3), ("erode", 3)][case % 5]
+        values = (("ksize", k),)
+        p = _ops.plan(name, values, (None,))
+        image, out, context = _random_case(rng, cpu, closed)
+        before = np.array(image, copy=True)
+        out_before = np.array(out, copy=True) if isinstance(out, np.ndarray) else None
+        try:
+            r = c.fast(p, image, out, context)
+        except (jf.Error, TypeError, ValueError) as e:  # what the Python path says too
+            with pytest.raises(type(e)):
+                _ops.run_filter(ops[name], image, out, context, None, values, (None,))
+            r = NotImplemented
+        if r is NotImplemented:
+            declined += 1
+            assert np.array_equal(np.asarray(image), before, equal_nan=True), case
+            if out_before is not None:
+                assert np.array_equal(out, out_before, equal_nan=True), case
+            try:
+                _ops.run_filter(ops[name], image, out, context, None, values, (None,))
+            except (jf.Error, TypeError, ValueError):
+                pass
+            continue
+        taken += 1
+        assert context is cpu or context is None, case
+        want = _ops.run_filter(ops[name], np.array(before), None, cpu, None, values, (None,))
+        assert isinstance(r, np.ndarray) and r.dtype == want.dtype and r.shape == want.shape, case
+        assert np.array_equal(r, want, equal_nan=True), case
+        if out is not None:
+            assert r is out, case
+        elif not np.shares_memory(r, image):
+            assert np.array_equal(np.asarray(image), before, equal_nan=True), case
+    assert taken > 150 and declined > 1000, (taken, declined)
+    # one row reversed: a dimension of size 1 never steps, so NumPy calls it
+    # dense, and so does the intake (it once sent the Python path round its
+    # dense copy for ever)
+    row = random_image(1, 9, 3)[::-1]
+    p = _ops.plan("median", (("ksize", 3),), (None,))
+    assert np.array_equal(c.fast(p, row, None, cpu), jf.median(np.array(row), context=cpu))
+    assert np.array_equal(_ops.run_filter(ops["median"], row, None, cpu, None, (("ksize", 3),), (None,)),
+                          jf.median(np.array(row), context=cpu))
