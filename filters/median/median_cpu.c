@@ -56,34 +56,37 @@ static const uint16_t g_above[16][16] = {
 #undef ABOVE
 };
 
-/* 16 bins as two vectors of 8 (GCC's and clang's vector extensions: SSE2
- * on x86-64, NEON on aarch64); the compilers left these loops scalar. */
-typedef uint16_t u16x8 __attribute__((vector_size(16)));
-typedef int16_t i16x8 __attribute__((vector_size(16)));
+/* 16 bins as one vector of 16 (GCC's and clang's vector extensions: one
+ * AVX2 register in the AVX2 copy of the loops, two SSE2 or NEON registers
+ * elsewhere); the compilers left these loops scalar. */
+typedef uint16_t u16x16 __attribute__((vector_size(32)));
+typedef int16_t i16x16 __attribute__((vector_size(32)));
 
-static inline u16x8 ld8(const uint16_t *p)
-{
-    u16x8 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline void st8(uint16_t *p, u16x8 v) { memcpy(p, &v, sizeof v); }
+/* (No vector-typed parameters or results: their ABI differs between the
+ * two copies.) */
+#define LD16(v, p) memcpy(&(v), (p), sizeof(v))
+#define ST16(p, v) memcpy((p), &(v), sizeof(v))
 
 static inline void ctm_add(uint16_t *acc, const uint16_t *plus)
 {
-    st8(acc, ld8(acc) + ld8(plus));
-    st8(acc + 8, ld8(acc + 8) + ld8(plus + 8));
+    u16x16 a, b;
+    LD16(a, acc);
+    LD16(b, plus);
+    a += b;
+    ST16(acc, a);
 }
 
 static inline void ctm_sub(uint16_t *acc, const uint16_t *minus)
 {
-    st8(acc, ld8(acc) - ld8(minus));
-    st8(acc + 8, ld8(acc + 8) - ld8(minus + 8));
+    u16x16 a, b;
+    LD16(a, acc);
+    LD16(b, minus);
+    a -= b;
+    ST16(acc, a);
 }
 
 /* One padded row into (add) or out of every column histogram. */
-static void ctm_row(ctm_hist *cols, int n, const unsigned char *row, int ch, int add)
+static inline void ctm_row(ctm_hist *cols, int n, const unsigned char *row, int ch, int add)
 {
     int x;
     for (x = 0; x < n; x++) {
@@ -100,22 +103,30 @@ static void ctm_row(ctm_hist *cols, int n, const unsigned char *row, int ch, int
 
 static inline void ctm_add16(uint16_t *acc, const uint16_t *plus, const uint16_t *minus)
 {
-    st8(acc, ld8(acc) + ld8(plus) - ld8(minus));
-    st8(acc + 8, ld8(acc + 8) + ld8(plus + 8) - ld8(minus + 8));
+    u16x16 a, b, c;
+    LD16(a, acc);
+    LD16(b, plus);
+    LD16(c, minus);
+    a += b - c;
+    ST16(acc, a);
 }
 
 /* The bins whose cumulative count is at most r (bin 0's, 0, always is). */
 static inline int ctm_at_most(const uint16_t *cum, unsigned r)
 {
-    const u16x8 rv = {(uint16_t)r, (uint16_t)r, (uint16_t)r, (uint16_t)r,
-                      (uint16_t)r, (uint16_t)r, (uint16_t)r, (uint16_t)r};
-    /* each lane -1 where a bin is at most r, so 0, 1 or 2 over the two
-     * halves once negated; the lanes summed as two 64-bit words, each of
-     * four lanes, and a multiply that adds a word's lanes into its top one */
-    const i16x8 m = -((i16x8)(ld8(cum) <= rv) + (i16x8)(ld8(cum + 8) <= rv));
-    uint64_t w[2];
+    const u16x16 rv = {(uint16_t)r, (uint16_t)r, (uint16_t)r, (uint16_t)r, (uint16_t)r, (uint16_t)r,
+                       (uint16_t)r, (uint16_t)r, (uint16_t)r, (uint16_t)r, (uint16_t)r, (uint16_t)r,
+                       (uint16_t)r, (uint16_t)r, (uint16_t)r, (uint16_t)r};
+    /* each lane -1 where a bin is at most r, so 1 once negated; the lanes
+     * summed as four 64-bit words, each of four lanes, and a multiply that
+     * adds a word's lanes into its top one */
+    u16x16 c;
+    i16x16 m;
+    uint64_t w[4];
+    LD16(c, cum);
+    m = -(i16x16)(c <= rv);
     memcpy(w, &m, sizeof w);
-    return (int)(((w[0] + w[1]) * 0x0001000100010001ull) >> 48);
+    return (int)(((w[0] + w[1] + w[2] + w[3]) * 0x0001000100010001ull) >> 48);
 }
 
 /* Output columns a strip makes: its column histograms (544 bytes each, k - 1
@@ -127,14 +138,15 @@ static inline int ctm_at_most(const uint16_t *cum, unsigned r)
 #endif
 
 /* Output columns [x0, x1) of rows [y0, y1) for channel c. */
-static void median_ctm_strip(const median_job *job, ctm_hist *cols, int y0, int y1, int c, int x0,
+JF_WIDE_SIMD static void median_ctm_strip(const median_job *job, ctm_hist *cols, int y0, int y1, int c, int x0,
                              int x1)
 {
     const jf_image *s = job->src;
     const int k = job->ksize, ch = s->channels, w = x1 - x0, n = w + k - 1;
     const int rank = (k * k) / 2;
     const unsigned char *src = s->data + (size_t)x0 * ch + c;
-    uint16_t coarse[16], fine[16][16];
+    _Alignas(32) uint16_t coarse[16];
+    _Alignas(32) uint16_t fine[16][16];
     int fresh[16]; /* the x each fine segment is current for; -1: never */
     int y, x, j, b, f;
 
@@ -177,7 +189,10 @@ static void median_ctm_rows(void *arg, int y0, int y1, int worker)
 {
     median_job *job = (median_job *)arg;
     const int w = job->dst->width, strip = job->strip;
-    ctm_hist *cols = (ctm_hist *)job->scratch + (size_t)worker * (size_t)(strip + job->ksize - 1);
+    /* on a 64-byte boundary (the scratch is malloc's 16): each 32-byte
+     * vector of bins then lies in one cache line */
+    ctm_hist *cols = (ctm_hist *)(void *)(((uintptr_t)job->scratch + 63) & ~(uintptr_t)63) +
+                     (size_t)worker * (size_t)(strip + job->ksize - 1);
     int c, x0;
     for (c = 0; c < job->src->channels; c++)
         for (x0 = 0; x0 < w; x0 += strip)
@@ -203,7 +218,7 @@ jf_status jf_median_cpu(jf_context *ctx, const jf_image *padded, int ksize, jf_i
     {
         const size_t per_band = sizeof(ctm_hist) * (size_t)(job.strip + ksize - 1);
         if (!(job.scratch = jf_scratch_get(ctx, JF_SCRATCH_BANDS,
-                                           per_band * (size_t)jf_parallel_bands(ctx, dst->height))))
+                                           per_band * (size_t)jf_parallel_bands(ctx, dst->height) + 63)))
             return JF_ERR_NOMEM;
     }
     jf_parallel_for(ctx, dst->height, median_ctm_rows, &job);
