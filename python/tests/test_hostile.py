@@ -379,7 +379,8 @@ def test_the_one_step_call_on_random_arrays(cpu):
             continue
         taken += 1
         assert context is cpu or context is None, case
-        want = _ops.run_filter(ops[name], np.array(before), None, cpu, None, values, (None,))
+        # the same context (None: the thread's default, the GPU where there is one)
+        want = _ops.run_filter(ops[name], np.array(before), None, context, None, values, (None,))
         assert isinstance(r, np.ndarray) and r.dtype == want.dtype and r.shape == want.shape, case
         assert np.array_equal(r, want, equal_nan=True), case
         if out is not None:
