@@ -57,10 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint64_t count = 1;
         for (i = 0; i < a.ndim; i++) {
             const int64_t step = a.strides ? strides[i] : 0;
-            if (shape[i] < 1 || shape[i] > 4096 || step < 0 || step > 65536)
+            if (shape[i] < 1 || shape[i] > 4096 || step > 65536 || (step < 0 && shape[i] > 1))
                 small = 0;
-            else if (a.strides)
-                extent += (uint64_t)(shape[i] - 1) * (uint64_t)step;
+            else if (a.strides) /* a size-1 dimension never steps, whatever its stride */
+                extent += shape[i] > 1 ? (uint64_t)(shape[i] - 1) * (uint64_t)step : 0;
             else
                 count *= (uint64_t)shape[i];
         }
