@@ -8,6 +8,7 @@
 #include "core/stats.h"
 #include "core/util.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,9 @@ jf_status jf_context_frame_as(jf_context *ctx, int which, int width, int height,
     return JF_OK;
 }
 
+/* The buffer handed out starts on a 64-byte boundary (a cache line, and
+ * every vector width the CPU loops use), which malloc's 16 does not give:
+ * `ptr` is malloc's block, 63 bytes longer than `size`. */
 void *jf_scratch_get(jf_context *ctx, int slot, size_t bytes)
 {
     jf_scratch *s = &ctx->scratch[slot];
@@ -180,14 +184,14 @@ void *jf_scratch_get(jf_context *ctx, int slot, size_t bytes)
         bytes = 1;
     if (s->size < bytes) {
         free(s->ptr); /* contents are not kept: no copy */
-        s->ptr = malloc(bytes);
+        s->ptr = bytes <= SIZE_MAX - 63 ? malloc(bytes + 63) : NULL;
         s->size = s->ptr ? bytes : 0;
         if (!s->ptr) {
             jf_fail(JF_ERR_NOMEM, "out of memory for %zu bytes of scratch", bytes);
             return NULL;
         }
     }
-    return s->ptr;
+    return (void *)(((uintptr_t)s->ptr + 63) & ~(uintptr_t)63);
 }
 
 jf_backend jf_context_backend(const jf_context *ctx)

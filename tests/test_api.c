@@ -880,6 +880,17 @@ static void test_context_resources(void **state)
 #else
     (void)slot;
 #endif
+    /* scratch starts a cache line, at every size and as it grows */
+    ctx = t_cpu_context(1);
+    for (slot = 0; slot < JF_SCRATCH_COUNT; slot++) {
+        size_t bytes;
+        for (bytes = 1; bytes < ((size_t)1 << 22); bytes = bytes * 3 + 1) {
+            const void *p = jf_scratch_get(ctx, slot, bytes);
+            assert_non_null(p);
+            assert_int_equal((uintptr_t)p % 64, 0);
+        }
+    }
+    jf_context_destroy(ctx);
     assert_int_equal(jf_context_temporary(&ctx), JF_OK);
     assert_int_equal(jf_context_backend(ctx), JF_BACKEND_CPU);
     assert_string_equal(jf_context_note(ctx), "");

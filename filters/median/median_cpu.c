@@ -138,8 +138,8 @@ static inline int ctm_at_most(const uint16_t *cum, unsigned r)
 #endif
 
 /* Output columns [x0, x1) of rows [y0, y1) for channel c. */
-JF_WIDE_SIMD static void median_ctm_strip(const median_job *job, ctm_hist *cols, int y0, int y1, int c, int x0,
-                             int x1)
+JF_WIDE_SIMD static void median_ctm_strip(const median_job *job, ctm_hist *cols, int y0, int y1,
+                                          int c, int x0, int x1)
 {
     const jf_image *s = job->src;
     const int k = job->ksize, ch = s->channels, w = x1 - x0, n = w + k - 1;
@@ -189,10 +189,9 @@ static void median_ctm_rows(void *arg, int y0, int y1, int worker)
 {
     median_job *job = (median_job *)arg;
     const int w = job->dst->width, strip = job->strip;
-    /* on a 64-byte boundary (the scratch is malloc's 16): each 32-byte
-     * vector of bins then lies in one cache line */
-    ctm_hist *cols = (ctm_hist *)(void *)(((uintptr_t)job->scratch + 63) & ~(uintptr_t)63) +
-                     (size_t)worker * (size_t)(strip + job->ksize - 1);
+    /* the scratch starts a cache line and a histogram is 544 bytes: each
+     * 32-byte vector of bins lies in one line */
+    ctm_hist *cols = (ctm_hist *)job->scratch + (size_t)worker * (size_t)(strip + job->ksize - 1);
     int c, x0;
     for (c = 0; c < job->src->channels; c++)
         for (x0 = 0; x0 < w; x0 += strip)
@@ -218,7 +217,7 @@ jf_status jf_median_cpu(jf_context *ctx, const jf_image *padded, int ksize, jf_i
     {
         const size_t per_band = sizeof(ctm_hist) * (size_t)(job.strip + ksize - 1);
         if (!(job.scratch = jf_scratch_get(ctx, JF_SCRATCH_BANDS,
-                                           per_band * (size_t)jf_parallel_bands(ctx, dst->height) + 63)))
+                                           per_band * (size_t)jf_parallel_bands(ctx, dst->height))))
             return JF_ERR_NOMEM;
     }
     jf_parallel_for(ctx, dst->height, median_ctm_rows, &job);
