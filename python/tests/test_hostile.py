@@ -304,7 +304,6 @@ def test_a_context_goes_before_the_stream_it_holds():
     assert events[:2] == ["context closed", "stream gone"]
 
 
-
 def _random_case(rng, cpu, closed):
     """An image, an out= and a context as a careless or hostile caller
     might pass them: odd dtypes and byte orders, views of every layout,
