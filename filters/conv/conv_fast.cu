@@ -15,6 +15,13 @@
  * K^2 FMAs and a fraction of a shared load, where the one-pixel-per-thread
  * kernels spend K^2 loads and K^2 weight loads.
  *
+ * Several channels to k = 5 (conv_fast_dilated_kernel): the interleaved row
+ * is one row of w ch samples whose taps lie ch samples apart, so a thread's
+ * outputs are consecutive samples it stores as words, as grey does: no
+ * channel passes, no output planes in shared memory.  Past k = 5 the taps
+ * of four channels no longer fit the registers (52 samples a row at k = 13),
+ * and each channel takes its pass over a planar tile (fast_interleaved_tile).
+ *
  * Sums run in the CPU reference's order (window row by row, left to right),
  * so results match it within the 1 level that fused multiply-adds allow.
  */
@@ -36,12 +43,14 @@ struct fast_weights {
     float w[K * K];
 };
 
-/* acc[py][px] for the thread's block, from the tile in shared memory. */
-template <int K, int PY, typename T>
+/* acc[py][px] for the thread's block, from the tile in shared memory; the
+ * taps of a window row D samples apart (D: 1, or the channels of a dilated
+ * row). */
+template <int K, int PY, typename T, int D = 1>
 __device__ __forceinline__ void fast_accumulate(const unsigned int *s_tile, int words_per_row,
                                                 const fast_weights<K> &W, float (&acc)[PY][PX])
 {
-    enum { WIN = PX + K - 1, ROWS = PY + K - 1, WORDS = (WIN * sizeof(T) + 3) / 4 };
+    enum { WIN = PX + (K - 1) * D, ROWS = PY + K - 1, WORDS = (WIN * sizeof(T) + 3) / 4 };
 #pragma unroll
     for (int py = 0; py < PY; py++)
 #pragma unroll
@@ -68,7 +77,7 @@ __device__ __forceinline__ void fast_accumulate(const unsigned int *s_tile, int 
                     const float wt = W.w[j * K + i];
 #pragma unroll
                     for (int px = 0; px < PX; px++)
-                        acc[py][px] += wt * v[px + i];
+                        acc[py][px] += wt * v[px + i * D];
                 }
             }
         }
@@ -105,12 +114,139 @@ __global__ void conv_fast_interleaved_kernel(const jf_tile_src src, int w, int h
                                  });
 }
 
+/* The image sample at dilated position q of a row of CH-channel pixels, or
+ * -1 for a zero. */
+template <int CH>
+__device__ __forceinline__ int dilated_index(const jf_tile_src &s, int q)
+{
+    if ((unsigned)q < (unsigned)(s.w * CH))
+        return q;
+    const int p = q >= 0 ? q / CH : -((CH - 1 - q) / CH); /* floor(q / CH) */
+    const int sx = jf_border_index(p, s.w, s.border);
+    return sx < 0 ? -1 : sx * CH + (q - p * CH);
+}
+
+/* A piece that reaches past the row's ends: every sample's place first,
+ * then all the loads at once (one sample after another, each load waited
+ * for, made the edge blocks the slowest of the grid). */
+template <typename T, int CH>
+__device__ __forceinline__ uint4 dilated_edge_piece(const jf_tile_src &s, const unsigned char *row, int e)
+{
+    enum { N = 16 / (int)sizeof(T), PER_WORD = 4 / (int)sizeof(T) };
+    int at[N];
+    unsigned wd[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        at[j] = row ? dilated_index<CH>(s, e + j) : -1;
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        wd[j / PER_WORD] |= (at[j] >= 0 ? (unsigned)((const T *)row)[at[j]] : 0u)
+                            << (8 * (int)sizeof(T) * (j % PER_WORD));
+    return make_uint4(wd[0], wd[1], wd[2], wd[3]);
+}
+
+/*
+ * The dilated row's tile: sample e0 of image row y0 - r and on (e0 may lie
+ * before the row: e0 = x0 - r ch), tile_h rows of tile_w bytes in 16-byte
+ * pieces, consecutive threads taking consecutive pieces.  Pieces inside the
+ * row come from aligned 16-byte loads as a grey row's do; pieces that reach
+ * past its ends a sample at a time (dilated_edge_piece), each outside
+ * sample's pixel through the border rule and its channel kept.  Then the
+ * barrier.
+ */
+template <typename T, int CH>
+__device__ __forceinline__ void dilated_load_tile(unsigned int *tile_words, int tile_w, int tile_h,
+                                                  const jf_tile_src &s, int e0, int y0)
+{
+    enum { N = 16 / (int)sizeof(T) };
+    const int pieces = tile_w / 16, total = tile_h * pieces, n = s.w * CH;
+    const int nthreads = blockDim.x * blockDim.y;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    const int b16 = (e0 * (int)sizeof(T)) & 15; /* the same for every piece of the tile */
+    for (int i = tid; i < total; i += nthreads) {
+        const int ty = i / pieces, e = e0 + (i - ty * pieces) * N;
+        const unsigned char *row = jf_src_row(s, y0 + ty);
+        if (row && s.align >= 16 && e >= 0 && e + N <= n) {
+            jf_piece_raw<1> raw;
+            jf_piece_load<T, 1>(row, e * (int)sizeof(T), raw);
+            ((uint4 *)tile_words)[i] = jf_piece_samples<T, 1>(raw, b16);
+        } else {
+            ((uint4 *)tile_words)[i] = dilated_edge_piece<T, CH>(s, row, e);
+        }
+    }
+    __syncthreads();
+}
+
+/* Several channels to k = 5: the dilated row, stored as grey is. */
+template <int K, int CH, typename T>
+__global__ void conv_fast_dilated_kernel(const jf_tile_src src, int w, int h, unsigned char *__restrict__ out,
+                                         size_t out_pitch, int tile_w, int word_stores,
+                                         const fast_weights<K> W)
+{
+    enum { PY = FAST_ROWS(K) };
+    extern __shared__ unsigned int s_tile[];
+    const int n = w * CH; /* samples a row */
+    const int x0 = blockIdx.x * blockDim.x * PX, y0 = blockIdx.y * blockDim.y * PY;
+    const int ox = x0 + threadIdx.x * PX, oy = y0 + threadIdx.y * PY;
+    float acc[PY][PX];
+
+    dilated_load_tile<T, CH>(s_tile, tile_w, blockDim.y * PY + K - 1, src, x0 - src.r * CH, y0);
+    if (ox >= n || oy >= h)
+        return;
+    fast_accumulate<K, PY, T, CH>(s_tile, tile_w / 4, W, acc);
+    fast_store_block<T>(acc, out, out_pitch, ox, oy, n, h, word_stores);
+}
+
+/* Several channels: the dilated kernel to JF_CONV_DILATED_MAX_K, the
+ * channel passes past it (only the kernels a k uses are instantiated). */
+template <int K, typename T, bool DILATED = (K <= JF_CONV_DILATED_MAX_K)>
+struct several_channels {
+    static const void *kernel(int ch)
+    {
+        return ch == 2 ? (const void *)conv_fast_dilated_kernel<K, 2, T>
+               : ch == 3 ? (const void *)conv_fast_dilated_kernel<K, 3, T>
+                         : (const void *)conv_fast_dilated_kernel<K, 4, T>;
+    }
+    static void launch(dim3 block, size_t smem, cudaStream_t stream, const jf_filter_in *in,
+                       const jf_image *shape, const jf_dview *out, int tile_w, int word_stores,
+                       int out_piece, const fast_weights<K> &W)
+    {
+        const int ch = shape->channels, w = shape->width, h = shape->height;
+        /* a block per tile of the row's w ch samples */
+        const dim3 grid = jf_grid(w * ch, h, 1, dim3(block.x * PX, block.y * FAST_ROWS(K)));
+        (void)out_piece;
+        if (ch == 2)
+            conv_fast_dilated_kernel<K, 2, T><<<grid, block, smem, stream>>>(in->src, w, h, out->ptr, out->pitch,
+                                                                             tile_w, word_stores, W);
+        else if (ch == 3)
+            conv_fast_dilated_kernel<K, 3, T><<<grid, block, smem, stream>>>(in->src, w, h, out->ptr, out->pitch,
+                                                                             tile_w, word_stores, W);
+        else
+            conv_fast_dilated_kernel<K, 4, T><<<grid, block, smem, stream>>>(in->src, w, h, out->ptr, out->pitch,
+                                                                             tile_w, word_stores, W);
+    }
+};
+
+template <int K, typename T>
+struct several_channels<K, T, false> {
+    static const void *kernel(int) { return (const void *)conv_fast_interleaved_kernel<K, T>; }
+    static void launch(dim3 block, size_t smem, cudaStream_t stream, const jf_filter_in *in,
+                       const jf_image *shape, const jf_dview *out, int tile_w, int word_stores,
+                       int out_piece, const fast_weights<K> &W)
+    {
+        /* one block does every channel of its tile */
+        const dim3 grid = jf_grid(shape->width, shape->height, 1, dim3(block.x * PX, block.y * FAST_ROWS(K)));
+        (void)word_stores;
+        conv_fast_interleaved_kernel<K, T><<<grid, block, smem, stream>>>(
+            in->src, shape->width, shape->height, shape->channels, out->ptr, out->pitch, tile_w, out_piece, W);
+    }
+};
+
 /* The kernel for this k and channel count (for the launch limits). */
 template <int K, typename T>
 static const void *fast_kernel(int ch)
 {
-    return ch == 1 ? (const void *)conv_fast_kernel<K, T>
-                   : (const void *)conv_fast_interleaved_kernel<K, T>;
+    return ch == 1 ? (const void *)conv_fast_kernel<K, T> : several_channels<K, T>::kernel(ch);
 }
 
 template <typename T>
@@ -127,21 +263,22 @@ static const void *fast_kernel_for(int k, int ch)
 }
 
 template <int K, typename T>
-static void launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream, const jf_filter_in *in,
+static void launch(dim3 block, size_t smem, cudaStream_t stream, const jf_filter_in *in,
                    const jf_image *shape, const jf_dview *out, int tile_w,
                    int word_stores, int out_piece, const float *weights)
 {
     fast_weights<K> W;
     for (int i = 0; i < K * K; i++)
         W.w[i] = weights[i];
-    if (shape->channels == 1)
+    if (shape->channels == 1) {
+        /* one block per tile */
+        const dim3 grid = jf_grid(shape->width, shape->height, 1, dim3(block.x * PX, block.y * FAST_ROWS(K)));
         conv_fast_kernel<K, T><<<grid, block, smem, stream>>>(in->src,
                                                            shape->width, shape->height, out->ptr,
                                                            out->pitch, tile_w, word_stores, W);
-    else
-        conv_fast_interleaved_kernel<K, T><<<grid, block, smem, stream>>>(
-            in->src, shape->width, shape->height, shape->channels,
-            out->ptr, out->pitch, tile_w, out_piece, W);
+    } else {
+        several_channels<K, T>::launch(block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, W);
+    }
 }
 
 /* The block is the variant table's (conv_variants.c), its shared memory
@@ -151,13 +288,10 @@ static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const
                            const jf_dview *out)
 {
     const jf_image *shape = in->shape;
-    const int py = FAST_ROWS(k), ch = shape->channels;
+    const int ch = shape->channels;
     int tile_w;
     const size_t smem = jf_conv_fast_smem(k, ch, (int)sizeof(T), bx, by, &tile_w);
     const dim3 block((unsigned)bx, (unsigned)by);
-    /* grey: one block per tile; several channels: one block does them all */
-    const dim3 grid = jf_grid(shape->width, shape->height, 1,
-                              dim3((unsigned)(bx * PX), (unsigned)(by * py)));
     const int word_stores = ((uintptr_t)out->ptr % 4) == 0 && out->pitch % 4 == 0;
     const int out_piece = jf_out_piece(out->ptr, out->pitch);
     const cudaStream_t stream = ctx->gpu->stream;
@@ -167,12 +301,12 @@ static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     switch (k) {
-    case 3: launch<3, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
-    case 5: launch<5, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
-    case 7: launch<7, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
-    case 9: launch<9, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
-    case 11: launch<11, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
-    default: launch<13, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break; /* 13 */
+    case 3: launch<3, T>(block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    case 5: launch<5, T>(block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    case 7: launch<7, T>(block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    case 9: launch<9, T>(block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    case 11: launch<11, T>(block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    default: launch<13, T>(block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break; /* 13 */
     }
     return jf_gpu_filter_done(ctx, id, "conv_fast_kernel", "conv", "fast", k, shape, 0);
 }

@@ -32,11 +32,20 @@ static inline size_t jf_conv_float_smem(int k, int ch, int bx, int by)
 #define JF_CONV_FAST_ROWS(k) ((k) >= 11 ? 4 : 8)
 static inline int jf_conv_fast_rows(int k) { return JF_CONV_FAST_ROWS(k); }
 
+/* Several channels to k = 5: the interleaved row taken as one row of
+ * w ch samples whose taps lie ch samples apart (no output planes). */
+#define JF_CONV_DILATED_MAX_K 5
+static inline int jf_conv_fast_dilated(int k, int ch) { return ch > 1 && k <= JF_CONV_DILATED_MAX_K; }
+
 /* The tile (rows in bytes, whole 16-byte pieces) and, with several
- * channels, the output tile. */
+ * channels past JF_CONV_DILATED_MAX_K, the output tile. */
 static inline size_t jf_conv_fast_smem(int k, int ch, int bps, int bx, int by, int *tile_w)
 {
     const int py = jf_conv_fast_rows(k);
+    if (jf_conv_fast_dilated(k, ch)) {
+        *tile_w = ((bx * JF_CONV_FAST_PX + (k - 1) * ch) * bps + 15) & ~15;
+        return (size_t)*tile_w * (size_t)(by * py + k - 1);
+    }
     *tile_w = ((bx * JF_CONV_FAST_PX + k - 1) * bps + 15) & ~15;
     return (size_t)*tile_w * (size_t)(by * py + k - 1) +
            jf_out_planes_bytes(ch, bx * JF_CONV_FAST_PX, by * py, bps);

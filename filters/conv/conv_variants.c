@@ -101,14 +101,14 @@ static size_t fast_smem(const jf_shape *s, int k, int bx, int by)
     return jf_conv_fast_smem(k, s->channels, bps(s), bx, by, &tile_w);
 }
 
-/* 32 x 8; 32 x 4 for several channels at k <= 5, half the shared memory of
- * the output planes, so more blocks an SM (H200: docs/kernels/studies.md,
- * "Several-channel convolution at k = 3 and 5"). */
+/* 32 x 8 (the dilated rows of several channels to k = 5 as grey). */
 static void fast_block(const jf_device_info *dev, const jf_shape *s, int k, int *bx, int *by)
 {
     (void)dev;
+    (void)s;
+    (void)k;
     *bx = 32;
-    *by = s->channels > 1 && k <= 5 ? 4 : 8;
+    *by = 8;
 }
 
 static void fast_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
@@ -116,8 +116,12 @@ static void fast_launches(const jf_device_info *dev, const jf_shape *s, int k, i
 {
     char name[96];
     (void)dev;
-    snprintf(name, sizeof name, "conv_fast%s_kernel<(int)%d,%s>",
-             s->channels > 1 ? "_interleaved" : "", k, jf_cuda_type_name(s));
+    if (jf_conv_fast_dilated(k, s->channels))
+        snprintf(name, sizeof name, "conv_fast_dilated_kernel<(int)%d,(int)%d,%s>", k, s->channels,
+                 jf_cuda_type_name(s));
+    else
+        snprintf(name, sizeof name, "conv_fast%s_kernel<(int)%d,%s>",
+                 s->channels > 1 ? "_interleaved" : "", k, jf_cuda_type_name(s));
     emit(user, name, bx, by, fast_smem(s, k, bx, by));
 }
 
