@@ -175,6 +175,7 @@ static void test_size_check_bound(void **state)
     assert_non_null(strstr(jf_last_error(), "too large for this machine"));
     assert_int_equal(jf_check_size("x", (uint64_t)INT32_MAX + 1, 1, 1), JF_ERR_LIMIT);
     assert_int_equal(jf_check_size("x", 1, 0, 1), JF_ERR_LIMIT);
+    assert_int_equal(jf_check_size("x", 0, 1, 1), JF_ERR_LIMIT);
 }
 
 static void test_abi_sizes(void **state)
@@ -889,6 +890,19 @@ static void test_context_resources(void **state)
             assert_non_null(p);
             assert_int_equal((uintptr_t)p % 64, 0);
         }
+    }
+    /* a request no allocator can meet fails cleanly, and leaves the slot
+     * empty: the next small request gets memory it can write */
+    assert_null(jf_scratch_get(ctx, 0, SIZE_MAX));
+    {
+        char want[64];
+        unsigned char *p;
+        snprintf(want, sizeof want, "out of memory for %zu bytes of scratch", (size_t)SIZE_MAX);
+        assert_string_equal(jf_last_error(), want);
+        p = jf_scratch_get(ctx, 0, 1);
+        assert_non_null(p);
+        p[0] = 7;
+        assert_int_equal(p[0], 7);
     }
     jf_context_destroy(ctx);
     assert_int_equal(jf_context_temporary(&ctx), JF_OK);
