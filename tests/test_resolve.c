@@ -481,9 +481,17 @@ static void test_conv(void **state)
     assert_int_equal(c.variant, JF_VARIANT_FAST);
     assert_string_equal(c.row->kernel, "conv_fast_kernel");
     assert_int_equal(c.block_y, 8);
-    r.ch = 3; /* several channels at k <= 5: 32 x 4 */
+    /* several channels at k <= 5: the dilated row, the grey block and a
+     * tile of (128 + 2 x 3 samples, rounded to 16 bytes) x (64 + 2) rows,
+     * no output planes; from k = 7 the channel passes add them */
+    r.ch = 3;
     assert_int_equal(resolve(&r, &c), JF_OK);
-    assert_int_equal(c.block_y, 4);
+    assert_int_equal(c.block_y, 8);
+    assert_int_equal(c.smem, 144 * 66);
+    r.k = 7;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_true(c.smem > (size_t)(144 * 70));
+    r.k = 3;
     r.k = 1; /* no window to share */
     assert_int_equal(resolve(&r, &c), JF_OK);
     assert_int_equal(c.variant, JF_VARIANT_GLOBAL);
