@@ -30,6 +30,7 @@
 
 static atomic_long g_allocs, g_threads;
 static atomic_int g_refuse_threads; /* 1: every thread start fails (EAGAIN) */
+static atomic_size_t g_refuse_bytes; /* not 0: a malloc of this many bytes or more fails */
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t m);
@@ -42,8 +43,9 @@ int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void
 
 void *__wrap_malloc(size_t n)
 {
+    const size_t refuse = atomic_load(&g_refuse_bytes);
     atomic_fetch_add(&g_allocs, 1);
-    return __real_malloc(n);
+    return refuse && n >= refuse ? NULL : __real_malloc(n);
 }
 void *__wrap_calloc(size_t n, size_t m)
 {
@@ -853,6 +855,35 @@ static void test_pool_bands(void **state)
 /* A context gives back every scratch buffer it grew (glibc's count of
  * mapped memory, where it has mallinfo2); a temporary context is a CPU one
  * made without a word; the host copy ceiling is measured. */
+/* A kernel file whose text cannot be held is refused as out of memory,
+ * and nothing is returned. */
+static void test_kernel_file_without_memory(void **state)
+{
+    const char *dir = t_make_tmpdir();
+    char path[512];
+    jf_kernel kern = {0};
+    jf_status st;
+    FILE *f;
+    int i;
+    (void)state;
+    snprintf(path, sizeof path, "%s/box.txt", dir);
+    assert_non_null(f = fopen(path, "w"));
+    for (i = 0; i < 200; i++) /* about 8 KB: larger than anything else the load allocates */
+        fprintf(f, "# a comment line to make the file larger than its weights\n");
+    fprintf(f, "1 1 1\n1 1 1\n1 1 1\n");
+    assert_int_equal(fclose(f), 0);
+    atomic_store(&g_refuse_bytes, 4096);
+    st = jf_kernel_load(path, &kern);
+    atomic_store(&g_refuse_bytes, 0); /* before any assertion can end the test */
+    assert_int_equal(st, JF_ERR_NOMEM);
+    assert_non_null(strstr(jf_last_error(), "out of memory"));
+    assert_null(kern.weights);
+    assert_int_equal(jf_kernel_load(path, &kern), JF_OK);
+    assert_int_equal(kern.ksize, 3);
+    jf_kernel_free(&kern);
+    t_rmtree(dir);
+}
+
 static void test_context_resources(void **state)
 {
     jf_context *ctx = NULL;
@@ -933,6 +964,7 @@ int main(void)
         cmocka_unit_test(test_parse_real),
         cmocka_unit_test(test_image_contracts),
         cmocka_unit_test(test_core_edges),
+        cmocka_unit_test(test_kernel_file_without_memory),
         cmocka_unit_test(test_context_resources),
         cmocka_unit_test(test_pool_bands),
     };
