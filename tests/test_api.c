@@ -852,9 +852,6 @@ static void test_pool_bands(void **state)
     jf_context_destroy(ctx);
 }
 
-/* A context gives back every scratch buffer it grew (glibc's count of
- * mapped memory, where it has mallinfo2); a temporary context is a CPU one
- * made without a word; the host copy ceiling is measured. */
 /* A kernel file whose text cannot be held is refused as out of memory,
  * and nothing is returned. */
 static void test_kernel_file_without_memory(void **state)
@@ -884,6 +881,9 @@ static void test_kernel_file_without_memory(void **state)
     t_rmtree(dir);
 }
 
+/* A context gives back every scratch buffer it grew (glibc's count of
+ * mapped memory, where it has mallinfo2); a temporary context is a CPU one
+ * made without a word; the host copy ceiling is measured. */
 static void test_context_resources(void **state)
 {
     jf_context *ctx = NULL;

@@ -491,7 +491,6 @@ static void test_conv(void **state)
     r.k = 7;
     assert_int_equal(resolve(&r, &c), JF_OK);
     assert_true(c.smem > (size_t)(144 * 70));
-    r.k = 3;
     r.k = 1; /* no window to share */
     assert_int_equal(resolve(&r, &c), JF_OK);
     assert_int_equal(c.variant, JF_VARIANT_GLOBAL);
