@@ -207,13 +207,11 @@ struct several_channels {
                : ch == 3 ? (const void *)conv_fast_dilated_kernel<K, 3, T>
                          : (const void *)conv_fast_dilated_kernel<K, 4, T>;
     }
-    static void launch(dim3 block, size_t smem, cudaStream_t stream, const jf_filter_in *in,
+    static void launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream, const jf_filter_in *in,
                        const jf_image *shape, const jf_dview *out, int tile_w, int word_stores,
                        int out_piece, const fast_weights<K> &W)
     {
         const int ch = shape->channels, w = shape->width, h = shape->height;
-        /* a block per tile of the row's w ch samples */
-        const dim3 grid = jf_grid(w * ch, h, 1, dim3(block.x * PX, block.y * FAST_ROWS(K)));
         (void)out_piece;
         if (ch == 2)
             conv_fast_dilated_kernel<K, 2, T><<<grid, block, smem, stream>>>(in->src, w, h, out->ptr, out->pitch,
@@ -230,12 +228,10 @@ struct several_channels {
 template <int K, typename T>
 struct several_channels<K, T, false> {
     static const void *kernel(int) { return (const void *)conv_fast_interleaved_kernel<K, T>; }
-    static void launch(dim3 block, size_t smem, cudaStream_t stream, const jf_filter_in *in,
+    static void launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream, const jf_filter_in *in,
                        const jf_image *shape, const jf_dview *out, int tile_w, int word_stores,
                        int out_piece, const fast_weights<K> &W)
     {
-        /* one block does every channel of its tile */
-        const dim3 grid = jf_grid(shape->width, shape->height, 1, dim3(block.x * PX, block.y * FAST_ROWS(K)));
         (void)word_stores;
         conv_fast_interleaved_kernel<K, T><<<grid, block, smem, stream>>>(
             in->src, shape->width, shape->height, shape->channels, out->ptr, out->pitch, tile_w, out_piece, W);
@@ -263,22 +259,20 @@ static const void *fast_kernel_for(int k, int ch)
 }
 
 template <int K, typename T>
-static void launch(dim3 block, size_t smem, cudaStream_t stream, const jf_filter_in *in,
+static void launch(dim3 grid, dim3 block, size_t smem, cudaStream_t stream, const jf_filter_in *in,
                    const jf_image *shape, const jf_dview *out, int tile_w,
                    int word_stores, int out_piece, const float *weights)
 {
     fast_weights<K> W;
     for (int i = 0; i < K * K; i++)
         W.w[i] = weights[i];
-    if (shape->channels == 1) {
-        /* one block per tile */
-        const dim3 grid = jf_grid(shape->width, shape->height, 1, dim3(block.x * PX, block.y * FAST_ROWS(K)));
+    if (shape->channels == 1)
         conv_fast_kernel<K, T><<<grid, block, smem, stream>>>(in->src,
                                                            shape->width, shape->height, out->ptr,
                                                            out->pitch, tile_w, word_stores, W);
-    } else {
-        several_channels<K, T>::launch(block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, W);
-    }
+    else
+        several_channels<K, T>::launch(grid, block, smem, stream, in, shape, out, tile_w, word_stores,
+                                       out_piece, W);
 }
 
 /* The block is the variant table's (conv_variants.c), its shared memory
@@ -292,6 +286,10 @@ static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const
     int tile_w;
     const size_t smem = jf_conv_fast_smem(k, ch, (int)sizeof(T), bx, by, &tile_w);
     const dim3 block((unsigned)bx, (unsigned)by);
+    /* a block per tile of the row's samples: w ch of them in a dilated row;
+     * else w (one block does every channel of its tile) */
+    const int across = jf_conv_fast_dilated(k, ch) ? shape->width * ch : shape->width;
+    const dim3 grid = jf_grid(across, shape->height, 1, dim3((unsigned)(bx * PX), (unsigned)(by * FAST_ROWS(k))));
     const int word_stores = ((uintptr_t)out->ptr % 4) == 0 && out->pitch % 4 == 0;
     const int out_piece = jf_out_piece(out->ptr, out->pitch);
     const cudaStream_t stream = ctx->gpu->stream;
@@ -301,12 +299,12 @@ static jf_status launch_as(jf_context *ctx, const jf_filter_in *in, int k, const
         (st = jf_gpu_timer_start(ctx, &id)) != JF_OK)
         return st;
     switch (k) {
-    case 3: launch<3, T>(block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
-    case 5: launch<5, T>(block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
-    case 7: launch<7, T>(block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
-    case 9: launch<9, T>(block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
-    case 11: launch<11, T>(block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
-    default: launch<13, T>(block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break; /* 13 */
+    case 3: launch<3, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    case 5: launch<5, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    case 7: launch<7, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    case 9: launch<9, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    case 11: launch<11, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break;
+    default: launch<13, T>(grid, block, smem, stream, in, shape, out, tile_w, word_stores, out_piece, weights); break; /* 13 */
     }
     return jf_gpu_filter_done(ctx, id, "conv_fast_kernel", "conv", "fast", k, shape, 0);
 }
