@@ -137,10 +137,52 @@ static void test_median16_matches_brute_force(void **state)
     jf_context_destroy(ctx);
 }
 
-/* Rows longer than the k = 3 and 5 networks' 8 KiB chunks (8192 samples
- * at 8 bits, 4096 at 16): two and three chunks, the last short and not
- * whole vectors; odd heights leave a band's last row alone (k = 3 makes
- * rows in pairs); every border. */
+/* k = 3 makes a row's first and last 64 samples from copies (the samples
+ * the border names beside them), those between straight from the rows in
+ * whole vectors (the last over the one before), and rows of fewer than
+ * 136 samples in pieces: widths about each of those lengths, 1 to 4
+ * channels, every border, odd and even heights (a lone last row), 8 and
+ * 16 bits and float32. */
+static void test_median3_row_lengths(void **state)
+{
+    static const int samples[] = {1, 2, 63, 64, 65, 71, 72, 127, 128, 129, 131, 135, 136, 137, 191, 192, 193, 200, 263};
+    jf_context *ctx = t_cpu_context(1);
+    int i, ch, b, h, last = 0;
+    (void)state;
+    for (ch = 1; ch <= 4; ch++)
+        for (i = 0; i < (int)(sizeof samples / sizeof samples[0]); i++) {
+            const int w = (samples[i] + ch - 1) / ch;
+            if (w == last)
+                continue;
+            last = w;
+            for (b = 0; b < JF_BORDER_COUNT; b++)
+                for (h = 3; h <= 4; h++) {
+                    const uint64_t seed = (uint64_t)(ch * 10000 + w * 10 + b * 2 + h);
+                    check_median(ctx, w, h, ch, 3, (jf_border)b, seed);
+                    check_median16(ctx, w, h, ch, 3, (jf_border)b, 12 * (b & 1), seed);
+                    if (ch == 1 || ch == 3) {
+                        jf_image src = t_random_float(w, h, ch, 1, b & 1, seed);
+                        jf_image want = t_poisoned_like(&src, 0), got = {0};
+                        jf_median_options o = t_median_opts(3, (jf_border)b, JF_VARIANT_AUTO);
+                        t_median_reference_f(&src, 3, (jf_border)b, &want);
+                        assert_int_equal(jf_median(ctx, &src, &got, &o), JF_OK);
+                        if (t_float_mismatches(&got, &want))
+                            fail_msg("float median k=3 %s %dx%dx%d differs from sorting",
+                                     jf_border_name((jf_border)b), w, h, ch);
+                        jf_image_free(&src);
+                        jf_image_free(&want);
+                        jf_image_free(&got);
+                    }
+                }
+        }
+    jf_context_destroy(ctx);
+}
+
+/* Rows longer than the k = 5 network's 8 KiB chunks (8192 samples at 8
+ * bits, 4096 at 16): two and three chunks, the last short and not whole
+ * vectors; for k = 3 rows of many vectors, the last over the one before;
+ * odd heights leave a band's last row alone (rows are made in pairs);
+ * every border. */
 static void test_median_rows_over_a_chunk(void **state)
 {
     jf_context *ctx = t_cpu_context(2);
@@ -799,6 +841,7 @@ int main(void)
         cmocka_unit_test(test_median_real_photo),
         cmocka_unit_test(test_median_matches_scipy),
         cmocka_unit_test(test_median16_matches_brute_force),
+        cmocka_unit_test(test_median3_row_lengths),
         cmocka_unit_test(test_median_rows_over_a_chunk),
         cmocka_unit_test(test_median_over_strips),
         cmocka_unit_test(test_median16_matches_scipy),

@@ -109,26 +109,22 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
         b = hi_;                                                              \
     } while (0)
 
-/* The rows are processed in chunks (a whole number of pixels and of
- * vectors) so the sorted columns fit in a stack buffer, the same bytes at
- * every depth: 8 KiB of samples from k = 5 (a 4K grey row in one piece at
- * 8 bits: cut in two it ran slower), 2 KiB at k = 3, whose pass has too
- * little work to cover misses: its six sorted-column arrays, the four
- * rows' pieces and the two outputs' then stay in the first-level cache
- * (8 KiB pieces of RGB and 16-bit rows did not); NET_VECTOR
- * is the widest vector's lanes (AVX-512), a multiple of which every
- * chunk's outputs are rounded up to; the slack holds the columns past the
- * last.  SAMPLE is the includer's type at each use. */
+/* k = 5 to 9 process the rows in chunks (a whole number of pixels and of
+ * vectors) so the sorted columns fit in a stack buffer: 8 KiB of samples
+ * (a 4K grey row in one piece at 8 bits: cut in two it ran slower).
+ * NET_VECTOR is the widest vector's lanes (AVX-512), a multiple of which
+ * every chunk's outputs are rounded up to; the slack holds the columns
+ * past the last.  k = 3 keeps nothing between its passes and makes a
+ * row's ends in pieces of at most PIECE3 outputs.  SAMPLE is the
+ * includer's type at each use. */
 #define CHUNK (8192 / sizeof(SAMPLE))
-#define CHUNK3 (2048 / sizeof(SAMPLE))
 #define NET_VECTOR 64
 #define NET_SLACK (NET_VECTOR + 16)
+#define PIECE3 (2 * NET_VECTOR)
 /* A sorted-column array's length: the chunk, its slack and room to start
  * each chunk's stored columns on a 64-byte boundary (whole vectors stored,
  * none split across two cache lines); 64 bytes a multiple of it. */
-#define COL_ROW_OF(chunk) ((chunk) + NET_SLACK + 112)
-#define COL_ROW COL_ROW_OF(CHUNK)
-#define COL_ROW3 COL_ROW_OF(CHUNK3)
+#define COL_ROW (CHUNK + NET_SLACK + 112)
 #if defined(__GNUC__)
 #define NET_INLINE static inline __attribute__((always_inline))
 #else
@@ -137,8 +133,10 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 
 #define SAMPLE unsigned char
 #define MED3 med3_u8
-#define SORT3_PAIR sort3_pair_u8
-#define COMBINE3 combine3_u8
+#define PAIR3 pair3_u8
+#define PAIR3_AHEAD pair3_ahead_u8
+#define EDGE3 edge3_u8
+#define END3 end3_u8
 #define COMBINE_PAIRS combine_pairs_u8
 #define ROWS3 median3_rows_u8
 #define ROWS5 median5_rows_u8
@@ -152,8 +150,10 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 
 #define SAMPLE uint16_t
 #define MED3 med3_u16
-#define SORT3_PAIR sort3_pair_u16
-#define COMBINE3 combine3_u16
+#define PAIR3 pair3_u16
+#define PAIR3_AHEAD pair3_ahead_u16
+#define EDGE3 edge3_u16
+#define END3 end3_u16
 #define COMBINE_PAIRS combine_pairs_u16
 #define ROWS3 median3_rows_u16
 #define ROWS5 median5_rows_u16
@@ -168,8 +168,10 @@ static void border_columns(const net_job *job, void *sorted, size_t stride, int 
 /* float32 as keys (median_cpu_keys.c), k = 3 to 7 */
 #define SAMPLE int32_t
 #define MED3 med3_u32
-#define SORT3_PAIR sort3_pair_u32
-#define COMBINE3 combine3_u32
+#define PAIR3 pair3_u32
+#define PAIR3_AHEAD pair3_ahead_u32
+#define EDGE3 edge3_u32
+#define END3 end3_u32
 #define COMBINE_PAIRS combine_pairs_u32
 #define ROWS3 median3_rows_u32
 #define ROWS5 median5_rows_u32

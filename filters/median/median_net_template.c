@@ -219,93 +219,187 @@ NET_INLINE void COMBINE_PAIRS(SAMPLE (*col)[COL_ROW], size_t ch, size_t n, SAMPL
     } while (0)
 
 /* k = 3, two output rows at once from source rows a, b, c, e (the rows
- * above, of, below and two below the first output row): b and c, which
- * both windows hold, are ordered once, and a and e merged into them, each
- * column's three sorted samples stored for the row pass.  next0 and next1,
- * the rows the next pair adds, are asked of memory a cache line at a time
- * as this pass goes: from main memory (4K and up) the pass otherwise waits
- * at each row's first use, where k = 3 has too little work to hide it. */
-NET_INLINE void SORT3_PAIR(const SAMPLE *restrict a, const SAMPLE *restrict b, const SAMPLE *restrict c,
-                           const SAMPLE *restrict e, size_t n, SAMPLE *restrict lo0, SAMPLE *restrict mid0,
-                           SAMPLE *restrict hi0, SAMPLE *restrict lo1, SAMPLE *restrict mid1,
-                           SAMPLE *restrict hi1, const SAMPLE *next0, const SAMPLE *next1)
-{
-    const size_t line = 64 / sizeof(SAMPLE);
-    size_t i = 0, j;
-#define SORT3_PAIR_AT(i)                                                                       \
-    {                                                                                          \
-        const SAMPLE m = MIN_(b[i], c[i]), M = MAX_(b[i], c[i]), p = a[i], q = e[i];           \
-        lo0[i] = MIN_(m, p);                                                                   \
-        mid0[i] = MAX_(m, MIN_(M, p));                                                         \
-        hi0[i] = MAX_(M, p);                                                                   \
-        lo1[i] = MIN_(m, q);                                                                   \
-        mid1[i] = MAX_(m, MIN_(M, q));                                                         \
-        hi1[i] = MAX_(M, q);                                                                   \
+ * above, of, below and two below the first output row), each pointing at
+ * the sample ch before output 0: in each column b and c, which both
+ * windows hold, are ordered once and a and e merged into them; a window's
+ * median is the median of its columns' largest low, middle middle and
+ * smallest high.  All in registers: each column's triples are made again
+ * for the three windows that hold them, which ran faster than storing
+ * them once and loading them for each window (docs/kernels/studies.md). */
+#define PAIR3_AT(i)                                                                         \
+    {                                                                                       \
+        COLUMN3(i, 0, lo00, mid00, hi00, lo10, mid10, hi10)                                 \
+        COLUMN3(i, 1, lo01, mid01, hi01, lo11, mid11, hi11)                                 \
+        COLUMN3(i, 2, lo02, mid02, hi02, lo12, mid12, hi12)                                 \
+        d0[i] = MED3(MAX_(MAX_(lo00, lo01), lo02), MED3(mid00, mid01, mid02),               \
+                     MIN_(MIN_(hi00, hi01), hi02));                                         \
+        d1[i] = MED3(MAX_(MAX_(lo10, lo11), lo12), MED3(mid10, mid11, mid12),               \
+                     MIN_(MIN_(hi10, hi11), hi12));                                         \
     }
-    for (; i + line <= n; i += line) {
-        __builtin_prefetch(next0 + i);
-        __builtin_prefetch(next1 + i);
-        for (j = i; j < i + line; j++)
-            SORT3_PAIR_AT(j)
-    }
-    for (; i < n; i++)
-        SORT3_PAIR_AT(i)
-#undef SORT3_PAIR_AT
-}
-
-/* k = 3: outputs [0, n) of a chunk from its sorted columns i, i + ch,
- * i + 2ch: the median of nine is the median of the largest low, the
- * middle middle and the smallest high. */
-NET_INLINE void COMBINE3(const SAMPLE *restrict lo, const SAMPLE *restrict mid, const SAMPLE *restrict hi,
-                         size_t ch, size_t n, SAMPLE *restrict d)
+#define COLUMN3(i, o, lo0, mid0, hi0, lo1, mid1, hi1)                                       \
+    const SAMPLE m##o = MIN_(b[i + o * ch], c[i + o * ch]);                                 \
+    const SAMPLE M##o = MAX_(b[i + o * ch], c[i + o * ch]);                                 \
+    const SAMPLE lo0 = MIN_(m##o, a[i + o * ch]), hi0 = MAX_(M##o, a[i + o * ch]);          \
+    const SAMPLE mid0 = MAX_(m##o, MIN_(M##o, a[i + o * ch]));                              \
+    const SAMPLE lo1 = MIN_(m##o, e[i + o * ch]), hi1 = MAX_(M##o, e[i + o * ch]);          \
+    const SAMPLE mid1 = MAX_(m##o, MIN_(M##o, e[i + o * ch]));
+NET_INLINE void PAIR3(const SAMPLE *restrict a, const SAMPLE *restrict b, const SAMPLE *restrict c,
+                      const SAMPLE *restrict e, size_t ch, size_t n, SAMPLE *restrict d0,
+                      SAMPLE *restrict d1)
 {
     size_t i;
-    for (i = 0; i < n; i++) {
-        const SAMPLE l = MAX_(MAX_(lo[i], lo[i + ch]), lo[i + 2 * ch]);
-        const SAMPLE h = MIN_(MIN_(hi[i], hi[i + ch]), hi[i + 2 * ch]);
-        d[i] = MED3(l, MED3(mid[i], mid[i + ch], mid[i + 2 * ch]), h);
+    for (i = 0; i < n; i++)
+        PAIR3_AT(i)
+}
+
+/* PAIR3 for n a multiple of a cache line's samples, asking a line at a
+ * time for the same place of rows next0 and next1 (the next pair's new
+ * rows) and, to be written, w0 and w1 (its output rows; NULL: none). */
+NET_INLINE void PAIR3_AHEAD(const SAMPLE *restrict a, const SAMPLE *restrict b,
+                            const SAMPLE *restrict c, const SAMPLE *restrict e, size_t ch, size_t n,
+                            SAMPLE *restrict d0, SAMPLE *restrict d1, const SAMPLE *next0,
+                            const SAMPLE *next1, SAMPLE *w0, SAMPLE *w1)
+{
+    const size_t line = 64 / sizeof(SAMPLE);
+    size_t i, j;
+    for (i = 0; i < n; i += line) {
+        __builtin_prefetch(next0 + i);
+        __builtin_prefetch(next1 + i);
+        if (w0) {
+            __builtin_prefetch(w0 + i, 1);
+            __builtin_prefetch(w1 + i, 1);
+        }
+        for (j = i; j < i + line; j++)
+            PAIR3_AT(j)
     }
+}
+#undef COLUMN3
+#undef PAIR3_AT
+
+/* Outputs [at, at + n) of a row pair in a narrow row (n at most PIECE3),
+ * from copies of the samples they read.  The positions outside the row,
+ * ch either side, are those `outside` names: before it, then after it
+ * (-1: zero). */
+NET_INLINE void EDGE3(const SAMPLE *const row[4], ptrdiff_t ch, ptrdiff_t total,
+                      const ptrdiff_t *outside, size_t at, size_t n, SAMPLE *d0, SAMPLE *d1)
+{
+    const ptrdiff_t first = (ptrdiff_t)at - ch, len = (ptrdiff_t)n + 2 * ch;
+    const ptrdiff_t in0 = first > 0 ? first : 0, in1 = first + len < total ? first + len : total;
+    /* whole vectors, zeros past what the outputs read: no scalar tail */
+    const size_t whole = (n + NET_VECTOR - 1) & ~(size_t)(NET_VECTOR - 1);
+    SAMPLE src[4][PIECE3 + 8], out[2][PIECE3];
+    ptrdiff_t j;
+    int r;
+    for (r = 0; r < 4; r++) {
+        memcpy(&src[r][in0 - first], row[r] + in0, (size_t)(in1 - in0) * sizeof(SAMPLE));
+        for (j = 0; j < in0 - first; j++) /* before the row */
+            src[r][j] = outside[first + j + ch] < 0 ? 0 : row[r][outside[first + j + ch]];
+        for (j = in1 - first; j < len; j++) /* after it */
+            src[r][j] = outside[ch + first + j - total] < 0 ? 0 : row[r][outside[ch + first + j - total]];
+        memset(&src[r][len], 0, (whole + 2 * (size_t)ch - (size_t)len) * sizeof(SAMPLE));
+    }
+    PAIR3(src[0], src[1], src[2], src[3], (size_t)ch, whole, out[0], out[1]);
+    memcpy(d0 + at, out[0], n * sizeof(SAMPLE));
+    if (d1)
+        memcpy(d1 + at, out[1], n * sizeof(SAMPLE));
+}
+
+/* A row pair's first (last = 0) or last NET_VECTOR outputs, in a row of
+ * at least NET_VECTOR + 8 samples, from copies of the samples they read:
+ * NET_VECTOR + 4 of the row (a constant length: no call) and the ch
+ * outside it that `outside` names (EDGE3's).  src[r][4 + j] holds position
+ * first + j. */
+NET_INLINE void END3(const SAMPLE *const row[4], size_t ch, size_t total, const ptrdiff_t *outside,
+                     int last, SAMPLE *d0, SAMPLE *d1)
+{
+    const size_t at = last ? total - NET_VECTOR : 0, in = NET_VECTOR + 4;
+    SAMPLE src[4][NET_VECTOR + 12], spare[NET_VECTOR];
+    size_t j;
+    int r;
+    for (r = 0; r < 4; r++) {
+        if (!last) { /* positions -ch .. NET_VECTOR + 3 */
+            for (j = 0; j < ch; j++)
+                src[r][4 + j] = outside[j] < 0 ? 0 : row[r][outside[j]];
+            memcpy(&src[r][4 + ch], row[r], in * sizeof(SAMPLE));
+        } else { /* positions total - NET_VECTOR - 4 .. total + ch - 1 */
+            memcpy(&src[r][ch], row[r] + total - in, in * sizeof(SAMPLE));
+            for (j = 0; j < ch; j++)
+                src[r][4 + NET_VECTOR + ch + j] = outside[ch + j] < 0 ? 0 : row[r][outside[ch + j]];
+        }
+    }
+    PAIR3(src[0] + 4, src[1] + 4, src[2] + 4, src[3] + 4, ch, NET_VECTOR, d0 + at, d1 ? d1 + at : spare);
 }
 
 /* k = 3 by pairs of output rows (a last odd row alone, its pair's second
- * row computed and dropped), chunk by chunk along the rows as k = 5. */
+ * row made in a spare piece and dropped).  The rows are read in place: a
+ * row's first and last NET_VECTOR outputs, which read outside it, go
+ * through END3; those between straight from the rows in whole vectors,
+ * the last vector ending where END3's last begins (it makes some of the
+ * previous vector's outputs again: the same values).  Rows of fewer than
+ * 2 NET_VECTOR + 8 samples go through EDGE3 in pieces. */
 JF_WIDE_SIMD static void ROWS3(void *arg, int y0, int y1, int worker)
 {
     const net_job *job = (const net_job *)arg;
-    const size_t ch = (size_t)job->src->channels;
-    const size_t out_n = (size_t)job->dst->width * ch, chunk = CHUNK3 - CHUNK3 % (ch * NET_VECTOR);
-    /* low, middle, high of each column: the first row's, then the second's */
-    _Alignas(64) SAMPLE colbuf[6][COL_ROW3];
-    SAMPLE(*col)[COL_ROW3];
-    SAMPLE spare[CHUNK3];
-    size_t at, n, i0, i1, whole, s0;
+    const size_t ch = (size_t)job->src->channels, total = (size_t)job->dst->width * ch;
+    const int narrow = total < 2 * NET_VECTOR + 8;
+    SAMPLE spare[PIECE3];
+    ptrdiff_t outside[8], s; /* EDGE3's and END3's */
+    size_t at, n;
     int y, r;
 
     (void)worker;
+    for (s = -(ptrdiff_t)ch; s < (ptrdiff_t)ch; s++) { /* the same channel of the pixel named */
+        const ptrdiff_t p = s < 0 ? s : (ptrdiff_t)total + s, x = p < 0 ? -1 : p / (ptrdiff_t)ch;
+        const int m = jf_border_index((int)x, job->src->width, job->border);
+        outside[s + (ptrdiff_t)ch] = m < 0 ? -1 : (ptrdiff_t)m * (ptrdiff_t)ch + (p - x * (ptrdiff_t)ch);
+    }
     for (y = y0; y < y1; y += 2) {
         const SAMPLE *row[4];
         SAMPLE *d0 = (SAMPLE *)(void *)(job->dst->data + (size_t)y * job->dst->stride);
         SAMPLE *d1 = y + 1 < y1 ? (SAMPLE *)(void *)(job->dst->data + (size_t)(y + 1) * job->dst->stride) : NULL;
-        /* the rows the next pair adds (SORT3_PAIR's prefetches) */
+        /* the rows the next pair adds, asked of memory as this pair goes:
+         * from main memory (4K and up) the loop otherwise waits at each
+         * row's first use */
         const SAMPLE *next0 = (const SAMPLE *)(const void *)source_row(job, y + 4);
         const SAMPLE *next1 = (const SAMPLE *)(const void *)source_row(job, y + 5);
+        /* and the next pair's output rows, to be written (else each
+         * line's first store waits for it to be read) */
+        SAMPLE *w0 = y + 3 < y1 ? (SAMPLE *)(void *)(job->dst->data + (size_t)(y + 2) * job->dst->stride) : NULL;
+        SAMPLE *w1 = w0 ? (SAMPLE *)(void *)(job->dst->data + (size_t)(y + 3) * job->dst->stride) : NULL;
         for (r = 0; r < 4; r++) /* the fourth row of a lone last row: any row will do */
             row[r] = (const SAMPLE *)(const void *)source_row(job, d1 || r < 3 ? y + r : y);
-        for (at = 0; at < out_n; at += chunk) {
-            n = out_n - at < chunk ? out_n - at : chunk;
-            whole = (n + NET_VECTOR - 1) & ~(size_t)(NET_VECTOR - 1);
-            direct_range(at, n, ch, out_n, &i0, &i1);
-            col = (SAMPLE(*)[COL_ROW3])(void *)&colbuf[0][COL_LEAD(i0)];
-            s0 = at + i0 - ch;
-            SORT3_PAIR(row[0] + s0, row[1] + s0, row[2] + s0, row[3] + s0, i1 - i0, col[0] + i0,
-                       col[1] + i0, col[2] + i0, col[3] + i0, col[4] + i0, col[5] + i0,
-                       next0 + s0, next1 + s0);
-            border_columns(job, col, sizeof col[0], 6, sizeof(SAMPLE), (ptrdiff_t)(at - ch), i0, i1,
-                           n + 2 * ch, whole + 2 * ch);
-            NET_OUTPUT(COMBINE3(col[0], col[1], col[2], ch, whole, out_), d0 + at, n, spare);
-            if (d1)
-                NET_OUTPUT(COMBINE3(col[3], col[4], col[5], ch, whole, out_), d1 + at, n, spare);
+        if (narrow) {
+            for (at = 0; at < total; at += n) {
+                n = total - at < PIECE3 ? total - at : PIECE3;
+                EDGE3(row, (ptrdiff_t)ch, (ptrdiff_t)total, outside, at, n, d0, d1);
+            }
+            continue;
         }
+        END3(row, ch, total, outside, 0, d0, d1);
+        for (at = NET_VECTOR; at < total - NET_VECTOR; at += n) {
+            /* a lone row's dropped outputs go to the spare, a piece at a time */
+            n = (total - NET_VECTOR - at) & ~(size_t)(NET_VECTOR - 1);
+            if (!n) /* the last vector, over the previous one's end */
+                at = total - NET_VECTOR - (n = NET_VECTOR);
+            else if (!d1 && n > PIECE3)
+                n = PIECE3;
+            /* the channel count a constant: the twelve taps' addresses
+             * from four pointers (a variable stride spilled them) */
+#define DIRECT3(CH)                                                                           \
+    PAIR3_AHEAD(row[0] + at - (CH), row[1] + at - (CH), row[2] + at - (CH), row[3] + at - (CH), \
+                (CH), n, d0 + at, d1 ? d1 + at : spare, next0 + at, next1 + at,               \
+                w0 ? w0 + at : NULL, w0 ? w1 + at : NULL)
+            if (ch == 1)
+                DIRECT3(1);
+            else if (ch == 2)
+                DIRECT3(2);
+            else if (ch == 3)
+                DIRECT3(3);
+            else
+                DIRECT3(4);
+#undef DIRECT3
+        }
+        END3(row, ch, total, outside, 1, d0, d1);
     }
 }
 
@@ -455,8 +549,10 @@ JF_WIDE_SIMD static void ROWS9(void *arg, int y0, int y1, int worker)
 /* The names are the includer's to define again for the next type. */
 #undef SAMPLE
 #undef MED3
-#undef SORT3_PAIR
-#undef COMBINE3
+#undef PAIR3
+#undef PAIR3_AHEAD
+#undef EDGE3
+#undef END3
 #undef ROWS3
 #undef ROWS5
 #undef ROWS7
