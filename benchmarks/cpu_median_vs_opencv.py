@@ -8,7 +8,8 @@ outputs compared (both replicate the border).
         [--threads N] [--reps R] [--size WxH] [--ks 3,5,...] [--depth 8|16] [PHOTO]
 
 Prints, per cell, the median wall time and CPU time (this process's, over
-all its threads) of each, and their ratio.  The photo is tiled to the size
+all its threads) of each, the calls alternated one by one, and the median
+of the pairs' ratios.  The photo is tiled to the size
 (grey = (R+G+B)//3); 16 bits: v * 256 plus a seeded low byte.  OpenCV's
 medianBlur takes 16-bit images at k = 3 and 5 only, and above k = 5 runs
 its 8-bit histogram method.
@@ -24,18 +25,29 @@ import jetfilter as jf
 from opencv_median import tiled  # the same tiling as the other median benchmarks
 
 
-def timed(fn, reps):
-    """Median wall and CPU milliseconds of reps calls (one warm-up)."""
+def clocked(fn):
+    """Wall and CPU milliseconds of one call."""
+    c0, t0 = time.process_time(), time.perf_counter()
     fn()
-    walls, cpus = [], []
+    return (time.perf_counter() - t0) * 1e3, (time.process_time() - c0) * 1e3
+
+
+def timed_pair(ours, theirs, reps):
+    """Medians of reps calls of each, alternated call by call (one warm-up
+    each), and the median of the calls' ratios: on a shared machine a slow
+    spell then slows both sides of a pair."""
+    ours()
+    theirs()
+    a, b, ratios = [], [], []
     for _ in range(reps):
-        c0, t0 = time.process_time(), time.perf_counter()
-        fn()
-        walls.append((time.perf_counter() - t0) * 1e3)
-        cpus.append((time.process_time() - c0) * 1e3)
-    walls.sort()
-    cpus.sort()
-    return walls[reps // 2], cpus[reps // 2]
+        a.append(clocked(ours))
+        b.append(clocked(theirs))
+        ratios.append(a[-1][0] / b[-1][0])
+
+    def median(v):
+        return sorted(v)[len(v) // 2]
+    return (median([w for w, _ in a]), median([c for _, c in a]), median([w for w, _ in b]),
+            median([c for _, c in b]), median(ratios))
 
 
 def main():
@@ -76,9 +88,9 @@ def main():
             if a.op == "median" and a.depth == 16 and k > 5:
                 continue
             same = np.array_equal(ours(src, k), theirs(src, k))
-            jf_ms, jf_cpu = timed(lambda: ours(src, k), a.reps)
-            cv_ms, cv_cpu = timed(lambda: theirs(src, k), a.reps)
-            print("%d,%d,%.3f,%.3f,%.3f,%.3f,%.2f,%s" % (ch, k, jf_ms, jf_cpu, cv_ms, cv_cpu, jf_ms / cv_ms,
+            jf_ms, jf_cpu, cv_ms, cv_cpu, ratio = timed_pair(lambda: ours(src, k), lambda: theirs(src, k),
+                                                             a.reps)
+            print("%d,%d,%.3f,%.3f,%.3f,%.3f,%.2f,%s" % (ch, k, jf_ms, jf_cpu, cv_ms, cv_cpu, ratio,
                                                          "yes" if same else "no"),
                   flush=True)
 
