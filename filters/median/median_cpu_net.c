@@ -6,8 +6,10 @@
  * (lo <= mid <= hi); the median of the 3x3 window is then
  * med3(max of the three lo, med3 of the three mid, min of the three hi).
  * Two output rows are made at once: their windows share two source rows,
- * ordered once (the triples of both rows then take four min/max each), and
- * each column's triple is sorted once for the three windows that hold it.
+ * ordered once (the triples of both rows then take four min/max each).
+ * Each window sorts its three columns in registers from the rows it reads
+ * (neighbouring windows sort the same columns again: cheaper than storing
+ * them once and loading them back).
  *
  * k = 5, 7 and 9: two output rows at once, as k = 3.  Their windows share
  * k - 1 source rows; each column's k - 1 samples of those are sorted once
@@ -26,14 +28,15 @@
  * The row loops are written once (median_net_template.c) and compiled for
  * each sample type, as FFmpeg's vf_median does with its template.
  *
- * Both sort each column once into a chunk's arrays (shared by the windows
- * that hold it), then combine.
+ * k = 5 to 9 sort each column once into a chunk's arrays (shared by the
+ * windows that hold it), then combine.
  *
  * No padded copy of the image, nor of its rows: the rows are read in place
  * (a row outside the image is the row the border names, or a row of
  * zeros); a column outside the row sorts to what the column the border
  * names sorts to (zero border: zeros), so the few sorted columns either
- * side of a row are copied from those inside it.
+ * side of a row are copied from those inside it (k = 3: the samples either
+ * side of a row's ends, in short copies of them).
  */
 #include "filters/median/median.h"
 #include "filters/filters.h"

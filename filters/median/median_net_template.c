@@ -1,8 +1,9 @@
 /*
- * The k = 3 and 5 row loops of median_cpu_net.c, written once for both
- * sample types: included there with SAMPLE (the sample type) and the names
- * MED3, SORT3_PAIR, COMBINE3, COMBINE_PAIRS, SORT4_ROWS, SORT6_ROWS, ROWS3,
- * ROWS_PAIRS, ROWS5 and ROWS7 defined.  Not compiled on its own.
+ * The k = 3 to 9 row loops of median_cpu_net.c, written once for every
+ * sample type: included there with SAMPLE (the sample type) and the names
+ * MED3, PAIR3, PAIR3_AHEAD, EDGE3, END3, COMBINE_PAIRS, SORT4_ROWS,
+ * SORT6_ROWS, SORT8_ROWS, ROWS3, ROWS_PAIRS, ROWS5, ROWS7 and ROWS9
+ * defined.  Not compiled on its own.
  */
 
 static inline SAMPLE MED3(SAMPLE a, SAMPLE b, SAMPLE c)
