@@ -63,6 +63,17 @@ static const unsigned char *source_row(const net_job *job, int py)
     return sy < 0 ? job->zeros : job->src->data + (size_t)sy * job->src->stride;
 }
 
+/* The sample of a row that position s stands for, s outside the row (a
+ * sample index, ch a pixel): the same channel of the pixel the border
+ * names, or -1 for a zero. */
+static ptrdiff_t border_sample(const net_job *job, ptrdiff_t s)
+{
+    const ptrdiff_t ch = job->src->channels;
+    const ptrdiff_t x = s >= 0 ? s / ch : -((-s + ch - 1) / ch); /* the pixel, rounded down */
+    const int m = jf_border_index((int)x, job->src->width, job->border);
+    return m < 0 ? -1 : (ptrdiff_t)m * ch + (s - x * ch);
+}
+
 /* Sorted column i of a chunk whose columns [i0, i1) hold the source
  * positions base + i, i outside them: a copy of the column the border
  * names, or zeros.  `sorted` holds `count` arrays `stride` bytes apart,
@@ -70,16 +81,14 @@ static const unsigned char *source_row(const net_job *job, int py)
 static void border_column(const net_job *job, unsigned char *sorted, size_t stride, int count,
                           size_t elem, ptrdiff_t base, size_t i)
 {
-    const ptrdiff_t ch = job->src->channels, s = base + (ptrdiff_t)i;
-    const ptrdiff_t x = s >= 0 ? s / ch : -((-s + ch - 1) / ch); /* the pixel, rounded down */
-    const int m = jf_border_index((int)x, job->src->width, job->border);
+    const ptrdiff_t from = border_sample(job, base + (ptrdiff_t)i);
     int a;
     for (a = 0; a < count; a++) {
         unsigned char *col = sorted + (size_t)a * stride;
-        if (m < 0)
+        if (from < 0)
             memset(col + i * elem, 0, elem);
-        else /* the same channel of the named pixel: inside [i0, i1) */
-            memcpy(col + i * elem, col + (size_t)((ptrdiff_t)m * ch + (s - x * ch) - base) * elem, elem);
+        else /* the named sample's column: inside [i0, i1) */
+            memcpy(col + i * elem, col + (size_t)(from - base) * elem, elem);
     }
 }
 

@@ -204,21 +204,6 @@ NET_INLINE void COMBINE_PAIRS(SAMPLE (*col)[COL_ROW], size_t ch, size_t n, SAMPL
     }
 }
 
-/* A chunk's outputs: straight into the row when they fill whole vectors,
- * else through `spare` (the sorted columns past the chunk were zeroed). */
-#define NET_OUTPUT(COMBINE_CALL, d, n, spare)                                       \
-    do {                                                                           \
-        const size_t whole_ = ((n) + NET_VECTOR - 1) & ~(size_t)(NET_VECTOR - 1);  \
-        if (whole_ == (n)) {                                                       \
-            SAMPLE *out_ = (d);                                                    \
-            COMBINE_CALL;                                                          \
-        } else {                                                                   \
-            SAMPLE *out_ = (spare);                                                \
-            COMBINE_CALL;                                                          \
-            memcpy((d), (spare), (n) * sizeof(SAMPLE));                            \
-        }                                                                          \
-    } while (0)
-
 /* k = 3, two output rows at once from source rows a, b, c, e (the rows
  * above, of, below and two below the first output row), each pointing at
  * the sample ch before output 0: in each column b and c, which both
@@ -349,11 +334,8 @@ JF_WIDE_SIMD static void ROWS3(void *arg, int y0, int y1, int worker)
     int y, r;
 
     (void)worker;
-    for (s = -(ptrdiff_t)ch; s < (ptrdiff_t)ch; s++) { /* the same channel of the pixel named */
-        const ptrdiff_t p = s < 0 ? s : (ptrdiff_t)total + s, x = p < 0 ? -1 : p / (ptrdiff_t)ch;
-        const int m = jf_border_index((int)x, job->src->width, job->border);
-        outside[s + (ptrdiff_t)ch] = m < 0 ? -1 : (ptrdiff_t)m * (ptrdiff_t)ch + (p - x * (ptrdiff_t)ch);
-    }
+    for (s = -(ptrdiff_t)ch; s < (ptrdiff_t)ch; s++)
+        outside[s + (ptrdiff_t)ch] = border_sample(job, s < 0 ? s : (ptrdiff_t)total + s);
     for (y = y0; y < y1; y += 2) {
         const SAMPLE *row[4];
         SAMPLE *d0 = (SAMPLE *)(void *)(job->dst->data + (size_t)y * job->dst->stride);
@@ -563,4 +545,3 @@ JF_WIDE_SIMD static void ROWS9(void *arg, int y0, int y1, int worker)
 #undef SORT4_ROWS
 #undef SORT6_ROWS
 #undef COMBINE_PAIRS
-#undef NET_OUTPUT
