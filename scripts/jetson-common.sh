@@ -203,12 +203,24 @@ board_resources() { # board (nano, orin), its name, sm, CUDA version, the librar
   return $rc
 }
 
+# The mangled names of the kernels jetson-instructions.py reads, comma
+# separated: disassembling the whole library took most of the step.
+instruction_kernels() { # CUDA folder, the library
+  local c=$1 lib=$2 names
+  names=$("$c/bin/cuobjdump" --dump-resource-usage "$lib" | grep -oE 'Function [^ :]+' | cut -d' ' -f2 | sort -u)
+  paste <(echo "$names") <(echo "$names" | "$c/bin/cu++filt") |
+    awk -F'\t' '$2 ~ /^(void )?(median_fast_kernel3?|median_fast_video(_net)?_kernel|conv_fast_kernel|median_shared_hist_kernel)[<(]/ { print $1 }' |
+    paste -sd,
+}
+
 # Instructions per output pixel of the fast grey kernels (median,
 # convolution) in the board's machine code, with the rows it must have.
 board_instructions() { # board, CUDA version, the library, rows...
-  local board=$1 c=$cache/cuda-$2 lib=$3 table=$work/instructions.md row
+  local board=$1 c=$cache/cuda-$2 lib=$3 table=$work/instructions.md row kernels
   shift 3
-  "$c/bin/cuobjdump" -sass "$lib" | "$c/bin/cu++filt" |
+  kernels=$(instruction_kernels "$c" "$lib") && [ -n "$kernels" ] || return 1
+  # (each archive member without one of them draws a warning)
+  "$c/bin/cuobjdump" -sass -fun "$kernels" "$lib" 2> /dev/null | "$c/bin/cu++filt" |
     python3 "$src/scripts/jetson-instructions.py" "$board" "$src/benchmarks/jetson/$board/launches.txt" > "$table" ||
     return 1
   for row in "$@"; do
