@@ -102,7 +102,6 @@ static void free_item(jf_batch_item *it)
     free(it->rel);
     free(it->output);
     free(it->stats);
-    free((void *)it->bytes);
     free(it);
 }
 
