@@ -113,16 +113,15 @@ EQUIVALENT = [
     # stream ends and nothing reads either
     ('pipeline/stream.c', r'for \(p = 0; p < JF_VIDEO_MAX_PLANES; p\+\+\) \{ -> ', ('0->1', 'lt->le')),
     ('pipeline/stream.c', r'jf_image_free\(&s->slots\[i\]\.\w+\[p\]\); -> ', ('drop-statement',)),
-    # the k = 3 median's prefetches of the next pair's rows: an address, a
-    # line size, a row or a block bound changed only moves or drops a hint
-    # (prefetches never fault); the block loop's bound made `<` leaves its
-    # last block to the tail loop
+    # the k = 3 median's prefetches of the next pair's rows, to be read and
+    # to be written: an address, a line size, a row or a condition changed
+    # only moves or drops a hint (prefetches never fault)
     ('filters/median/median_net_template.c',
-     r'^\s*(__builtin_prefetch\(next[01] \+ i\);|const size_t line = 64 / sizeof\(SAMPLE\);|'
-     r'const SAMPLE \*next[01] = .*source_row\(job, y \+ [45]\);|next0 \+ s0, next1 \+ s0\);) -> ',
-     ('add->sub', 'sub->add', 'mul->div', 'div->mul', 'n->n+1', '0->1', '1->0', 'drop-statement')),
-    ('filters/median/median_net_template.c', r'^\s*for \(; i \+ line <= n; i \+= line\) \{ -> ',
-     ('le->lt', 'add->sub')),
+     r'^\s*(__builtin_prefetch\((next[01] \+ i|w[01] \+ i, 1)\);|const size_t line = 64 / sizeof\(SAMPLE\);|'
+     r'const SAMPLE \*next[01] = .*source_row\(job, y \+ [45]\);|if \(w0\) \{|SAMPLE \*w[01] = .*) -> ',
+     ('add->sub', 'sub->add', 'mul->div', 'div->mul', 'n->n+1', '0->1', '1->0', 'drop-statement',
+      'negate-if', 'lt->le', 'le->lt')),
+    ('filters/median/median_net_template.c', r' -> .*\b(next[01]|w[01]) - at\b', ('add->sub',)),
     # a block one sample longer: that sample is computed again by the next
     # block, or after the last lands in the chunk's slack, read from one
     # sample past the range (past the image only on its last row: ASan's)
