@@ -204,13 +204,12 @@ board_resources() { # board (nano, orin), its name, sm, CUDA version, the librar
 }
 
 # The mangled names of the kernels jetson-instructions.py reads, comma
-# separated: disassembling the whole library took most of the step.
+# separated (it chooses them): disassembling the whole library took most
+# of the step.
 instruction_kernels() { # CUDA folder, the library
   local c=$1 lib=$2 names
   names=$("$c/bin/cuobjdump" --dump-resource-usage "$lib" | grep -oE 'Function [^ :]+' | cut -d' ' -f2 | sort -u)
-  paste <(echo "$names") <(echo "$names" | "$c/bin/cu++filt") |
-    awk -F'\t' '$2 ~ /^(void )?(median_fast_kernel3?|median_fast_video(_net)?_kernel|conv_fast_kernel|median_shared_hist_kernel)[<(]/ { print $1 }' |
-    paste -sd,
+  paste <(echo "$names") <(echo "$names" | "$c/bin/cu++filt") | python3 "$src/scripts/jetson-instructions.py" --kernels
 }
 
 # Instructions per output pixel of the fast grey kernels (median,

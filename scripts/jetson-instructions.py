@@ -5,6 +5,7 @@ for the Nano, CUDA 12.4's sm_87 for the Orin (scripts/nano-check.sh and
 scripts/orin-check.sh --update write benchmarks/jetson/BOARD/instructions.md).
 
   cuobjdump -sass libjetfilter.a | cu++filt | jetson-instructions.py nano|orin LAUNCHES
+  jetson-instructions.py --kernels < NAMES   (the kernels it reads, for cuobjdump -fun)
 
 Static counts as a thread of a block inside the image runs them, divided by
 the thread's outputs:
@@ -59,6 +60,23 @@ BOARDS = {
         'lanes': "the Orin Nano's 8 SMs of 128 lanes (integer min/max at 64 lanes an SM)",
     },
 }
+
+
+# The kernels the tables read, by name without spaces or return type: the
+# fast grey networks and convolutions, and the histogram median.
+TABLE_KERNELS = ('median_fast', 'conv_fast_kernel', 'median_shared_hist_kernel<')
+
+
+def table_kernels(listing):
+    """`--kernels`: of "mangled<TAB>demangled" lines (a library's kernels),
+    the mangled names of those the tables read, comma separated (for
+    cuobjdump -fun: disassembling the whole library took most of a check)."""
+    names = []
+    for line in listing.splitlines():
+        mangled, _, demangled = line.partition('\t')
+        if re.sub(r'^void\s+', '', demangled).replace(' ', '').startswith(TABLE_KERNELS):
+            names.append(mangled)
+    return ','.join(names)
 
 
 def outputs_a_thread(name, shapes):
@@ -358,8 +376,12 @@ def hist_rows(ins, strip_rows):
 
 
 def main():
+    if sys.argv[1:] == ['--kernels']:
+        print(table_kernels(sys.stdin.read()))
+        return
     if len(sys.argv) != 3 or sys.argv[1] not in BOARDS:
-        sys.exit('usage: jetson-instructions.py nano|orin LAUNCHES < SASS')
+        sys.exit('usage: jetson-instructions.py nano|orin LAUNCHES < SASS\n'
+                 '       jetson-instructions.py --kernels < NAMES')
     board = BOARDS[sys.argv[1]]
     nano = sys.argv[1] == 'nano'
     launches = open(sys.argv[2]).read()
@@ -384,7 +406,7 @@ def main():
             continue
         name, threads, smem = line.split()[:3]
         words = line.split(None, 3)[3]
-        if 'channels 1,' not in words or not name.startswith(('median_fast', 'conv_fast_kernel')):
+        if 'channels 1,' not in words or not name.startswith(TABLE_KERNELS[:2]):
             continue
         outputs = outputs_a_thread(name, shapes)
         if outputs is None or name not in fns:
@@ -436,7 +458,7 @@ def main():
     hist = []
     for line in launches.splitlines():
         name = line.split()[0] if line.strip() and not line.startswith('#') else ''
-        if name.startswith('median_shared_hist_kernel<') and name.endswith('(bool)1>') and name in fns:
+        if name.startswith(TABLE_KERNELS[2]) and name.endswith('(bool)1>') and name in fns:
             bits = re.search(r'<\(int\)(\d+)', name).group(1)
             for k, row, walk, start in hist_rows(fns[name], strip):
                 total = row + walk + start
