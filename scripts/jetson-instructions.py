@@ -63,8 +63,9 @@ BOARDS = {
 
 
 # The kernels the tables read, by name without spaces or return type: the
-# fast grey networks and convolutions, and the histogram median.
-TABLE_KERNELS = ('median_fast', 'conv_fast_kernel', 'median_shared_hist_kernel<')
+# fast grey networks (not the strips, nor the several-channel kernels) and
+# convolutions, and the histogram median.
+TABLE_KERNELS = ('median_fast_kernel', 'median_fast_video', 'conv_fast_kernel', 'median_shared_hist_kernel<')
 
 
 def table_kernels(listing):
@@ -406,7 +407,7 @@ def main():
             continue
         name, threads, smem = line.split()[:3]
         words = line.split(None, 3)[3]
-        if 'channels 1,' not in words or not name.startswith(TABLE_KERNELS[:2]):
+        if 'channels 1,' not in words or not name.startswith(TABLE_KERNELS[:3]):
             continue
         outputs = outputs_a_thread(name, shapes)
         if outputs is None or name not in fns:
@@ -458,7 +459,7 @@ def main():
     hist = []
     for line in launches.splitlines():
         name = line.split()[0] if line.strip() and not line.startswith('#') else ''
-        if name.startswith(TABLE_KERNELS[2]) and name.endswith('(bool)1>') and name in fns:
+        if name.startswith(TABLE_KERNELS[3]) and name.endswith('(bool)1>') and name in fns:
             bits = re.search(r'<\(int\)(\d+)', name).group(1)
             for k, row, walk, start in hist_rows(fns[name], strip):
                 total = row + walk + start
