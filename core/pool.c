@@ -80,6 +80,14 @@ static int spin_for(int (*done)(const void *, unsigned long), const void *what, 
     }
 }
 
+/* SLEEP_FENCE: a sleeper raises its flag and then looks at what it waits
+ * for; the other side changes that with an atomic read-modify-write and
+ * then looks at the flag, so one of the two sees the other.  A full fence
+ * between the flag's store and the look: a store-release and a
+ * load-acquire may pass each other where they are not made sequentially
+ * consistent (qemu-aarch64 on x86-64 puts no barrier between them), and
+ * a caller and its workers then slept for good, each waiting for the
+ * other (test_impulse under the Nano check's qemu). */
 static int generation_moved(const void *slot, unsigned long seen)
 {
     return __atomic_load_n(&((const worker_slot *)slot)->generation, __ATOMIC_ACQUIRE) != seen;
@@ -103,6 +111,7 @@ static void *worker_main(void *a)
              * the two sees the other */
             pthread_mutex_lock(&p->lock);
             __atomic_store_n(&s->asleep, 1, __ATOMIC_SEQ_CST);
+            __atomic_thread_fence(__ATOMIC_SEQ_CST); /* SLEEP_FENCE, above */
             while (__atomic_load_n(&s->generation, __ATOMIC_SEQ_CST) == seen)
                 pthread_cond_wait(&p->wake, &p->lock);
             __atomic_store_n(&s->asleep, 0, __ATOMIC_RELAXED);
@@ -219,6 +228,7 @@ void jf_parallel_for(jf_context *ctx, int n, jf_range_fn fn, void *arg)
     if (!spin_for(bands_done, &p->remaining, 0)) {
         pthread_mutex_lock(&p->lock);
         __atomic_store_n(&p->caller_asleep, 1, __ATOMIC_SEQ_CST);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST); /* SLEEP_FENCE */
         while (__atomic_load_n(&p->remaining, __ATOMIC_SEQ_CST) != 0)
             pthread_cond_wait(&p->done_cv, &p->lock);
         __atomic_store_n(&p->caller_asleep, 0, __ATOMIC_SEQ_CST);
