@@ -364,6 +364,7 @@ static void run_op_cells(size_run *r, int oi, int k, jf_border border)
         shape.channels = r->ch;
         shape.sample = r->sample;
         shape.rank1 = plan.rank1;
+        shape.weights = plan.kernel.weights;
         /* what this device runs at this k and depth (fast has no kernel at
          * k = 13 for the median; shared takes 8 bits) */
         if (v == JF_VARIANT_COUNT || !jf_op_has_variant(op, v, k) ||

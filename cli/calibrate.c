@@ -231,6 +231,7 @@ int cli_calibrate(job_settings *s)
                     shape.channels = ch;
                     shape.sample = JF_SAMPLE_U8;
                     shape.rank1 = t->rank1;
+                    shape.weights = weights; /* filled below */
                     if (k > jf_op_max_ksize(t->op))
                         continue;
                     if (t->rank1) {

@@ -105,7 +105,7 @@ typedef struct jf_shape {
     jf_sample sample;
     int rank1; /* convolutions: the weights are col x row (box, Gaussian) */
     const float *weights; /* convolutions: the k x k weights, where the caller has them
-                             (CPU rows that take only some weights read them) */
+                             (rows that take only some weights read them) */
 } jf_shape;
 
 /* The CUDA type of a shape's samples as cu++filt writes it in a kernel's
@@ -199,11 +199,11 @@ typedef struct jf_variant_row {
     int lanes;           /* the median's fast kernels: samples a register (1 or 2) */
     jf_gpu_run_fn run;   /* its launch (families whose CUDA entry dispatches through
                             the rows: the median, the convolutions); NULL on the CPU */
-    /* CPU rows of the families whose entry dispatches through the rows:
-     * the implementation; where `auto` takes it only for some weights, that
-     * test (never when the CPU is asked for by name: then the first row
-     * without one, the reference, runs); and the host memory it takes
-     * beyond the input and output with `threads` workers (NULL: none). */
+    /* For families whose entry dispatches through the rows: a CPU row's
+     * implementation; the test of the weights a row takes where it takes
+     * only some (a GPU row's always; a CPU row's under `auto`: asked for by
+     * name, the first CPU row without one, the reference, runs); a CPU
+     * row's host memory beyond its images with `threads` workers (NULL: none). */
     jf_cpu_run_fn cpu;
     int (*takes)(const jf_shape *s, int k);
     size_t (*cpu_work)(const jf_shape *s, int k, int threads);

@@ -87,6 +87,10 @@ static int row_check(const jf_variant_row *row, const jf_device_info *dev, const
     }
     if (row->variant == JF_VARIANT_CPU)
         return RUNS;
+    if (row->takes && !row->takes(s, k)) {
+        snprintf(why, n, "%s does not take these weights (%s)", row->kernel, row->what);
+        return NOT_THESE_SAMPLES;
+    }
     if (!dev) {
         snprintf(why, n, "%s needs the CUDA backend", row->kernel);
         return NOT_THIS_DEVICE;

@@ -89,6 +89,7 @@ static int runs_here(const jf_family *f, jf_variant v, const jf_image *img, int 
     if (v == JF_VARIANT_AUTO || v == JF_VARIANT_CPU)
         return 1;
     assert_int_equal(jf_context_device(g_gpu, &d), JF_OK);
+    memset(&s, 0, sizeof s); /* no weights: the rows that take any */
     s.width = img->width;
     s.height = img->height;
     s.channels = img->channels;
