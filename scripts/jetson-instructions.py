@@ -34,7 +34,8 @@ import re
 import sys
 
 # the work itself: min/max for the medians, multiply-adds for the convolutions
-WORK = re.compile(r'^(IMNMX|VMNMX|VIMNMX|FMNMX|HSET2|HMNMX2|FFMA|FMUL|FADD)')
+# (float, or the Nano's fixed-point video ones)
+WORK = re.compile(r'^(IMNMX|VMNMX|VIMNMX|FMNMX|HSET2|HMNMX2|FFMA|FMUL|FADD|VMAD)')
 # integer min/max, at half the issue rate on Ampere's SMs
 INT_MINMAX = re.compile(r'^(IMNMX|VIMNMX)')
 PIXELS = 1920 * 1080
@@ -65,7 +66,8 @@ BOARDS = {
 # The kernels the tables read, by name without spaces or return type: the
 # fast grey networks (not the strips, nor the several-channel kernels) and
 # convolutions, and the histogram median.
-TABLE_KERNELS = ('median_fast_kernel', 'median_fast_video', 'conv_fast_kernel', 'median_shared_hist_kernel<')
+TABLE_KERNELS = ('median_fast_kernel', 'median_fast_video', 'conv_fast_kernel', 'conv_fast_video',
+                 'median_shared_hist_kernel<')
 
 
 def table_kernels(listing):
@@ -93,6 +95,8 @@ def outputs_a_thread(name, shapes):
         return 2 * shapes['JF_MEDIAN_FAST_COLS']
     if name.startswith('median_fast_video_kernel'):
         return shapes['JF_MEDIAN_VIDEO_ROWS'] * shapes['JF_MEDIAN_VIDEO_COLS']
+    if name.startswith('conv_fast_video_kernel'):
+        return shapes['JF_CONV_VIDEO_ROWS'] * shapes['JF_CONV_VIDEO_COLS']
     m = re.match(r'conv_fast_kernel<\(int\)(\d+),', name)
     if m:
         k = int(m.group(1))
@@ -395,6 +399,8 @@ def main():
     # "#define JF_CONV_FAST_ROWS(k) ((k) >= 11 ? 4 : 8)": 4 rows from that k
     rows = re.search(r'#define JF_CONV_FAST_ROWS\(k\) \(\(k\) >= (\d+) \? 4 : 8\)', conv)
     shapes['JF_CONV_FAST_ROWS_FROM'] = int(rows.group(1))
+    for m in re.finditer(r'#define (JF_CONV_VIDEO_\w+) (\d+)\b', open(src + '/filters/conv/conv_video.h').read()):
+        shapes[m.group(1)] = int(m.group(2))
     fns = functions(sys.stdin.read())
     rows = []
     # the kernels the video ones replaced on the Nano (still run at 7.x-8.x):
@@ -407,7 +413,7 @@ def main():
             continue
         name, threads, smem = line.split()[:3]
         words = line.split(None, 3)[3]
-        if 'channels 1,' not in words or not name.startswith(TABLE_KERNELS[:3]):
+        if 'channels 1,' not in words or not name.startswith(TABLE_KERNELS[:-1]):
             continue
         outputs = outputs_a_thread(name, shapes)
         if outputs is None or name not in fns:
@@ -459,7 +465,7 @@ def main():
     hist = []
     for line in launches.splitlines():
         name = line.split()[0] if line.strip() and not line.startswith('#') else ''
-        if name.startswith(TABLE_KERNELS[3]) and name.endswith('(bool)1>') and name in fns:
+        if name.startswith(TABLE_KERNELS[-1]) and name.endswith('(bool)1>') and name in fns:
             bits = re.search(r'<\(int\)(\d+)', name).group(1)
             for k, row, walk, start in hist_rows(fns[name], strip):
                 total = row + walk + start

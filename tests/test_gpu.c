@@ -13,6 +13,7 @@
 #include "common.h"
 #include "core/util.h"
 #include "filters/conv/conv.h"
+#include "filters/conv/conv_video.h"
 #include "filters/median/median.h"
 #include "filters/median/median_shapes.h"
 #include "filters/ops.h"
@@ -617,6 +618,62 @@ static void test_fused_border(void **state)
     assert_true(cases >= 4 * 4 * 2 * 2 * JF_BORDER_COUNT * 5 * 3);
 }
 #endif
+
+/* The convolution at k = 3 on grey 8-bit images with weights that are
+ * small dyadic fractions (sharpen, Laplace, Sobel, a binomial, an uneven
+ * average): every sum is exact in float as in fixed point, so `fast` and
+ * `auto` equal the CPU reference byte for byte, at sizes whose blocks (256
+ * x 64 outputs for the Nano's fixed-point kernel) lie inside the image,
+ * across its edges and past widths that are no multiple of 8, every border;
+ * weights that are not such fractions (rounded there) within one level.
+ * Under the Nano's limits the kernel must be the fixed-point one. */
+static void test_conv_fixed_grey(void **state)
+{
+    static const int sizes[][2] = {{1, 1}, {7, 5}, {17, 3}, {300, 70}, {1023, 577}, {515, 131}};
+    static const float kernels[][9] = {
+        {0, -1, 0, -1, 5, -1, 0, -1, 0},
+        {1, 1, 1, 1, -8, 1, 1, 1, 1},
+        {-1, 0, 1, -2, 0, 2, -1, 0, 1},
+        {1 / 16.f, 2 / 16.f, 1 / 16.f, 2 / 16.f, 4 / 16.f, 2 / 16.f, 1 / 16.f, 2 / 16.f, 1 / 16.f},
+        {0.125f, 0.125f, 0.125f, 0.125f, 0.0f, 0.125f, 0.125f, 0.125f, 0.25f},
+        {0.0625f, 0.1249f, 0.0625f, 0.1249f, 0.2503f, 0.1249f, 0.0625f, 0.1249f, 0.0628f}};
+    static const jf_variant variants[] = {JF_VARIANT_FAST, JF_VARIANT_AUTO};
+    int s, b, w, v, cases = 0;
+    jf_device_info d;
+    (void)state;
+    assert_int_equal(jf_context_device(g_gpu, &d), JF_OK);
+    for (s = 0; s < 6; s++) {
+        jf_image src = t_random_image(sizes[s][0], sizes[s][1], 1, 1, (uint64_t)(900 + s));
+        for (w = 0; w < 6; w++)
+            for (b = 0; b < JF_BORDER_COUNT; b++) {
+                jf_conv_options co = t_conv_opts(3, kernels[w], (jf_border)b, JF_VARIANT_CPU);
+                jf_image want = {0};
+                assert_int_equal(jf_convolve(g_cpu, &src, &want, &co), JF_OK);
+                for (v = 0; v < 2; v++) {
+                    jf_image got = t_poisoned_like(&src, 2);
+                    const int exact = w < 5;
+                    int diff;
+                    co.variant = variants[v];
+                    jf_stats_clear(g_gpu);
+                    assert_int_equal(jf_convolve(g_gpu, &src, &got, &co), JF_OK);
+                    diff = t_max_abs_diff(&got, &want);
+                    if (diff > (exact ? 0 : 1))
+                        fail_msg("conv %s k=3 weights %d (%s) %s %dx%d: off by %d",
+                                 jf_variant_name(variants[v]), w, last_variant(g_gpu, "conv"),
+                                 jf_border_name((jf_border)b), src.width, src.height, diff);
+                    if (d.limited || d.cc_major * 10 + d.cc_minor <= JF_CONV_VIDEO_MAX_CC)
+                        assert_string_equal(last_variant(g_gpu, "conv"), "fast-fixed");
+                    jf_image_free(&got);
+                    cases++;
+                }
+                jf_image_free(&want);
+            }
+        jf_image_free(&src);
+    }
+    print_message("conv k=3 grey, dyadic weights: byte-identical (%s)\n",
+                  d.limited ? "the fixed-point kernel" : "the float kernel");
+    assert_int_equal(cases, 6 * 6 * JF_BORDER_COUNT * 2);
+}
 
 static void test_conv_all_variants(void **state)
 {
@@ -2236,6 +2293,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_median_strips),
         cmocka_unit_test(test_block_shapes),
         cmocka_unit_test(test_conv_all_variants),
+        cmocka_unit_test(test_conv_fixed_grey),
         cmocka_unit_test(test_conv_separable),
         cmocka_unit_test(test_conv_wide),
         cmocka_unit_test(test_profile_auto),

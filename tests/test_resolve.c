@@ -7,12 +7,14 @@
 #include "common.h"
 #include "core/profile.h"
 #include "filters/conv/conv.h"
+#include "filters/conv/conv_video.h"
 #include "filters/denoise/denoise.h"
 #include "filters/median/median.h"
 #include "filters/median/median_shapes.h"
 #include "filters/ops.h"
 #include "filters/resolve.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -471,6 +473,72 @@ static void test_blocks(void **state)
     assert_non_null(strstr(jf_last_error(), "shared memory"));
 }
 
+/* The Nano's k = 3 convolution in fixed-point video instructions: grey
+ * 8-bit weights it holds within half a level (a box, a Gaussian, integer
+ * kernels), there and under its limits; anything else, and other GPUs,
+ * the float kernel, asked for by name too. */
+static void test_conv_video(void **state)
+{
+    static const float box[9] = {1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f};
+    static const float sharpen[9] = {0, -1, 0, -1, 5, -1, 0, -1, 0};
+    static const float coarse[9] = {0, 0, 0, 0, 1000.3f, 0, 0, 0, 0};
+    const jf_device_info nano_ = nano(), lim = h100_nano_limits(), big = h100();
+    req r = {&jf_conv_family, &nano_, 1920, 1080, 1, JF_SAMPLE_U8, 1, 3, JF_VARIANT_AUTO, 0, 0, NULL, box};
+    jf_conv_video_weights q;
+    jf_choice c;
+    float nan_w[9];
+    (void)state;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_string_equal(c.row->kernel, "conv_fast_video_kernel");
+    assert_int_equal(c.block_x * c.block_y, 256);
+    assert_true(c.smem > 0 && c.smem <= 48 * 1024);
+    r.dev = &lim;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_string_equal(c.row->kernel, "conv_fast_video_kernel");
+    r.weights = sharpen, r.rank1 = 0;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_string_equal(c.row->kernel, "conv_fast_video_kernel");
+    r.asked = JF_VARIANT_FAST; /* by name: the weights it cannot hold go to the float kernel */
+    r.weights = coarse;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_string_equal(c.row->kernel, "conv_fast_kernel");
+    r.weights = NULL;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_string_equal(c.row->kernel, "conv_fast_kernel");
+    r.asked = JF_VARIANT_AUTO, r.weights = box, r.ch = 3;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_string_equal(c.row->kernel, "conv_fast_kernel");
+    r.ch = 1, r.sample = JF_SAMPLE_U16;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_string_equal(c.row->kernel, "conv_fast_kernel");
+    r.sample = JF_SAMPLE_U8, r.k = 5;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_string_equal(c.row->kernel, "conv_fast_kernel");
+    r.k = 3, r.dev = &big; /* emulated there: not without the Nano's limits */
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_string_equal(c.row->kernel, "conv_fast_kernel");
+
+    /* the quantiser: exact fractions stay exact, at the largest shift */
+    assert_true(jf_conv_video_quantise(sharpen, 3, &q));
+    assert_int_equal(q.shift, 12); /* 5 x 2^12 fits 16 bits, 5 x 2^13 not */
+    assert_int_equal(q.q[4], 5 << 12);
+    assert_int_equal(q.q[1], -(1 << 12));
+    assert_int_equal(q.q[0], 0);
+    assert_true(jf_conv_video_quantise(box, 3, &q));
+    assert_int_equal(q.shift, 15);
+    assert_int_equal(q.q[0], 3641); /* 32768 / 9 rounded */
+    /* a weight of 1000.3 at shift 5 moves a sum by 255 x 0.4 / 32 levels:
+     * more than half of one */
+    assert_false(jf_conv_video_quantise(coarse, 3, &q));
+    assert_false(jf_conv_video_quantise(box, 5, &q));
+    assert_false(jf_conv_video_quantise(NULL, 3, &q));
+    memcpy(nan_w, box, sizeof nan_w);
+    nan_w[3] = NAN;
+    assert_false(jf_conv_video_quantise(nan_w, 3, &q));
+    nan_w[3] = 40000.0f; /* no shift holds it in 16 bits */
+    assert_false(jf_conv_video_quantise(nan_w, 3, &q));
+}
+
 static void test_conv(void **state)
 {
     const jf_device_info big = h100(), nano_ = nano(), small = small_smem(), tiny = tiny_smem();
@@ -651,6 +719,7 @@ int main(void)
         cmocka_unit_test(test_cpu_rows),
         cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_conv),
+        cmocka_unit_test(test_conv_video),
         cmocka_unit_test(test_profile),
         cmocka_unit_test(test_wording),
     };

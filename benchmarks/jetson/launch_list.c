@@ -124,7 +124,10 @@ int main(int argc, char **argv)
     static const int chans[] = {1, 3, 4};
     const board *b = NULL;
     jf_device_info dev;
-    int f, r, s, ci, si, rank1, i;
+    /* the weights: none (what rows that take only some weights pass over)
+     * and a box (what they take) */
+    static float box[JF_CONV_MAX_KSIZE * JF_CONV_MAX_KSIZE];
+    int f, r, s, ci, si, rank1, boxed, i;
     for (i = 0; argc == 2 && i < (int)(sizeof boards / sizeof boards[0]); i++)
         if (strcmp(argv[1], boards[i].name) == 0)
             b = &boards[i];
@@ -144,28 +147,32 @@ int main(int argc, char **argv)
                 for (ci = 0; ci < 3; ci++)
                     for (si = 0; si < 2; si++)
                         for (rank1 = 0; rank1 <= 1; rank1++)
-                            for (c.k = row->kmin; c.k <= kmax; c.k += row->kmin == row->kmax ? 1 : 2) {
-                                jf_resolve_in in;
-                                jf_choice choice;
-                                if (!(row->samples & (1u << s)))
-                                    continue;
-                                memset(&in, 0, sizeof in);
-                                in.family = fam;
-                                in.fn = "launch list";
-                                in.dev = &dev;
-                                in.shape.width = sizes[si][0];
-                                in.shape.height = sizes[si][1];
-                                in.shape.channels = chans[ci];
-                                in.shape.sample = (jf_sample)s;
-                                in.shape.rank1 = rank1;
-                                in.k = c.k;
-                                in.asked = row->variant;
-                                if (jf_resolve(&in, &choice) != JF_OK || choice.row != row)
-                                    continue;
-                                c.ch = chans[ci];
-                                c.sample = (jf_sample)s;
-                                row->launches(&dev, &in.shape, c.k, choice.block_x, choice.block_y, emit, &c);
-                            }
+                            for (boxed = 0; boxed <= 1; boxed++)
+                                for (c.k = row->kmin; c.k <= kmax; c.k += row->kmin == row->kmax ? 1 : 2) {
+                                    jf_resolve_in in;
+                                    jf_choice choice;
+                                    if (!(row->samples & (1u << s)))
+                                        continue;
+                                    for (i = 0; boxed && i < c.k * c.k && c.k <= JF_CONV_MAX_KSIZE; i++)
+                                        box[i] = 1.0f / (float)(c.k * c.k);
+                                    memset(&in, 0, sizeof in);
+                                    in.family = fam;
+                                    in.fn = "launch list";
+                                    in.dev = &dev;
+                                    in.shape.width = sizes[si][0];
+                                    in.shape.height = sizes[si][1];
+                                    in.shape.channels = chans[ci];
+                                    in.shape.sample = (jf_sample)s;
+                                    in.shape.rank1 = rank1;
+                                    in.shape.weights = boxed && c.k <= JF_CONV_MAX_KSIZE ? box : NULL;
+                                    in.k = c.k;
+                                    in.asked = row->variant;
+                                    if (jf_resolve(&in, &choice) != JF_OK || choice.row != row)
+                                        continue;
+                                    c.ch = chans[ci];
+                                    c.sample = (jf_sample)s;
+                                    row->launches(&dev, &in.shape, c.k, choice.block_x, choice.block_y, emit, &c);
+                                }
         }
     }
     if (c.overflow) {

@@ -1,5 +1,6 @@
 /* jf_convolve: options, validation, separability, padding, dispatch, timing. */
 #include "filters/conv/conv.h"
+#include "filters/conv/conv_video.h"
 #include "filters/filters.h"
 #include "filters/ops.h"
 #include "filters/resolve.h"
@@ -75,6 +76,35 @@ size_t jf_conv_fixed_work(const jf_shape *s, int k, int threads)
 {
     const jf_image img = image_of(s);
     return jf_conv_fixed_bytes(&img, k, bands_of(s, threads));
+}
+
+int jf_conv_video_quantise(const float *weights, int ksize, jf_conv_video_weights *out)
+{
+    double top = 0.0, moved = 0.0;
+    int i, shift;
+    if (!weights || ksize != 3)
+        return 0;
+    for (i = 0; i < 9; i++) {
+        const double a = fabs((double)weights[i]);
+        if (!(a <= 32767.0)) /* NaN, infinite, or past 16 bits at any shift */
+            return 0;
+        top = a > top ? a : top;
+    }
+    for (shift = 15; floor(top * ldexp(1.0, shift) + 0.5) > 32767.0; shift--)
+        ; /* ends by shift 0: top is at most 32767 */
+    for (i = 0; i < 9; i++) {
+        const double exact = (double)weights[i] * ldexp(1.0, shift), q = floor(exact + 0.5);
+        out->q[i] = (int)q;
+        moved += fabs(exact - q);
+    }
+    out->shift = shift;
+    return 255.0 * ldexp(moved, -shift) <= 0.5;
+}
+
+int jf_conv_video_takes(const jf_shape *s, int k)
+{
+    jf_conv_video_weights q;
+    return jf_conv_video_quantise(s->weights, k, &q);
 }
 
 /* the FFT: weights that are not rank 1, where it is the cheaper */

@@ -5,6 +5,7 @@
  * prefers them in (filters/ops.h).
  */
 #include "filters/conv/conv.h"
+#include "filters/conv/conv_video.h"
 #include "filters/conv/conv_shapes.h"
 #include "filters/ops.h"
 #include "filters/resolve.h"
@@ -125,6 +126,22 @@ static void fast_launches(const jf_device_info *dev, const jf_shape *s, int k, i
     emit(user, name, bx, by, fast_smem(s, k, bx, by));
 }
 
+/* ---- fast, k = 3 in fixed-point video instructions (the Nano) ---------------- */
+
+static size_t video_smem(const jf_shape *s, int k, int bx, int by)
+{
+    int tile_w;
+    (void)s, (void)k;
+    return jf_conv_video_smem(bx, by, &tile_w);
+}
+
+static void video_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                           jf_emit_fn emit, void *user)
+{
+    (void)dev;
+    emit(user, "conv_fast_video_kernel", bx, by, video_smem(s, k, bx, by));
+}
+
 /* ---- fast, k at run time (k >= 15) ------------------------------------------- */
 
 static size_t wide_smem(const jf_shape *s, int k, int bx, int by)
@@ -181,6 +198,14 @@ static const jf_variant_row ROWS[] = {
      .kmax = JF_CONV_MAX_KSIZE, .samples = S8, .what = "k x k taps from the block's tile",
      .block_x = 32, .block_y = 8, .smem = shared_smem, .launches = shared_launches,
      .run = JF_GPU_RUN(jf_conv_shared_run)},
+    /* k = 3, grey, 8 bits where video multiply-adds are native (the Nano):
+     * fixed point for the weights it holds within half a level, ahead of
+     * the float kernels there */
+    {.variant = JF_VARIANT_FAST, .kernel = "conv_fast_video_kernel", .kmin = 3, .kmax = 3,
+     .samples = S8, .grey_only = 1, .max_cc = JF_CONV_VIDEO_MAX_CC,
+     .what = "fixed-point video multiply-adds, one an input sample", .block_x = 32,
+     .block_y = 8, .smem = video_smem, .launches = video_launches, .takes = jf_conv_video_takes,
+     .run = JF_GPU_RUN(jf_conv_video_run)},
     {.variant = JF_VARIANT_FAST, .kernel = "conv_separable_kernel", .kmin = JF_CONV_SEPARABLE_MIN_K,
      .kmax = JF_CONV_MAX_KSIZE, .samples = S8 | S16, .rank1 = 1,
      .what = "separable: a column pass over row sums, for rank-1 weights", .block = sep_block,
