@@ -781,6 +781,11 @@ static void test_kernel_parse(void **state)
     assert_true(k.weights[8] == 9.0f);
     jf_kernel_free(&k);
     assert_int_equal(jf_kernel_parse(NULL, 0, "none", &k), JF_ERR_ARG);
+    /* one number is a 1 x 1 kernel (a gain), comments and blank lines aside */
+    assert_int_equal(jf_kernel_parse("# gain\n\n2.5\n", 12, "gain", &k), JF_OK);
+    assert_int_equal(k.ksize, 1);
+    assert_true(k.weights[0] == 2.5f);
+    jf_kernel_free(&k);
 }
 
 static void test_threads_do_not_change_results(void **state)
