@@ -2,11 +2,14 @@
  * bench_median_cpu: the CPU reference median on real photos, for comparison
  * with OpenCV's medianBlur (benchmarks/opencv_median.py runs the same cells).
  *
- *   bench_median_cpu [PHOTO] [THREADS] [REPS] [WxH]
+ *   bench_median_cpu [PHOTO] [THREADS] [REPS] [WxH] [fresh|same] [KMAX]
  *
  * The photo is tiled to each size (no zeros), converted to grey and RGB;
  * each cell runs REPS times after one warm-up and reports the median wall
- * time.  Border replicate, as medianBlur's.
+ * time.  Border replicate, as medianBlur's.  The output is made once and
+ * written again by every call; with `fresh` each call makes its own and
+ * frees it, as a caller without an output of its own does.  KMAX: the
+ * largest k (default every k to 63).
  */
 #include "jetfilter.h"
 #include "benchmarks/bench_util.h"
@@ -28,6 +31,8 @@ int main(int argc, char **argv)
     jf_picture pic;
     double *t = malloc(sizeof(double) * (size_t)reps);
     int s, k, ch, r, only_w = 0, only_h = 0;
+    const int fresh = argc > 5 && strcmp(argv[5], "fresh") == 0;
+    const int kmax = argc > 6 ? atoi(argv[6]) : 63;
 
     if (argc > 4 && sscanf(argv[4], "%dx%d", &only_w, &only_h) != 2) {
         fprintf(stderr, "bench_median_cpu: size %s: want WxH\n", argv[4]);
@@ -40,8 +45,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_median_cpu: %s\n", jf_last_error());
         return 1;
     }
-    printf("# jetfilter %s CPU median, %d threads, photo %s, median of %d runs\n", jf_version(),
-           jf_context_threads(ctx), photo, reps);
+    printf("# jetfilter %s CPU median, %d threads, photo %s, median of %d runs%s\n", jf_version(),
+           jf_context_threads(ctx), photo, reps, fresh ? ", a new output each call" : "");
     printf("width,height,channels,k,ms\n");
     for (s = 0; s < (only_w ? 1 : 4); s++)
         for (ch = 1; ch <= 3; ch += 2) {
@@ -51,13 +56,16 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench_median_cpu: %s\n", jf_last_error());
                 return 1;
             }
-            for (k = 0; k < (int)(sizeof ks / sizeof ks[0]); k++) {
+            for (k = 0; k < (int)(sizeof ks / sizeof ks[0]) && ks[k] <= kmax; k++) {
                 jf_median_options mo = jf_median_defaults();
                 mo.ksize = ks[k];
                 mo.variant = JF_VARIANT_CPU;
                 jf_median(ctx, &src, &dst, &mo); /* warm-up */
                 for (r = 0; r < reps; r++) {
-                    double t0 = jf_now_ms();
+                    double t0;
+                    if (fresh)
+                        jf_image_free(&dst);
+                    t0 = jf_now_ms();
                     jf_median(ctx, &src, &dst, &mo);
                     t[r] = jf_now_ms() - t0;
                 }

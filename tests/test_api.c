@@ -30,15 +30,17 @@
 
 static atomic_long g_allocs, g_threads;
 static atomic_int g_refuse_threads; /* 1: every thread start fails (EAGAIN) */
-static atomic_size_t g_refuse_bytes; /* not 0: a malloc of this many bytes or more fails */
+static atomic_size_t g_refuse_bytes; /* not 0: an allocation of this many bytes or more fails */
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t m);
 void *__real_realloc(void *p, size_t n);
+int __real_posix_memalign(void **p, size_t align, size_t n);
 int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg);
 void *__wrap_malloc(size_t n);
 void *__wrap_calloc(size_t n, size_t m);
 void *__wrap_realloc(void *p, size_t n);
+int __wrap_posix_memalign(void **p, size_t align, size_t n);
 int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg);
 
 void *__wrap_malloc(size_t n)
@@ -56,6 +58,12 @@ void *__wrap_realloc(void *p, size_t n)
 {
     atomic_fetch_add(&g_allocs, 1);
     return __real_realloc(p, n);
+}
+int __wrap_posix_memalign(void **p, size_t align, size_t n) /* images from 32 MiB */
+{
+    const size_t refuse = atomic_load(&g_refuse_bytes);
+    atomic_fetch_add(&g_allocs, 1);
+    return refuse && n >= refuse ? ENOMEM : __real_posix_memalign(p, align, n);
 }
 int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg)
 {
@@ -637,6 +645,41 @@ static void test_threads_refused(void **state)
     jf_context_destroy(c4);
 }
 
+/* Images from 32 MiB start on a 2 MiB boundary (on Linux, for its huge
+ * pages), hold every byte and free as any other; smaller ones as malloc
+ * gives them. */
+static void test_image_large(void **state)
+{
+    jf_image big = {0}, small = {0};
+    (void)state;
+    assert_int_equal(jf_image_alloc(&big, 6000, 2000, 3), JF_OK); /* 36 MB */
+    big.data[0] = 1;
+    big.data[big.stride * 2000 - 1] = 2;
+    assert_int_equal(big.data[0] + big.data[big.stride * 2000 - 1], 3);
+#ifdef __linux__
+    assert_int_equal((uintptr_t)big.data % ((uintptr_t)2 << 20), 0);
+#endif
+    jf_image_free(&big);
+    assert_null(big.data);
+    assert_int_equal(jf_image_alloc_as(&big, 4096, 4096, 1, JF_SAMPLE_U16), JF_OK); /* exactly 32 MiB */
+#ifdef __linux__
+    assert_int_equal((uintptr_t)big.data % ((uintptr_t)2 << 20), 0);
+#endif
+    jf_image_free(&big);
+    /* no memory for it: a clear error, nothing held */
+    atomic_store(&g_refuse_bytes, (size_t)32 << 20);
+    {
+        const jf_status st = jf_image_alloc(&big, 6000, 2000, 3);
+        atomic_store(&g_refuse_bytes, 0); /* before any assertion can end the test */
+        assert_int_equal(st, JF_ERR_NOMEM);
+    }
+    assert_non_null(strstr(jf_last_error(), "cannot allocate 6000x2000x3"));
+    assert_null(big.data);
+    assert_int_equal(jf_image_alloc(&small, 64, 64, 3), JF_OK);
+    small.data[64 * 64 * 3 - 1] = 7;
+    jf_image_free(&small);
+}
+
 static void test_image_contracts(void **state)
 {
     jf_image a = {0}, b = {0}, wide = {0}, narrow = {0};
@@ -963,6 +1006,7 @@ int main(void)
         cmocka_unit_test(test_context_options_refused),
         cmocka_unit_test(test_parse_real),
         cmocka_unit_test(test_image_contracts),
+        cmocka_unit_test(test_image_large),
         cmocka_unit_test(test_core_edges),
         cmocka_unit_test(test_kernel_file_without_memory),
         cmocka_unit_test(test_context_resources),
