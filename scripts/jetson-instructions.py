@@ -10,7 +10,7 @@ scripts/orin-check.sh --update write benchmarks/jetson/BOARD/instructions.md).
 Static counts as a thread of a block inside the image runs them, divided by
 the thread's outputs:
   network   the straight-line blocks that hold the work (basic blocks at
-            least 40% min/max or multiply-add instructions), with the shared
+            least 35% min/max or multiply-add instructions), with the shared
             loads, unpacking and packing ptxas scheduled into them;
   tile      the cheapest path once around the tile's load loop that stores
             16-byte pieces and loads words (not the sample-by-sample path
@@ -25,8 +25,8 @@ path from the first block to the exit: "tile" then holds what comes before
 the work (the check, the row pointers), "stores" what lies between and
 after it.  Then the board's predicted time for a 1920 x 1080 grey frame at
 its clocks (instructions / (128 lanes x SMs x clock); on the Orin's Ampere
-SMs integer min/max issue at 64 lanes an SM, so a median's min/max count
-twice) against its memory (a read and a write of each sample), and which
+SMs integer min/max and dot products issue at 64 lanes an SM, so they
+count twice) against its memory (a read and a write of each sample), and which
 bounds it.
 """
 import os
@@ -34,10 +34,10 @@ import re
 import sys
 
 # the work itself: min/max for the medians, multiply-adds for the convolutions
-# (float, or the Nano's fixed-point video ones)
-WORK = re.compile(r'^(IMNMX|VMNMX|VIMNMX|FMNMX|HSET2|HMNMX2|FFMA|FMUL|FADD|VMAD)')
-# integer min/max, at half the issue rate on Ampere's SMs
-INT_MINMAX = re.compile(r'^(IMNMX|VIMNMX)')
+# (float, or fixed point: the Nano's video ones, the Orin's dot products)
+WORK = re.compile(r'^(IMNMX|VMNMX|VIMNMX|FMNMX|HSET2|HMNMX2|FFMA|FMUL|FADD|VMAD|IDP)')
+# integer min/max and dot products, at half the issue rate on Ampere's SMs
+HALF_RATE = re.compile(r'^(IMNMX|VIMNMX|IDP)')
 PIXELS = 1920 * 1080
 
 # Each board: its SMs, its clocks (MHz) each with the memory's GB/s at that
@@ -58,7 +58,7 @@ BOARDS = {
         'modes': [('MAXN_SUPER', 1020, 102.0), ('15W', 625, 68.0), ('7W', 420, 68.0)],
         'memory': "read and write each pixel at the memory's theoretical 102 GB/s in MAXN_SUPER and 68 "
                   "GB/s in 15W and 7W: a measured copy reaches less, so the memory column is a floor",
-        'lanes': "the Orin Nano's 8 SMs of 128 lanes (integer min/max at 64 lanes an SM)",
+        'lanes': "the Orin Nano's 8 SMs of 128 lanes (integer min/max and dot products at 64 lanes an SM)",
     },
 }
 
@@ -66,7 +66,7 @@ BOARDS = {
 # The kernels the tables read, by name without spaces or return type: the
 # fast grey networks (not the strips, nor the several-channel kernels) and
 # convolutions, and the histogram median.
-TABLE_KERNELS = ('median_fast_kernel', 'median_fast_video', 'conv_fast_kernel', 'conv_fast_video',
+TABLE_KERNELS = ('median_fast_kernel', 'median_fast_video', 'conv_fast_kernel', 'conv_fast_video', 'conv_fast_dp',
                  'median_shared_hist_kernel<')
 
 
@@ -95,8 +95,9 @@ def outputs_a_thread(name, shapes):
         return 2 * shapes['JF_MEDIAN_FAST_COLS']
     if name.startswith('median_fast_video_kernel'):
         return shapes['JF_MEDIAN_VIDEO_ROWS'] * shapes['JF_MEDIAN_VIDEO_COLS']
-    if name.startswith('conv_fast_video_kernel'):
-        return shapes['JF_CONV_VIDEO_ROWS'] * shapes['JF_CONV_VIDEO_COLS']
+    m = re.match(r'conv_fast_(video|dp)_kernel<\(int\)(\d+)>', name)
+    if m:
+        return int(m.group(2)) * shapes['JF_CONV_FAST_FIXED_COLS']
     m = re.match(r'conv_fast_kernel<\(int\)(\d+),', name)
     if m:
         k = int(m.group(1))
@@ -228,9 +229,10 @@ def shortest(blocks, succ, src, dst, avoid=None):
 
 
 def work_block(block):
-    """The work's blocks: at least 40% min/max or multiply-add instructions."""
+    """The work's blocks: at least 35% min/max or multiply-add instructions (a
+    block that also loads a thread's window rows holds a little over a third)."""
     r = real(block)
-    return bool(r) and sum(1 for t in r if WORK.match(opcode(t))) >= 0.4 * len(r)
+    return bool(r) and sum(1 for t in r if WORK.match(opcode(t))) >= 0.35 * len(r)
 
 
 def tile_piece(blocks):
@@ -288,7 +290,7 @@ def count(ins, smem, threads, outputs):
         path, net = direct
         size = lambda i: len(real(blocks[i]))
         work = sum(1 for i in net for t in real(blocks[i]) if WORK.match(opcode(t)))
-        imnmx = sum(1 for i in net for t in real(blocks[i]) if INT_MINMAX.match(opcode(t)))
+        imnmx = sum(1 for i in net for t in real(blocks[i]) if HALF_RATE.match(opcode(t)))
         before = sum(size(i) for i in path[1:path.index(net[0])])
         after = sum(size(i) for i in path[path.index(net[0]):] if i not in net)
         return (sum(size(i) for i in net) / outputs, work / outputs, before / outputs,
@@ -298,7 +300,7 @@ def count(ins, smem, threads, outputs):
         if work_block(b):
             network += len(real(b))
             minmax += sum(1 for t in real(b) if WORK.match(opcode(t)))
-            imnmx += sum(1 for t in real(b) if INT_MINMAX.match(opcode(t)))
+            imnmx += sum(1 for t in real(b) if HALF_RATE.match(opcode(t)))
     piece = tile_piece(blocks)
     tile = piece * smem / 16.0 / threads / outputs if piece else None
     # the rows' stores where a row goes out whole and aligned: the blocks
@@ -315,7 +317,7 @@ def count(ins, smem, threads, outputs):
 
 def frame(board, total, bytes_a_sample, imnmx=0.0):
     """A 1080p frame at `total` instructions an output (`imnmx` of them
-    integer min/max): ms in each of the board's modes, ms for its memory
+    integer min/max or dot products): ms in each of the board's modes, ms for its memory
     there (a read and a write of each sample), and which bounds it.  The
     Nano's two modes share one memory: (t921, t614, mem, bound) as before."""
     issue = max(total, 2 * imnmx) if board['half_rate_minmax'] else total
@@ -399,7 +401,7 @@ def main():
     # "#define JF_CONV_FAST_ROWS(k) ((k) >= 11 ? 4 : 8)": 4 rows from that k
     rows = re.search(r'#define JF_CONV_FAST_ROWS\(k\) \(\(k\) >= (\d+) \? 4 : 8\)', conv)
     shapes['JF_CONV_FAST_ROWS_FROM'] = int(rows.group(1))
-    for m in re.finditer(r'#define (JF_CONV_VIDEO_\w+) (\d+)\b', open(src + '/filters/conv/conv_video.h').read()):
+    for m in re.finditer(r'#define (JF_CONV_FAST_FIXED_\w+) (\d+)\b', open(src + '/filters/conv/conv_fast_fixed.h').read()):
         shapes[m.group(1)] = int(m.group(2))
     fns = functions(sys.stdin.read())
     rows = []

@@ -13,7 +13,7 @@
 #include "common.h"
 #include "core/util.h"
 #include "filters/conv/conv.h"
-#include "filters/conv/conv_video.h"
+#include "filters/conv/conv_fast_fixed.h"
 #include "filters/median/median.h"
 #include "filters/median/median_shapes.h"
 #include "filters/ops.h"
@@ -623,13 +623,15 @@ static void test_fused_border(void **state)
  * small dyadic fractions (sharpen, Laplace, Sobel, a binomial, an uneven
  * average): every sum is exact in float as in fixed point, so `fast` and
  * `auto` equal the CPU reference byte for byte, at sizes whose blocks (256
- * x 64 outputs for the Nano's fixed-point kernel) lie inside the image,
- * across its edges and past widths that are no multiple of 8, every border;
+ * x 64 or 256 x 16 outputs) lie inside the image, across its edges and
+ * past widths that are no multiple of 8, in both of the kernel's shapes
+ * (8 and 2 rows a thread), every border;
  * weights that are not such fractions (rounded there) within one level.
- * Under the Nano's limits the kernel must be the fixed-point one. */
+ * The kernel must be the fixed-point one: in video instructions under the
+ * Nano's limits, in dot products elsewhere (from compute capability 6.1). */
 static void test_conv_fixed_grey(void **state)
 {
-    static const int sizes[][2] = {{1, 1}, {7, 5}, {17, 3}, {300, 70}, {1023, 577}, {515, 131}};
+    int sizes[][2] = {{1, 1}, {7, 5}, {17, 3}, {300, 70}, {1023, 577}, {515, 131}, {4101, 0}};
     static const float kernels[][9] = {
         {0, -1, 0, -1, 5, -1, 0, -1, 0},
         {1, 1, 1, 1, -8, 1, 1, 1, 1},
@@ -642,7 +644,12 @@ static void test_conv_fixed_grey(void **state)
     jf_device_info d;
     (void)state;
     assert_int_equal(jf_context_device(g_gpu, &d), JF_OK);
-    for (s = 0; s < 6; s++) {
+    /* the last one large enough for 8 rows a thread on this device, the
+     * others (but under the Nano's limits) 2 */
+    sizes[6][1] = 64 * ((JF_CONV_FAST_FIXED_BLOCKS_AN_SM * d.multiprocessors + 16) / 17) + 7;
+    assert_int_equal(jf_conv_fast_fixed_rows(sizes[6][0], sizes[6][1], 32, 8, d.multiprocessors),
+                     JF_CONV_FAST_FIXED_ROWS);
+    for (s = 0; s < 7; s++) {
         jf_image src = t_random_image(sizes[s][0], sizes[s][1], 1, 1, (uint64_t)(900 + s));
         for (w = 0; w < 6; w++)
             for (b = 0; b < JF_BORDER_COUNT; b++) {
@@ -661,8 +668,7 @@ static void test_conv_fixed_grey(void **state)
                         fail_msg("conv %s k=3 weights %d (%s) %s %dx%d: off by %d",
                                  jf_variant_name(variants[v]), w, last_variant(g_gpu, "conv"),
                                  jf_border_name((jf_border)b), src.width, src.height, diff);
-                    if (d.limited || d.cc_major * 10 + d.cc_minor <= JF_CONV_VIDEO_MAX_CC)
-                        assert_string_equal(last_variant(g_gpu, "conv"), "fast-fixed");
+                    assert_string_equal(last_variant(g_gpu, "conv"), "fast-fixed");
                     jf_image_free(&got);
                     cases++;
                 }
@@ -670,9 +676,9 @@ static void test_conv_fixed_grey(void **state)
             }
         jf_image_free(&src);
     }
-    print_message("conv k=3 grey, dyadic weights: byte-identical (%s)\n",
-                  d.limited ? "the fixed-point kernel" : "the float kernel");
-    assert_int_equal(cases, 6 * 6 * JF_BORDER_COUNT * 2);
+    print_message("conv k=3 grey, dyadic weights: byte-identical (fixed point in %s)\n",
+                  d.limited ? "video instructions" : "dot products");
+    assert_int_equal(cases, 7 * 6 * JF_BORDER_COUNT * 2);
 }
 
 static void test_conv_all_variants(void **state)

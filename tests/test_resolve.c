@@ -7,7 +7,7 @@
 #include "common.h"
 #include "core/profile.h"
 #include "filters/conv/conv.h"
-#include "filters/conv/conv_video.h"
+#include "filters/conv/conv_fast_fixed.h"
 #include "filters/denoise/denoise.h"
 #include "filters/median/median.h"
 #include "filters/median/median_shapes.h"
@@ -473,18 +473,18 @@ static void test_blocks(void **state)
     assert_non_null(strstr(jf_last_error(), "shared memory"));
 }
 
-/* The Nano's k = 3 convolution in fixed-point video instructions: grey
- * 8-bit weights it holds within half a level (a box, a Gaussian, integer
- * kernels), there and under its limits; anything else, and other GPUs,
- * the float kernel, asked for by name too. */
-static void test_conv_video(void **state)
+/* The k = 3 convolution in fixed point: grey 8-bit weights it holds within
+ * half a level (a box, a Gaussian, integer kernels), in video instructions
+ * on the Nano and under its limits, in dot products from 6.1; anything
+ * else the float kernel, asked for by name too. */
+static void test_conv_fast_fixed(void **state)
 {
     static const float box[9] = {1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f};
     static const float sharpen[9] = {0, -1, 0, -1, 5, -1, 0, -1, 0};
     static const float coarse[9] = {0, 0, 0, 0, 1000.3f, 0, 0, 0, 0};
-    const jf_device_info nano_ = nano(), lim = h100_nano_limits(), big = h100();
+    const jf_device_info nano_ = nano(), lim = h100_nano_limits(), big = h100(), orin_ = orin();
     req r = {&jf_conv_family, &nano_, 1920, 1080, 1, JF_SAMPLE_U8, 1, 3, JF_VARIANT_AUTO, 0, 0, NULL, box};
-    jf_conv_video_weights q;
+    jf_conv_fast_fixed_weights q;
     jf_choice c;
     float nan_w[9];
     (void)state;
@@ -514,29 +514,48 @@ static void test_conv_video(void **state)
     r.sample = JF_SAMPLE_U8, r.k = 5;
     assert_int_equal(resolve(&r, &c), JF_OK);
     assert_string_equal(c.row->kernel, "conv_fast_kernel");
-    r.k = 3, r.dev = &big; /* emulated there: not without the Nano's limits */
+    r.k = 3, r.dev = &big; /* video instructions emulated there: the dot products */
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_string_equal(c.row->kernel, "conv_fast_dp_kernel");
+    assert_int_equal(c.block_x * c.block_y, 256);
+    r.dev = &orin_;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_string_equal(c.row->kernel, "conv_fast_dp_kernel");
+    r.weights = coarse; /* and what they cannot hold, the float kernel */
     assert_int_equal(resolve(&r, &c), JF_OK);
     assert_string_equal(c.row->kernel, "conv_fast_kernel");
 
+    /* 8 rows a thread where that gives 3 blocks an SM, else 2: 1080p on an
+     * H100 has 136 blocks of 256 x 64 outputs, 4K 510, and the Nano's one
+     * SM is full at any size past 3 blocks */
+    assert_int_equal(jf_conv_fast_fixed_rows(1920, 1080, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS_SMALL);
+    assert_int_equal(jf_conv_fast_fixed_rows(3840, 2160, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS);
+    assert_int_equal(jf_conv_fast_fixed_rows(256 * 33, 64 * 12, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS);
+    assert_int_equal(jf_conv_fast_fixed_rows(256 * 33, 64 * 12 - 64, 32, 8, 132),
+                     JF_CONV_FAST_FIXED_ROWS_SMALL);
+    assert_int_equal(jf_conv_fast_fixed_rows(1920, 1080, 32, 8, 1), JF_CONV_FAST_FIXED_ROWS);
+    assert_int_equal(jf_conv_fast_fixed_rows(500, 64, 32, 8, 1), JF_CONV_FAST_FIXED_ROWS_SMALL);
+    assert_int_equal(jf_conv_fast_fixed_rows(600, 64, 32, 8, 1), JF_CONV_FAST_FIXED_ROWS);
+
     /* the quantiser: exact fractions stay exact, at the largest shift */
-    assert_true(jf_conv_video_quantise(sharpen, 3, &q));
+    assert_true(jf_conv_fast_fixed_quantise(sharpen, 3, &q));
     assert_int_equal(q.shift, 12); /* 5 x 2^12 fits 16 bits, 5 x 2^13 not */
     assert_int_equal(q.q[4], 5 << 12);
     assert_int_equal(q.q[1], -(1 << 12));
     assert_int_equal(q.q[0], 0);
-    assert_true(jf_conv_video_quantise(box, 3, &q));
+    assert_true(jf_conv_fast_fixed_quantise(box, 3, &q));
     assert_int_equal(q.shift, 15);
     assert_int_equal(q.q[0], 3641); /* 32768 / 9 rounded */
     /* a weight of 1000.3 at shift 5 moves a sum by 255 x 0.4 / 32 levels:
      * more than half of one */
-    assert_false(jf_conv_video_quantise(coarse, 3, &q));
-    assert_false(jf_conv_video_quantise(box, 5, &q));
-    assert_false(jf_conv_video_quantise(NULL, 3, &q));
+    assert_false(jf_conv_fast_fixed_quantise(coarse, 3, &q));
+    assert_false(jf_conv_fast_fixed_quantise(box, 5, &q));
+    assert_false(jf_conv_fast_fixed_quantise(NULL, 3, &q));
     memcpy(nan_w, box, sizeof nan_w);
     nan_w[3] = NAN;
-    assert_false(jf_conv_video_quantise(nan_w, 3, &q));
+    assert_false(jf_conv_fast_fixed_quantise(nan_w, 3, &q));
     nan_w[3] = 40000.0f; /* no shift holds it in 16 bits */
-    assert_false(jf_conv_video_quantise(nan_w, 3, &q));
+    assert_false(jf_conv_fast_fixed_quantise(nan_w, 3, &q));
 }
 
 static void test_conv(void **state)
@@ -719,7 +738,7 @@ int main(void)
         cmocka_unit_test(test_cpu_rows),
         cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_conv),
-        cmocka_unit_test(test_conv_video),
+        cmocka_unit_test(test_conv_fast_fixed),
         cmocka_unit_test(test_profile),
         cmocka_unit_test(test_wording),
     };

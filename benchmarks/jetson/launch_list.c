@@ -120,7 +120,8 @@ static void words(const launch *l, char *out, size_t n)
 int main(int argc, char **argv)
 {
     static collect c;
-    static const int sizes[][2] = {{3840, 2160}, {320, 240}}; /* the blocks some rows size by the grid */
+    /* the blocks and shapes some rows size by the grid */
+    static const int sizes[][2] = {{3840, 2160}, {320, 240}, {64, 48}};
     static const int chans[] = {1, 3, 4};
     const board *b = NULL;
     jf_device_info dev;
@@ -145,7 +146,7 @@ int main(int argc, char **argv)
                 continue;
             for (s = 0; s < JF_SAMPLE_COUNT; s++)
                 for (ci = 0; ci < 3; ci++)
-                    for (si = 0; si < 2; si++)
+                    for (si = 0; si < 3; si++)
                         for (rank1 = 0; rank1 <= 1; rank1++)
                             for (boxed = 0; boxed <= 1; boxed++)
                                 for (c.k = row->kmin; c.k <= kmax; c.k += row->kmin == row->kmax ? 1 : 2) {

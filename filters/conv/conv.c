@@ -1,6 +1,6 @@
 /* jf_convolve: options, validation, separability, padding, dispatch, timing. */
 #include "filters/conv/conv.h"
-#include "filters/conv/conv_video.h"
+#include "filters/conv/conv_fast_fixed.h"
 #include "filters/filters.h"
 #include "filters/ops.h"
 #include "filters/resolve.h"
@@ -78,7 +78,7 @@ size_t jf_conv_fixed_work(const jf_shape *s, int k, int threads)
     return jf_conv_fixed_bytes(&img, k, bands_of(s, threads));
 }
 
-int jf_conv_video_quantise(const float *weights, int ksize, jf_conv_video_weights *out)
+int jf_conv_fast_fixed_quantise(const float *weights, int ksize, jf_conv_fast_fixed_weights *out)
 {
     double top = 0.0, moved = 0.0;
     int i, shift;
@@ -101,10 +101,10 @@ int jf_conv_video_quantise(const float *weights, int ksize, jf_conv_video_weight
     return 255.0 * ldexp(moved, -shift) <= 0.5;
 }
 
-int jf_conv_video_takes(const jf_shape *s, int k)
+int jf_conv_fast_fixed_takes(const jf_shape *s, int k)
 {
-    jf_conv_video_weights q;
-    return jf_conv_video_quantise(s->weights, k, &q);
+    jf_conv_fast_fixed_weights q;
+    return jf_conv_fast_fixed_quantise(s->weights, k, &q);
 }
 
 /* the FFT: weights that are not rank 1, where it is the cheaper */

@@ -5,7 +5,7 @@
  * prefers them in (filters/ops.h).
  */
 #include "filters/conv/conv.h"
-#include "filters/conv/conv_video.h"
+#include "filters/conv/conv_fast_fixed.h"
 #include "filters/conv/conv_shapes.h"
 #include "filters/ops.h"
 #include "filters/resolve.h"
@@ -126,20 +126,38 @@ static void fast_launches(const jf_device_info *dev, const jf_shape *s, int k, i
     emit(user, name, bx, by, fast_smem(s, k, bx, by));
 }
 
-/* ---- fast, k = 3 in fixed-point video instructions (the Nano) ---------------- */
+/* ---- fast, k = 3 in fixed point (conv_fast_fixed.cu) ------------------------- */
 
-static size_t video_smem(const jf_shape *s, int k, int bx, int by)
+/* the most it takes: 8 rows a thread (fewer on small images) */
+static size_t fixed_smem(const jf_shape *s, int k, int bx, int by)
 {
     int tile_w;
     (void)s, (void)k;
-    return jf_conv_video_smem(bx, by, &tile_w);
+    return jf_conv_fast_fixed_smem(bx, by, JF_CONV_FAST_FIXED_ROWS, &tile_w);
+}
+
+static void fixed_launch(const char *kernel, const jf_device_info *dev, const jf_shape *s, int bx, int by,
+                         jf_emit_fn emit, void *user)
+{
+    const int rows = jf_conv_fast_fixed_rows(s->width, s->height, bx, by, dev ? dev->multiprocessors : 1);
+    char name[64];
+    int tile_w;
+    snprintf(name, sizeof name, "%s<(int)%d>", kernel, rows);
+    emit(user, name, bx, by, jf_conv_fast_fixed_smem(bx, by, rows, &tile_w));
 }
 
 static void video_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
                            jf_emit_fn emit, void *user)
 {
-    (void)dev;
-    emit(user, "conv_fast_video_kernel", bx, by, video_smem(s, k, bx, by));
+    (void)k;
+    fixed_launch("conv_fast_video_kernel", dev, s, bx, by, emit, user);
+}
+
+static void dp_launches(const jf_device_info *dev, const jf_shape *s, int k, int bx, int by,
+                        jf_emit_fn emit, void *user)
+{
+    (void)k;
+    fixed_launch("conv_fast_dp_kernel", dev, s, bx, by, emit, user);
 }
 
 /* ---- fast, k at run time (k >= 15) ------------------------------------------- */
@@ -198,14 +216,20 @@ static const jf_variant_row ROWS[] = {
      .kmax = JF_CONV_MAX_KSIZE, .samples = S8, .what = "k x k taps from the block's tile",
      .block_x = 32, .block_y = 8, .smem = shared_smem, .launches = shared_launches,
      .run = JF_GPU_RUN(jf_conv_shared_run)},
-    /* k = 3, grey, 8 bits where video multiply-adds are native (the Nano):
-     * fixed point for the weights it holds within half a level, ahead of
-     * the float kernels there */
+    /* k = 3, grey, 8 bits: fixed point for the weights it holds within half
+     * a level, ahead of the float kernels, in the instructions each GPU has
+     * natively (video multiply-adds on the Nano, two-way dot products from
+     * 6.1) */
     {.variant = JF_VARIANT_FAST, .kernel = "conv_fast_video_kernel", .kmin = 3, .kmax = 3,
      .samples = S8, .grey_only = 1, .max_cc = JF_CONV_VIDEO_MAX_CC,
      .what = "fixed-point video multiply-adds, one an input sample", .block_x = 32,
-     .block_y = 8, .smem = video_smem, .launches = video_launches, .takes = jf_conv_video_takes,
+     .block_y = 8, .smem = fixed_smem, .launches = video_launches, .takes = jf_conv_fast_fixed_takes,
      .run = JF_GPU_RUN(jf_conv_video_run)},
+    {.variant = JF_VARIANT_FAST, .kernel = "conv_fast_dp_kernel", .kmin = 3, .kmax = 3,
+     .samples = S8, .grey_only = 1, .min_cc = JF_CONV_DP_MIN_CC,
+     .what = "fixed-point dot products, two input samples each", .block_x = 32,
+     .block_y = 8, .smem = fixed_smem, .launches = dp_launches, .takes = jf_conv_fast_fixed_takes,
+     .run = JF_GPU_RUN(jf_conv_dp_run)},
     {.variant = JF_VARIANT_FAST, .kernel = "conv_separable_kernel", .kmin = JF_CONV_SEPARABLE_MIN_K,
      .kmax = JF_CONV_MAX_KSIZE, .samples = S8 | S16, .rank1 = 1,
      .what = "separable: a column pass over row sums, for rank-1 weights", .block = sep_block,

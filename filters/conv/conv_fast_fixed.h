@@ -1,0 +1,68 @@
+/*
+ * Internal to filters/conv: the convolution at k = 3 for 8-bit grey images
+ * in fixed point, in the instructions each GPU has for it natively (video
+ * multiply-adds to compute capability 6.0, the Jetson Nano's; two-way dot
+ * products from 6.1, the Orin's and the data centre's): its weights, shapes
+ * and launches (conv_fast_fixed.cu; the rows in conv_variants.c).
+ */
+#ifndef JF_FILTERS_CONV_FAST_FIXED_H
+#define JF_FILTERS_CONV_FAST_FIXED_H
+
+#include "jetfilter.h"
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 8 x 8 outputs a thread (two output words a row) from the block's tile:
+ * its rows from 16 bytes left of the block to 16 right of it (its pieces
+ * as they lie in the image), rounded to whole 16-byte pieces.  8 x 2 where
+ * the image gives fewer than JF_CONV_FAST_FIXED_BLOCKS_AN_SM blocks of 8
+ * rows an SM: a block's chain of work, not the memory, bounds a kernel of
+ * few blocks, and a quarter of it each gives four times the blocks
+ * (docs/kernels/studies.md).  The video kernel up to compute capability
+ * 6.0, the dot-product one from 6.1. */
+#define JF_CONV_FAST_FIXED_ROWS 8
+#define JF_CONV_FAST_FIXED_ROWS_SMALL 2
+#define JF_CONV_FAST_FIXED_COLS 8
+#define JF_CONV_FAST_FIXED_BLOCKS_AN_SM 3
+#define JF_CONV_VIDEO_MAX_CC 60
+#define JF_CONV_DP_MIN_CC 61
+static inline int jf_conv_fast_fixed_rows(int w, int h, int bx, int by, int sms)
+{
+    const long blocks = (long)((w + bx * JF_CONV_FAST_FIXED_COLS - 1) / (bx * JF_CONV_FAST_FIXED_COLS)) *
+                        ((h + by * JF_CONV_FAST_FIXED_ROWS - 1) / (by * JF_CONV_FAST_FIXED_ROWS));
+    return blocks >= (long)JF_CONV_FAST_FIXED_BLOCKS_AN_SM * (sms > 0 ? sms : 1) ? JF_CONV_FAST_FIXED_ROWS
+                                                                               : JF_CONV_FAST_FIXED_ROWS_SMALL;
+}
+static inline size_t jf_conv_fast_fixed_smem(int bx, int by, int rows, int *tile_w)
+{
+    *tile_w = (bx * JF_CONV_FAST_FIXED_COLS + 32 + 15) & ~15;
+    return (size_t)*tile_w * (size_t)(by * rows + 2);
+}
+
+/* The 3 x 3 weights as q[i] / 2^shift with 16-bit q, at the largest shift
+ * (at most 15) at which every q fits, each q its weight rounded.  1 where
+ * that moves a sum of 8-bit samples by at most half a level (weights that
+ * are exactly such fractions: not at all), else 0 (and for a k other than
+ * 3, no weights, or a NaN or infinite one). */
+typedef struct jf_conv_fast_fixed_weights {
+    int q[9];
+    int shift;
+} jf_conv_fast_fixed_weights;
+int jf_conv_fast_fixed_quantise(const float *weights, int ksize, jf_conv_fast_fixed_weights *out);
+
+/* The rows' test (jf_variant_row.takes: the weights the quantiser holds)
+ * and launches (jf_variant_row.run). */
+struct jf_shape;
+struct jf_gpu_call;
+int jf_conv_fast_fixed_takes(const struct jf_shape *s, int k);
+jf_status jf_conv_video_run(const struct jf_gpu_call *call);
+jf_status jf_conv_dp_run(const struct jf_gpu_call *call);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
