@@ -759,6 +759,7 @@ static void test_kernel_files(void **state)
 static void test_kernel_parse(void **state)
 {
     static const char nul[] = "1 2 3\n4 5 6\n7 8 9\n";
+    static const char beyond[] = "1 2 1\n2 4 2\n1 2 1 9 9 9 9 9 9 9 9 9 9 9 9 9";
     char long_line[20000];
     jf_kernel k;
     (void)state;
@@ -781,6 +782,12 @@ static void test_kernel_parse(void **state)
     assert_true(k.weights[8] == 9.0f);
     jf_kernel_free(&k);
     assert_int_equal(jf_kernel_parse(NULL, 0, "none", &k), JF_ERR_ARG);
+    /* the text ends at `size`, not at a NUL: a last line without its newline
+     * stops there, whatever follows it in memory */
+    assert_int_equal(jf_kernel_parse(beyond, 17, "beyond", &k), JF_OK);
+    assert_int_equal(k.ksize, 3);
+    assert_true(k.weights[8] == 1.0f);
+    jf_kernel_free(&k);
     /* one number is a 1 x 1 kernel (a gain), comments and blank lines aside */
     assert_int_equal(jf_kernel_parse("# gain\n\n2.5\n", 12, "gain", &k), JF_OK);
     assert_int_equal(k.ksize, 1);
