@@ -129,7 +129,6 @@ jf_status jf_guided_cpu(jf_context *ctx, const jf_image *src, jf_image *dst,
     jf_status st;
     if ((st = jf_planes_from_image(ctx, src, pad, border, &map, &planes, JF_SCRATCH_PAD)) != JF_OK)
         return st;
-    memset(&j, 0, sizeof j);
     j.w1 = src->width + 2 * r;
     j.h1 = src->height + 2 * r;
     n1 = ((size_t)planes.width + 1) * ((size_t)planes.height + 1);
