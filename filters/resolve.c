@@ -87,10 +87,6 @@ static int row_check(const jf_variant_row *row, const jf_device_info *dev, const
     }
     if (row->variant == JF_VARIANT_CPU)
         return RUNS;
-    if (row->takes && !row->takes(s, k)) {
-        snprintf(why, n, "%s does not take these weights (%s)", row->kernel, row->what);
-        return NOT_THESE_SAMPLES;
-    }
     if (!dev) {
         snprintf(why, n, "%s needs the CUDA backend", row->kernel);
         return NOT_THIS_DEVICE;
@@ -114,6 +110,13 @@ static int row_check(const jf_variant_row *row, const jf_device_info *dev, const
         snprintf(why, n, "%s is not run under the Nano's limits (JETFILTER_DEVICE_LIMITS)",
                  row->kernel);
         return NOT_THIS_DEVICE;
+    }
+    /* after the device's checks: a weights test can cost more than they do
+     * (the fixed-point convolution quantises its weights), and a row made
+     * for another device need not run it */
+    if (row->takes && !row->takes(s, k)) {
+        snprintf(why, n, "%s does not take these weights (%s)", row->kernel, row->what);
+        return NOT_THESE_SAMPLES;
     }
     default_block(row, dev, s, k, &bx, &by);
     if (bx == 0) {
