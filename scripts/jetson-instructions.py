@@ -95,7 +95,7 @@ def outputs_a_thread(name, shapes):
         return 2 * shapes['JF_MEDIAN_FAST_COLS']
     if name.startswith('median_fast_video_kernel'):
         return shapes['JF_MEDIAN_VIDEO_ROWS'] * shapes['JF_MEDIAN_VIDEO_COLS']
-    m = re.match(r'conv_fast_(video|dp)_kernel<\(int\)(\d+)>', name)
+    m = re.match(r'conv_fast_(video|dp)_kernel<\(int\)(\d+),', name)
     if m:
         return int(m.group(2)) * shapes['JF_CONV_FAST_FIXED_COLS']
     m = re.match(r'conv_fast_kernel<\(int\)(\d+),', name)

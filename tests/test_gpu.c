@@ -619,17 +619,18 @@ static void test_fused_border(void **state)
 }
 #endif
 
-/* The convolution at k = 3 on grey 8-bit images with weights that are
- * small dyadic fractions (sharpen, Laplace, Sobel, a binomial, an uneven
- * average): every sum is exact in float as in fixed point, so `fast` and
- * `auto` equal the CPU reference byte for byte, at sizes whose blocks (256
- * x 64 or 256 x 16 outputs) lie inside the image, across its edges and
- * past widths that are no multiple of 8, in both of the kernel's shapes
- * (8 and 2 rows a thread), every border;
- * weights that are not such fractions (rounded there) within one level.
- * The kernel must be the fixed-point one: in video instructions under the
- * Nano's limits, in dot products elsewhere (from compute capability 6.1). */
-static void test_conv_fixed_grey(void **state)
+/* The convolution at k = 3 on 8-bit images, grey and 2, 3 and 4
+ * interleaved channels, with weights that are small dyadic fractions
+ * (sharpen, Laplace, Sobel, a binomial, an uneven average): every sum is
+ * exact in float as in fixed point, so `fast` and `auto` equal the CPU
+ * reference byte for byte, at sizes whose blocks (256 x 64 or 256 x 16
+ * output bytes) lie inside the image, across its edges and past widths
+ * that are no multiple of 8, in both of the kernel's shapes (8 and 2 rows
+ * a thread), every border; weights that are not such fractions (rounded
+ * there) within one level.  The kernel must be the fixed-point one: in
+ * video instructions under the Nano's limits, in dot products elsewhere
+ * (from compute capability 6.1). */
+static void test_conv_fixed(void **state)
 {
     int sizes[][2] = {{1, 1}, {7, 5}, {17, 3}, {300, 70}, {1023, 577}, {515, 131}, {4101, 0}};
     static const float kernels[][9] = {
@@ -640,45 +641,48 @@ static void test_conv_fixed_grey(void **state)
         {0.125f, 0.125f, 0.125f, 0.125f, 0.0f, 0.125f, 0.125f, 0.125f, 0.25f},
         {0.0625f, 0.1249f, 0.0625f, 0.1249f, 0.2503f, 0.1249f, 0.0625f, 0.1249f, 0.0628f}};
     static const jf_variant variants[] = {JF_VARIANT_FAST, JF_VARIANT_AUTO};
-    int s, b, w, v, cases = 0;
+    int s, b, w, v, ch, cases = 0;
     jf_device_info d;
     (void)state;
     assert_int_equal(jf_context_device(g_gpu, &d), JF_OK);
-    /* the last one large enough for 8 rows a thread on this device, the
-     * others (but under the Nano's limits) 2 */
+    /* the last one large enough for 8 rows a thread on this device (grey,
+     * so every channel count), the others (but under the Nano's limits) 2 */
     sizes[6][1] = 64 * ((JF_CONV_FAST_FIXED_BLOCKS_AN_SM * d.multiprocessors + 16) / 17) + 7;
     assert_int_equal(jf_conv_fast_fixed_rows(sizes[6][0], sizes[6][1], 32, 8, d.multiprocessors),
                      JF_CONV_FAST_FIXED_ROWS);
-    for (s = 0; s < 7; s++) {
-        jf_image src = t_random_image(sizes[s][0], sizes[s][1], 1, 1, (uint64_t)(900 + s));
-        for (w = 0; w < 6; w++)
-            for (b = 0; b < JF_BORDER_COUNT; b++) {
-                jf_conv_options co = t_conv_opts(3, kernels[w], (jf_border)b, JF_VARIANT_CPU);
-                jf_image want = {0};
-                assert_int_equal(jf_convolve(g_cpu, &src, &want, &co), JF_OK);
-                for (v = 0; v < 2; v++) {
-                    jf_image got = t_poisoned_like(&src, 2);
-                    const int exact = w < 5;
-                    int diff;
-                    co.variant = variants[v];
-                    jf_stats_clear(g_gpu);
-                    assert_int_equal(jf_convolve(g_gpu, &src, &got, &co), JF_OK);
-                    diff = t_max_abs_diff(&got, &want);
-                    if (diff > (exact ? 0 : 1))
-                        fail_msg("conv %s k=3 weights %d (%s) %s %dx%d: off by %d",
-                                 jf_variant_name(variants[v]), w, last_variant(g_gpu, "conv"),
-                                 jf_border_name((jf_border)b), src.width, src.height, diff);
-                    assert_string_equal(last_variant(g_gpu, "conv"), "fast-fixed");
-                    jf_image_free(&got);
-                    cases++;
+    assert_int_equal(jf_conv_fast_fixed_rows(sizes[4][0] * 4, sizes[4][1], 32, 8, d.multiprocessors),
+                     d.multiprocessors >= 40 ? JF_CONV_FAST_FIXED_ROWS_SMALL : JF_CONV_FAST_FIXED_ROWS);
+    for (ch = 1; ch <= 4; ch++)
+        for (s = 0; s < 7; s++) {
+            jf_image src = t_random_image(sizes[s][0], sizes[s][1], ch, 1, (uint64_t)(900 + 10 * ch + s));
+            for (w = 0; w < 6; w++)
+                for (b = 0; b < JF_BORDER_COUNT; b++) {
+                    jf_conv_options co = t_conv_opts(3, kernels[w], (jf_border)b, JF_VARIANT_CPU);
+                    jf_image want = {0};
+                    assert_int_equal(jf_convolve(g_cpu, &src, &want, &co), JF_OK);
+                    for (v = 0; v < 2; v++) {
+                        jf_image got = t_poisoned_like(&src, 2);
+                        const int exact = w < 5;
+                        int diff;
+                        co.variant = variants[v];
+                        jf_stats_clear(g_gpu);
+                        assert_int_equal(jf_convolve(g_gpu, &src, &got, &co), JF_OK);
+                        diff = t_max_abs_diff(&got, &want);
+                        if (diff > (exact ? 0 : 1))
+                            fail_msg("conv %s k=3 weights %d (%s) %s %dx%dx%d: off by %d",
+                                     jf_variant_name(variants[v]), w, last_variant(g_gpu, "conv"),
+                                     jf_border_name((jf_border)b), src.width, src.height, ch, diff);
+                        assert_string_equal(last_variant(g_gpu, "conv"), "fast-fixed");
+                        jf_image_free(&got);
+                        cases++;
+                    }
+                    jf_image_free(&want);
                 }
-                jf_image_free(&want);
-            }
-        jf_image_free(&src);
-    }
-    print_message("conv k=3 grey, dyadic weights: byte-identical (fixed point in %s)\n",
+            jf_image_free(&src);
+        }
+    print_message("conv k=3 1-4 channels, dyadic weights: byte-identical (fixed point in %s)\n",
                   d.limited ? "video instructions" : "dot products");
-    assert_int_equal(cases, 7 * 6 * JF_BORDER_COUNT * 2);
+    assert_int_equal(cases, 4 * 7 * 6 * JF_BORDER_COUNT * 2);
 }
 
 static void test_conv_all_variants(void **state)
@@ -2299,7 +2303,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_median_strips),
         cmocka_unit_test(test_block_shapes),
         cmocka_unit_test(test_conv_all_variants),
-        cmocka_unit_test(test_conv_fixed_grey),
+        cmocka_unit_test(test_conv_fixed),
         cmocka_unit_test(test_conv_separable),
         cmocka_unit_test(test_conv_wide),
         cmocka_unit_test(test_profile_auto),

@@ -473,10 +473,11 @@ static void test_blocks(void **state)
     assert_non_null(strstr(jf_last_error(), "shared memory"));
 }
 
-/* The k = 3 convolution in fixed point: grey 8-bit weights it holds within
- * half a level (a box, a Gaussian, integer kernels), in video instructions
- * on the Nano and under its limits, in dot products from 6.1; anything
- * else the float kernel, asked for by name too. */
+/* The k = 3 convolution in fixed point: 8-bit images (grey and
+ * interleaved) with weights it holds within half a level (a box, a
+ * Gaussian, integer kernels), in video instructions on the Nano and under
+ * its limits, in dot products from 6.1; anything else the float kernel,
+ * asked for by name too. */
 static void test_conv_fast_fixed(void **state)
 {
     static const float box[9] = {1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f};
@@ -507,8 +508,11 @@ static void test_conv_fast_fixed(void **state)
     assert_string_equal(c.row->kernel, "conv_fast_kernel");
     r.asked = JF_VARIANT_AUTO, r.weights = box, r.ch = 3;
     assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_string_equal(c.row->kernel, "conv_fast_video_kernel");
+    r.ch = 4, r.weights = coarse;
+    assert_int_equal(resolve(&r, &c), JF_OK);
     assert_string_equal(c.row->kernel, "conv_fast_kernel");
-    r.ch = 1, r.sample = JF_SAMPLE_U16;
+    r.ch = 1, r.weights = box, r.sample = JF_SAMPLE_U16;
     assert_int_equal(resolve(&r, &c), JF_OK);
     assert_string_equal(c.row->kernel, "conv_fast_kernel");
     r.sample = JF_SAMPLE_U8, r.k = 5;
@@ -518,7 +522,13 @@ static void test_conv_fast_fixed(void **state)
     assert_int_equal(resolve(&r, &c), JF_OK);
     assert_string_equal(c.row->kernel, "conv_fast_dp_kernel");
     assert_int_equal(c.block_x * c.block_y, 256);
-    r.dev = &orin_;
+    r.ch = 3;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_string_equal(c.row->kernel, "conv_fast_dp_kernel");
+    r.ch = 1, r.dev = &orin_;
+    assert_int_equal(resolve(&r, &c), JF_OK);
+    assert_string_equal(c.row->kernel, "conv_fast_dp_kernel");
+    r.ch = 4;
     assert_int_equal(resolve(&r, &c), JF_OK);
     assert_string_equal(c.row->kernel, "conv_fast_dp_kernel");
     r.weights = coarse; /* and what they cannot hold, the float kernel */
@@ -527,8 +537,11 @@ static void test_conv_fast_fixed(void **state)
 
     /* 8 rows a thread where that gives 3 blocks an SM, else 2: 1080p on an
      * H100 has 136 blocks of 256 x 64 outputs, 4K 510, and the Nano's one
-     * SM is full at any size past 3 blocks */
+     * SM is full at any size past 3 blocks; a row's bytes count (1080p
+     * RGB: 391 blocks, 2 rows; RGBA: 510, 8) */
     assert_int_equal(jf_conv_fast_fixed_rows(1920, 1080, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS_SMALL);
+    assert_int_equal(jf_conv_fast_fixed_rows(1920 * 3, 1080, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS_SMALL);
+    assert_int_equal(jf_conv_fast_fixed_rows(1920 * 4, 1080, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS);
     assert_int_equal(jf_conv_fast_fixed_rows(3840, 2160, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS);
     assert_int_equal(jf_conv_fast_fixed_rows(256 * 33, 64 * 12, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS);
     assert_int_equal(jf_conv_fast_fixed_rows(256 * 33, 64 * 12 - 64, 32, 8, 132),

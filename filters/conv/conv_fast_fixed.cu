@@ -1,5 +1,6 @@
 /*
- * Convolution, fast variant at k = 3 for 8-bit grey images, in fixed point:
+ * Convolution, fast variant at k = 3 for 8-bit images (grey, or 2 to 4
+ * interleaved channels), in fixed point:
  * the weights are q / 2^shift with 16-bit q (jf_conv_fast_fixed_quantise), the
  * sum starts at 2^(shift - 1) so the shift rounds as jf_saturate_round
  * does, floor(v + 0.5).  Where the weights are exactly that (integers,
@@ -21,12 +22,18 @@
  *   16-bit weights times two adjacent bytes of a word to a 32-bit sum, so a
  *   row of three taps is two of them whatever byte the window starts at (a
  *   weight of 0 stands in for the byte that is not a tap); a shift, and
- *   from 7.2 one saturating pack for two outputs: 6 + 1.5 an output.
+ *   from 7.2 one saturating pack for two outputs: 6 + 1.5 an output.  With
+ *   C interleaved channels a row's taps lie C bytes apart: byte permutes
+ *   pair the first two taps of two outputs in one word, and gather the
+ *   third taps of four in another (3 a row for four outputs, 2 where C is
+ *   4), so 6 + 2.25 + 1.5 an output.
  *
- * A thread computes VY x JF_CONV_FAST_FIXED_COLS outputs (VY 8, or 2 on
- * images too small to fill the GPU: jf_conv_fast_fixed_rows) from the
- * block's tile (f_load_tile): an 8-byte and two 4-byte shared loads a
- * window row, the arithmetic, and one 8-byte store an output row.
+ * A thread computes VY x JF_CONV_FAST_FIXED_COLS output bytes (VY 8, or 2
+ * on images too small to fill the GPU: jf_conv_fast_fixed_rows) from the
+ * block's tile (f_load_tile), the image's rows taken as rows of bytes (a
+ * tap C bytes from its output, C <= 4, stays within the same 16 bytes of
+ * a window row): an 8-byte and two 4-byte shared loads a window row, the
+ * arithmetic, and one 8-byte store an output row.
  */
 #include "filters/conv/conv_fast_fixed.h"
 #include "filters/resolve.h"
@@ -52,6 +59,24 @@ enum {
  * neighbours on its SM waited out each load's latency in turn).  Then the
  * barrier. */
 enum { F_LOADS = 8, F_EDGE_LOADS = 4 };
+/* Bytes b .. b + 15 of padded row `row` (NULL: a zero row) through the
+ * border rule, b an image byte column (negative or past the row at the
+ * edges): byte b is channel b mod C of pixel b div C (rounded down). */
+template <int C>
+__device__ __forceinline__ uint4 f_border_piece(const jf_tile_src &s, const unsigned char *row, int b)
+{
+    if (C == 1)
+        return jf_src_piece_words<unsigned char>(s, row, b + s.r, 0);
+    unsigned v[4] = {0u, 0u, 0u, 0u};
+#pragma unroll 1
+    for (int i = 0; i < 16; i++) {
+        const int x = b + i >= 0 ? (b + i) / C : -((C - 1 - (b + i)) / C), c = b + i - x * C;
+        v[i / 4] |= jf_src_sample<unsigned char>(s, row, x + s.r, c) << (8 * (i % 4));
+    }
+    return make_uint4(v[0], v[1], v[2], v[3]);
+}
+
+template <int C>
 __device__ __forceinline__ void f_load_tile(unsigned int *tile, int tile_w, int tile_h,
                                             const jf_tile_src &s, int x0, int y0)
 {
@@ -59,8 +84,9 @@ __device__ __forceinline__ void f_load_tile(unsigned int *tile, int tile_w, int 
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     const int step_rows = n / pieces, step_pieces = n - step_rows * pieces;
     const int top = y0 - s.r; /* image row of the tile's first */
+    const int wb = s.w * C; /* the row's bytes */
     int r = tid / pieces, p = tid - r * pieces;
-    if (s.align >= 16 && x0 >= 16 && x0 - 16 + tile_w <= s.w && top >= 0 && top + tile_h <= s.h) {
+    if (s.align >= 16 && x0 >= 16 && x0 - 16 + tile_w <= wb && top >= 0 && top + tile_h <= s.h) {
         const unsigned char *g = s.img + (size_t)(top + r) * s.pitch + (x0 - 16 + 16 * p);
         const size_t gstep = (size_t)step_rows * s.pitch + 16 * step_pieces, wrap = s.pitch - 16 * pieces;
         for (int i = tid; i < total; i += F_LOADS * n) {
@@ -88,7 +114,7 @@ __device__ __forceinline__ void f_load_tile(unsigned int *tile, int tile_w, int 
                 const unsigned char *row = jf_src_row(s, y0 + r);
                 if (i + b * n >= total)
                     ; /* past the tile */
-                else if (row && s.align >= 16 && sx >= 0 && sx + 16 <= s.w)
+                else if (row && s.align >= 16 && sx >= 0 && sx + 16 <= wb)
                     v[b] = *(const uint4 *)(row + sx);
                 else
                     made |= 1u << b;
@@ -102,8 +128,8 @@ __device__ __forceinline__ void f_load_tile(unsigned int *tile, int tile_w, int 
                     ((uint4 *)tile)[i + b * n] = v[b];
             for (; made; made &= made - 1) { /* one copy of the border rule, not F_EDGE_LOADS */
                 const int at = i + (__ffs(made) - 1) * n, ty = at / pieces;
-                ((uint4 *)tile)[at] = jf_src_piece_words<unsigned char>(
-                    s, jf_src_row(s, y0 + ty), x0 - 16 + 16 * (at - ty * pieces) + s.r, 0);
+                ((uint4 *)tile)[at] = f_border_piece<C>(s, jf_src_row(s, y0 + ty),
+                                                        x0 - 16 + 16 * (at - ty * pieces));
             }
         }
     }
@@ -113,10 +139,11 @@ __device__ __forceinline__ void f_load_tile(unsigned int *tile, int tile_w, int 
 /* The weights as a by-value kernel parameter: in the constant bank, ordered
  * with the launch on its stream (as conv_fast.cu's).  `pair` holds each
  * window row's weights as DP2A takes them, two 16-bit halves (low first):
- * (q0, q1), (q2, 0), (0, q0), (q1, q2). */
+ * (q0, q1), (q2, 0), (0, q0), (q1, q2), (0, q2). */
+enum { F_PAIRS = 5 };
 struct fixed_weights {
     int q[9];
-    unsigned pair[3][4];
+    unsigned pair[3][F_PAIRS];
     int bias; /* 2^(shift - 1): the rounding */
     unsigned shift;
 };
@@ -191,7 +218,7 @@ enum { ARITH_VIDEO, ARITH_DP };
  * p + 2 of that row's words (p = px + 3: byte p % 4 of word p / 4). */
 template <int ARITH, int N>
 __device__ __forceinline__ int f_sum(const unsigned (&r)[N][VIN], int py, int px,
-                                     const fixed_weights &W, const int (&q)[9], const unsigned (&pr)[3][4])
+                                     const fixed_weights &W, const int (&q)[9], const unsigned (&pr)[3][F_PAIRS])
 {
     int sum = W.bias;
     const int p = px + 3, wd = p / 4;
@@ -214,27 +241,70 @@ __device__ __forceinline__ int f_sum(const unsigned (&r)[N][VIN], int py, int px
     return sum;
 }
 
-template <int ARITH, int VY>
+/* The sums of output word q4 (output bytes 4 q4 .. 4 q4 + 3) of C > 1
+ * interleaved channels: output byte o's taps are bytes 4 + o - C, 4 + o and
+ * 4 + o + C of the row's words q4 .. q4 + 2 (prev, cur, next).  Video: a
+ * VMAD a tap, any byte.  Dot products: per window row one permute pairs
+ * the first two taps of outputs 0 and 1 (A0 B0 A1 B1), one those of 2
+ * and 3, one gathers the four third taps (D0 .. D3; where C is 4 they are
+ * word next as it is). */
+template <int ARITH, int C, int N>
+__device__ __forceinline__ void f_sums4(const unsigned (&r)[N][VIN], int py, int q4, const int (&q)[9],
+                                        const unsigned (&pr)[3][F_PAIRS], int bias, int (&s)[4])
+{
+    enum {
+        SEL_P01 = (4 - C) | 4 << 4 | (5 - C) << 8 | 5 << 12,
+        SEL_P23 = (6 - C) | 6 << 4 | (7 - C) << 8 | 7 << 12,
+        SEL_T = C | (C + 1) << 4 | (C + 2) << 8 | (C + 3) << 12 /* of cur, next */
+    };
+#pragma unroll
+    for (int o = 0; o < 4; o++)
+        s[o] = bias;
+#pragma unroll
+    for (int j = 0; j < 3; j++) {
+        const unsigned *row = r[py + j];
+        if (ARITH == ARITH_VIDEO) {
+#pragma unroll
+            for (int o = 0; o < 4; o++)
+#pragma unroll
+                for (int i = 0; i < 3; i++) {
+                    const int at = 4 * q4 + 4 + o + (i - 1) * C;
+                    s[o] = v_mad_at(row[at / 4], at % 4, q[j * 3 + i], s[o]);
+                }
+        } else {
+            const unsigned prev = row[q4], cur = row[q4 + 1], next = row[q4 + 2];
+            const unsigned p01 = __byte_perm(prev, cur, SEL_P01), p23 = __byte_perm(prev, cur, SEL_P23);
+            const unsigned t = C == 4 ? next : __byte_perm(cur, next, SEL_T);
+            s[0] = dp2<0>(pr[j][1], t, dp2<0>(pr[j][0], p01, s[0]));
+            s[1] = dp2<0>(pr[j][4], t, dp2<1>(pr[j][0], p01, s[1]));
+            s[2] = dp2<1>(pr[j][1], t, dp2<0>(pr[j][0], p23, s[2]));
+            s[3] = dp2<1>(pr[j][4], t, dp2<1>(pr[j][0], p23, s[3]));
+        }
+    }
+}
+
+template <int ARITH, int VY, int C>
 __device__ __forceinline__ void f_body(const jf_tile_src &src, int w, int h, unsigned char *__restrict__ out,
                                        size_t out_pitch, int tile_w, int stores8, const fixed_weights &W)
 {
     extern __shared__ unsigned int s_tile[];
     const int x0 = blockIdx.x * blockDim.x * VX, y0 = blockIdx.y * blockDim.y * VY;
     const int ox = x0 + threadIdx.x * VX, oy = y0 + threadIdx.y * VY;
-    f_load_tile(s_tile, tile_w, blockDim.y * VY + 2, src, x0, y0);
-    if (ox >= w || oy >= h)
+    const int wb = w * C; /* output bytes a row */
+    f_load_tile<C>(s_tile, tile_w, blockDim.y * VY + 2, src, x0, y0);
+    if (ox >= wb || oy >= h)
         return;
     const int words_per_row = tile_w / 4;
     /* words 3 + 2 tx .. 6 + 2 tx: tile bytes 12 + 8 tx .., the window's from 15 + 8 tx */
     const unsigned *t = s_tile + threadIdx.y * VY * words_per_row + 3 + threadIdx.x * (VX / 4);
     int q[9];
-    unsigned pr[3][4];
+    unsigned pr[3][F_PAIRS];
 #pragma unroll
     for (int i = 0; i < 9; i++)
         q[i] = W.q[i];
 #pragma unroll
-    for (int i = 0; i < 12; i++)
-        pr[i / 4][i % 4] = W.pair[i / 4][i % 4];
+    for (int i = 0; i < 3 * F_PAIRS; i++)
+        pr[i / F_PAIRS][i % F_PAIRS] = W.pair[i / F_PAIRS][i % F_PAIRS];
     unsigned r[VY + 2][VIN];
 #pragma unroll
     for (int y = 0; y < VY + 2; y++) {
@@ -245,7 +315,7 @@ __device__ __forceinline__ void f_body(const jf_tile_src &src, int w, int h, uns
         r[y][3] = t[y * words_per_row + 3];
     }
     unsigned char *o = out + (size_t)oy * out_pitch + ox;
-    const bool whole = stores8 && ox + VX <= w;
+    const bool whole = stores8 && ox + VX <= wb;
 #pragma unroll
     for (int py = 0; py < VY; py++, o += out_pitch) {
         unsigned wd[VX / 4];
@@ -254,9 +324,13 @@ __device__ __forceinline__ void f_body(const jf_tile_src &src, int w, int h, uns
 #pragma unroll
         for (int q4 = 0; q4 < VX / 4; q4++) { /* four bytes, memory order */
             int s[4];
+            if (C == 1) {
 #pragma unroll
-            for (int i = 0; i < 4; i++)
-                s[i] = f_sum<ARITH, VY + 2>(r, py, 4 * q4 + i, W, q, pr);
+                for (int i = 0; i < 4; i++)
+                    s[i] = f_sum<ARITH, VY + 2>(r, py, 4 * q4 + i, W, q, pr);
+            } else {
+                f_sums4<ARITH, C, VY + 2>(r, py, q4, q, pr, W.bias, s);
+            }
             if (ARITH == ARITH_VIDEO) {
                 unsigned v[4];
 #pragma unroll
@@ -274,52 +348,64 @@ __device__ __forceinline__ void f_body(const jf_tile_src &src, int w, int h, uns
         } else {
 #pragma unroll
             for (int px = 0; px < VX; px++)
-                if (ox + px < w)
+                if (ox + px < wb)
                     o[px] = (unsigned char)(wd[px / 4] >> (8 * (px % 4)));
         }
     }
 }
 
-template <int VY>
+/* w: the image's width in pixels of C channels */
+template <int VY, int C>
 __global__ void conv_fast_video_kernel(const jf_tile_src src, int w, int h,
                                        unsigned char *__restrict__ out, size_t out_pitch,
                                        int tile_w, int stores8, const fixed_weights W)
 {
-    f_body<ARITH_VIDEO, VY>(src, w, h, out, out_pitch, tile_w, stores8, W);
+    f_body<ARITH_VIDEO, VY, C>(src, w, h, out, out_pitch, tile_w, stores8, W);
 }
 
-template <int VY>
+template <int VY, int C>
 __global__ void conv_fast_dp_kernel(const jf_tile_src src, int w, int h,
                                     unsigned char *__restrict__ out, size_t out_pitch,
                                     int tile_w, int stores8, const fixed_weights W)
 {
-    f_body<ARITH_DP, VY>(src, w, h, out, out_pitch, tile_w, stores8, W);
+    f_body<ARITH_DP, VY, C>(src, w, h, out, out_pitch, tile_w, stores8, W);
 }
 
-template <int VY>
+template <int VY, int C>
 static jf_status fixed_launch(const jf_gpu_call *g, int arith, const fixed_weights &W, int bx, int by)
 {
     const jf_image *shape = g->in->shape;
     const jf_dview *out = g->out;
-    const void *kernel = arith == ARITH_DP ? (const void *)conv_fast_dp_kernel<VY>
-                                           : (const void *)conv_fast_video_kernel<VY>;
+    const void *kernel = arith == ARITH_DP ? (const void *)conv_fast_dp_kernel<VY, C>
+                                           : (const void *)conv_fast_video_kernel<VY, C>;
     int tile_w, id;
     jf_status st;
     const size_t smem = jf_conv_fast_fixed_smem(bx, by, VY, &tile_w);
     const dim3 block((unsigned)bx, (unsigned)by);
-    const dim3 grid = jf_grid(shape->width, shape->height, 1, dim3((unsigned)(bx * VX), (unsigned)(by * VY)));
+    const dim3 grid = jf_grid(shape->width * C, shape->height, 1, dim3((unsigned)(bx * VX), (unsigned)(by * VY)));
     const int stores8 = ((uintptr_t)out->ptr | out->pitch) % 8 == 0;
     if ((st = jf_gpu_launch_fits(g->ctx, kernel, "conv fast (fixed point)", bx * by, smem)) != JF_OK ||
         (st = jf_gpu_timer_start(g->ctx, &id)) != JF_OK)
         return st;
     if (arith == ARITH_DP)
-        conv_fast_dp_kernel<VY><<<grid, block, smem, g->ctx->gpu->stream>>>(
+        conv_fast_dp_kernel<VY, C><<<grid, block, smem, g->ctx->gpu->stream>>>(
             g->in->src, shape->width, shape->height, out->ptr, out->pitch, tile_w, stores8, W);
     else
-        conv_fast_video_kernel<VY><<<grid, block, smem, g->ctx->gpu->stream>>>(
+        conv_fast_video_kernel<VY, C><<<grid, block, smem, g->ctx->gpu->stream>>>(
             g->in->src, shape->width, shape->height, out->ptr, out->pitch, tile_w, stores8, W);
     return jf_gpu_filter_done(g->ctx, id, arith == ARITH_DP ? "conv_fast_dp_kernel" : "conv_fast_video_kernel",
                               "conv", "fast-fixed", 3, shape, 0);
+}
+
+template <int VY>
+static jf_status fixed_channels(const jf_gpu_call *g, int arith, const fixed_weights &W, int bx, int by)
+{
+    switch (g->in->shape->channels) {
+    case 1: return fixed_launch<VY, 1>(g, arith, W, bx, by);
+    case 2: return fixed_launch<VY, 2>(g, arith, W, bx, by);
+    case 3: return fixed_launch<VY, 3>(g, arith, W, bx, by);
+    default: return fixed_launch<VY, 4>(g, arith, W, bx, by);
+    }
 }
 
 static unsigned halves(int lo, int hi)
@@ -333,7 +419,7 @@ static jf_status fixed_run(const jf_gpu_call *g, int arith)
     const int bx = g->choice->block_x, by = g->choice->block_y;
     jf_conv_fast_fixed_weights qw;
     fixed_weights W;
-    if (g->k != 3 || shape->channels != 1 || shape->sample != JF_SAMPLE_U8 ||
+    if (g->k != 3 || shape->channels < 1 || shape->channels > 4 || shape->sample != JF_SAMPLE_U8 ||
         !jf_conv_fast_fixed_quantise(g->weights, g->k, &qw))
         return jf_fail(JF_ERR_INTERNAL, "conv fast (fixed point): chosen for what it does not take");
     for (int i = 0; i < 9; i++)
@@ -344,13 +430,14 @@ static jf_status fixed_run(const jf_gpu_call *g, int arith)
         W.pair[j][1] = halves(r[2], 0);
         W.pair[j][2] = halves(0, r[0]);
         W.pair[j][3] = halves(r[1], r[2]);
+        W.pair[j][4] = halves(0, r[2]);
     }
     W.shift = (unsigned)qw.shift;
     W.bias = qw.shift ? 1 << (qw.shift - 1) : 0;
-    if (jf_conv_fast_fixed_rows(shape->width, shape->height, bx, by, g->ctx->gpu->info.multiprocessors) ==
-        JF_CONV_FAST_FIXED_ROWS)
-        return fixed_launch<JF_CONV_FAST_FIXED_ROWS>(g, arith, W, bx, by);
-    return fixed_launch<JF_CONV_FAST_FIXED_ROWS_SMALL>(g, arith, W, bx, by);
+    if (jf_conv_fast_fixed_rows(shape->width * shape->channels, shape->height, bx, by,
+                                g->ctx->gpu->info.multiprocessors) == JF_CONV_FAST_FIXED_ROWS)
+        return fixed_channels<JF_CONV_FAST_FIXED_ROWS>(g, arith, W, bx, by);
+    return fixed_channels<JF_CONV_FAST_FIXED_ROWS_SMALL>(g, arith, W, bx, by);
 }
 
 extern "C" jf_status jf_conv_video_run(const jf_gpu_call *g)

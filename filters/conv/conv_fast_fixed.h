@@ -1,6 +1,6 @@
 /*
- * Internal to filters/conv: the convolution at k = 3 for 8-bit grey images
- * in fixed point, in the instructions each GPU has for it natively (video
+ * Internal to filters/conv: the convolution at k = 3 for 8-bit images (grey
+ * or interleaved channels) in fixed point, in the instructions each GPU has for it natively (video
  * multiply-adds to compute capability 6.0, the Jetson Nano's; two-way dot
  * products from 6.1, the Orin's and the data centre's): its weights, shapes
  * and launches (conv_fast_fixed.cu; the rows in conv_variants.c).
@@ -16,9 +16,10 @@
 extern "C" {
 #endif
 
-/* 8 x 8 outputs a thread (two output words a row) from the block's tile:
- * its rows from 16 bytes left of the block to 16 right of it (its pieces
- * as they lie in the image), rounded to whole 16-byte pieces.  8 x 2 where
+/* 8 x 8 output bytes a thread (two output words a row) from the block's
+ * tile: its rows from 16 bytes left of the block to 16 right of it (its
+ * pieces as they lie in the image), rounded to whole 16-byte pieces; a row
+ * of the image is w x channels bytes (`wb` below).  8 x 2 where
  * the image gives fewer than JF_CONV_FAST_FIXED_BLOCKS_AN_SM blocks of 8
  * rows an SM: a block's chain of work, not the memory, bounds a kernel of
  * few blocks, and a quarter of it each gives four times the blocks
@@ -30,9 +31,9 @@ extern "C" {
 #define JF_CONV_FAST_FIXED_BLOCKS_AN_SM 3
 #define JF_CONV_VIDEO_MAX_CC 60
 #define JF_CONV_DP_MIN_CC 61
-static inline int jf_conv_fast_fixed_rows(int w, int h, int bx, int by, int sms)
+static inline int jf_conv_fast_fixed_rows(int wb, int h, int bx, int by, int sms)
 {
-    const long blocks = (long)((w + bx * JF_CONV_FAST_FIXED_COLS - 1) / (bx * JF_CONV_FAST_FIXED_COLS)) *
+    const long blocks = (long)((wb + bx * JF_CONV_FAST_FIXED_COLS - 1) / (bx * JF_CONV_FAST_FIXED_COLS)) *
                         ((h + by * JF_CONV_FAST_FIXED_ROWS - 1) / (by * JF_CONV_FAST_FIXED_ROWS));
     return blocks >= (long)JF_CONV_FAST_FIXED_BLOCKS_AN_SM * (sms > 0 ? sms : 1) ? JF_CONV_FAST_FIXED_ROWS
                                                                                : JF_CONV_FAST_FIXED_ROWS_SMALL;

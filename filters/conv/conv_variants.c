@@ -139,10 +139,11 @@ static size_t fixed_smem(const jf_shape *s, int k, int bx, int by)
 static void fixed_launch(const char *kernel, const jf_device_info *dev, const jf_shape *s, int bx, int by,
                          jf_emit_fn emit, void *user)
 {
-    const int rows = jf_conv_fast_fixed_rows(s->width, s->height, bx, by, dev ? dev->multiprocessors : 1);
+    const int rows = jf_conv_fast_fixed_rows(s->width * s->channels, s->height, bx, by,
+                                             dev ? dev->multiprocessors : 1);
     char name[64];
     int tile_w;
-    snprintf(name, sizeof name, "%s<(int)%d>", kernel, rows);
+    snprintf(name, sizeof name, "%s<(int)%d,(int)%d>", kernel, rows, s->channels);
     emit(user, name, bx, by, jf_conv_fast_fixed_smem(bx, by, rows, &tile_w));
 }
 
@@ -216,17 +217,17 @@ static const jf_variant_row ROWS[] = {
      .kmax = JF_CONV_MAX_KSIZE, .samples = S8, .what = "k x k taps from the block's tile",
      .block_x = 32, .block_y = 8, .smem = shared_smem, .launches = shared_launches,
      .run = JF_GPU_RUN(jf_conv_shared_run)},
-    /* k = 3, grey, 8 bits: fixed point for the weights it holds within half
-     * a level, ahead of the float kernels, in the instructions each GPU has
+    /* k = 3, 8 bits: fixed point for the weights it holds within half a
+     * level, ahead of the float kernels, in the instructions each GPU has
      * natively (video multiply-adds on the Nano, two-way dot products from
      * 6.1) */
     {.variant = JF_VARIANT_FAST, .kernel = "conv_fast_video_kernel", .kmin = 3, .kmax = 3,
-     .samples = S8, .grey_only = 1, .max_cc = JF_CONV_VIDEO_MAX_CC,
+     .samples = S8, .max_cc = JF_CONV_VIDEO_MAX_CC,
      .what = "fixed-point video multiply-adds, one an input sample", .block_x = 32,
      .block_y = 8, .smem = fixed_smem, .launches = video_launches, .takes = jf_conv_fast_fixed_takes,
      .run = JF_GPU_RUN(jf_conv_video_run)},
     {.variant = JF_VARIANT_FAST, .kernel = "conv_fast_dp_kernel", .kmin = 3, .kmax = 3,
-     .samples = S8, .grey_only = 1, .min_cc = JF_CONV_DP_MIN_CC,
+     .samples = S8, .min_cc = JF_CONV_DP_MIN_CC,
      .what = "fixed-point dot products, two input samples each", .block_x = 32,
      .block_y = 8, .smem = fixed_smem, .launches = dp_launches, .takes = jf_conv_fast_fixed_takes,
      .run = JF_GPU_RUN(jf_conv_dp_run)},
