@@ -129,8 +129,10 @@ jf_status jf_guided_cpu(jf_context *ctx, const jf_image *src, jf_image *dst,
     jf_status st;
     if ((st = jf_planes_from_image(ctx, src, pad, border, &map, &planes, JF_SCRATCH_PAD)) != JF_OK)
         return st;
-    j.w1 = src->width + 2 * r;
-    j.h1 = src->height + 2 * r;
+    /* the region's windows fill the planes (2r around the image): r of
+     * them beyond the region on every side */
+    j.w1 = planes.width - 2 * r;
+    j.h1 = planes.height - 2 * r;
     n1 = ((size_t)planes.width + 1) * ((size_t)planes.height + 1);
     n2 = ((size_t)j.w1 + 1) * ((size_t)j.h1 + 1);
     si = (double *)malloc(sizeof(double) * n1);
