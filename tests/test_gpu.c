@@ -625,14 +625,14 @@ static void test_fused_border(void **state)
  * exact in float as in fixed point, so `fast` and `auto` equal the CPU
  * reference byte for byte, at sizes whose blocks (256 x 64 or 256 x 16
  * output bytes) lie inside the image, across its edges and past widths
- * that are no multiple of 8, in both of the kernel's shapes (8 and 2 rows
- * a thread), every border; weights that are not such fractions (rounded
+ * that are no multiple of 8, in each of the kernel's shapes (8, 4 and 2
+ * rows a thread), every border; weights that are not such fractions (rounded
  * there) within one level.  The kernel must be the fixed-point one: in
  * video instructions under the Nano's limits, in dot products elsewhere
  * (from compute capability 6.1). */
 static void test_conv_fixed(void **state)
 {
-    int sizes[][2] = {{1, 1}, {7, 5}, {17, 3}, {300, 70}, {1023, 577}, {515, 131}, {4101, 0}};
+    int sizes[][2] = {{1, 1}, {7, 5}, {17, 3}, {300, 70}, {1023, 577}, {515, 131}, {0, 0}, {0, 0}};
     static const float kernels[][9] = {
         {0, -1, 0, -1, 5, -1, 0, -1, 0},
         {1, 1, 1, 1, -8, 1, 1, 1, 1},
@@ -641,20 +641,26 @@ static void test_conv_fixed(void **state)
         {0.125f, 0.125f, 0.125f, 0.125f, 0.0f, 0.125f, 0.125f, 0.125f, 0.25f},
         {0.0625f, 0.1249f, 0.0625f, 0.1249f, 0.2503f, 0.1249f, 0.0625f, 0.1249f, 0.0628f}};
     static const jf_variant variants[] = {JF_VARIANT_FAST, JF_VARIANT_AUTO};
-    int s, b, w, v, ch, cases = 0;
+    int s, b, w, v, ch, cases = 0, shapes = 0;
     jf_device_info d;
     (void)state;
     assert_int_equal(jf_context_device(g_gpu, &d), JF_OK);
-    /* the last one large enough for 8 rows a thread on this device (grey,
-     * so every channel count), the others (but under the Nano's limits) 2 */
-    sizes[6][1] = 64 * ((JF_CONV_FAST_FIXED_BLOCKS_AN_SM * d.multiprocessors + 16) / 17) + 7;
-    assert_int_equal(jf_conv_fast_fixed_rows(sizes[6][0], sizes[6][1], 32, 8, d.multiprocessors),
-                     JF_CONV_FAST_FIXED_ROWS);
-    assert_int_equal(jf_conv_fast_fixed_rows(sizes[4][0] * 4, sizes[4][1], 32, 8, d.multiprocessors),
-                     d.multiprocessors >= 40 ? JF_CONV_FAST_FIXED_ROWS_SMALL : JF_CONV_FAST_FIXED_ROWS);
+    /* the last two 4101 bytes a row (17 blocks across) and tall enough for
+     * 4 and for 8 rows a thread on this device (under the Nano's limits 8
+     * both; 515 x 131 grey takes 4 there, the first five 2 on a big GPU) */
+    sizes[6][1] = 64 * ((JF_CONV_FAST_FIXED_TWO_BELOW_TENTHS * d.multiprocessors + 169) / 170) + 7;
+    sizes[7][1] = 64 * ((JF_CONV_FAST_FIXED_FOUR_BELOW * d.multiprocessors + 16) / 17) + 7;
+    for (s = 0; s < 8; s++) /* every shape on grey */
+        switch (jf_conv_fast_fixed_rows(s < 6 ? sizes[s][0] : 4101, sizes[s][1], 32, 8, d.multiprocessors)) {
+        case JF_CONV_FAST_FIXED_ROWS: shapes |= 1; break;
+        case JF_CONV_FAST_FIXED_ROWS_MID: shapes |= 2; break;
+        default: shapes |= 4; break;
+        }
+    assert_int_equal(shapes, 7);
     for (ch = 1; ch <= 4; ch++)
-        for (s = 0; s < 7; s++) {
-            jf_image src = t_random_image(sizes[s][0], sizes[s][1], ch, 1, (uint64_t)(900 + 10 * ch + s));
+        for (s = 0; s < 8; s++) {
+            const int width = s < 6 ? sizes[s][0] : (4101 + ch - 1) / ch;
+            jf_image src = t_random_image(width, sizes[s][1], ch, 1, (uint64_t)(900 + 10 * ch + s));
             for (w = 0; w < 6; w++)
                 for (b = 0; b < JF_BORDER_COUNT; b++) {
                     jf_conv_options co = t_conv_opts(3, kernels[w], (jf_border)b, JF_VARIANT_CPU);
@@ -682,7 +688,7 @@ static void test_conv_fixed(void **state)
         }
     print_message("conv k=3 1-4 channels, dyadic weights: byte-identical (fixed point in %s)\n",
                   d.limited ? "video instructions" : "dot products");
-    assert_int_equal(cases, 4 * 7 * 6 * JF_BORDER_COUNT * 2);
+    assert_int_equal(cases, 4 * 8 * 6 * JF_BORDER_COUNT * 2);
 }
 
 static void test_conv_all_variants(void **state)

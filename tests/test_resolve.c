@@ -535,20 +535,27 @@ static void test_conv_fast_fixed(void **state)
     assert_int_equal(resolve(&r, &c), JF_OK);
     assert_string_equal(c.row->kernel, "conv_fast_kernel");
 
-    /* 8 rows a thread where that gives 3 blocks an SM, else 2: 1080p on an
-     * H100 has 136 blocks of 256 x 64 outputs, 4K 510, and the Nano's one
-     * SM is full at any size past 3 blocks; a row's bytes count (1080p
-     * RGB: 391 blocks, 2 rows; RGBA: 510, 8) */
+    /* 2 rows a thread below 1.2 blocks of 8 rows an SM, 4 below 14, else
+     * 8: 1080p grey on an H100 has 136 blocks of 256 x 64 outputs, 1440p
+     * 230, 4K 510, 8K 2040; a row's bytes count (1080p RGB 391, 8K RGB
+     * 6120); the Nano's one SM takes 8 from 14 blocks */
     assert_int_equal(jf_conv_fast_fixed_rows(1920, 1080, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS_SMALL);
-    assert_int_equal(jf_conv_fast_fixed_rows(1920 * 3, 1080, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS_SMALL);
-    assert_int_equal(jf_conv_fast_fixed_rows(1920 * 4, 1080, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS);
-    assert_int_equal(jf_conv_fast_fixed_rows(3840, 2160, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS);
-    assert_int_equal(jf_conv_fast_fixed_rows(256 * 33, 64 * 12, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS);
-    assert_int_equal(jf_conv_fast_fixed_rows(256 * 33, 64 * 12 - 64, 32, 8, 132),
-                     JF_CONV_FAST_FIXED_ROWS_SMALL);
+    assert_int_equal(jf_conv_fast_fixed_rows(2560, 1440, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS_MID);
+    assert_int_equal(jf_conv_fast_fixed_rows(3840, 2160, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS_MID);
+    assert_int_equal(jf_conv_fast_fixed_rows(7680, 4320, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS);
+    assert_int_equal(jf_conv_fast_fixed_rows(1920 * 3, 1080, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS_MID);
+    assert_int_equal(jf_conv_fast_fixed_rows(7680 * 3, 4320, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS);
+    /* at the thresholds: 159 and 1848 blocks on 132 SMs */
+    assert_int_equal(jf_conv_fast_fixed_rows(256 * 53, 64 * 3, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS_MID);
+    assert_int_equal(jf_conv_fast_fixed_rows(256 * 79, 64 * 2, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS_SMALL);
+    assert_int_equal(jf_conv_fast_fixed_rows(256 * 66, 64 * 28, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS);
+    assert_int_equal(jf_conv_fast_fixed_rows(256 * 66, 64 * 28 - 64, 32, 8, 132),
+                     JF_CONV_FAST_FIXED_ROWS_MID);
     assert_int_equal(jf_conv_fast_fixed_rows(1920, 1080, 32, 8, 1), JF_CONV_FAST_FIXED_ROWS);
-    assert_int_equal(jf_conv_fast_fixed_rows(500, 64, 32, 8, 1), JF_CONV_FAST_FIXED_ROWS_SMALL);
-    assert_int_equal(jf_conv_fast_fixed_rows(600, 64, 32, 8, 1), JF_CONV_FAST_FIXED_ROWS);
+    assert_int_equal(jf_conv_fast_fixed_rows(256 * 13, 64, 32, 8, 1), JF_CONV_FAST_FIXED_ROWS_MID);
+    assert_int_equal(jf_conv_fast_fixed_rows(256 * 14, 64, 32, 8, 1), JF_CONV_FAST_FIXED_ROWS);
+    assert_int_equal(jf_conv_fast_fixed_rows(256, 64, 32, 8, 1), JF_CONV_FAST_FIXED_ROWS_SMALL);
+    assert_int_equal(jf_conv_fast_fixed_rows(257, 64, 32, 8, 1), JF_CONV_FAST_FIXED_ROWS_MID);
 
     /* the quantiser: exact fractions stay exact, at the largest shift */
     assert_true(jf_conv_fast_fixed_quantise(sharpen, 3, &q));

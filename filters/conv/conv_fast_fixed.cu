@@ -28,8 +28,8 @@
  *   third taps of four in another (3 a row for four outputs, 2 where C is
  *   4), so 6 + 2.25 + 1.5 an output.
  *
- * A thread computes VY x JF_CONV_FAST_FIXED_COLS output bytes (VY 8, or 2
- * on images too small to fill the GPU: jf_conv_fast_fixed_rows) from the
+ * A thread computes VY x JF_CONV_FAST_FIXED_COLS output bytes (VY 8, or 4
+ * or 2 on images too small to fill the GPU: jf_conv_fast_fixed_rows) from the
  * block's tile (f_load_tile), the image's rows taken as rows of bytes (a
  * tap C bytes from its output, C <= 4, stays within the same 16 bytes of
  * a window row): an 8-byte and two 4-byte shared loads a window row, the
@@ -49,15 +49,16 @@ enum {
     VIN = (VX + 2 + 3 + 3) / 4
 };
 
-/* The block's tile: padded rows y0 .., image columns x0 - 16 .. in
+/* The block's tile: padded rows y0 .., image byte columns x0 - 16 .. in
  * 16-byte pieces as they lie in the image; consecutive threads take
  * consecutive pieces of a row, walking the rows without a division.  A
  * tile inside the image (most of a frame's) is aligned loads from a
  * stepped pointer; at the edges the pieces inside the image are loaded as
- * they are and the rest made by the border rule.  F_LOADS loads are in
- * flight before the first store (one at a time, a block with few
- * neighbours on its SM waited out each load's latency in turn).  Then the
- * barrier. */
+ * they are, those that no stored output reads (past the row's end, where
+ * a block is cut) are zeros, and the rest made by the border rule.
+ * F_LOADS loads are in flight before the first store (one at a time, a
+ * block with few neighbours on its SM waited out each load's latency in
+ * turn).  Then the barrier. */
 enum { F_LOADS = 8, F_EDGE_LOADS = 4 };
 /* Bytes b .. b + 15 of padded row `row` (NULL: a zero row) through the
  * border rule, b an image byte column (negative or past the row at the
@@ -128,8 +129,10 @@ __device__ __forceinline__ void f_load_tile(unsigned int *tile, int tile_w, int 
                     ((uint4 *)tile)[i + b * n] = v[b];
             for (; made; made &= made - 1) { /* one copy of the border rule, not F_EDGE_LOADS */
                 const int at = i + (__ffs(made) - 1) * n, ty = at / pieces;
-                ((uint4 *)tile)[at] = f_border_piece<C>(s, jf_src_row(s, y0 + ty),
-                                                        x0 - 16 + 16 * (at - ty * pieces));
+                const int sx = x0 - 16 + 16 * (at - ty * pieces);
+                /* past every tap of a stored output (C <= 4): unread */
+                ((uint4 *)tile)[at] = sx >= wb + 4 ? make_uint4(0u, 0u, 0u, 0u)
+                                                   : f_border_piece<C>(s, jf_src_row(s, y0 + ty), sx);
             }
         }
     }
@@ -434,10 +437,12 @@ static jf_status fixed_run(const jf_gpu_call *g, int arith)
     }
     W.shift = (unsigned)qw.shift;
     W.bias = qw.shift ? 1 << (qw.shift - 1) : 0;
-    if (jf_conv_fast_fixed_rows(shape->width * shape->channels, shape->height, bx, by,
-                                g->ctx->gpu->info.multiprocessors) == JF_CONV_FAST_FIXED_ROWS)
-        return fixed_channels<JF_CONV_FAST_FIXED_ROWS>(g, arith, W, bx, by);
-    return fixed_channels<JF_CONV_FAST_FIXED_ROWS_SMALL>(g, arith, W, bx, by);
+    switch (jf_conv_fast_fixed_rows(shape->width * shape->channels, shape->height, bx, by,
+                                    g->ctx->gpu->info.multiprocessors)) {
+    case JF_CONV_FAST_FIXED_ROWS: return fixed_channels<JF_CONV_FAST_FIXED_ROWS>(g, arith, W, bx, by);
+    case JF_CONV_FAST_FIXED_ROWS_MID: return fixed_channels<JF_CONV_FAST_FIXED_ROWS_MID>(g, arith, W, bx, by);
+    default: return fixed_channels<JF_CONV_FAST_FIXED_ROWS_SMALL>(g, arith, W, bx, by);
+    }
 }
 
 extern "C" jf_status jf_conv_video_run(const jf_gpu_call *g)

@@ -19,24 +19,31 @@ extern "C" {
 /* 8 x 8 output bytes a thread (two output words a row) from the block's
  * tile: its rows from 16 bytes left of the block to 16 right of it (its
  * pieces as they lie in the image), rounded to whole 16-byte pieces; a row
- * of the image is w x channels bytes (`wb` below).  8 x 2 where
- * the image gives fewer than JF_CONV_FAST_FIXED_BLOCKS_AN_SM blocks of 8
- * rows an SM: a block's chain of work, not the memory, bounds a kernel of
- * few blocks, and a quarter of it each gives four times the blocks
- * (docs/kernels/studies.md).  The video kernel up to compute capability
- * 6.0, the dot-product one from 6.1. */
+ * of the image is w x channels bytes (`wb` below).  Fewer rows a thread
+ * where the image gives few blocks of 8 rows for the device's SMs: a
+ * block's chain of work, not the memory, bounds a kernel of few blocks
+ * (and on a GPU not quite full the last SMs' blocks), so 8 x 4 below
+ * JF_CONV_FAST_FIXED_FOUR_BELOW blocks of 8 rows an SM and 8 x 2 below
+ * JF_CONV_FAST_FIXED_TWO_BELOW_TENTHS tenths of one (docs/kernels/studies.md).
+ * The video kernel up to compute capability 6.0, the dot-product one from
+ * 6.1. */
 #define JF_CONV_FAST_FIXED_ROWS 8
+#define JF_CONV_FAST_FIXED_ROWS_MID 4
 #define JF_CONV_FAST_FIXED_ROWS_SMALL 2
 #define JF_CONV_FAST_FIXED_COLS 8
-#define JF_CONV_FAST_FIXED_BLOCKS_AN_SM 3
+#define JF_CONV_FAST_FIXED_FOUR_BELOW 14
+#define JF_CONV_FAST_FIXED_TWO_BELOW_TENTHS 12
 #define JF_CONV_VIDEO_MAX_CC 60
 #define JF_CONV_DP_MIN_CC 61
 static inline int jf_conv_fast_fixed_rows(int wb, int h, int bx, int by, int sms)
 {
     const long blocks = (long)((wb + bx * JF_CONV_FAST_FIXED_COLS - 1) / (bx * JF_CONV_FAST_FIXED_COLS)) *
                         ((h + by * JF_CONV_FAST_FIXED_ROWS - 1) / (by * JF_CONV_FAST_FIXED_ROWS));
-    return blocks >= (long)JF_CONV_FAST_FIXED_BLOCKS_AN_SM * (sms > 0 ? sms : 1) ? JF_CONV_FAST_FIXED_ROWS
-                                                                               : JF_CONV_FAST_FIXED_ROWS_SMALL;
+    const long n = sms > 0 ? sms : 1;
+    if (10 * blocks < (long)JF_CONV_FAST_FIXED_TWO_BELOW_TENTHS * n)
+        return JF_CONV_FAST_FIXED_ROWS_SMALL;
+    return blocks < (long)JF_CONV_FAST_FIXED_FOUR_BELOW * n ? JF_CONV_FAST_FIXED_ROWS_MID
+                                                           : JF_CONV_FAST_FIXED_ROWS;
 }
 static inline size_t jf_conv_fast_fixed_smem(int bx, int by, int rows, int *tile_w)
 {
