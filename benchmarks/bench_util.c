@@ -15,9 +15,9 @@ jf_status jf_bench_tile(const jf_image *photo, int w, int h, int ch, int shift, 
             const unsigned char *px = photo->data +
                                       (size_t)((y + 7 * shift) % photo->height) * photo->stride +
                                       (size_t)((x + 13 * shift) % photo->width) * photo->channels;
-            for (c = 0; c < ch; c++)
+            for (c = 0; c < ch; c++) /* grey the mean; a fourth channel an opaque alpha */
                 out->data[(size_t)y * out->stride + (size_t)x * ch + c] =
-                    ch == 1 ? (unsigned char)((px[0] + px[1] + px[2]) / 3) : px[c];
+                    ch == 1 ? (unsigned char)((px[0] + px[1] + px[2]) / 3) : c < 3 ? px[c] : 255;
         }
     return JF_OK;
 }

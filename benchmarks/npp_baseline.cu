@@ -116,12 +116,18 @@ static NppStatus call_median(const jf_image *src, int k, jf_image *dst, void *ar
         return dst->channels == 1
                    ? nppiFilterMedian_16u_C1R_Ctx(roi16(src, r), (int)src->stride, d16, (int)dst->stride,
                                                   size, mask, anchor, buf, *n)
-                   : nppiFilterMedian_16u_C3R_Ctx(roi16(src, r), (int)src->stride, d16, (int)dst->stride,
+               : dst->channels == 3
+                   ? nppiFilterMedian_16u_C3R_Ctx(roi16(src, r), (int)src->stride, d16, (int)dst->stride,
+                                                  size, mask, anchor, buf, *n)
+                   : nppiFilterMedian_16u_C4R_Ctx(roi16(src, r), (int)src->stride, d16, (int)dst->stride,
                                                   size, mask, anchor, buf, *n);
     if (dst->channels == 1)
         return nppiFilterMedian_8u_C1R_Ctx(roi(src, r), (int)src->stride, dst->data,
                                            (int)dst->stride, size, mask, anchor, buf, *n);
-    return nppiFilterMedian_8u_C3R_Ctx(roi(src, r), (int)src->stride, dst->data, (int)dst->stride,
+    if (dst->channels == 3)
+        return nppiFilterMedian_8u_C3R_Ctx(roi(src, r), (int)src->stride, dst->data, (int)dst->stride,
+                                           size, mask, anchor, buf, *n);
+    return nppiFilterMedian_8u_C4R_Ctx(roi(src, r), (int)src->stride, dst->data, (int)dst->stride,
                                        size, mask, anchor, buf, *n);
 }
 
@@ -137,11 +143,13 @@ extern "C" jf_status jf_npp_median(jf_context *ctx, const jf_image *padded, int 
     if ((st = npp_context(ctx, &n)) != JF_OK)
         return st;
     if (dst->sample == JF_SAMPLE_U16)
-        s = dst->channels == 1 ? nppiFilterMedianGetBufferSize_16u_C1R_Ctx(size, mask, &bytes, n)
-                               : nppiFilterMedianGetBufferSize_16u_C3R_Ctx(size, mask, &bytes, n);
+        s = dst->channels == 1   ? nppiFilterMedianGetBufferSize_16u_C1R_Ctx(size, mask, &bytes, n)
+            : dst->channels == 3 ? nppiFilterMedianGetBufferSize_16u_C3R_Ctx(size, mask, &bytes, n)
+                                 : nppiFilterMedianGetBufferSize_16u_C4R_Ctx(size, mask, &bytes, n);
     else
-        s = dst->channels == 1 ? nppiFilterMedianGetBufferSize_8u_C1R_Ctx(size, mask, &bytes, n)
-                               : nppiFilterMedianGetBufferSize_8u_C3R_Ctx(size, mask, &bytes, n);
+        s = dst->channels == 1   ? nppiFilterMedianGetBufferSize_8u_C1R_Ctx(size, mask, &bytes, n)
+            : dst->channels == 3 ? nppiFilterMedianGetBufferSize_8u_C3R_Ctx(size, mask, &bytes, n)
+                                 : nppiFilterMedianGetBufferSize_8u_C4R_Ctx(size, mask, &bytes, n);
     if (s < 0)
         return npp_fail("nppiFilterMedianGetBufferSize", s);
     JF_CUDA_TRY(cudaMalloc((void **)&arg.buffer, bytes ? bytes : 1));
@@ -167,12 +175,18 @@ static NppStatus call_filter(const jf_image *src, int k, jf_image *dst, void *ar
         return dst->channels == 1
                    ? nppiFilter32f_16u_C1R_Ctx(roi16(src, r), (int)src->stride, d16, (int)dst->stride,
                                                size, w, ksize, anchor, *n)
-                   : nppiFilter32f_16u_C3R_Ctx(roi16(src, r), (int)src->stride, d16, (int)dst->stride,
+               : dst->channels == 3
+                   ? nppiFilter32f_16u_C3R_Ctx(roi16(src, r), (int)src->stride, d16, (int)dst->stride,
+                                               size, w, ksize, anchor, *n)
+                   : nppiFilter32f_16u_C4R_Ctx(roi16(src, r), (int)src->stride, d16, (int)dst->stride,
                                                size, w, ksize, anchor, *n);
     if (dst->channels == 1)
         return nppiFilter32f_8u_C1R_Ctx(roi(src, r), (int)src->stride, dst->data, (int)dst->stride,
                                         size, w, ksize, anchor, *n);
-    return nppiFilter32f_8u_C3R_Ctx(roi(src, r), (int)src->stride, dst->data, (int)dst->stride,
+    if (dst->channels == 3)
+        return nppiFilter32f_8u_C3R_Ctx(roi(src, r), (int)src->stride, dst->data, (int)dst->stride,
+                                        size, w, ksize, anchor, *n);
+    return nppiFilter32f_8u_C4R_Ctx(roi(src, r), (int)src->stride, dst->data, (int)dst->stride,
                                     size, w, ksize, anchor, *n);
 }
 

@@ -54,7 +54,7 @@ typedef struct jf_sweep {
     int nvariants;
     jf_border borders[JF_BORDER_COUNT];
     int nborders;
-    int channels[2], nchannels;
+    int channels[3], nchannels;
     int depths[2], ndepths; /* 8, 16 (none given: 8) */
     jf_backend backends[2];
     int nbackends;

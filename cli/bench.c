@@ -202,11 +202,11 @@ static int configure(bench *b, job_settings *s)
         sw->borders[i] = borders ? (jf_border)tmp[i] : JF_BORDER_REPLICATE;
     sw->nborders = n;
     if (s->channels) {
-        if ((sw->nchannels = parse_ints(s->channels, sw->channels, 2, "channel")) < 0)
+        if ((sw->nchannels = parse_ints(s->channels, sw->channels, 3, "channel")) < 0)
             return JF_EXIT_USAGE;
         for (i = 0; i < sw->nchannels; i++)
-            if (sw->channels[i] != 1 && sw->channels[i] != 3) {
-                job_error("jetfilter bench: channels are 1 or 3");
+            if (sw->channels[i] != 1 && sw->channels[i] != 3 && sw->channels[i] != 4) {
+                job_error("jetfilter bench: channels are 1, 3 or 4");
                 return JF_EXIT_USAGE;
             }
     } else {

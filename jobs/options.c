@@ -74,7 +74,7 @@ static const job_option GENERIC[] = {
     {"stats", 0, OPT_FLAG, NULL, "print per-stage timings and bandwidth at the end", NULL, 0, 0, NULL, AT(stats), FILTERS, NULL, 0, NULL},
     {"seed", 0, OPT_INT64, "N", "noise seed (same seed, same noise)", "1", 0, 9.2e18, NULL, AT(seed), CMD_NOISE, NULL, 0, NULL},
     {"size", 0, OPT_STRING, "LIST", "image sizes WxH,... (default: the seed's five, 1920x1080, 3840x2160, 7680x4320)", NULL, 0, 0, NULL, AT(sizes), CMD_BENCH, NULL, 0, NULL},
-    {"channels", 0, OPT_STRING, "LIST", "1,3 (default 1, as the seed)", NULL, 0, 0, NULL, AT(channels), CMD_BENCH, NULL, 0, NULL},
+    {"channels", 0, OPT_STRING, "LIST", "1,3,4 (default 1, as the seed; 4: RGB with an opaque alpha)", NULL, 0, 0, NULL, AT(channels), CMD_BENCH, NULL, 0, NULL},
     {"depth", 0, OPT_STRING, "LIST", "bits per sample, 8,16 (default 8): 16-bit inputs are the photo widened (v * 256 plus a seeded low byte); NPP's 16-bit median and filter in the same run", NULL, 0, 0, NULL, AT(depths), CMD_BENCH, NULL, 0, NULL},
     {"reps", 0, OPT_INT, "N", "timed calls per cell (default 30 on the GPU, 5 on the CPU)", "0", 1, 100000, NULL, AT(reps), CMD_BENCH, NULL, 0, NULL},
     {"warmup", 0, OPT_INT, "N", "untimed calls before timing", "3", 0, 1000, NULL, AT(warmup), CMD_BENCH, NULL, 0, NULL},
