@@ -458,9 +458,10 @@ static void test_bench_cpu(void **state)
     free(text);
     /* more cells than the first allocation holds (256): every one kept */
     assert_int_equal(run("bench --backends cpu --sizes 9x7,8x8,5x5,7x3,3x9,6x6 --ksizes 3,5,7,9,11,13,15,17 "
-                         "-f median,box,erode --channels 1,3 --reps 1 --warmup 0 --json many.json --quiet"), 0);
+                         "-f median,box,erode --channels 1,3,4 --reps 1 --warmup 0 --json many.json --quiet"), 0);
     text = read_text("many.json");
-    assert_int_equal(count_of(text, "\"ksize\":"), 6 * 8 * 3 * 2);
+    assert_int_equal(count_of(text, "\"ksize\":"), 6 * 8 * 3 * 3);
+    assert_int_equal(count_of(text, "\"channels\":4"), 6 * 8 * 3);
     free(text);
     /* bad lists are usage errors */
     assert_int_equal(run("bench --backends cpu --ksizes 4"), 2);
@@ -469,6 +470,8 @@ static void test_bench_cpu(void **state)
     /* numbers out of the list's range, each end */
     assert_int_equal(run("bench --backend cpu --channels 0"), 2);
     assert_non_null(strstr(g_out, "bad channel list '0'"));
+    assert_int_equal(run("bench --backend cpu --channels 2"), 2);
+    assert_non_null(strstr(g_out, "channels are 1, 3 or 4"));
     assert_int_equal(run("bench --backend cpu --depth 8,100001"), 2);
     assert_non_null(strstr(g_out, "bad depth list '8,100001'"));
 }
