@@ -632,7 +632,8 @@ static void test_fused_border(void **state)
  * (from compute capability 6.1). */
 static void test_conv_fixed(void **state)
 {
-    int sizes[][2] = {{1, 1}, {7, 5}, {17, 3}, {300, 70}, {1023, 577}, {515, 131}, {0, 0}, {0, 0}};
+    /* pixels, but the last two bytes a row (pixels: that over the channels) */
+    int sizes[][2] = {{1, 1}, {7, 5}, {17, 3}, {300, 70}, {1023, 577}, {515, 131}, {4101, 0}, {4101, 0}};
     static const float kernels[][9] = {
         {0, -1, 0, -1, 5, -1, 0, -1, 0},
         {1, 1, 1, 1, -8, 1, 1, 1, 1},
@@ -645,13 +646,13 @@ static void test_conv_fixed(void **state)
     jf_device_info d;
     (void)state;
     assert_int_equal(jf_context_device(g_gpu, &d), JF_OK);
-    /* the last two 4101 bytes a row (17 blocks across) and tall enough for
-     * 4 and for 8 rows a thread on this device (under the Nano's limits 8
-     * both; 515 x 131 grey takes 4 there, the first five 2 on a big GPU) */
+    /* the last two 17 blocks across and tall enough for 4 and for 8 rows a
+     * thread on this device (under the Nano's limits 8 both; 515 x 131 grey
+     * takes 4 there, the first five 2 on a big GPU) */
     sizes[6][1] = 64 * ((JF_CONV_FAST_FIXED_TWO_BELOW_TENTHS * d.multiprocessors + 169) / 170) + 7;
     sizes[7][1] = 64 * ((JF_CONV_FAST_FIXED_FOUR_BELOW * d.multiprocessors + 16) / 17) + 7;
     for (s = 0; s < 8; s++) /* every shape on grey */
-        switch (jf_conv_fast_fixed_rows(s < 6 ? sizes[s][0] : 4101, sizes[s][1], 32, 8, d.multiprocessors)) {
+        switch (jf_conv_fast_fixed_rows(sizes[s][0], sizes[s][1], 32, 8, d.multiprocessors)) {
         case JF_CONV_FAST_FIXED_ROWS: shapes |= 1; break;
         case JF_CONV_FAST_FIXED_ROWS_MID: shapes |= 2; break;
         default: shapes |= 4; break;
@@ -659,7 +660,7 @@ static void test_conv_fixed(void **state)
     assert_int_equal(shapes, 7);
     for (ch = 1; ch <= 4; ch++)
         for (s = 0; s < 8; s++) {
-            const int width = s < 6 ? sizes[s][0] : (4101 + ch - 1) / ch;
+            const int width = s < 6 ? sizes[s][0] : (sizes[s][0] + ch - 1) / ch;
             jf_image src = t_random_image(width, sizes[s][1], ch, 1, (uint64_t)(900 + 10 * ch + s));
             for (w = 0; w < 6; w++)
                 for (b = 0; b < JF_BORDER_COUNT; b++) {
