@@ -217,40 +217,35 @@ __device__ __forceinline__ unsigned dp_word(int s0, int s1, int s2, int s3)
 
 enum { ARITH_VIDEO, ARITH_DP };
 
-/* One output's sum: window row j's taps are the bytes at positions p, p + 1,
- * p + 2 of that row's words (p = px + 3: byte p % 4 of word p / 4). */
-template <int ARITH, int N>
-__device__ __forceinline__ int f_sum(const unsigned (&r)[N][VIN], int py, int px,
-                                     const fixed_weights &W, const int (&q)[9], const unsigned (&pr)[3][F_PAIRS])
+/* One output's sum in grey by dot products: window row j's taps are the
+ * bytes at positions p, p + 1, p + 2 of that row's words (p = px + 3: byte
+ * p % 4 of word p / 4), two DP2A whatever byte the window starts at. */
+template <int N>
+__device__ __forceinline__ int f_sum_dp(const unsigned (&r)[N][VIN], int py, int px, int bias,
+                                        const unsigned (&pr)[3][F_PAIRS])
 {
-    int sum = W.bias;
+    int sum = bias;
     const int p = px + 3, wd = p / 4;
 #pragma unroll
     for (int j = 0; j < 3; j++) {
         const unsigned *row = r[py + j];
-        if (ARITH == ARITH_VIDEO) {
-#pragma unroll
-            for (int i = 0; i < 3; i++)
-                sum = v_mad_at(row[(p + i) / 4], (p + i) % 4, q[j * 3 + i], sum);
-        } else {
-            switch (p % 4) { /* taps at bytes ... of word wd, then wd + 1 */
-            case 0: sum = dp2<1>(pr[j][1], row[wd], dp2<0>(pr[j][0], row[wd], sum)); break; /* 0 1 | 2 */
-            case 1: sum = dp2<1>(pr[j][3], row[wd], dp2<0>(pr[j][2], row[wd], sum)); break; /* 1 | 2 3 */
-            case 2: sum = dp2<0>(pr[j][1], row[wd + 1], dp2<1>(pr[j][0], row[wd], sum)); break; /* 2 3 | 0 */
-            default: sum = dp2<0>(pr[j][3], row[wd + 1], dp2<1>(pr[j][2], row[wd], sum)); break; /* 3 | 0 1 */
-            }
+        switch (p % 4) { /* taps at bytes ... of word wd, then wd + 1 */
+        case 0: sum = dp2<1>(pr[j][1], row[wd], dp2<0>(pr[j][0], row[wd], sum)); break; /* 0 1 | 2 */
+        case 1: sum = dp2<1>(pr[j][3], row[wd], dp2<0>(pr[j][2], row[wd], sum)); break; /* 1 | 2 3 */
+        case 2: sum = dp2<0>(pr[j][1], row[wd + 1], dp2<1>(pr[j][0], row[wd], sum)); break; /* 2 3 | 0 */
+        default: sum = dp2<0>(pr[j][3], row[wd + 1], dp2<1>(pr[j][2], row[wd], sum)); break; /* 3 | 0 1 */
         }
     }
     return sum;
 }
 
-/* The sums of output word q4 (output bytes 4 q4 .. 4 q4 + 3) of C > 1
+/* The sums of output word q4 (output bytes 4 q4 .. 4 q4 + 3) of C
  * interleaved channels: output byte o's taps are bytes 4 + o - C, 4 + o and
- * 4 + o + C of the row's words q4 .. q4 + 2 (prev, cur, next).  Video: a
- * VMAD a tap, any byte.  Dot products: per window row one permute pairs
- * the first two taps of outputs 0 and 1 (A0 B0 A1 B1), one those of 2
- * and 3, one gathers the four third taps (D0 .. D3; where C is 4 they are
- * word next as it is). */
+ * 4 + o + C of the row's words q4 .. q4 + 2 (prev, cur, next).  Video (any
+ * C, grey too): a VMAD a tap, any byte.  Dot products (C > 1; grey's are
+ * f_sum_dp): per window row one permute pairs the first two taps of
+ * outputs 0 and 1 (A0 B0 A1 B1), one those of 2 and 3, one gathers the
+ * four third taps (D0 .. D3; where C is 4 they are word next as it is). */
 template <int ARITH, int C, int N>
 __device__ __forceinline__ void f_sums4(const unsigned (&r)[N][VIN], int py, int q4, const int (&q)[9],
                                         const unsigned (&pr)[3][F_PAIRS], int bias, int (&s)[4])
@@ -327,10 +322,10 @@ __device__ __forceinline__ void f_body(const jf_tile_src &src, int w, int h, uns
 #pragma unroll
         for (int q4 = 0; q4 < VX / 4; q4++) { /* four bytes, memory order */
             int s[4];
-            if (C == 1) {
+            if (C == 1 && ARITH == ARITH_DP) {
 #pragma unroll
                 for (int i = 0; i < 4; i++)
-                    s[i] = f_sum<ARITH, VY + 2>(r, py, 4 * q4 + i, W, q, pr);
+                    s[i] = f_sum_dp<VY + 2>(r, py, 4 * q4 + i, W.bias, pr);
             } else {
                 f_sums4<ARITH, C, VY + 2>(r, py, q4, q, pr, W.bias, s);
             }
