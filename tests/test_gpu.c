@@ -642,17 +642,25 @@ static void test_conv_fixed(void **state)
         {0.125f, 0.125f, 0.125f, 0.125f, 0.0f, 0.125f, 0.125f, 0.125f, 0.25f},
         {0.0625f, 0.1249f, 0.0625f, 0.1249f, 0.2503f, 0.1249f, 0.0625f, 0.1249f, 0.0628f}};
     static const jf_variant variants[] = {JF_VARIANT_FAST, JF_VARIANT_AUTO};
-    int s, b, w, v, ch, cases = 0, shapes = 0;
+    const int tall = JF_CONV_FAST_FIXED_BLOCK_Y * JF_CONV_FAST_FIXED_ROWS; /* a block's rows at 8 */
+    int s, b, w, v, ch, cc, bx, across, cases = 0, shapes = 0;
     jf_device_info d;
     (void)state;
     assert_int_equal(jf_context_device(g_gpu, &d), JF_OK);
-    /* the last two 17 blocks across and tall enough for 4 and for 8 rows a
-     * thread on this device (under the Nano's limits 8 both; 515 x 131 grey
-     * takes 4 there, the first five 2 on a big GPU) */
-    sizes[6][1] = 64 * ((JF_CONV_FAST_FIXED_TWO_BELOW_TENTHS * d.multiprocessors + 169) / 170) + 7;
-    sizes[7][1] = 64 * ((JF_CONV_FAST_FIXED_FOUR_BELOW * d.multiprocessors + 16) / 17) + 7;
+    /* the row that runs here (the video kernel under the Nano's limits),
+     * its blocks across the last two sizes; those two tall enough for 4
+     * and for 8 rows a thread on this device (under the Nano's limits 8
+     * both; 515 x 131 grey takes 4 there, the first five 2 on a big GPU) */
+    cc = d.cc_major * 10 + d.cc_minor;
+    cc = d.code_cc > 0 && d.code_cc < cc ? d.code_cc : cc;
+    bx = cc >= JF_CONV_DP_MIN_CC ? JF_CONV_FAST_FIXED_BLOCK_X_DP : JF_CONV_FAST_FIXED_BLOCK_X_VIDEO;
+    across = (sizes[6][0] + bx * JF_CONV_FAST_FIXED_COLS - 1) / (bx * JF_CONV_FAST_FIXED_COLS);
+    sizes[6][1] = tall * ((JF_CONV_FAST_FIXED_TWO_BELOW_TENTHS * d.multiprocessors + 10 * across - 1) /
+                          (10 * across)) + 7;
+    sizes[7][1] = tall * ((JF_CONV_FAST_FIXED_FOUR_BELOW * d.multiprocessors + across - 1) / across) + 7;
     for (s = 0; s < 8; s++) /* every shape on grey */
-        switch (jf_conv_fast_fixed_rows(sizes[s][0], sizes[s][1], 32, 8, d.multiprocessors)) {
+        switch (jf_conv_fast_fixed_rows(sizes[s][0], sizes[s][1], bx, JF_CONV_FAST_FIXED_BLOCK_Y,
+                                        d.multiprocessors)) {
         case JF_CONV_FAST_FIXED_ROWS: shapes |= 1; break;
         case JF_CONV_FAST_FIXED_ROWS_MID: shapes |= 2; break;
         default: shapes |= 4; break;

@@ -491,7 +491,8 @@ static void test_conv_fast_fixed(void **state)
     (void)state;
     assert_int_equal(resolve(&r, &c), JF_OK);
     assert_string_equal(c.row->kernel, "conv_fast_video_kernel");
-    assert_int_equal(c.block_x * c.block_y, 256);
+    assert_int_equal(c.block_x, JF_CONV_FAST_FIXED_BLOCK_X_VIDEO);
+    assert_int_equal(c.block_y, JF_CONV_FAST_FIXED_BLOCK_Y);
     assert_true(c.smem > 0 && c.smem <= 48 * 1024);
     r.dev = &lim;
     assert_int_equal(resolve(&r, &c), JF_OK);
@@ -521,7 +522,8 @@ static void test_conv_fast_fixed(void **state)
     r.k = 3, r.dev = &big; /* video instructions emulated there: the dot products */
     assert_int_equal(resolve(&r, &c), JF_OK);
     assert_string_equal(c.row->kernel, "conv_fast_dp_kernel");
-    assert_int_equal(c.block_x * c.block_y, 256);
+    assert_int_equal(c.block_x, JF_CONV_FAST_FIXED_BLOCK_X_DP);
+    assert_int_equal(c.block_y, JF_CONV_FAST_FIXED_BLOCK_Y);
     r.ch = 3;
     assert_int_equal(resolve(&r, &c), JF_OK);
     assert_string_equal(c.row->kernel, "conv_fast_dp_kernel");
@@ -536,15 +538,17 @@ static void test_conv_fast_fixed(void **state)
     assert_string_equal(c.row->kernel, "conv_fast_kernel");
 
     /* 2 rows a thread below 1.2 blocks of 8 rows an SM, 4 below 14, else
-     * 8: 1080p grey on an H100 has 136 blocks of 256 x 64 outputs, 1440p
-     * 230, 4K 510, 8K 2040; a row's bytes count (1080p RGB 391, 8K RGB
-     * 6120); the Nano's one SM takes 8 from 14 blocks */
+     * 8: with the dot products' 16 x 8 blocks, 720p grey on an H100 has
+     * 120 blocks of 128 x 64 outputs, 1080p 255, 4K 1020, 8K 4080; a row's
+     * bytes count (1080p RGB 765, 4K RGB 3060); the Nano's one SM takes 8
+     * from 14 blocks (of 256 x 64: 32 x 8 threads) */
+    assert_int_equal(jf_conv_fast_fixed_rows(1280, 720, 16, 8, 132), JF_CONV_FAST_FIXED_ROWS_SMALL);
+    assert_int_equal(jf_conv_fast_fixed_rows(1920, 1080, 16, 8, 132), JF_CONV_FAST_FIXED_ROWS_MID);
+    assert_int_equal(jf_conv_fast_fixed_rows(3840, 2160, 16, 8, 132), JF_CONV_FAST_FIXED_ROWS_MID);
+    assert_int_equal(jf_conv_fast_fixed_rows(7680, 4320, 16, 8, 132), JF_CONV_FAST_FIXED_ROWS);
+    assert_int_equal(jf_conv_fast_fixed_rows(1920 * 3, 1080, 16, 8, 132), JF_CONV_FAST_FIXED_ROWS_MID);
+    assert_int_equal(jf_conv_fast_fixed_rows(3840 * 3, 2160, 16, 8, 132), JF_CONV_FAST_FIXED_ROWS);
     assert_int_equal(jf_conv_fast_fixed_rows(1920, 1080, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS_SMALL);
-    assert_int_equal(jf_conv_fast_fixed_rows(2560, 1440, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS_MID);
-    assert_int_equal(jf_conv_fast_fixed_rows(3840, 2160, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS_MID);
-    assert_int_equal(jf_conv_fast_fixed_rows(7680, 4320, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS);
-    assert_int_equal(jf_conv_fast_fixed_rows(1920 * 3, 1080, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS_MID);
-    assert_int_equal(jf_conv_fast_fixed_rows(7680 * 3, 4320, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS);
     /* at the thresholds: 159 and 1848 blocks on 132 SMs */
     assert_int_equal(jf_conv_fast_fixed_rows(256 * 53, 64 * 3, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS_MID);
     assert_int_equal(jf_conv_fast_fixed_rows(256 * 79, 64 * 2, 32, 8, 132), JF_CONV_FAST_FIXED_ROWS_SMALL);

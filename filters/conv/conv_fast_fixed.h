@@ -26,13 +26,20 @@ extern "C" {
  * JF_CONV_FAST_FIXED_FOUR_BELOW blocks of 8 rows an SM and 8 x 2 below
  * JF_CONV_FAST_FIXED_TWO_BELOW_TENTHS tenths of one (docs/kernels/studies.md).
  * The video kernel up to compute capability 6.0, the dot-product one from
- * 6.1. */
+ * 6.1.  Blocks of 16 x 8 threads for the dot products: narrower blocks
+ * measured faster than 32 x 8 at every size from 720p to 8K, grey and RGB,
+ * on an H200 (most at 1080p grey, whose 1920-byte rows left the last 32 x 8
+ * block column half empty), and the rows rule picks the fastest rows with
+ * them; 32 x 8 for the video kernel (the Nano's, not measured there). */
 #define JF_CONV_FAST_FIXED_ROWS 8
 #define JF_CONV_FAST_FIXED_ROWS_MID 4
 #define JF_CONV_FAST_FIXED_ROWS_SMALL 2
 #define JF_CONV_FAST_FIXED_COLS 8
 #define JF_CONV_FAST_FIXED_FOUR_BELOW 14
 #define JF_CONV_FAST_FIXED_TWO_BELOW_TENTHS 12
+#define JF_CONV_FAST_FIXED_BLOCK_X_DP 16
+#define JF_CONV_FAST_FIXED_BLOCK_X_VIDEO 32
+#define JF_CONV_FAST_FIXED_BLOCK_Y 8
 #define JF_CONV_VIDEO_MAX_CC 60
 #define JF_CONV_DP_MIN_CC 61
 static inline int jf_conv_fast_fixed_rows(int wb, int h, int bx, int by, int sms)
