@@ -540,8 +540,9 @@ static void test_conv_fast_fixed(void **state)
     /* 2 rows a thread below 1.2 blocks of 8 rows an SM, 4 below 14, else
      * 8: with the dot products' 16 x 8 blocks, 720p grey on an H100 has
      * 120 blocks of 128 x 64 outputs, 1080p 255, 4K 1020, 8K 4080; a row's
-     * bytes count (1080p RGB 765, 4K RGB 3060); the Nano's one SM takes 8
-     * from 14 blocks (of 256 x 64: 32 x 8 threads) */
+     * bytes count (1080p RGB 765, 4K RGB 3060); in the video kernel's 32 x
+     * 8 blocks 1080p grey has 136 (2 rows); the Nano's one SM takes 8 from
+     * 14 blocks (of 256 x 64) */
     assert_int_equal(jf_conv_fast_fixed_rows(1280, 720, 16, 8, 132), JF_CONV_FAST_FIXED_ROWS_SMALL);
     assert_int_equal(jf_conv_fast_fixed_rows(1920, 1080, 16, 8, 132), JF_CONV_FAST_FIXED_ROWS_MID);
     assert_int_equal(jf_conv_fast_fixed_rows(3840, 2160, 16, 8, 132), JF_CONV_FAST_FIXED_ROWS_MID);
