@@ -642,25 +642,39 @@ static void test_conv_fixed(void **state)
         {0.125f, 0.125f, 0.125f, 0.125f, 0.0f, 0.125f, 0.125f, 0.125f, 0.25f},
         {0.0625f, 0.1249f, 0.0625f, 0.1249f, 0.2503f, 0.1249f, 0.0625f, 0.1249f, 0.0628f}};
     static const jf_variant variants[] = {JF_VARIANT_FAST, JF_VARIANT_AUTO};
-    const int tall = JF_CONV_FAST_FIXED_BLOCK_Y * JF_CONV_FAST_FIXED_ROWS; /* a block's rows at 8 */
-    int s, b, w, v, ch, cc, bx, across, cases = 0, shapes = 0;
+    int s, b, w, v, ch, tall, across, cases = 0, shapes = 0;
     jf_device_info d;
+    jf_resolve_in in;
+    jf_choice c;
     (void)state;
     assert_int_equal(jf_context_device(g_gpu, &d), JF_OK);
-    /* the row that runs here (the video kernel under the Nano's limits),
-     * its blocks across the last two sizes; those two tall enough for 4
-     * and for 8 rows a thread on this device (under the Nano's limits 8
-     * both; 515 x 131 grey takes 4 there, the first five 2 on a big GPU) */
-    cc = d.cc_major * 10 + d.cc_minor;
-    cc = d.code_cc > 0 && d.code_cc < cc ? d.code_cc : cc;
-    bx = cc >= JF_CONV_DP_MIN_CC ? JF_CONV_FAST_FIXED_BLOCK_X_DP : JF_CONV_FAST_FIXED_BLOCK_X_VIDEO;
-    across = (sizes[6][0] + bx * JF_CONV_FAST_FIXED_COLS - 1) / (bx * JF_CONV_FAST_FIXED_COLS);
+    /* the fixed-point row the resolver takes here (the video kernel under
+     * the Nano's limits) and its block; the last two sizes tall enough for
+     * 4 and for 8 rows a thread on this device in those blocks (under the
+     * Nano's limits 8 both; 515 x 131 grey takes 4 there, the first five 2
+     * on a big GPU) */
+    memset(&in, 0, sizeof in);
+    in.family = &jf_conv_family;
+    in.fn = "test_conv_fixed";
+    in.dev = &d;
+    in.shape.width = sizes[6][0];
+    in.shape.height = 1;
+    in.shape.channels = 1;
+    in.shape.sample = JF_SAMPLE_U8;
+    in.shape.weights = kernels[0];
+    in.k = 3;
+    in.asked = JF_VARIANT_FAST;
+    assert_int_equal(jf_resolve(&in, &c), JF_OK);
+    assert_non_null(c.row);
+    assert_true(strcmp(c.row->kernel, "conv_fast_dp_kernel") == 0 ||
+                strcmp(c.row->kernel, "conv_fast_video_kernel") == 0);
+    tall = c.block_y * JF_CONV_FAST_FIXED_ROWS; /* a block's rows at 8 rows a thread */
+    across = (sizes[6][0] + c.block_x * JF_CONV_FAST_FIXED_COLS - 1) / (c.block_x * JF_CONV_FAST_FIXED_COLS);
     sizes[6][1] = tall * ((JF_CONV_FAST_FIXED_TWO_BELOW_TENTHS * d.multiprocessors + 10 * across - 1) /
                           (10 * across)) + 7;
     sizes[7][1] = tall * ((JF_CONV_FAST_FIXED_FOUR_BELOW * d.multiprocessors + across - 1) / across) + 7;
     for (s = 0; s < 8; s++) /* every shape on grey */
-        switch (jf_conv_fast_fixed_rows(sizes[s][0], sizes[s][1], bx, JF_CONV_FAST_FIXED_BLOCK_Y,
-                                        d.multiprocessors)) {
+        switch (jf_conv_fast_fixed_rows(sizes[s][0], sizes[s][1], c.block_x, c.block_y, d.multiprocessors)) {
         case JF_CONV_FAST_FIXED_ROWS: shapes |= 1; break;
         case JF_CONV_FAST_FIXED_ROWS_MID: shapes |= 2; break;
         default: shapes |= 4; break;
