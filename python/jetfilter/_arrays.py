@@ -319,8 +319,11 @@ class _Fast(dict):
             f = _torch_image
             torch = sys.modules["torch"]
             if t is torch.Tensor and torch.cuda.is_available():
+                # the current stream's handle as a number where PyTorch
+                # gives it so (no Stream object a call), else its Stream
+                raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
                 _c.fast_torch(t, (torch.uint8, getattr(torch, "uint16", None), torch.float32),
-                              torch.cuda.current_stream)
+                              raw or torch.cuda.current_stream)
         self[t] = f
         return f
 

@@ -875,7 +875,8 @@ static PyObject *py_fast_cupy(PyObject *mod, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* fast_torch(torch.Tensor, (uint8, uint16 or None, float32), torch.cuda.current_stream) */
+/* fast_torch(torch.Tensor, (uint8, uint16 or None, float32), STREAM): STREAM(device) is
+ * torch.cuda.current_stream (a Stream) or torch._C._cuda_getCurrentRawStream (its handle) */
 static PyObject *py_fast_torch(PyObject *mod, PyObject *args)
 {
     PyObject *t, *dtypes, *stream;
@@ -1080,7 +1081,14 @@ static PyObject *py_fast(PyObject *mod, PyObject *args)
         }
         if (!stream_obj)
             goto fail;
-        p = PyObject_GetAttr(stream_obj, kind == FAST_CUPY ? g_fast.s_ptr : g_fast.s_cuda_stream);
+        if (kind == FAST_TORCH && PyLong_Check(stream_obj)) {
+            /* the handle itself: PyTorch's streams live in its pool for the
+             * process's life, so the context holds PyTorch's tensor type */
+            p = stream_obj;
+            stream_obj = g_fast.torch_type;
+            Py_INCREF(stream_obj);
+        } else
+            p = PyObject_GetAttr(stream_obj, kind == FAST_CUPY ? g_fast.s_ptr : g_fast.s_cuda_stream);
         if (!p || !PyLong_Check(p)) {
             Py_XDECREF(p);
             PyErr_Clear();
@@ -1968,7 +1976,7 @@ static PyMethodDef module_methods[] = {
     {"fast_cupy", py_fast_cupy, METH_VARARGS,
      "fast_cupy(cupy.ndarray, get_current_stream, empty, runtime.getDevice)."},
     {"fast_torch", py_fast_torch, METH_VARARGS,
-     "fast_torch(torch.Tensor, (uint8, uint16, float32), torch.cuda.current_stream)."},
+     "fast_torch(torch.Tensor, (uint8, uint16, float32), current stream or its raw handle)."},
     {"job", py_job, METH_VARARGS,
      "job(command, inputs, options, progress) -> str: a batch in this process, its JSON report."},
     {"measure", py_measure, METH_VARARGS, "measure(context, plan, a, b) -> float: run a metric plan."},

@@ -142,13 +142,24 @@ def test_the_one_step_call_on_device_arrays(gpu, cpu):
                         (t.cpu(), torch.empty_like(t.cpu()), cpu), (t.half(), torch.empty_like(t.half()), gpu),
                         (x, torch.empty_like(t), gpu), (x, cp.empty_like(x), cpu)]:
         assert c.fast(p, a, out, ctx) is NotImplemented
-    s = torch.cuda.Stream()
-    with torch.cuda.stream(s):
-        o = torch.empty_like(t)
-        assert c.fast(p, t, o, gpu) is o
-        assert gpu.info()["stream"] == s.cuda_stream
-    s.synchronize()
-    assert np.array_equal(o.cpu().numpy(), want)
+    # PyTorch's current stream, by its raw handle where torch has it, else
+    # by its Stream object; the context holds it either way
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    dtypes = (torch.uint8, getattr(torch, "uint16", None), torch.float32)
+    try:
+        for getter in [raw, torch.cuda.current_stream] if raw else [torch.cuda.current_stream]:
+            c.fast_torch(torch.Tensor, dtypes, getter)
+            s = torch.cuda.Stream()
+            with torch.cuda.stream(s):
+                o = torch.empty_like(t)
+                gpu.set_stream(None)  # the context's own: the call must take s and hold it
+                assert c.fast(p, t, o, gpu) is o
+                assert gpu.info()["stream"] == s.cuda_stream
+                assert gpu.holds_stream
+            s.synchronize()
+            assert np.array_equal(o.cpu().numpy(), want)
+    finally:
+        c.fast_torch(torch.Tensor, dtypes, raw or torch.cuda.current_stream)
     side = cp.cuda.Stream(non_blocking=True)
     with side:
         o = cp.empty_like(x)
