@@ -1082,8 +1082,10 @@ static PyObject *py_fast(PyObject *mod, PyObject *args)
         if (!stream_obj)
             goto fail;
         if (kind == FAST_TORCH && PyLong_Check(stream_obj)) {
-            /* the handle itself: PyTorch's streams live in its pool for the
-             * process's life, so the context holds PyTorch's tensor type */
+            /* the handle itself, with no object to hold: PyTorch's own
+             * streams live in its pool for the process's life (an external
+             * one is its maker's to keep, as it was behind a Stream), so
+             * the context holds PyTorch's tensor type as the owner */
             p = stream_obj;
             stream_obj = g_fast.torch_type;
             Py_INCREF(stream_obj);
